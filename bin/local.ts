@@ -1,0 +1,70 @@
+/**
+ * `npm start`: runs the whole service on this machine. Flags: --memory (nothing persists).
+ * Env: PORT (default 3000), DEMO_API_KEY (fixes the demo key), DATA_DIR (default .data).
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { generateApiKey } from '../functions/core/api-key.js';
+import { REPOSITORY_ROOT, startLocalStack } from '../lib/local/local-stack.js';
+import { runtimeFile } from '../lib/admin/target.js';
+
+const { values } = parseArgs({ options: { memory: { type: 'boolean', default: false } } });
+const dataDir = resolve(REPOSITORY_ROOT, process.env['DATA_DIR'] ?? '.data');
+const persistent = !values.memory;
+const port = Number(process.env['PORT'] ?? 3000);
+
+mkdirSync(dataDir, { recursive: true });
+const started = Date.now();
+console.log(`Starting the video generation service (${persistent ? `data in ${dataDir}` : 'in memory'})…`);
+const stack = await startLocalStack({
+  port,
+  dataDir: persistent ? dataDir : undefined,
+  demoApiKey: process.env['DEMO_API_KEY'] ?? demoKey(),
+  environment: { POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'INFO' },
+});
+writeFileSync(
+  runtimeFile(dataDir),
+  JSON.stringify({ endpoints: stack.endpoints, names: stack.names, pid: process.pid }, null, 2),
+);
+
+const { baseUrl, demo } = stack;
+console.log(`
+Video generation service is up in ${((Date.now() - started) / 1000).toFixed(1)} s.
+
+  Base URL      ${baseUrl}
+  Demo account  ${demo.accountId} (100 CNY on first start)
+  Demo API key  ${demo.apiKey}
+  Upstream      simulated Ark at ${stack.endpoints.upstream} (add "[simulate:fail]" to a prompt to see a failure)
+
+Try:
+  curl -s ${baseUrl}/api/v1/models -H "Authorization: Bearer ${demo.apiKey}"
+  curl -s -X POST ${baseUrl}/api/v1/video/generate -H "Authorization: Bearer ${demo.apiKey}" \\
+       -H "Content-Type: application/json" -d '{"model":"seedance-1.5-pro","prompt":"a red fox in the snow","duration":5}'
+  then: curl -s ${baseUrl}/api/v1/video/tasks/<task_id> -H "Authorization: Bearer ${demo.apiKey}"
+
+Admin: npm run --silent admin -- help        Stop: Ctrl-C
+`);
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`\n${signal}: stopping…`);
+  await stack.stop();
+  rmSync(runtimeFile(dataDir), { force: true });
+  console.log('Stopped.');
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+/** In persistent mode the demo key survives restarts (kept beside the data, outside git). */
+function demoKey(): string {
+  if (!persistent) return generateApiKey();
+  const file = join(dataDir, 'demo-api-key');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const key = generateApiKey();
+  writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
+}

@@ -1,0 +1,32 @@
+/**
+ * DynamoDB cancels a transaction that touches an item another transaction holds (TransactionConflict)
+ * and the SDK does not retry that. Many submits on one account do exactly this, so retry with full jitter.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const MAX_ATTEMPTS = 12;
+const BASE_DELAY_MS = 10;
+const MAX_DELAY_MS = 500;
+
+export async function withTransactionConflictRetry<T>(write: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await write();
+    } catch (error) {
+      if (!isConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
+      const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
+      await sleep(Math.random() * ceiling);
+    }
+  }
+}
+
+function isConflict(error: unknown): boolean {
+  if (error instanceof TransactionCanceledException) {
+    const reasons = error.CancellationReasons ?? [];
+    const conflict = reasons.some((reason) => reason.Code === 'TransactionConflict');
+    const conditionFailed = reasons.some((reason) => reason.Code === 'ConditionalCheckFailed');
+    return conflict && !conditionFailed;
+  }
+  return error instanceof Error && error.name === 'TransactionInProgressException';
+}

@@ -1,0 +1,17 @@
+/** API keys: `bc_` + 32 random bytes (base64url). Only the SHA-256 hash is ever stored (DESIGN §4). */
+import { createHash, randomBytes } from 'node:crypto';
+
+export const API_KEY_PREFIX = 'bc_';
+const API_KEY_PATTERN = /^bc_[A-Za-z0-9_-]{16,128}$/;
+
+export function generateApiKey(): string {
+  return `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+}
+
+export function isWellFormedApiKey(key: string): boolean {
+  return API_KEY_PATTERN.test(key);
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}

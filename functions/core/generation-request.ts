@@ -1,0 +1,164 @@
+/**
+ * The submit body in both forms (spec §4.1, DESIGN §3 rows 1–8), parsed into one request.
+ * Step 1 (`parseGenerationBody`) checks what can be checked without the model; step 2
+ * (`resolveGeneration`, in resolve-generation.ts) applies the chosen model's defaults and limits.
+ */
+import * as v from 'valibot';
+import { InvalidRequestError } from './api-error.js';
+import {
+  MAX_DURATION_SECONDS,
+  MAX_PROMPT_CODE_POINTS,
+  MAX_REFERENCES,
+  MAX_URL_LENGTH,
+  MIN_DURATION_SECONDS,
+  RATIOS,
+  RESOLUTIONS,
+} from './generation-options.js';
+import type { Ratio, Resolution } from './generation-options.js';
+
+export type RequestForm = 'A' | 'B';
+
+export type ModelReference = { by: 'name-or-id'; value: string } | { by: 'id'; value: string };
+
+export interface GenerationBody {
+  form: RequestForm;
+  model: ModelReference;
+  prompt: string;
+  resolution?: Resolution;
+  durationSeconds?: number;
+  ratio?: Ratio;
+  imageUrls: string[];
+  videoUrls: string[];
+  audioUrls: string[];
+  seed?: number;
+  webhookUrl?: string;
+  generateAudio?: boolean;
+}
+
+/** Pairs of spellings of one field (DESIGN §3 row 1). The camelCase one marks Form B (row 2). */
+const SPELLINGS = [
+  ['image_urls', 'imageUrls'],
+  ['video_urls', 'videoUrls'],
+  ['audio_urls', 'audioUrls'],
+  ['webhook_url', 'webhookUrl'],
+  ['generate_audio', 'generateAudio'],
+] as const;
+const FORM_B_FIELDS = ['modelId', 'imageUrls', 'videoUrls', 'audioUrls', 'webhookUrl', 'generateAudio'];
+
+const httpUrl = v.pipe(
+  v.string('must be a string URL'),
+  v.maxLength(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`),
+  v.check(isHttpUrl, 'must be an absolute http or https URL'),
+);
+
+const urlList = (max: number) =>
+  v.nullish(v.pipe(v.array(httpUrl, 'must be an array of URLs'), v.maxLength(max, `must hold at most ${max} URLs`)));
+
+const uuidText = v.pipe(v.string('must be a string'), v.uuid('must be a UUID'));
+
+const integerIn = (min: number, max: number, what: string) =>
+  v.nullish(
+    v.pipe(
+      v.number(`must be an integer number of ${what}`),
+      v.integer(`must be an integer number of ${what}`),
+      v.minValue(min, `must be between ${min} and ${max}`),
+      v.maxValue(max, `must be between ${min} and ${max}`),
+    ),
+  );
+
+const BodySchema = v.object({
+  model: v.nullish(v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))),
+  model_id: v.nullish(uuidText),
+  modelId: v.nullish(uuidText),
+  prompt: v.pipe(
+    v.string('is required and must be a string'),
+    v.check((text) => text.trim().length > 0, 'must not be empty'),
+    v.check(
+      (text) => codePointLength(text) <= MAX_PROMPT_CODE_POINTS,
+      `must be at most ${MAX_PROMPT_CODE_POINTS} characters`,
+    ),
+  ),
+  resolution: v.nullish(v.picklist(RESOLUTIONS, `must be one of ${RESOLUTIONS.join(', ')}`)),
+  duration: integerIn(MIN_DURATION_SECONDS, MAX_DURATION_SECONDS, 'seconds'),
+  ratio: v.nullish(v.picklist(RATIOS, `must be one of ${RATIOS.join(', ')}`)),
+  image_urls: urlList(MAX_REFERENCES.image),
+  imageUrls: urlList(MAX_REFERENCES.image),
+  video_urls: urlList(MAX_REFERENCES.video),
+  videoUrls: urlList(MAX_REFERENCES.video),
+  audio_urls: urlList(MAX_REFERENCES.audio),
+  audioUrls: urlList(MAX_REFERENCES.audio),
+  seed: integerIn(-1, 4_294_967_295, 'seed'),
+  webhook_url: v.nullish(httpUrl),
+  webhookUrl: v.nullish(httpUrl),
+  generate_audio: v.nullish(v.boolean('must be true or false')),
+  generateAudio: v.nullish(v.boolean('must be true or false')),
+});
+
+/** Parses a JSON-decoded body. Throws InvalidRequestError (400) with a message naming the field. */
+export function parseGenerationBody(body: unknown): GenerationBody {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new InvalidRequestError('request body must be a JSON object');
+  }
+  const record = body as Record<string, unknown>;
+  const result = v.safeParse(BodySchema, record);
+  if (!result.success) throw new InvalidRequestError(describeIssue(result.issues[0]));
+  const fields = result.output;
+
+  for (const [snake, camel] of SPELLINGS) {
+    if (present(record[snake]) && present(record[camel])) {
+      throw new InvalidRequestError(`${snake} and ${camel} are two spellings of one field: send only one`);
+    }
+  }
+  const form: RequestForm = FORM_B_FIELDS.some((field) => present(record[field])) ? 'B' : 'A';
+
+  return {
+    form,
+    model: modelReference(fields),
+    prompt: fields.prompt,
+    resolution: fields.resolution ?? undefined,
+    durationSeconds: fields.duration ?? undefined,
+    ratio: fields.ratio ?? undefined,
+    imageUrls: fields.image_urls ?? fields.imageUrls ?? [],
+    videoUrls: fields.video_urls ?? fields.videoUrls ?? [],
+    audioUrls: fields.audio_urls ?? fields.audioUrls ?? [],
+    seed: fields.seed ?? undefined,
+    webhookUrl: fields.webhook_url ?? fields.webhookUrl ?? undefined,
+    generateAudio: fields.generate_audio ?? fields.generateAudio ?? undefined,
+  };
+}
+
+function modelReference(fields: { model?: string | null; model_id?: string | null; modelId?: string | null }) {
+  const given = (['model', 'model_id', 'modelId'] as const).filter((name) => present(fields[name]));
+  if (given.length === 0) throw new InvalidRequestError('model is required: send one of model, model_id or modelId');
+  if (given.length > 1) {
+    throw new InvalidRequestError(`send only one of model, model_id or modelId (got ${given.join(' and ')})`);
+  }
+  const field = given[0] as 'model' | 'model_id' | 'modelId';
+  const value = fields[field] as string;
+  return field === 'model' ? ({ by: 'name-or-id', value } as const) : ({ by: 'id', value } as const);
+}
+
+function present(value: unknown): boolean {
+  return value !== undefined && value !== null;
+}
+
+function describeIssue(issue: v.BaseIssue<unknown> | undefined): string {
+  if (!issue) return 'invalid request body';
+  const path = (issue.path ?? [])
+    .map((item) => (typeof item.key === 'number' ? `[${item.key}]` : String(item.key)))
+    .join('.')
+    .replace(/\.\[/g, '[');
+  return path ? `${path}: ${issue.message}` : issue.message;
+}
+
+export function codePointLength(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+function isHttpUrl(text: string): boolean {
+  if (!URL.canParse(text)) return false;
+  const { protocol, hostname } = new URL(text);
+  return (protocol === 'http:' || protocol === 'https:') && hostname.length > 0;
+}

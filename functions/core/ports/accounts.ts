@@ -1,0 +1,28 @@
+export interface AccountRecord {
+  account_id: string;
+  balance_units: number;
+  created_at: string;
+}
+
+export interface ApiKeyRecord {
+  key_hash: string;
+  key_id: string;
+  account_id: string;
+  status: 'active' | 'disabled';
+  /** Spend cap in units; absent means no cap (DESIGN §3 row 15). */
+  quota_units?: number;
+  /** What the cap still allows, decremented in the submit transaction; absent when no cap. */
+  quota_remaining_units?: number;
+  spent_units: number;
+  /** Requests per second; absent means the service default (DESIGN §3 row 16). */
+  rate_per_second?: number;
+  created_at: string;
+}
+
+export interface AccountRepository {
+  get(accountId: string): Promise<AccountRecord | undefined>;
+}
+
+export interface ApiKeyRepository {
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+}

@@ -1,0 +1,8 @@
+import type { VideoModel } from '../video-model.js';
+
+export interface ModelCatalog {
+  list(): Promise<VideoModel[]>;
+  /** By `name`, or by `id` (the `model` field accepts both: DESIGN §3 row 1). */
+  findByNameOrId(value: string): Promise<VideoModel | undefined>;
+  findById(id: string): Promise<VideoModel | undefined>;
+}

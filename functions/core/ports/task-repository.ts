@@ -1,0 +1,28 @@
+import type { TaskRecord } from '../task.js';
+import type { TaskStatus } from '../task-status.js';
+
+export interface Charge {
+  accountId: string;
+  keyHash: string;
+  keyHasQuota: boolean;
+  costUnits: number;
+}
+
+export interface TaskRepository {
+  get(taskId: string): Promise<TaskRecord | undefined>;
+  /**
+   * One transaction: debit the balance (if enough), add to the key's spend (if under its quota), put the task.
+   * Throws InsufficientBalanceError, KeyQuotaExceededError or AuthenticationError (key disabled meanwhile).
+   */
+  createCharged(task: TaskRecord, charge: Charge): Promise<void>;
+  /** Stores the upstream job id once and moves pending → running. Returns the task after the write. */
+  recordUpstreamJob(taskId: string, jobId: string, now: string): Promise<TaskRecord>;
+  /** Conditional move (from any state that may precede `to`). Returns false when the task was not in one. */
+  moveTo(taskId: string, to: TaskStatus, fields: Partial<TaskRecord>, now: string): Promise<boolean>;
+  /**
+   * One transaction that can succeed only once: status → `to` (failed or refunded) with the message,
+   * balance and key spend given back. Returns false when the task was already final (nothing changed).
+   */
+  refund(task: TaskRecord, to: 'failed' | 'refunded', errorMessage: string, now: string): Promise<boolean>;
+  saveVideoUrl(taskId: string, url: string, expiresAt: string): Promise<void>;
+}

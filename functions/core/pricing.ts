@@ -1,0 +1,36 @@
+/**
+ * The cost of a task (spec §1 billing rules, DESIGN §3 rows 13–14), in integer units of 0.0001 CNY.
+ *   per_second: price_per_second × duration × multiplier[resolution] + audio_extra (if audio is generated)
+ *               + material_surcharge × (reference videos + reference audios)
+ *   per_call:   price_per_call × quality_multiplier
+ * Each product is rounded half up to a whole unit once, at the multiplication by a decimal.
+ */
+import { multiplyUnits } from './decimal.js';
+import type { Resolution } from './generation-options.js';
+import type { VideoModel } from './video-model.js';
+
+export interface PricedRequest {
+  resolution: Resolution;
+  durationSeconds: number;
+  generateAudio: boolean;
+  videoReferenceCount: number;
+  audioReferenceCount: number;
+}
+
+export class UnpricedResolutionError extends Error {
+  override readonly name = 'UnpricedResolutionError';
+}
+
+export function costUnits(model: VideoModel, request: PricedRequest): number {
+  const { pricing } = model;
+  if (model.record.billing_mode === 'per_call') {
+    return Number(multiplyUnits(BigInt(pricing.pricePerCallUnits), pricing.qualityMultiplier));
+  }
+  const multiplier = pricing.resolutionMultipliers[request.resolution];
+  if (!multiplier) throw new UnpricedResolutionError(`${model.record.name} has no price for ${request.resolution}`);
+  const base = multiplyUnits(BigInt(pricing.pricePerSecondUnits) * BigInt(request.durationSeconds), multiplier);
+  const audio = request.generateAudio ? BigInt(pricing.audioExtraUnits) : 0n;
+  const materials =
+    BigInt(pricing.materialSurchargeUnits) * BigInt(request.videoReferenceCount + request.audioReferenceCount);
+  return Number(base + audio + materials);
+}

@@ -1,0 +1,110 @@
+/**
+ * Applies the chosen model to a parsed body: defaults (DESIGN §3 rows 3–5), the model's limits
+ * (duration, resolutions, ratios, reference kinds, audio) and the price.
+ */
+import { InvalidRequestError } from './api-error.js';
+import type { GenerationBody } from './generation-request.js';
+import type { Ratio, ReferenceKind, Resolution } from './generation-options.js';
+import { MIN_DURATION_SECONDS } from './generation-options.js';
+import { costUnits } from './pricing.js';
+import { acceptsReference, supportedResolutions, supportsRatio } from './video-model.js';
+import type { VideoModel } from './video-model.js';
+
+const FORM_DEFAULT_DURATION = { A: 15, B: 5 } as const;
+const DEFAULT_RESOLUTION: Resolution = '720p';
+const DEFAULT_RATIO: Ratio = '16:9';
+
+export interface ResolvedGeneration {
+  modelId: string;
+  modelName: string;
+  prompt: string;
+  resolution: Resolution;
+  ratio: Ratio;
+  durationSeconds: number;
+  seed?: number;
+  generateAudio: boolean;
+  imageUrls: string[];
+  videoUrls: string[];
+  audioUrls: string[];
+  webhookUrl?: string;
+  costUnits: number;
+}
+
+export function resolveGeneration(body: GenerationBody, model: VideoModel): ResolvedGeneration {
+  const { record } = model;
+  if (record.status !== 'active') throw new InvalidRequestError(`model ${record.name} is not active`);
+
+  const durationSeconds = resolveDuration(body, model);
+  const resolution = resolveResolution(body, model);
+  const ratio = body.ratio ?? DEFAULT_RATIO;
+  if (!supportsRatio(model, ratio)) {
+    throw new InvalidRequestError(`ratio ${ratio} is not supported by ${record.name}: use ${record.ratios.join(', ')}`);
+  }
+  checkReferences(body, model);
+  if (body.generateAudio && !record.supports_audio) {
+    throw new InvalidRequestError(`model ${record.name} does not generate audio`);
+  }
+  const generateAudio = body.generateAudio ?? record.supports_audio;
+
+  const resolved: ResolvedGeneration = {
+    modelId: record.id,
+    modelName: record.name,
+    prompt: body.prompt,
+    resolution,
+    ratio,
+    durationSeconds,
+    generateAudio,
+    imageUrls: body.imageUrls,
+    videoUrls: body.videoUrls,
+    audioUrls: body.audioUrls,
+    costUnits: costUnits(model, {
+      resolution,
+      durationSeconds,
+      generateAudio,
+      videoReferenceCount: body.videoUrls.length,
+      audioReferenceCount: body.audioUrls.length,
+    }),
+  };
+  if (body.seed !== undefined) resolved.seed = body.seed;
+  if (body.webhookUrl !== undefined) resolved.webhookUrl = body.webhookUrl;
+  return resolved;
+}
+
+function resolveDuration(body: GenerationBody, model: VideoModel): number {
+  const { record } = model;
+  // A per_call model makes one duration; the duration sent is still validated (5–30) but does not apply.
+  if (record.fixed_duration !== undefined) return record.fixed_duration;
+  if (body.durationSeconds === undefined) return Math.min(FORM_DEFAULT_DURATION[body.form], record.max_duration);
+  if (body.durationSeconds > record.max_duration) {
+    throw new InvalidRequestError(
+      `duration must be between ${MIN_DURATION_SECONDS} and ${record.max_duration} seconds for ${record.name}`,
+    );
+  }
+  return body.durationSeconds;
+}
+
+function resolveResolution(body: GenerationBody, model: VideoModel): Resolution {
+  const supported = supportedResolutions(model);
+  const fallback = model.record.default_resolution ?? DEFAULT_RESOLUTION;
+  const resolution = body.resolution ?? (supported.includes(fallback) ? fallback : supported[0]);
+  if (resolution === undefined || !supported.includes(resolution)) {
+    throw new InvalidRequestError(
+      `resolution ${resolution ?? fallback} is not supported by ${model.record.name}: use ${supported.join(', ')}`,
+    );
+  }
+  return resolution;
+}
+
+function checkReferences(body: GenerationBody, model: VideoModel): void {
+  const given: [ReferenceKind, number][] = [
+    ['image', body.imageUrls.length],
+    ['video', body.videoUrls.length],
+    ['audio', body.audioUrls.length],
+  ];
+  for (const [kind, count] of given) {
+    if (count > 0 && !acceptsReference(model, kind)) {
+      const accepted = model.record.reference_kinds.join(', ') || 'none';
+      throw new InvalidRequestError(`${model.record.name} does not accept ${kind} references (accepted: ${accepted})`);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+/** A task as stored and as shown (spec §2 Task, DESIGN §3 rows 10–11). */
+import type { RequestForm } from './generation-request.js';
+import type { ResolvedGeneration } from './resolve-generation.js';
+import { unitsToYuan } from './money.js';
+import type { TaskStatus } from './task-status.js';
+
+export interface TaskRecord {
+  task_id: string;
+  account_id: string;
+  /** The key that paid: its spend is refunded with the balance. */
+  key_hash: string;
+  /** Whether the paying key had a quota at submit time (its remaining quota is refunded too). */
+  key_quota_charged: boolean;
+  form: RequestForm;
+  status: TaskStatus;
+  cost_units: number;
+  generation: Omit<ResolvedGeneration, 'costUnits'>;
+  upstream_provider: string;
+  upstream_model: string;
+  upstream_job_id?: string;
+  created_at: string;
+  updated_at: string;
+  /** ISO time after which a still-running generation fails as timed out. */
+  deadline_at: string;
+  finished_at?: string;
+  error_message?: string;
+  video_key?: string;
+  video_url?: string;
+  video_url_expires_at?: string;
+  refunded_at?: string;
+}
+
+/** The spec's Task object (plus a few additive fields), as the status endpoint returns it. */
+export interface TaskView {
+  task_id: string;
+  status: TaskStatus;
+  video_url: string | null;
+  cost: number;
+  created_at: string;
+  finished_at: string | null;
+  error_message: string | null;
+  model: string;
+  result_url: string | null;
+  video_url_expires_at: string | null;
+}
+
+export function toTaskView(task: TaskRecord): TaskView {
+  const videoUrl = task.status === 'success' ? (task.video_url ?? null) : null;
+  return {
+    task_id: task.task_id,
+    status: task.status,
+    video_url: videoUrl,
+    cost: unitsToYuan(task.cost_units),
+    created_at: task.created_at,
+    finished_at: task.status === 'transferring' ? null : (task.finished_at ?? null),
+    error_message: task.status === 'failed' || task.status === 'refunded' ? (task.error_message ?? null) : null,
+    model: task.generation.modelName,
+    result_url: videoUrl,
+    video_url_expires_at: videoUrl ? (task.video_url_expires_at ?? null) : null,
+  };
+}
+
+export const TRANSFERRING_MESSAGE =
+  'the video is being transferred to permanent storage: query again in 5 to 10 seconds';

@@ -1,0 +1,40 @@
+/** Bearer `bc_` key → the calling account, then the key's rate limit (spec §5, DESIGN §3 row 16). */
+import { AuthenticationError, RateLimitedError } from '../api-error.js';
+import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from '../api-key.js';
+import type { ApiKeyRepository } from '../ports/accounts.js';
+import type { RateLimiter } from '../ports/rate-limiter.js';
+
+export interface Caller {
+  accountId: string;
+  keyHash: string;
+  keyHasQuota: boolean;
+}
+
+export interface AuthenticateDeps {
+  keys: ApiKeyRepository;
+  limiter: RateLimiter;
+  defaultRatePerSecond: number;
+}
+
+export async function authenticate(authorization: string | undefined, deps: AuthenticateDeps): Promise<Caller> {
+  const key = bearerToken(authorization);
+  const record = await deps.keys.findByHash(hashApiKey(key));
+  if (!record) throw new AuthenticationError('invalid API key');
+  if (record.status !== 'active') throw new AuthenticationError('API key is disabled');
+
+  const decision = await deps.limiter.consume(record.key_hash, record.rate_per_second ?? deps.defaultRatePerSecond);
+  if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
+
+  return { accountId: record.account_id, keyHash: record.key_hash, keyHasQuota: record.quota_units !== undefined };
+}
+
+function bearerToken(authorization: string | undefined): string {
+  if (!authorization) throw new AuthenticationError('missing API key: send Authorization: Bearer bc_…');
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) throw new AuthenticationError('Authorization header must be "Bearer <API key>"');
+  const key = match[1] as string;
+  if (!key.startsWith(API_KEY_PREFIX) || !isWellFormedApiKey(key)) {
+    throw new AuthenticationError(`invalid API key: keys begin with ${API_KEY_PREFIX}`);
+  }
+  return key;
+}

@@ -1,0 +1,54 @@
+/** GET /api/v1/video/tasks/:id (spec §4.2, DESIGN §3 rows 12 and 21). */
+import * as v from 'valibot';
+import { ForbiddenError, InvalidRequestError, NotFoundError } from '../api-error.js';
+import type { TaskRepository } from '../ports/task-repository.js';
+import type { VideoUrlSigner } from '../ports/video-storage.js';
+import { toTaskView, TRANSFERRING_MESSAGE } from '../task.js';
+import type { TaskRecord, TaskView } from '../task.js';
+import type { Caller } from './authenticate.js';
+
+/** Re-sign a little before expiry so a URL handed out is never already dead on arrival. */
+const RESIGN_MARGIN_MS = 10 * 60 * 1000;
+const TaskIdSchema = v.pipe(v.string(), v.uuid());
+
+export interface GetTaskDeps {
+  tasks: TaskRepository;
+  signer: VideoUrlSigner;
+  now: () => Date;
+}
+
+export interface GetTaskResult {
+  view: TaskView;
+  message: string;
+}
+
+export async function getTask(caller: Caller, taskId: string | undefined, deps: GetTaskDeps): Promise<GetTaskResult> {
+  const task = await findOwnTask(caller, taskId, deps.tasks);
+  const fresh = await withFreshVideoUrl(task, deps);
+  return {
+    view: toTaskView(fresh),
+    message: fresh.status === 'transferring' ? TRANSFERRING_MESSAGE : 'success',
+  };
+}
+
+export async function findOwnTask(
+  caller: Caller,
+  taskId: string | undefined,
+  tasks: TaskRepository,
+): Promise<TaskRecord> {
+  if (!taskId || !v.is(TaskIdSchema, taskId)) throw new InvalidRequestError('task id must be a UUID');
+  const task = await tasks.get(taskId.toLowerCase());
+  if (!task) throw new NotFoundError(`task ${taskId} does not exist`);
+  if (task.account_id !== caller.accountId) throw new ForbiddenError('this task belongs to another account');
+  return task;
+}
+
+async function withFreshVideoUrl(task: TaskRecord, deps: GetTaskDeps): Promise<TaskRecord> {
+  if (task.status !== 'success' || !task.video_key) return task;
+  const now = deps.now();
+  const expiresAt = task.video_url_expires_at ? Date.parse(task.video_url_expires_at) : 0;
+  if (task.video_url && expiresAt - now.getTime() > RESIGN_MARGIN_MS) return task;
+  const signed = await deps.signer.sign(task.video_key, now);
+  await deps.tasks.saveVideoUrl(task.task_id, signed.url, signed.expiresAt);
+  return { ...task, video_url: signed.url, video_url_expires_at: signed.expiresAt };
+}

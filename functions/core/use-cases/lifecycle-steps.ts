@@ -1,0 +1,148 @@
+/**
+ * The steps of the task lifecycle that the state machine calls (statemachine/task-lifecycle.asl.json).
+ * Each step re-reads the task, so a step run twice, or resumed after a crash, does no harm:
+ * the upstream job is created once, and money moves only in the refund's one-time transaction.
+ */
+import { pollDelaySeconds } from '../poll-schedule.js';
+import type { TaskRepository } from '../ports/task-repository.js';
+import type { VideoProvider } from '../ports/video-provider.js';
+import type { VideoTransfer, VideoUrlSigner } from '../ports/video-storage.js';
+import type { TaskRecord } from '../task.js';
+import { isFinal } from '../task-status.js';
+import type { StepError } from '../workflow-errors.js';
+import {
+  describeFailure,
+  GenerationTimedOutError,
+  TaskNotFoundError,
+  UpstreamJobFailedError,
+} from '../workflow-errors.js';
+
+export interface LifecycleDeps {
+  tasks: TaskRepository;
+  providers: Readonly<Record<string, VideoProvider>>;
+  pollSchedule: readonly number[];
+  now: () => Date;
+}
+
+/** What the state machine keeps between polls (`$.upstream`). */
+export type UpstreamProgress =
+  | { state: 'final' }
+  | { state: 'waiting'; job_id: string; attempt: number; wait_seconds: number }
+  | { state: 'succeeded'; job_id: string; video_url: string; observed_at: string };
+
+export async function startUpstreamJob(taskId: string, deps: LifecycleDeps): Promise<UpstreamProgress> {
+  const task = await loadTask(taskId, deps.tasks);
+  if (isFinal(task.status)) return { state: 'final' };
+  const jobId = task.upstream_job_id ?? (await createUpstreamJob(task, deps));
+  return { state: 'waiting', job_id: jobId, attempt: 0, wait_seconds: pollDelaySeconds(0, deps.pollSchedule) };
+}
+
+async function createUpstreamJob(task: TaskRecord, deps: LifecycleDeps): Promise<string> {
+  const { generation } = task;
+  const { jobId } = await providerOf(task, deps).createJob({
+    upstreamModel: task.upstream_model,
+    prompt: generation.prompt,
+    resolution: generation.resolution,
+    ratio: generation.ratio,
+    durationSeconds: generation.durationSeconds,
+    ...(generation.seed !== undefined ? { seed: generation.seed } : {}),
+    generateAudio: generation.generateAudio,
+    imageUrls: generation.imageUrls,
+    videoUrls: generation.videoUrls,
+    audioUrls: generation.audioUrls,
+  });
+  await deps.tasks.recordUpstreamJob(task.task_id, jobId, deps.now().toISOString());
+  return jobId;
+}
+
+export async function pollUpstreamJob(
+  taskId: string,
+  jobId: string,
+  attempt: number,
+  deps: LifecycleDeps,
+): Promise<UpstreamProgress> {
+  const task = await loadTask(taskId, deps.tasks);
+  if (isFinal(task.status)) return { state: 'final' };
+  const now = deps.now();
+  if (now.getTime() > Date.parse(task.deadline_at)) {
+    throw new GenerationTimedOutError(`no result from the generator by ${task.deadline_at}`);
+  }
+  const job = await providerOf(task, deps).getJob(jobId);
+  switch (job.state) {
+    case 'succeeded':
+      return { state: 'succeeded', job_id: jobId, video_url: job.videoUrl, observed_at: now.toISOString() };
+    case 'failed':
+      throw new UpstreamJobFailedError(job.message);
+    case 'cancelled':
+      throw new UpstreamJobFailedError('the generator cancelled the task');
+    default: {
+      const next = attempt + 1;
+      return {
+        state: 'waiting',
+        job_id: jobId,
+        attempt: next,
+        wait_seconds: pollDelaySeconds(next, deps.pollSchedule),
+      };
+    }
+  }
+}
+
+export interface TransferDeps {
+  tasks: TaskRepository;
+  transfer: VideoTransfer;
+}
+
+export async function transferVideo(taskId: string, sourceUrl: string, deps: TransferDeps) {
+  const task = await loadTask(taskId, deps.tasks);
+  const videoKey = `videos/${task.account_id}/${task.task_id}.mp4`;
+  const { bytes } = await deps.transfer.copy(sourceUrl, videoKey);
+  return { video_key: videoKey, bytes };
+}
+
+export interface CompleteDeps {
+  tasks: TaskRepository;
+  signer: VideoUrlSigner;
+  now: () => Date;
+}
+
+export async function completeTask(taskId: string, videoKey: string, deps: CompleteDeps) {
+  const now = deps.now();
+  const signed = await deps.signer.sign(videoKey, now);
+  const moved = await deps.tasks.moveTo(
+    taskId,
+    'success',
+    {
+      finished_at: now.toISOString(),
+      video_key: videoKey,
+      video_url: signed.url,
+      video_url_expires_at: signed.expiresAt,
+    },
+    now.toISOString(),
+  );
+  return { status: moved ? 'success' : 'unchanged' };
+}
+
+export interface RefundDeps {
+  tasks: TaskRepository;
+  now: () => Date;
+}
+
+/** Fails the task and refunds it in one transaction that succeeds at most once, however often it runs. */
+export async function failAndRefund(taskId: string, error: StepError, deps: RefundDeps) {
+  const task = await deps.tasks.get(taskId);
+  if (!task || isFinal(task.status)) return { status: task?.status ?? 'missing', refunded: false };
+  const refunded = await deps.tasks.refund(task, 'failed', describeFailure(error), deps.now().toISOString());
+  return { status: 'failed', refunded };
+}
+
+async function loadTask(taskId: string, tasks: TaskRepository): Promise<TaskRecord> {
+  const task = await tasks.get(taskId);
+  if (!task) throw new TaskNotFoundError(`task ${taskId} does not exist`);
+  return task;
+}
+
+function providerOf(task: TaskRecord, deps: LifecycleDeps): VideoProvider {
+  const provider = deps.providers[task.upstream_provider];
+  if (!provider) throw new Error(`no adapter for upstream provider ${task.upstream_provider}`);
+  return provider;
+}

@@ -1,0 +1,73 @@
+/** POST /api/v1/video/generate: validate, price, charge and create in one transaction, then start the lifecycle. */
+import { InvalidRequestError } from '../api-error.js';
+import { parseGenerationBody } from '../generation-request.js';
+import type { ModelReference } from '../generation-request.js';
+import { unitsToYuan } from '../money.js';
+import type { ModelCatalog } from '../ports/model-catalog.js';
+import type { TaskRepository } from '../ports/task-repository.js';
+import type { WorkflowStarter } from '../ports/workflow-starter.js';
+import { resolveGeneration } from '../resolve-generation.js';
+import type { TaskRecord } from '../task.js';
+import type { VideoModel } from '../video-model.js';
+import type { Caller } from './authenticate.js';
+
+export interface SubmitTaskDeps {
+  models: ModelCatalog;
+  tasks: TaskRepository;
+  workflow: WorkflowStarter;
+  now: () => Date;
+  newTaskId: () => string;
+  /** Told when the lifecycle could not be started; the task stays charged and the reconciler restarts it. */
+  onStartFailure: (taskId: string, error: unknown) => void;
+}
+
+export interface SubmitTaskResult {
+  task_id: string;
+  status: 'pending';
+  cost: number;
+  created_at: string;
+}
+
+export async function submitTask(caller: Caller, body: unknown, deps: SubmitTaskDeps): Promise<SubmitTaskResult> {
+  const request = parseGenerationBody(body);
+  const model = await findModel(request.model, deps.models);
+  const { costUnits, ...generation } = resolveGeneration(request, model);
+
+  const now = deps.now();
+  const createdAt = now.toISOString();
+  const task: TaskRecord = {
+    task_id: deps.newTaskId(),
+    account_id: caller.accountId,
+    key_hash: caller.keyHash,
+    key_quota_charged: caller.keyHasQuota,
+    form: request.form,
+    status: 'pending',
+    cost_units: costUnits,
+    generation,
+    upstream_provider: model.record.upstream.provider,
+    upstream_model: model.record.upstream.model,
+    created_at: createdAt,
+    updated_at: createdAt,
+    deadline_at: new Date(now.getTime() + model.record.max_generation_seconds * 1000).toISOString(),
+  };
+  await deps.tasks.createCharged(task, {
+    accountId: caller.accountId,
+    keyHash: caller.keyHash,
+    keyHasQuota: caller.keyHasQuota,
+    costUnits,
+  });
+  try {
+    await deps.workflow.start(task.task_id);
+  } catch (error) {
+    // The money and the task are safely recorded; answering 500 would invite a second, double-charged submit.
+    deps.onStartFailure(task.task_id, error);
+  }
+  return { task_id: task.task_id, status: 'pending', cost: unitsToYuan(costUnits), created_at: createdAt };
+}
+
+async function findModel(reference: ModelReference, models: ModelCatalog): Promise<VideoModel> {
+  const model =
+    reference.by === 'id' ? await models.findById(reference.value) : await models.findByNameOrId(reference.value);
+  if (!model) throw new InvalidRequestError(`unknown model "${reference.value}": see GET /api/v1/models`);
+  return model;
+}

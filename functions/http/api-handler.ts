@@ -1,0 +1,46 @@
+/**
+ * The one middy chain of every route: request logging context → envelope (errors included) → auth and
+ * rate limit → the route's function. Routes only parse their input and call one use case.
+ */
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { InvalidRequestError } from '../core/api-error.js';
+import type { Caller } from '../core/use-cases/authenticate.js';
+import { logger } from '../adapters/logger.js';
+import { authenticationDependencies } from '../adapters/service-dependencies.js';
+import { apiEnvelope } from './middleware/api-envelope.js';
+import type { ApiResult } from './middleware/api-envelope.js';
+import { authenticateCaller } from './middleware/authenticate-caller.js';
+import type { CallerContext } from './middleware/authenticate-caller.js';
+
+export type RouteFunction = (event: APIGatewayProxyEventV2, caller: Caller) => Promise<ApiResult>;
+
+let authDeps: ReturnType<typeof authenticationDependencies> | undefined;
+
+export function authenticatedRoute(route: RouteFunction) {
+  authDeps ??= authenticationDependencies();
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(apiEnvelope())
+    .use(authenticateCaller(authDeps))
+    .handler(async (event, context) => route(event, (context as CallerContext).caller) as never);
+}
+
+export function publicRoute(route: (event: APIGatewayProxyEventV2) => Promise<ApiResult>) {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(apiEnvelope())
+    .handler(async (event) => route(event) as never);
+}
+
+/** The JSON body of a request; a body that is not JSON is the client's error (400), never a 500. */
+export function jsonBody(event: APIGatewayProxyEventV2): unknown {
+  if (!event.body) throw new InvalidRequestError('request body is required: send a JSON object');
+  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new InvalidRequestError('request body must be valid JSON');
+  }
+}

@@ -1,0 +1,11 @@
+/** State CompleteTask: sign the 24 h URL and move transferring → success with finished_at. */
+import * as v from 'valibot';
+import { completeTask } from '../core/use-cases/lifecycle-steps.js';
+import { taskRepository, videoUrlSigner } from '../adapters/service-dependencies.js';
+import { stepHandler, taskId } from './step-handler.js';
+
+const deps = { tasks: taskRepository(), signer: videoUrlSigner(), now: () => new Date() };
+
+const Input = v.object({ task_id: taskId, video_key: v.pipe(v.string(), v.minLength(1)) });
+
+export const handler = stepHandler(Input, (input) => completeTask(input.task_id, input.video_key, deps));

@@ -1,0 +1,16 @@
+/** State FailAndRefund: the task fails with a customer-readable reason and is refunded exactly once. */
+import * as v from 'valibot';
+import { failAndRefund } from '../core/use-cases/lifecycle-steps.js';
+import { taskRepository } from '../adapters/service-dependencies.js';
+import { stepHandler, taskId } from './step-handler.js';
+
+const deps = { tasks: taskRepository(), now: () => new Date() };
+
+const Input = v.object({
+  task_id: taskId,
+  error: v.object({ Error: v.string(), Cause: v.optional(v.nullable(v.string()), null) }),
+});
+
+export const handler = stepHandler(Input, (input) =>
+  failAndRefund(input.task_id, { Error: input.error.Error, Cause: input.error.Cause ?? undefined }, deps),
+);

@@ -1,0 +1,20 @@
+/** State PollUpstream: ask the upstream how the job is doing; enforce the task's deadline. */
+import * as v from 'valibot';
+import { pollUpstreamJob } from '../core/use-cases/lifecycle-steps.js';
+import { pollSchedule, taskRepository, videoProviders } from '../adapters/service-dependencies.js';
+import { stepHandler, taskId } from './step-handler.js';
+
+const deps = {
+  tasks: taskRepository(),
+  providers: videoProviders(),
+  pollSchedule: pollSchedule(),
+  now: () => new Date(),
+};
+
+const Input = v.object({
+  task_id: taskId,
+  job_id: v.pipe(v.string(), v.minLength(1)),
+  attempt: v.pipe(v.number(), v.integer(), v.minValue(0)),
+});
+
+export const handler = stepHandler(Input, (input) => pollUpstreamJob(input.task_id, input.job_id, input.attempt, deps));

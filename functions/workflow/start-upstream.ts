@@ -1,0 +1,14 @@
+/** State StartUpstream: create the upstream job once (or reuse the stored one) and move to running. */
+import * as v from 'valibot';
+import { startUpstreamJob } from '../core/use-cases/lifecycle-steps.js';
+import { pollSchedule, taskRepository, videoProviders } from '../adapters/service-dependencies.js';
+import { stepHandler, taskId } from './step-handler.js';
+
+const deps = {
+  tasks: taskRepository(),
+  providers: videoProviders(),
+  pollSchedule: pollSchedule(),
+  now: () => new Date(),
+};
+
+export const handler = stepHandler(v.object({ task_id: taskId }), (input) => startUpstreamJob(input.task_id, deps));

@@ -1,0 +1,25 @@
+/**
+ * The middy chain of every state machine task: validate the step's input (valibot), run one use case.
+ * Errors propagate with their `name`, which the state machine's Retry/Catch match.
+ */
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import * as v from 'valibot';
+import { logger } from '../adapters/logger.js';
+
+export class InvalidStepInputError extends Error {
+  override readonly name = 'InvalidStepInputError';
+}
+
+export function stepHandler<S extends v.GenericSchema, R>(schema: S, step: (input: v.InferOutput<S>) => Promise<R>) {
+  return middy<unknown, R>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .handler(async (event) => {
+      const parsed = v.safeParse(schema, event);
+      if (!parsed.success) throw new InvalidStepInputError(v.summarize(parsed.issues));
+      logger.appendKeys({ task_id: (parsed.output as { task_id?: string }).task_id });
+      return step(parsed.output);
+    });
+}
+
+export const taskId = v.pipe(v.string(), v.uuid());

@@ -1,0 +1,162 @@
+/**
+ * A local stand-in for API Gateway (HTTP API, payload format 2.0): it turns each HTTP request into the
+ * event API Gateway would send for the matching route, invokes that route's handler, and writes back
+ * what the handler returns.
+ */
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { matchPath } from '../routes.js';
+import type { RouteDefinition } from '../routes.js';
+
+export type HttpHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export interface LocalRoute extends Pick<RouteDefinition, 'id' | 'method' | 'path'> {
+  handler: HttpHandler;
+}
+
+export interface ApiGatewayServerOptions {
+  routes: readonly LocalRoute[];
+  defaultRoute: { id: string; handler: HttpHandler };
+  contextFor: (routeId: string) => Context;
+  port: number;
+  host?: string;
+}
+
+/** API Gateway's own payload cap. */
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+const TEXT_TYPES = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
+
+export async function startApiGatewayServer(options: ApiGatewayServerOptions) {
+  const server = createServer((req, res) => {
+    handle(req, res, options).catch((error: unknown) => {
+      // Only reached if writing the response itself failed; the handler's own errors are envelopes.
+      console.error('local API gateway error', error);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code: 500, message: 'internal server error', data: null }));
+    });
+  });
+  await listen(server, options.port, options.host ?? '127.0.0.1');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    port,
+    close: () => closeServer(server),
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, options: ApiGatewayServerOptions) {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const method = (req.method ?? 'GET').toUpperCase();
+  const body = await readBody(req);
+  if (body === undefined) {
+    return send(res, {
+      statusCode: 400,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: 400, message: 'request body exceeds 10 MB', data: null }),
+    });
+  }
+  let route: { id: string; handler: HttpHandler; routeKey: string; params?: Record<string, string> } = {
+    ...options.defaultRoute,
+    routeKey: '$default',
+  };
+  for (const candidate of options.routes) {
+    const params = candidate.method === method ? matchPath(candidate.path, url.pathname) : undefined;
+    if (params) {
+      route = { ...candidate, routeKey: `${candidate.method} ${candidate.path}`, params };
+      break;
+    }
+  }
+  const event = toEvent(req, url, method, body, route.routeKey, route.params);
+  const result = await route.handler(event, options.contextFor(route.id));
+  send(res, result);
+}
+
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  method: string,
+  body: Buffer,
+  routeKey: string,
+  params: Record<string, string> | undefined,
+): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined && name !== 'cookie') headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = query[name] ? `${query[name]},${value}` : value;
+  const isText = body.length === 0 || TEXT_TYPES.test(headers['content-type'] ?? 'application/json');
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    ...(req.headers.cookie ? { cookies: req.headers.cookie.split(/;\s*/) } : {}),
+    headers,
+    ...(Object.keys(query).length > 0 ? { queryStringParameters: query } : {}),
+    ...(params ? { pathParameters: params } : {}),
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers['host'] ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    ...(body.length > 0
+      ? { body: isText ? body.toString('utf8') : body.toString('base64'), isBase64Encoded: !isText }
+      : { isBase64Encoded: false }),
+  };
+}
+
+function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
+  const body = result.body ?? '';
+  const payload = result.isBase64Encoded ? Buffer.from(body, 'base64') : Buffer.from(body, 'utf8');
+  res.writeHead(result.statusCode ?? 200, { ...result.headers, 'content-length': String(payload.length) });
+  res.end(payload);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

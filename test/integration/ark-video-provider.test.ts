@@ -1,0 +1,240 @@
+/**
+ * Drives the real ArkVideoProvider over HTTP against the upstream simulator (and a few hostile
+ * servers), so the request mapping, reply validation and error classes are checked end to end.
+ */
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ArkVideoProvider } from '../../functions/adapters/ark-video-provider.js';
+import type { ProviderJobRequest, ProviderJobStatus } from '../../functions/core/ports/video-provider.js';
+import {
+  UpstreamJobNotFoundError,
+  UpstreamOutcomeUnknownError,
+  UpstreamRejectedError,
+  UpstreamTransientError,
+} from '../../functions/core/upstream-errors.js';
+import { startUpstreamSimulator } from '../../lib/local/upstream-simulator.js';
+import type { UpstreamSimulator } from '../../lib/local/upstream-simulator.js';
+
+const API_KEY = 'test-key';
+const FIXTURE = new URL('../../lib/local/fixtures/sample.mp4', import.meta.url);
+
+function jobRequest(overrides: Partial<ProviderJobRequest> = {}): ProviderJobRequest {
+  return {
+    upstreamModel: 'dreamina-seedance-2-0-260128',
+    prompt: 'A red fox trots through fresh snow',
+    resolution: '720p',
+    ratio: '16:9',
+    durationSeconds: 5,
+    generateAudio: false,
+    imageUrls: [],
+    videoUrls: [],
+    audioUrls: [],
+    ...overrides,
+  };
+}
+
+/** Polls every 50 ms until `done` holds or 5 s pass; never a fixed sleep. */
+async function pollUntil(
+  provider: ArkVideoProvider,
+  jobId: string,
+  done: (status: ProviderJobStatus) => boolean,
+): Promise<ProviderJobStatus> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const status = await provider.getJob(jobId);
+    if (done(status) || Date.now() > deadline) return status;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const isFinal = (status: ProviderJobStatus): boolean => status.state !== 'queued' && status.state !== 'running';
+
+/** A bare node:http server for failure modes the simulator does not model. */
+async function startRawServer(handler: RequestListener): Promise<{ server: Server; baseUrl: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, baseUrl: `http://127.0.0.1:${port}` };
+}
+
+async function stopRawServer(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+describe('ArkVideoProvider against the upstream simulator', () => {
+  let sim: UpstreamSimulator;
+  let provider: ArkVideoProvider;
+
+  beforeAll(async () => {
+    sim = await startUpstreamSimulator({ queuedMs: 100, runningMs: 200, apiKey: API_KEY });
+    provider = new ArkVideoProvider({ baseUrl: sim.baseUrl, apiKey: API_KEY });
+  });
+  afterAll(() => sim.close());
+
+  it('creates a job, sees it succeed, and the video URL serves the fixture', async () => {
+    const { jobId } = await provider.createJob(jobRequest());
+    expect(jobId).toMatch(/^cgt-\d{14}-[a-z0-9]{5}$/);
+
+    const status = await pollUntil(provider, jobId, isFinal);
+    expect(status.state).toBe('succeeded');
+    if (status.state !== 'succeeded') return;
+
+    const response = await fetch(status.videoUrl);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('video/mp4');
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect(bytes.equals(await readFile(FIXTURE))).toBe(true);
+  });
+
+  it('sends the Ark body: text first, reference roles, top-level options, no watermark', async () => {
+    const request = jobRequest({
+      imageUrls: ['https://example.com/a.png'],
+      videoUrls: ['https://example.com/b.mp4'],
+      audioUrls: ['https://example.com/c.mp3'],
+      generateAudio: true,
+      resolution: '1080p',
+      ratio: '9:16',
+      durationSeconds: 8,
+    });
+    const { jobId } = await provider.createJob(request);
+    const sent = sim.jobs().find((job) => job.id === jobId)?.request;
+    expect(sent).toEqual({
+      model: 'dreamina-seedance-2-0-260128',
+      content: [
+        { type: 'text', text: request.prompt },
+        { type: 'image_url', image_url: { url: 'https://example.com/a.png' }, role: 'reference_image' },
+        { type: 'video_url', video_url: { url: 'https://example.com/b.mp4' }, role: 'reference_video' },
+        { type: 'audio_url', audio_url: { url: 'https://example.com/c.mp3' }, role: 'reference_audio' },
+      ],
+      resolution: '1080p',
+      ratio: '9:16',
+      duration: 8,
+      generate_audio: true,
+      watermark: false,
+    });
+    await provider.createJob(jobRequest({ seed: 42, prompt: 'seeded' }));
+    expect(sim.jobs().find((job) => job.prompt === 'seeded')?.request.seed).toBe(42);
+  });
+
+  it('reports a failed job with the upstream message', async () => {
+    const { jobId } = await provider.createJob(jobRequest({ prompt: 'A storm [simulate:fail]' }));
+    const status = await pollUntil(provider, jobId, isFinal);
+    expect(status.state).toBe('failed');
+    if (status.state === 'failed') expect(status.message).toMatch(/sensitive/);
+  });
+
+  it('throws UpstreamJobNotFoundError for an unknown id', async () => {
+    await expect(provider.getJob('cgt-20250101000000-nope0')).rejects.toBeInstanceOf(UpstreamJobNotFoundError);
+  });
+
+  it('throws UpstreamRejectedError with the upstream message for a bad api key', async () => {
+    const wrongKey = new ArkVideoProvider({ baseUrl: sim.baseUrl, apiKey: 'wrong' });
+    const error: unknown = await wrongKey.createJob(jobRequest()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamRejectedError);
+    expect((error as Error).message).toMatch(/API key/);
+  });
+
+  it('throws UpstreamRejectedError when the body is invalid (no text item)', async () => {
+    const error: unknown = await provider
+      .createJob(jobRequest({ prompt: undefined as unknown as string }))
+      .catch((e) => e);
+    expect(error).toBeInstanceOf(UpstreamRejectedError);
+  });
+
+  it('treats 503 polls as transient with Retry-After, then recovers', async () => {
+    const { jobId } = await provider.createJob(jobRequest({ prompt: 'flaky [simulate:upstream-5xx]' }));
+    const error: unknown = await provider.getJob(jobId).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamTransientError);
+    expect((error as UpstreamTransientError).retryAfterSeconds).toBe(1);
+    await expect(provider.getJob(jobId)).rejects.toBeInstanceOf(UpstreamTransientError);
+    expect((await pollUntil(provider, jobId, isFinal)).state).toBe('succeeded');
+  });
+
+  it('refuses to cancel a running job, and accepts cancelling a finished one', async () => {
+    const { jobId } = await provider.createJob(jobRequest({ prompt: 'long take [simulate:hang]' }));
+    expect((await pollUntil(provider, jobId, (s) => s.state === 'running')).state).toBe('running');
+    await expect(provider.cancelJob(jobId)).rejects.toBeInstanceOf(UpstreamRejectedError);
+
+    const done = await provider.createJob(jobRequest());
+    expect((await pollUntil(provider, done.jobId, isFinal)).state).toBe('succeeded');
+    await expect(provider.cancelJob(done.jobId)).resolves.toBeUndefined();
+    // As on Ark, DELETE of a finished task removes its record.
+    await expect(provider.getJob(done.jobId)).rejects.toBeInstanceOf(UpstreamJobNotFoundError);
+    await expect(provider.cancelJob(done.jobId)).resolves.toBeUndefined();
+  });
+});
+
+describe('cancelling a queued job', () => {
+  let sim: UpstreamSimulator;
+
+  // A long queue so the cancel surely lands while the job is still queued.
+  beforeAll(async () => {
+    sim = await startUpstreamSimulator({ queuedMs: 5000, runningMs: 200 });
+  });
+  afterAll(() => sim.close());
+
+  it('ends cancelled, and a second cancel still resolves', async () => {
+    const provider = new ArkVideoProvider({ baseUrl: sim.baseUrl, apiKey: 'any' });
+    const { jobId } = await provider.createJob(jobRequest());
+    await provider.cancelJob(jobId);
+    expect(await provider.getJob(jobId)).toEqual({ state: 'cancelled' });
+    expect(sim.jobs().find((job) => job.id === jobId)?.cancelled).toBe(true);
+    await expect(provider.cancelJob(jobId)).resolves.toBeUndefined();
+  });
+});
+
+describe('ArkVideoProvider against broken servers', () => {
+  it('a server that never answers: create is outcome-unknown, get is transient', async () => {
+    const { server, baseUrl } = await startRawServer(() => {
+      /* accept and never respond */
+    });
+    try {
+      const provider = new ArkVideoProvider({ baseUrl, apiKey: API_KEY, requestTimeoutMs: 200 });
+      await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamOutcomeUnknownError);
+      await expect(provider.getJob('cgt-1')).rejects.toBeInstanceOf(UpstreamTransientError);
+      await expect(provider.cancelJob('cgt-1')).rejects.toBeInstanceOf(UpstreamTransientError);
+    } finally {
+      await stopRawServer(server);
+    }
+  });
+
+  it('a malformed 200: create is outcome-unknown, get is transient', async () => {
+    const { server, baseUrl } = await startRawServer((_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"done"}');
+    });
+    try {
+      const provider = new ArkVideoProvider({ baseUrl, apiKey: API_KEY });
+      await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamOutcomeUnknownError);
+      await expect(provider.getJob('cgt-1')).rejects.toBeInstanceOf(UpstreamTransientError);
+    } finally {
+      await stopRawServer(server);
+    }
+  });
+
+  it('a 500 on create is transient; a 504 is outcome-unknown', async () => {
+    let status = 500;
+    const { server, baseUrl } = await startRawServer((_req, res) => {
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'InternalServiceError', message: 'try later', param: '', type: 'x' } }));
+    });
+    try {
+      const provider = new ArkVideoProvider({ baseUrl, apiKey: API_KEY });
+      await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamTransientError);
+      status = 504;
+      await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamOutcomeUnknownError);
+    } finally {
+      await stopRawServer(server);
+    }
+  });
+
+  it('a refused connection on create is transient: nothing was sent', async () => {
+    const { server, baseUrl } = await startRawServer(() => undefined);
+    await stopRawServer(server);
+    const provider = new ArkVideoProvider({ baseUrl, apiKey: API_KEY, requestTimeoutMs: 1000 });
+    await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamTransientError);
+  });
+});
