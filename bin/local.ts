@@ -6,7 +6,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateApiKey } from '../functions/core/api-key.js';
-import { REPOSITORY_ROOT, startLocalStack } from '../lib/local/local-stack.js';
+import { startLocalStack } from '../lib/local/local-stack.js';
+import { REPOSITORY_ROOT } from '../lib/repository-root.js';
 import { runtimeFile } from '../lib/admin/target.js';
 
 const { values } = parseArgs({ options: { memory: { type: 'boolean', default: false } } });

@@ -18,9 +18,7 @@ import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TABLES } from '../resource-definitions.js';
 import type { TableId } from '../resource-definitions.js';
-
-export const LOCAL_REGION = 'us-east-1';
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' };
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 
 export interface DynamoDbLocal {
   endpoint: string;

@@ -10,29 +10,22 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { AdminStore } from '../admin/admin-store.js';
 import { physicalNames, resourceEnvironment, STATE_MACHINE } from '../resource-definitions.js';
 import { API_ROUTES, ASL_RESOURCE_TOKENS, DEFAULT_ROUTE, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { startApiGatewayServer } from './api-gateway-server.js';
 import type { HttpHandler } from './api-gateway-server.js';
-import {
-  createBucket,
-  createTables,
-  LOCAL_CREDENTIALS,
-  LOCAL_REGION,
-  startDynamoDbLocal,
-  startS3AndSqs,
-} from './emulators.js';
+import { REPOSITORY_ROOT } from '../repository-root.js';
+import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from './emulators.js';
+import { LOCAL_ACCOUNT as ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { lambdaContext } from './lambda-context.js';
 import { startLocalStepFunctions } from './step-functions-server.js';
 import type { LocalStepFunctions } from './step-functions-server.js';
 import { startUpstreamSimulator } from './upstream-simulator.js';
 import type { UpstreamSimulator } from './upstream-simulator.js';
 
-export const REPOSITORY_ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)));
-const ACCOUNT = '000000000000';
 const UPSTREAM_API_KEY = 'local-ark-key';
 
 export interface LocalStackOptions {

@@ -1,0 +1,69 @@
+/** Starts the whole local stack for one test file (one per process: handlers read env at load). */
+import { startLocalStack } from '../../lib/local/local-stack.js';
+import type { LocalStack, LocalStackOptions } from '../../lib/local/local-stack.js';
+
+export type { LocalStack };
+
+export function startTestStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  return startLocalStack({
+    port: 0,
+    upstream: { queuedMs: 150, runningMs: 300 },
+    ...options,
+    environment: { DEFAULT_RATE_LIMIT_PER_SECOND: '10000', POWERTOOLS_LOG_LEVEL: 'ERROR', ...options.environment },
+  });
+}
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: { code: number; message: string; data: T };
+}
+
+export async function callApi<T = Record<string, unknown>>(
+  stack: Pick<LocalStack, 'baseUrl'>,
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.key) headers['authorization'] = `Bearer ${options.key}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(options.body);
+  }
+  const response = await fetch(`${stack.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as ApiResponse<T>['body'],
+  };
+}
+
+/** Polls `probe` until `done` says so or the deadline passes; never a fixed sleep. */
+export async function pollUntil<T>(
+  probe: () => Promise<T>,
+  done: (value: T) => boolean,
+  { timeoutMs = 30_000, intervalMs = 100 } = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** A fresh account with its own key, so tests never share money. */
+export async function newAccount(
+  stack: LocalStack,
+  balanceYuan: string,
+  keyOptions: { quotaYuan?: string; ratePerSecond?: number } = {},
+) {
+  const accountId = `acct-${Math.random().toString(36).slice(2, 10)}`;
+  await stack.admin.createAccount(accountId, balanceYuan);
+  const { key } = await stack.admin.createKey({ accountId, ...keyOptions });
+  return { accountId, key };
+}
