@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Each integration/e2e file starts its own emulators (one JVM each): two at a time fits 2 cores.
     pool: 'forks',
+    // fauxqs uses node:sqlite, which warns on every start under Node 22.
+    execArgv: ['--disable-warning=ExperimentalWarning'],
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,

@@ -1,0 +1,140 @@
+/**
+ * A failed task is refunded exactly once, however often (and however concurrently) the refund step runs:
+ * the refund is one transaction conditioned on the task not being final yet.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../functions/core/api-key.js';
+import type { TaskRecord } from '../../functions/core/task.js';
+import { failAndRefund } from '../../functions/core/use-cases/lifecycle-steps.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
+import { AdminStore } from '../../lib/admin/admin-store.js';
+import { createTables, startDynamoDbLocal } from '../../lib/local/emulators.js';
+import type { DynamoDbLocal } from '../../lib/local/emulators.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
+import { physicalNames } from '../../lib/resource-definitions.js';
+
+let dynamo: DynamoDbLocal;
+let client: DynamoDBClient;
+let db: DynamoDBDocumentClient;
+const names = physicalNames(`refund-${randomUUID().slice(0, 8)}`);
+
+beforeAll(async () => {
+  dynamo = await startDynamoDbLocal(undefined);
+  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  await createTables(client, names.tables);
+});
+afterAll(async () => {
+  client?.destroy();
+  await dynamo?.stop();
+});
+
+async function chargedTask(quotaYuan?: string) {
+  const admin = new AdminStore(db, names.tables);
+  const accountId = `acct-${randomUUID().slice(0, 8)}`;
+  await admin.createAccount(accountId, '10');
+  const { key } = await admin.createKey({ accountId, ...(quotaYuan ? { quotaYuan } : {}) });
+  const repository = new DynamoDbTaskRepository(db, {
+    tasks: names.tables.tasks,
+    accounts: names.tables.accounts,
+    apiKeys: names.tables.apiKeys,
+  });
+  const now = new Date().toISOString();
+  const task: TaskRecord = {
+    task_id: randomUUID(),
+    account_id: accountId,
+    key_hash: hashApiKey(key),
+    key_quota_charged: quotaYuan !== undefined,
+    form: 'A',
+    status: 'running',
+    cost_units: 42_000,
+    generation: {
+      modelId: randomUUID(),
+      modelName: 'seedance-1.5-pro',
+      prompt: 'x',
+      resolution: '720p',
+      ratio: '16:9',
+      durationSeconds: 5,
+      generateAudio: true,
+      imageUrls: [],
+      videoUrls: [],
+      audioUrls: [],
+    },
+    upstream_provider: 'ark',
+    upstream_model: 'm',
+    created_at: now,
+    updated_at: now,
+    deadline_at: now,
+  };
+  await repository.createCharged(task, {
+    accountId,
+    keyHash: task.key_hash,
+    keyHasQuota: task.key_quota_charged,
+    costUnits: task.cost_units,
+  });
+  return { accountId, keyHash: task.key_hash, task, repository };
+}
+
+async function read(table: string, key: Record<string, string>) {
+  const { Item } = await db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+  return Item as Record<string, unknown>;
+}
+
+describe('fail and refund', () => {
+  it('refunds once when the step runs twice in a row', async () => {
+    const { accountId, task, repository } = await chargedTask();
+    expect((await read(names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
+    const deps = { tasks: repository, now: () => new Date() };
+    const error = { Error: 'UpstreamJobFailedError', Cause: 'content rejected' };
+    expect(await failAndRefund(task.task_id, error, deps)).toEqual({ status: 'failed', refunded: true });
+    expect(await failAndRefund(task.task_id, error, deps)).toMatchObject({ refunded: false });
+    expect((await read(names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(100_000);
+    expect(await read(names.tables.tasks, { task_id: task.task_id })).toMatchObject({
+      status: 'failed',
+      error_message: 'generation failed: content rejected',
+    });
+  });
+
+  it('refunds once when 20 copies of the step race, and gives the key its spend and quota back', async () => {
+    const { accountId, keyHash, task, repository } = await chargedTask('20');
+    expect(await read(names.tables.apiKeys, { key_hash: keyHash })).toMatchObject({
+      spent_units: 42_000,
+      quota_remaining_units: 158_000,
+    });
+    const deps = { tasks: repository, now: () => new Date() };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => failAndRefund(task.task_id, { Error: 'GenerationTimedOutError' }, deps)),
+    );
+    expect(results.filter((result) => result.refunded)).toHaveLength(1);
+    expect((await read(names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(100_000);
+    expect(await read(names.tables.apiKeys, { key_hash: keyHash })).toMatchObject({
+      spent_units: 0,
+      quota_remaining_units: 200_000,
+    });
+  });
+
+  it('never refunds a task that already succeeded', async () => {
+    const { accountId, task, repository } = await chargedTask();
+    await repository.moveTo(task.task_id, 'transferring', {}, new Date().toISOString());
+    await repository.moveTo(
+      task.task_id,
+      'success',
+      { finished_at: new Date().toISOString() },
+      new Date().toISOString(),
+    );
+    const result = await failAndRefund(
+      task.task_id,
+      { Error: 'States.Timeout' },
+      { tasks: repository, now: () => new Date() },
+    );
+    expect(result.refunded).toBe(false);
+    expect((await read(names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
+    // Even the raw repository call, bypassing the use case's check, is refused by the transaction's condition.
+    const again = await repository.refund({ ...task, status: 'running' }, 'failed', 'x', new Date().toISOString());
+    expect(again).toBe(false);
+    expect((await read(names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
+  });
+});

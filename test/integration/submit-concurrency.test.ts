@@ -1,0 +1,70 @@
+/**
+ * Money under contention: many submits on one account at once. Each submit is one TransactWriteItems
+ * (debit if enough + key spend + task), so exactly as many succeed as the balance covers.
+ */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callApi, newAccount, startTestStack } from '../support/test-stack.js';
+import type { LocalStack } from '../support/test-stack.js';
+
+let stack: LocalStack;
+beforeAll(async () => {
+  // Slow upstream: tasks stay in flight, so nothing is refunded while the balance is being counted.
+  stack = await startTestStack({ upstream: { queuedMs: 60_000, runningMs: 60_000 } });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+async function tasksOf(accountId: string) {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await stack.db.send(
+      new ScanCommand({
+        TableName: stack.names.tables.tasks,
+        FilterExpression: 'account_id = :account',
+        ExpressionAttributeValues: { ':account': accountId },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+describe('200 concurrent submits against a balance that covers exactly 20', () => {
+  it('creates exactly 20 tasks, answers 402 to the other 180, and leaves the balance at exactly 0', async () => {
+    // seedance-1.0-lite-i2v costs 2.5 × 1.2 = 3 CNY per call: 60 CNY covers exactly 20.
+    const { accountId, key } = await newAccount(stack, '60');
+    const body = { model: 'seedance-1.0-lite-i2v', prompt: 'a paper boat', duration: 5 };
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, () => callApi(stack, 'POST', '/api/v1/video/generate', { key, body })),
+    );
+    const byStatus = new Map<number, number>();
+    for (const response of responses) byStatus.set(response.status, (byStatus.get(response.status) ?? 0) + 1);
+    expect(Object.fromEntries(byStatus)).toEqual({ 200: 20, 402: 180 });
+    for (const response of responses) expect(response.body.code).toBe(response.status === 200 ? 0 : 402);
+
+    const tasks = await tasksOf(accountId);
+    expect(tasks).toHaveLength(20);
+    expect(tasks.every((task) => task['cost_units'] === 30_000)).toBe(true);
+    const balance = await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key });
+    expect(balance.body.data.balance).toBe(0);
+  });
+
+  it('keeps per-key quota exact under the same contention', async () => {
+    const { accountId, key } = await newAccount(stack, '1000', { quotaYuan: '30' });
+    const body = { model: 'seedance-1.0-lite-i2v', prompt: 'a paper boat', duration: 5 };
+    const responses = await Promise.all(
+      Array.from({ length: 60 }, () => callApi(stack, 'POST', '/api/v1/video/generate', { key, body })),
+    );
+    expect(responses.filter((response) => response.status === 200)).toHaveLength(10);
+    expect(responses.filter((response) => /quota/.test(response.body.message))).toHaveLength(50);
+    expect(await tasksOf(accountId)).toHaveLength(10);
+    const balance = await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key });
+    expect(balance.body.data.balance).toBe(970);
+  });
+});
