@@ -4,7 +4,8 @@
  */
 export const UNITS_PER_YUAN = 10_000;
 const FRACTION_DIGITS = 4;
-const YUAN_PATTERN = /^(\d{1,12})(?:\.(\d{1,4}))?$/;
+// At most 11 whole digits: every amount then converts to units and back exactly (< 2^53 / 10^4).
+const YUAN_PATTERN = /^(\d{1,11})(?:\.(\d{1,4}))?$/;
 
 export class InvalidAmountError extends Error {
   override readonly name = 'InvalidAmountError';

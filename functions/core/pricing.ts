@@ -5,7 +5,7 @@
  *   per_call:   price_per_call × quality_multiplier
  * Each product is rounded half up to a whole unit once, at the multiplication by a decimal.
  */
-import { multiplyUnits } from './decimal.js';
+import { isZero, multiplyUnits } from './decimal.js';
 import type { Resolution } from './generation-options.js';
 import type { VideoModel } from './video-model.js';
 
@@ -27,7 +27,8 @@ export function costUnits(model: VideoModel, request: PricedRequest): number {
     return Number(multiplyUnits(BigInt(pricing.pricePerCallUnits), pricing.qualityMultiplier));
   }
   const multiplier = pricing.resolutionMultipliers[request.resolution];
-  if (!multiplier) throw new UnpricedResolutionError(`${model.record.name} has no price for ${request.resolution}`);
+  if (!multiplier || isZero(multiplier))
+    throw new UnpricedResolutionError(`${model.record.name} has no price for ${request.resolution}`);
   const base = multiplyUnits(BigInt(pricing.pricePerSecondUnits) * BigInt(request.durationSeconds), multiplier);
   const audio = request.generateAudio ? BigInt(pricing.audioExtraUnits) : 0n;
   const materials =

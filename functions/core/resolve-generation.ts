@@ -36,7 +36,9 @@ export function resolveGeneration(body: GenerationBody, model: VideoModel): Reso
 
   const durationSeconds = resolveDuration(body, model);
   const resolution = resolveResolution(body, model);
-  const ratio = body.ratio ?? DEFAULT_RATIO;
+  // The default is 16:9 unless the model cannot make it; then the model's first ratio.
+  const ratio =
+    body.ratio ?? (supportsRatio(model, DEFAULT_RATIO) ? DEFAULT_RATIO : (record.ratios[0] ?? DEFAULT_RATIO));
   if (!supportsRatio(model, ratio)) {
     throw new InvalidRequestError(`ratio ${ratio} is not supported by ${record.name}: use ${record.ratios.join(', ')}`);
   }

@@ -1,0 +1,238 @@
+/** Small in-memory fakes of the core's ports, for unit tests of the use cases. */
+import type {
+  AccountRecord,
+  AccountRepository,
+  ApiKeyRecord,
+  ApiKeyRepository,
+} from '../../functions/core/ports/accounts.js';
+import type { ModelCatalog } from '../../functions/core/ports/model-catalog.js';
+import type { RateDecision, RateLimiter } from '../../functions/core/ports/rate-limiter.js';
+import type { Charge, TaskRepository } from '../../functions/core/ports/task-repository.js';
+import type {
+  ProviderJobRequest,
+  ProviderJobStatus,
+  VideoProvider,
+} from '../../functions/core/ports/video-provider.js';
+import type {
+  SignedUrl,
+  TransferResult,
+  VideoTransfer,
+  VideoUrlSigner,
+} from '../../functions/core/ports/video-storage.js';
+import type { TaskWorkflow } from '../../functions/core/ports/workflow-starter.js';
+import type { TaskRecord } from '../../functions/core/task.js';
+import { isFinal, statesBefore } from '../../functions/core/task-status.js';
+import type { TaskStatus } from '../../functions/core/task-status.js';
+import type { VideoModel } from '../../functions/core/video-model.js';
+
+export const ACCOUNT = 'acc-1';
+export const OTHER_ACCOUNT = 'acc-2';
+export const TASK_ID = '7a0c1a8e-1f0b-4a51-9d86-6b8f5f0c2d11';
+export const NOW = new Date('2026-11-21T10:00:00.000Z');
+
+export function taskRecord(fields: Partial<TaskRecord> = {}): TaskRecord {
+  return {
+    task_id: TASK_ID,
+    account_id: ACCOUNT,
+    key_hash: 'key-hash-1',
+    key_quota_charged: false,
+    form: 'A',
+    status: 'pending',
+    cost_units: 42_000,
+    generation: {
+      modelId: '6f1c2a0e-5b7d-4c1e-9a3f-0d2b8e4c7a11',
+      modelName: 'seedance-1.5-pro',
+      prompt: 'A red fox trots through fresh snow',
+      resolution: '720p',
+      ratio: '16:9',
+      durationSeconds: 5,
+      generateAudio: true,
+      imageUrls: ['https://cdn.example.com/fox.png'],
+      videoUrls: [],
+      audioUrls: [],
+    },
+    upstream_provider: 'ark',
+    upstream_model: 'doubao-seedance-1-5-pro-251215',
+    created_at: '2026-11-21T09:59:00.000Z',
+    updated_at: '2026-11-21T09:59:00.000Z',
+    deadline_at: '2026-11-21T10:59:00.000Z',
+    ...fields,
+  };
+}
+
+export class InMemoryTasks implements TaskRepository {
+  readonly tasks = new Map<string, TaskRecord>();
+  readonly charges: Charge[] = [];
+  readonly refunds: { taskId: string; to: 'failed' | 'refunded'; errorMessage: string }[] = [];
+  readonly savedUrls: { taskId: string; url: string; expiresAt: string }[] = [];
+  recordUpstreamJobCalls = 0;
+  /** Thrown by createCharged when set (e.g. InsufficientBalanceError). */
+  chargeError: Error | undefined;
+
+  constructor(...tasks: TaskRecord[]) {
+    for (const task of tasks) this.tasks.set(task.task_id, structuredClone(task));
+  }
+
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    const task = this.tasks.get(taskId);
+    return task && structuredClone(task);
+  }
+
+  async createCharged(task: TaskRecord, charge: Charge): Promise<void> {
+    if (this.chargeError) throw this.chargeError;
+    this.charges.push(charge);
+    this.tasks.set(task.task_id, structuredClone(task));
+  }
+
+  async recordUpstreamJob(taskId: string, jobId: string, now: string): Promise<TaskRecord> {
+    this.recordUpstreamJobCalls += 1;
+    const task = this.require(taskId);
+    if (task.upstream_job_id === undefined) {
+      task.upstream_job_id = jobId;
+      if (task.status === 'pending') task.status = 'running';
+      task.updated_at = now;
+    }
+    return structuredClone(task);
+  }
+
+  async moveTo(taskId: string, to: TaskStatus, fields: Partial<TaskRecord>, now: string): Promise<boolean> {
+    const task = this.require(taskId);
+    if (!statesBefore(to).includes(task.status)) return false;
+    Object.assign(task, fields, { status: to, updated_at: now });
+    return true;
+  }
+
+  async refund(task: TaskRecord, to: 'failed' | 'refunded', errorMessage: string, now: string): Promise<boolean> {
+    const stored = this.require(task.task_id);
+    if (isFinal(stored.status)) return false;
+    Object.assign(stored, { status: to, error_message: errorMessage, finished_at: now, refunded_at: now });
+    this.refunds.push({ taskId: task.task_id, to, errorMessage });
+    return true;
+  }
+
+  async saveVideoUrl(taskId: string, url: string, expiresAt: string): Promise<void> {
+    Object.assign(this.require(taskId), { video_url: url, video_url_expires_at: expiresAt });
+    this.savedUrls.push({ taskId, url, expiresAt });
+  }
+
+  private require(taskId: string): TaskRecord {
+    const task = this.tasks.get(taskId);
+    if (!task) throw new Error(`fake: no task ${taskId}`);
+    return task;
+  }
+}
+
+export class FakeProvider implements VideoProvider {
+  readonly created: ProviderJobRequest[] = [];
+  readonly polled: string[] = [];
+  readonly cancelled: string[] = [];
+  status: ProviderJobStatus = { state: 'running' };
+  createError: Error | undefined;
+  getError: Error | undefined;
+  cancelError: Error | undefined;
+  private nextJob = 1;
+
+  async createJob(request: ProviderJobRequest): Promise<{ jobId: string }> {
+    if (this.createError) throw this.createError;
+    this.created.push(structuredClone(request));
+    return { jobId: `job-${this.nextJob++}` };
+  }
+
+  async getJob(jobId: string): Promise<ProviderJobStatus> {
+    this.polled.push(jobId);
+    if (this.getError) throw this.getError;
+    return this.status;
+  }
+
+  async cancelJob(jobId: string): Promise<void> {
+    if (this.cancelError) throw this.cancelError;
+    this.cancelled.push(jobId);
+  }
+}
+
+/** Signs for 24 h; the URL names the key and the signing time so a re-sign is visible. */
+export class FakeSigner implements VideoUrlSigner {
+  readonly calls: { key: string; now: Date }[] = [];
+
+  async sign(key: string, now: Date): Promise<SignedUrl> {
+    this.calls.push({ key, now });
+    return {
+      url: `https://videos.example.com/${key}?signed=${now.getTime()}`,
+      expiresAt: new Date(now.getTime() + 24 * 3600 * 1000).toISOString(),
+    };
+  }
+}
+
+export class FakeTransfer implements VideoTransfer {
+  readonly copies: { sourceUrl: string; key: string }[] = [];
+
+  async copy(sourceUrl: string, key: string): Promise<TransferResult> {
+    this.copies.push({ sourceUrl, key });
+    return { bytes: 1_234_567, contentType: 'video/mp4' };
+  }
+}
+
+export class InMemoryKeys implements ApiKeyRepository {
+  readonly lookups: string[] = [];
+  constructor(private readonly records: ApiKeyRecord[]) {}
+
+  async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    this.lookups.push(keyHash);
+    return this.records.find((record) => record.key_hash === keyHash);
+  }
+}
+
+export class FakeLimiter implements RateLimiter {
+  readonly calls: { subject: string; limitPerSecond: number }[] = [];
+  decision: RateDecision = { allowed: true };
+
+  async consume(subject: string, limitPerSecond: number): Promise<RateDecision> {
+    this.calls.push({ subject, limitPerSecond });
+    return this.decision;
+  }
+}
+
+export class InMemoryAccounts implements AccountRepository {
+  constructor(private readonly records: AccountRecord[]) {}
+
+  async get(accountId: string): Promise<AccountRecord | undefined> {
+    return this.records.find((record) => record.account_id === accountId);
+  }
+}
+
+export class InMemoryCatalog implements ModelCatalog {
+  readonly calls: string[] = [];
+  constructor(private readonly models: VideoModel[]) {}
+
+  async list(): Promise<VideoModel[]> {
+    this.calls.push('list');
+    return [...this.models];
+  }
+
+  async findByNameOrId(value: string): Promise<VideoModel | undefined> {
+    this.calls.push(`findByNameOrId:${value}`);
+    return this.models.find((model) => model.record.name === value || model.record.id === value);
+  }
+
+  async findById(id: string): Promise<VideoModel | undefined> {
+    this.calls.push(`findById:${id}`);
+    return this.models.find((model) => model.record.id === id);
+  }
+}
+
+export class FakeWorkflow implements TaskWorkflow {
+  readonly started: string[] = [];
+  readonly stopped: { executionName: string; cause: string }[] = [];
+  startError: Error | undefined;
+  stopError: Error | undefined;
+
+  async start(taskId: string): Promise<void> {
+    if (this.startError) throw this.startError;
+    this.started.push(taskId);
+  }
+
+  async stop(executionName: string, cause: string): Promise<void> {
+    if (this.stopError) throw this.stopError;
+    this.stopped.push({ executionName, cause });
+  }
+}

@@ -1,0 +1,424 @@
+/**
+ * Step 1 of a submit: the body in both forms (spec §4.1, DESIGN §3 rows 1–8) before any model is known.
+ * Every rejection must be an InvalidRequestError (400) whose message names the offending field.
+ */
+import { describe, expect, it } from 'vitest';
+import { codePointLength, parseGenerationBody } from '../../functions/core/generation-request.js';
+import { RATIOS, RESOLUTIONS } from '../../functions/core/generation-options.js';
+import { invalidRequest } from './support.js';
+
+const MODEL_UUID = '6f1c2a0e-5b7d-4c1e-9a3f-0d2b8e4c7a11';
+const BASE = { model: 'seedance-1.5-pro', prompt: 'A red fox trots through fresh snow' };
+const IMAGE = 'https://cdn.example.com/ref/fox.png';
+
+const parse = (fields: Record<string, unknown> = {}) => parseGenerationBody({ ...BASE, ...fields });
+
+/** Expects a 400 whose message matches `message` (which names the field). */
+function rejects(body: unknown, message: RegExp | string): void {
+  const error = invalidRequest(() => parseGenerationBody(body));
+  expect(error.message).toMatch(message);
+}
+
+/** A URL of exactly `length` characters. */
+function urlOfLength(length: number): string {
+  const prefix = 'https://cdn.example.com/';
+  return prefix + 'a'.repeat(length - prefix.length);
+}
+
+describe('the model: exactly one of model, model_id, modelId (row 1)', () => {
+  it('model names the model by its name', () => {
+    expect(parse().model).toEqual({ by: 'name-or-id', value: 'seedance-1.5-pro' });
+  });
+
+  it('model also accepts an id, looked up by name or id', () => {
+    expect(parseGenerationBody({ model: MODEL_UUID, prompt: 'p' }).model).toEqual({
+      by: 'name-or-id',
+      value: MODEL_UUID,
+    });
+  });
+
+  it('model is trimmed', () => {
+    expect(parseGenerationBody({ model: '  seedance-1.5-pro ', prompt: 'p' }).model.value).toBe('seedance-1.5-pro');
+  });
+
+  it('model_id (Form A) gives the id and keeps Form A', () => {
+    const body = parseGenerationBody({ model_id: MODEL_UUID, prompt: 'p' });
+    expect(body.model).toEqual({ by: 'id', value: MODEL_UUID });
+    expect(body.form).toBe('A');
+  });
+
+  it('modelId (Form B) gives the id and makes the request Form B', () => {
+    const body = parseGenerationBody({ modelId: MODEL_UUID, prompt: 'p' });
+    expect(body.model).toEqual({ by: 'id', value: MODEL_UUID });
+    expect(body.form).toBe('B');
+  });
+
+  it('a null spelling counts as absent', () => {
+    const body = parseGenerationBody({ model: null, model_id: MODEL_UUID, modelId: null, prompt: 'p' });
+    expect(body.model).toEqual({ by: 'id', value: MODEL_UUID });
+  });
+
+  it('none of the three → 400 naming all three', () => {
+    rejects({ prompt: 'p' }, /model is required.*model, model_id or modelId/);
+  });
+
+  it.each([
+    [{ model: 'seedance-1.5-pro', model_id: MODEL_UUID }, 'model and model_id'],
+    [{ model: 'seedance-1.5-pro', modelId: MODEL_UUID }, 'model and modelId'],
+    [{ model_id: MODEL_UUID, modelId: MODEL_UUID }, 'model_id and modelId'],
+    [{ model: 'seedance-1.5-pro', model_id: MODEL_UUID, modelId: MODEL_UUID }, 'model and model_id and modelId'],
+  ])('two or more of them (%j) → 400', (fields, named) => {
+    rejects({ prompt: 'p', ...fields }, `send only one of model, model_id or modelId (got ${named})`);
+  });
+
+  it.each(['model_id', 'modelId'])('%s must be a UUID', (field) => {
+    rejects({ prompt: 'p', [field]: 'seedance-1.5-pro' }, `${field}: must be a UUID`);
+    rejects({ prompt: 'p', [field]: `${MODEL_UUID}0` }, `${field}: must be a UUID`);
+    rejects({ prompt: 'p', [field]: 42 }, `${field}: must be a string`);
+  });
+
+  it.each(['', '   '])('model %j is empty → 400', (model) => {
+    rejects({ prompt: 'p', model }, 'model: must not be empty');
+  });
+
+  it('model must be a string', () => {
+    rejects({ prompt: 'p', model: 7 }, 'model: must be a string');
+  });
+});
+
+describe('both spellings of every field (row 1)', () => {
+  const spellings = [
+    { snake: 'image_urls', camel: 'imageUrls', key: 'imageUrls', value: [IMAGE] },
+    { snake: 'video_urls', camel: 'videoUrls', key: 'videoUrls', value: ['https://cdn.example.com/ref/a.mp4'] },
+    { snake: 'audio_urls', camel: 'audioUrls', key: 'audioUrls', value: ['http://cdn.example.com/ref/a.mp3'] },
+    { snake: 'webhook_url', camel: 'webhookUrl', key: 'webhookUrl', value: 'https://hooks.example.com/done' },
+    { snake: 'generate_audio', camel: 'generateAudio', key: 'generateAudio', value: false },
+  ] as const;
+
+  describe.each(spellings)('$snake / $camel', ({ snake, camel, key, value }) => {
+    it(`${snake} is read (Form A)`, () => {
+      const body = parse({ [snake]: value });
+      expect(body[key]).toEqual(value);
+      expect(body.form).toBe('A');
+    });
+
+    it(`${camel} is read (Form B)`, () => {
+      const body = parse({ [camel]: value });
+      expect(body[key]).toEqual(value);
+      expect(body.form).toBe('B');
+    });
+
+    it('both spellings in one request → 400 naming both', () => {
+      rejects({ ...BASE, [snake]: value, [camel]: value }, `${snake} and ${camel} are two spellings of one field`);
+    });
+
+    it('one spelling null and the other set is not a conflict', () => {
+      expect(parse({ [snake]: null, [camel]: value })[key]).toEqual(value);
+      expect(parse({ [snake]: value, [camel]: null })[key]).toEqual(value);
+    });
+  });
+
+  it('seed has one spelling and does not change the form', () => {
+    const body = parse({ seed: 42 });
+    expect(body.seed).toBe(42);
+    expect(body.form).toBe('A');
+  });
+
+  it('a Form B body with every camelCase field', () => {
+    const body = parseGenerationBody({
+      modelId: MODEL_UUID,
+      prompt: 'p',
+      ratio: '9:16',
+      resolution: '4k',
+      duration: 30,
+      imageUrls: [IMAGE],
+      videoUrls: ['https://cdn.example.com/v.mp4'],
+      audioUrls: ['https://cdn.example.com/a.wav'],
+      webhookUrl: 'https://hooks.example.com/b',
+      generateAudio: true,
+      seed: 7,
+    });
+    expect(body).toEqual({
+      form: 'B',
+      model: { by: 'id', value: MODEL_UUID },
+      prompt: 'p',
+      resolution: '4k',
+      durationSeconds: 30,
+      ratio: '9:16',
+      imageUrls: [IMAGE],
+      videoUrls: ['https://cdn.example.com/v.mp4'],
+      audioUrls: ['https://cdn.example.com/a.wav'],
+      seed: 7,
+      webhookUrl: 'https://hooks.example.com/b',
+      generateAudio: true,
+    });
+  });
+
+  it('optional fields left out stay unset (defaults come with the model) and lists are empty', () => {
+    expect(parse()).toEqual({
+      form: 'A',
+      model: { by: 'name-or-id', value: 'seedance-1.5-pro' },
+      prompt: BASE.prompt,
+      resolution: undefined,
+      durationSeconds: undefined,
+      ratio: undefined,
+      imageUrls: [],
+      videoUrls: [],
+      audioUrls: [],
+      seed: undefined,
+      webhookUrl: undefined,
+      generateAudio: undefined,
+    });
+  });
+});
+
+describe('which form (row 2)', () => {
+  it('a body with only snake_case fields is Form A', () => {
+    const body = parse({
+      resolution: '720p',
+      duration: 10,
+      ratio: '1:1',
+      image_urls: [IMAGE],
+      webhook_url: 'https://hooks.example.com/a',
+      generate_audio: true,
+      seed: -1,
+    });
+    expect(body.form).toBe('A');
+  });
+
+  it.each([
+    ['modelId', MODEL_UUID],
+    ['imageUrls', [IMAGE]],
+    ['videoUrls', []],
+    ['audioUrls', []],
+    ['webhookUrl', 'https://hooks.example.com/b'],
+    ['generateAudio', false],
+  ])('any camelCase field (%s) makes it Form B', (field, value) => {
+    const fields: Record<string, unknown> = { prompt: 'p', [field]: value };
+    if (field !== 'modelId') fields.model = 'seedance-1.5-pro';
+    expect(parseGenerationBody(fields).form).toBe('B');
+  });
+
+  it('a camelCase field sent as null does not make it Form B', () => {
+    expect(parse({ imageUrls: null, webhookUrl: null }).form).toBe('A');
+  });
+
+  it('snake_case and camelCase of different fields mix (Form B, both read)', () => {
+    const body = parse({ image_urls: [IMAGE], webhookUrl: 'https://hooks.example.com/b' });
+    expect(body.form).toBe('B');
+    expect(body.imageUrls).toEqual([IMAGE]);
+    expect(body.webhookUrl).toBe('https://hooks.example.com/b');
+  });
+});
+
+describe('prompt: 1 to 20480 Unicode code points, required (row 7)', () => {
+  it.each([
+    ['one character', 'a'],
+    ['20480 ASCII characters', 'a'.repeat(20480)],
+    ['20480 emoji (40960 UTF-16 units)', '😀'.repeat(20480)],
+    ['20479 ASCII + one emoji', `${'a'.repeat(20479)}🦊`],
+    ['CJK text', '一只红狐狸在雪中小跑'],
+  ])('accepts %s', (_label, prompt) => {
+    expect(parse({ prompt }).prompt).toBe(prompt);
+  });
+
+  it.each([
+    ['20481 ASCII characters', 'a'.repeat(20481)],
+    ['20481 emoji', '😀'.repeat(20481)],
+    ['20480 ASCII + one emoji', `${'a'.repeat(20480)}🦊`],
+  ])('rejects %s', (_label, prompt) => {
+    rejects({ ...BASE, prompt }, 'prompt: must be at most 20480 characters');
+  });
+
+  it.each([
+    ['empty', ''],
+    ['blank', ' \n\t  '],
+  ])('rejects an %s prompt', (_label, prompt) => {
+    rejects({ ...BASE, prompt }, 'prompt: must not be empty');
+  });
+
+  it('rejects a missing prompt', () => {
+    rejects({ model: 'seedance-1.5-pro' }, /^prompt: /);
+  });
+
+  it.each([null, 42, ['a'], { text: 'a' }])('rejects a prompt that is not a string (%j)', (prompt) => {
+    rejects({ ...BASE, prompt }, 'prompt: is required and must be a string');
+  });
+
+  it('codePointLength counts code points, not UTF-16 units', () => {
+    expect(codePointLength('')).toBe(0);
+    expect(codePointLength('abc')).toBe(3);
+    expect(codePointLength('😀')).toBe(1);
+    expect('😀'.length).toBe(2);
+    expect(codePointLength('a😀b𝄞')).toBe(4);
+  });
+});
+
+describe('duration: integer seconds 5..30 (row 3)', () => {
+  it.each([5, 6, 12, 15, 29, 30])('accepts %s', (duration) => {
+    expect(parse({ duration }).durationSeconds).toBe(duration);
+  });
+
+  it.each([4, 31, 0, -5, 5.5, 14.999, '10', true, [10]])('rejects %j', (duration) => {
+    rejects({ ...BASE, duration }, /^duration: must be/);
+  });
+
+  it('names the bounds', () => {
+    rejects({ ...BASE, duration: 4 }, 'duration: must be between 5 and 30');
+    rejects({ ...BASE, duration: 31 }, 'duration: must be between 5 and 30');
+    rejects({ ...BASE, duration: 5.5 }, 'duration: must be an integer number of seconds');
+  });
+
+  it('null is treated as absent', () => {
+    expect(parse({ duration: null }).durationSeconds).toBeUndefined();
+    expect(parse().durationSeconds).toBeUndefined();
+  });
+});
+
+describe('resolution and ratio enums (rows 4 and 5)', () => {
+  it.each(RESOLUTIONS)('resolution %s is accepted', (resolution) => {
+    expect(parse({ resolution }).resolution).toBe(resolution);
+  });
+
+  it.each(['720P', '360p', '8k', '1440p', '', 720])('resolution %j is rejected', (resolution) => {
+    rejects({ ...BASE, resolution }, 'resolution: must be one of 480p, 720p, 1080p, 2k, 4k');
+  });
+
+  it.each(RATIOS)('ratio %s is accepted', (ratio) => {
+    expect(parse({ ratio }).ratio).toBe(ratio);
+  });
+
+  it.each(['2:1', '16/9', '16:10', '', 1.77])('ratio %j is rejected', (ratio) => {
+    rejects({ ...BASE, ratio }, 'ratio: must be one of 16:9, 4:3, 1:1, 3:4, 9:16, 21:9');
+  });
+
+  it('null resolution and ratio are treated as absent', () => {
+    const body = parse({ resolution: null, ratio: null });
+    expect(body.resolution).toBeUndefined();
+    expect(body.ratio).toBeUndefined();
+  });
+});
+
+describe.each([
+  { snake: 'image_urls', camel: 'imageUrls', key: 'imageUrls', max: 9 },
+  { snake: 'video_urls', camel: 'videoUrls', key: 'videoUrls', max: 3 },
+  { snake: 'audio_urls', camel: 'audioUrls', key: 'audioUrls', max: 3 },
+] as const)('references $snake / $camel: at most $max http(s) URLs (row 6)', ({ snake, camel, key, max }) => {
+  const urls = (count: number) => Array.from({ length: count }, (_, i) => `https://cdn.example.com/ref/${i}`);
+
+  it.each([snake, camel])(`%s accepts 0, 1 and ${max} URLs`, (field) => {
+    for (const count of [0, 1, max]) expect(parse({ [field]: urls(count) })[key]).toEqual(urls(count));
+  });
+
+  it.each([snake, camel])(`%s rejects ${max + 1} URLs`, (field) => {
+    rejects({ ...BASE, [field]: urls(max + 1) }, `${field}: must hold at most ${max} URLs`);
+  });
+
+  it.each([
+    'ftp://cdn.example.com/ref/a',
+    'javascript:alert(1)',
+    '/relative/ref.png',
+    'ref.png',
+    'cdn.example.com/ref.png',
+    'file:///etc/passwd',
+    'data:image/png;base64,AAAA',
+    'mailto:someone@example.com',
+    'http://',
+    'https://',
+    '',
+  ])(`rejects %j, naming the list and the index`, (bad) => {
+    rejects({ ...BASE, [snake]: [IMAGE, bad] }, `${snake}[1]: must be an absolute http or https URL`);
+    rejects({ ...BASE, [camel]: [bad] }, `${camel}[0]: must be an absolute http or https URL`);
+  });
+
+  it('accepts http and https', () => {
+    const list = ['http://cdn.example.com/a', 'https://cdn.example.com:8443/a?x=1#y'];
+    expect(parse({ [snake]: list })[key]).toEqual(list);
+  });
+
+  it('a URL may be 2048 characters long, not 2049', () => {
+    expect(parse({ [snake]: [urlOfLength(2048)] })[key]).toEqual([urlOfLength(2048)]);
+    rejects({ ...BASE, [snake]: [urlOfLength(2049)] }, `${snake}[0]: must be at most 2048 characters`);
+  });
+
+  it('entries must be strings and the field an array', () => {
+    rejects({ ...BASE, [snake]: [42] }, `${snake}[0]: must be a string URL`);
+    rejects({ ...BASE, [camel]: IMAGE }, `${camel}: must be an array of URLs`);
+  });
+
+  it('null is treated as absent', () => {
+    expect(parse({ [snake]: null })[key]).toEqual([]);
+  });
+});
+
+describe('seed: integer -1..4294967295 (row 8)', () => {
+  it.each([-1, 0, 1, 42, 2 ** 31, 4294967295])('accepts %s', (seed) => {
+    expect(parse({ seed }).seed).toBe(seed);
+  });
+
+  it.each([-2, 4294967296, 1.5, '7', true])('rejects %j', (seed) => {
+    rejects({ ...BASE, seed }, /^seed: must be/);
+  });
+
+  it('names the bounds', () => {
+    rejects({ ...BASE, seed: -2 }, 'seed: must be between -1 and 4294967295');
+    rejects({ ...BASE, seed: 4294967296 }, 'seed: must be between -1 and 4294967295');
+  });
+
+  it('null is treated as absent', () => {
+    expect(parse({ seed: null }).seed).toBeUndefined();
+  });
+});
+
+describe.each(['webhook_url', 'webhookUrl'])('%s', (field) => {
+  it.each(['https://hooks.example.com/video-done', 'http://hooks.example.com:8080/cb?token=abc'])(
+    'accepts %s',
+    (url) => {
+      expect(parse({ [field]: url }).webhookUrl).toBe(url);
+    },
+  );
+
+  it.each(['ftp://hooks.example.com/cb', 'javascript:alert(1)', '/callback', 'hooks.example.com/cb', ''])(
+    'rejects %j',
+    (url) => {
+      rejects({ ...BASE, [field]: url }, `${field}: must be an absolute http or https URL`);
+    },
+  );
+
+  it('rejects a URL longer than 2048 characters', () => {
+    expect(parse({ [field]: urlOfLength(2048) }).webhookUrl).toBe(urlOfLength(2048));
+    rejects({ ...BASE, [field]: urlOfLength(2049) }, `${field}: must be at most 2048 characters`);
+  });
+
+  it('rejects a non-string', () => {
+    rejects({ ...BASE, [field]: 42 }, `${field}: must be a string URL`);
+  });
+});
+
+describe.each(['generate_audio', 'generateAudio'])('%s', (field) => {
+  it.each([true, false])('accepts %s', (value) => {
+    expect(parse({ [field]: value }).generateAudio).toBe(value);
+  });
+
+  it.each(['true', 1, 0, 'yes'])('rejects %j', (value) => {
+    rejects({ ...BASE, [field]: value }, `${field}: must be true or false`);
+  });
+});
+
+describe('the body itself', () => {
+  it.each([
+    ['an array', [BASE]],
+    ['a string', JSON.stringify(BASE)],
+    ['null', null],
+    ['undefined', undefined],
+    ['a number', 42],
+    ['a boolean', true],
+  ])('rejects %s', (_label, body) => {
+    rejects(body, 'request body must be a JSON object');
+  });
+
+  it('reports the first problem when several fields are wrong', () => {
+    const error = invalidRequest(() => parseGenerationBody({ model: 'm', prompt: '', duration: 99 }));
+    expect(error.message).toMatch(/^(prompt|duration): /);
+  });
+});
