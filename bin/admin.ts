@@ -20,6 +20,10 @@ const USAGE = `Usage: npm run --silent admin -- <command> [options]
   key:disable --key bc_…                            disable a key (requests with it get 401)
   balance:topup --account ID --amount YUAN          add to an account's balance
   models:seed [--file PATH]                         write the model catalog (default lib/seed/model-catalog.json)
+  webhook:secret --account ID                       the account's webhook signing secret (whsec_…, alone on the
+                                                    last line), created if it has none
+  webhook:rotate --account ID                       a new webhook secret (alone on the last line); the old one
+                                                    keeps signing too for 24 h
 
 Target: the running local stack (npm start), or AWS when TABLE_PREFIX (or ACCOUNTS_TABLE, …) is set.`;
 
@@ -91,6 +95,22 @@ async function run(command: string | undefined): Promise<void> {
         const file = values.file ?? join(REPOSITORY_ROOT, 'lib/seed/model-catalog.json');
         const count = await store.seedModels(JSON.parse(readFileSync(file, 'utf8')));
         console.log(`wrote ${count} models from ${file}`);
+        break;
+      }
+      case 'webhook:secret': {
+        const secret = await store.webhookSecret(required('account'));
+        console.error(`webhook signing secret of account ${values.account} (Standard Webhooks, ${target.where}):`);
+        console.log(secret);
+        break;
+      }
+      case 'webhook:rotate': {
+        const { secret, previousUntil } = await store.rotateWebhookSecret(required('account'));
+        console.error(
+          previousUntil
+            ? `rotated; the previous secret also signs until ${previousUntil}. New secret:`
+            : 'the account had no secret; created:',
+        );
+        console.log(secret);
         break;
       }
       default:

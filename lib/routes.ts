@@ -14,6 +14,12 @@ export interface RouteDefinition {
 export const API_ROUTES: readonly RouteDefinition[] = [
   { id: 'SubmitTask', method: 'POST', path: '/api/v1/video/generate', entry: 'functions/http/submit-task.ts' },
   { id: 'GetTask', method: 'GET', path: '/api/v1/video/tasks/{id}', entry: 'functions/http/get-task.ts' },
+  {
+    id: 'CancelTask',
+    method: 'POST',
+    path: '/api/v1/video/tasks/{id}/cancel',
+    entry: 'functions/http/cancel-task.ts',
+  },
   { id: 'GetBalance', method: 'GET', path: '/api/v1/account/balance', entry: 'functions/http/get-balance.ts' },
   { id: 'ListModels', method: 'GET', path: '/api/v1/models', entry: 'functions/http/list-models.ts' },
 ];
@@ -36,8 +42,17 @@ export const WORKFLOW_FUNCTIONS: readonly WorkflowFunctionDefinition[] = [
   { id: 'FailAndRefund', aslToken: 'FailAndRefundFunctionArn', entry: 'functions/workflow/fail-and-refund.ts' },
 ];
 
+/** Functions run on a schedule (EventBridge in AWS; timers in the local stack). */
+export const SCHEDULED_FUNCTIONS = [
+  { id: 'ReconcileTasks', entry: 'functions/workflow/reconcile-tasks.ts', everyMinutes: 1 },
+] as const;
+
 /** ASL tokens that are not function ARNs. */
-export const ASL_RESOURCE_TOKENS = { tasksTable: 'TasksTableName' } as const;
+export const ASL_RESOURCE_TOKENS = {
+  tasksTable: 'TasksTableName',
+  /** URL of the webhook queue (WEBHOOK_QUEUE in resource-definitions.ts), for the states that send to it. */
+  webhookQueueUrl: 'WebhookQueueUrl',
+} as const;
 
 /** Compiles `/api/v1/video/tasks/{id}` into a matcher returning the path parameters. */
 export function matchPath(template: string, path: string): Record<string, string> | undefined {

@@ -21,7 +21,8 @@ import {
 export interface ArkVideoProviderOptions {
   /** Without the `/api/v3` suffix, e.g. `https://ark.ap-southeast.bytepluses.com`. */
   baseUrl: string;
-  apiKey: string;
+  /** The key, or a getter (e.g. a cached Secrets Manager read) resolved before each call. */
+  apiKey: string | (() => Promise<string>);
   /** Per call, covering connect, headers and body. Default 10 000. */
   requestTimeoutMs?: number;
   fetch?: typeof fetch;
@@ -193,6 +194,8 @@ export class ArkVideoProvider implements VideoProvider {
 
   async createJob(request: ProviderJobRequest): Promise<{ jobId: string }> {
     let answer: Answer;
+    // Read the key first: failing to read it means nothing was sent, which is safe to retry.
+    await this.authorization();
     try {
       answer = await this.send('POST', this.tasksUrl, toArkBody(request));
     } catch (error) {
@@ -244,6 +247,16 @@ export class ArkVideoProvider implements VideoProvider {
     throw new UpstreamRejectedError(`Ark refused to cancel ${status.state} task ${jobId}: ${upstreamMessage(answer)}`);
   }
 
+  private async authorization(): Promise<string> {
+    const { apiKey } = this.options;
+    if (typeof apiKey === 'string') return apiKey;
+    try {
+      return await apiKey();
+    } catch (error) {
+      throw new UpstreamTransientError(`could not read the Ark API key: ${(error as Error).message}`);
+    }
+  }
+
   private taskUrl(jobId: string): string {
     return `${this.tasksUrl}/${encodeURIComponent(jobId)}`;
   }
@@ -260,7 +273,7 @@ export class ArkVideoProvider implements VideoProvider {
   /** Throws only when no status line arrived; a body that breaks off later yields text ''. */
   private async send(method: string, url: string, body?: unknown): Promise<Answer> {
     const headers: Record<string, string> = {
-      Authorization: `Bearer ${this.options.apiKey}`,
+      Authorization: `Bearer ${await this.authorization()}`,
       Accept: 'application/json',
     };
     if (body !== undefined) headers['Content-Type'] = 'application/json';

@@ -1,7 +1,8 @@
 /** Tasks in DynamoDB. Every state change is conditional on the states allowed before it. */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TASKS_BY_STATUS_INDEX } from '../../lib/resource-definitions.js';
 import { AuthenticationError, InsufficientBalanceError, KeyQuotaExceededError } from '../core/api-error.js';
 import type { Charge, TaskRepository } from '../core/ports/task-repository.js';
 import type { TaskRecord } from '../core/task.js';
@@ -152,6 +153,50 @@ export class DynamoDbTaskRepository implements TaskRepository {
       ) {
         return false;
       }
+      throw error;
+    }
+  }
+
+  async *findStale(status: TaskStatus, updatedBefore: string): AsyncIterable<TaskRecord> {
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tables.tasks,
+          IndexName: TASKS_BY_STATUS_INDEX.name,
+          KeyConditionExpression: '#status = :status AND updated_at < :before',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': status, ':before': updatedBefore },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) yield item as TaskRecord;
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+  }
+
+  async recordExecution(taskId: string, executionName: string, now: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tables.tasks,
+          Key: { task_id: taskId },
+          UpdateExpression: 'SET execution_name = :name, updated_at = :now ADD restarts :one',
+          ConditionExpression: '#status IN (:pending, :running, :transferring)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':name': executionName,
+            ':now': now,
+            ':one': 1,
+            ':pending': 'pending',
+            ':running': 'running',
+            ':transferring': 'transferring',
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
   }

@@ -3,7 +3,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { Readable, Transform } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import type { SignedUrl, TransferResult, VideoTransfer, VideoUrlSigner } from '../core/ports/video-storage.js';
 import { VideoDownloadInterruptedError, VideoRejectedError } from '../core/workflow-errors.js';
@@ -51,7 +51,8 @@ export class HttpToS3VideoTransfer implements VideoTransfer {
       throw new VideoRejectedError(`the video is larger than ${this.options.maxBytes} bytes`);
     }
     const counter = new ByteCounter(this.options.maxBytes);
-    const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>).pipe(counter);
+    // pipeline, not pipe: a download that breaks must fail the upload (pipe would leave it waiting forever).
+    const body = pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), counter, () => {});
     const upload = new Upload({
       client: this.s3,
       params: { Bucket: this.bucket, Key: key, Body: body, ContentType: contentType },

@@ -11,8 +11,11 @@ import { DynamoDbAccountRepository, DynamoDbApiKeyRepository } from './dynamodb-
 import { DynamoDbModelCatalog } from './dynamodb-model-catalog.js';
 import { DynamoDbRateLimiter } from './dynamodb-rate-limiter.js';
 import { DynamoDbTaskRepository } from './dynamodb-task-repository.js';
+import type { VideoUrlSigner } from '../core/ports/video-storage.js';
+import { CloudFrontUrlSigner } from './cloudfront-url-signer.js';
 import { HttpToS3VideoTransfer, S3PresignedUrlSigner } from './s3-video-storage.js';
-import { StepFunctionsWorkflowStarter } from './sfn-workflow-starter.js';
+import { cachedSecret } from './secret-value.js';
+import { StepFunctionsTaskWorkflow } from './sfn-task-workflow.js';
 
 const DEFAULT_MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
 
@@ -41,12 +44,19 @@ export function modelCatalog() {
   return new DynamoDbModelCatalog(dynamoDocumentClient(), requireEnv(TABLES.models.envVar));
 }
 
-export function workflowStarter() {
-  return new StepFunctionsWorkflowStarter(sfnClient(), requireEnv('STATE_MACHINE_ARN'));
+export function taskWorkflow() {
+  return new StepFunctionsTaskWorkflow(sfnClient(), requireEnv('STATE_MACHINE_ARN'));
 }
 
-export function videoUrlSigner() {
-  return new S3PresignedUrlSigner(s3Client(), requireEnv(VIDEO_BUCKET.envVar));
+/** CloudFront-signed URLs in AWS (they outlive role credentials); S3 presigned URLs where no CDN is configured. */
+export function videoUrlSigner(): VideoUrlSigner {
+  const domain = optionalEnv('CLOUDFRONT_DOMAIN', '');
+  if (!domain) return new S3PresignedUrlSigner(s3Client(), requireEnv(VIDEO_BUCKET.envVar));
+  return new CloudFrontUrlSigner({
+    domain,
+    keyPairId: requireEnv('CLOUDFRONT_KEY_PAIR_ID'),
+    privateKey: cachedSecret(requireEnv('CLOUDFRONT_PRIVATE_KEY_SECRET_ARN')),
+  });
 }
 
 export function videoTransfer() {
@@ -56,11 +66,25 @@ export function videoTransfer() {
   });
 }
 
-export function videoProviders() {
+/** Upstream adapters by provider name; `requestTimeoutMs` short where a client is waiting. */
+export function videoProviders(requestTimeoutMs = 10_000) {
   return {
-    ark: new ArkVideoProvider({ baseUrl: requireEnv('ARK_BASE_URL'), apiKey: requireEnv('ARK_API_KEY') }),
+    ark: new ArkVideoProvider({
+      baseUrl: requireEnv('ARK_BASE_URL'),
+      apiKey: arkApiKey(),
+      requestTimeoutMs,
+    }),
   };
 }
+
+/** The Ark key: from Secrets Manager in AWS (ARK_API_KEY_SECRET_ARN), or plain where there is none (local). */
+function arkApiKey(): string | (() => Promise<string>) {
+  const secretArn = optionalEnv('ARK_API_KEY_SECRET_ARN', '');
+  return secretArn ? cachedSecret(secretArn) : requireEnv('ARK_API_KEY');
+}
+
+/** How long a status query waits for the upstream before answering from what it has. */
+export const LIVE_QUERY_TIMEOUT_MS = 2_000;
 
 /** Seconds between upstream polls: growing, the last value repeating (see poll-schedule.ts). */
 export function pollSchedule() {

@@ -3,6 +3,8 @@ import type { RequestForm } from './generation-request.js';
 import type { ResolvedGeneration } from './resolve-generation.js';
 import { unitsToYuan } from './money.js';
 import type { TaskStatus } from './task-status.js';
+import { webhookView } from './webhook.js';
+import type { WebhookState, WebhookView } from './webhook.js';
 
 export interface TaskRecord {
   task_id: string;
@@ -18,6 +20,10 @@ export interface TaskRecord {
   upstream_provider: string;
   upstream_model: string;
   upstream_job_id?: string;
+  /** The execution driving the task: the task id, or a new name after the reconciler restarted it. */
+  execution_name?: string;
+  /** How often the reconciler restarted the task's execution. */
+  restarts?: number;
   created_at: string;
   updated_at: string;
   /** ISO time after which a still-running generation fails as timed out. */
@@ -28,6 +34,13 @@ export interface TaskRecord {
   video_url?: string;
   video_url_expires_at?: string;
   refunded_at?: string;
+  /** Completion webhook delivery (functions/core/webhook.ts): set by its consumer, one write per attempt. */
+  webhook_state?: Exclude<WebhookState, 'pending'>;
+  webhook_attempts?: number;
+  webhook_last_status_code?: number | null;
+  webhook_last_error?: string | null;
+  webhook_last_attempt_at?: string;
+  webhook_delivered_at?: string;
 }
 
 /** The spec's Task object (plus a few additive fields), as the status endpoint returns it. */
@@ -42,6 +55,8 @@ export interface TaskView {
   model: string;
   result_url: string | null;
   video_url_expires_at: string | null;
+  /** Completion webhook delivery; null when the task has no webhook_url. */
+  webhook: WebhookView | null;
 }
 
 export function toTaskView(task: TaskRecord): TaskView {
@@ -53,10 +68,12 @@ export function toTaskView(task: TaskRecord): TaskView {
     cost: unitsToYuan(task.cost_units),
     created_at: task.created_at,
     finished_at: task.status === 'transferring' ? null : (task.finished_at ?? null),
-    error_message: task.status === 'failed' || task.status === 'refunded' ? (task.error_message ?? null) : null,
+    // DESIGN §3 row 11: null unless failed (a cancelled task is `refunded`, its reason is not an error).
+    error_message: task.status === 'failed' ? (task.error_message ?? null) : null,
     model: task.generation.modelName,
     result_url: videoUrl,
     video_url_expires_at: videoUrl ? (task.video_url_expires_at ?? null) : null,
+    webhook: webhookView(task),
   };
 }
 

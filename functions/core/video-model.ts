@@ -45,7 +45,8 @@ export const VideoModelRecordSchema = v.object({
   reference_kinds: v.array(v.picklist(REFERENCE_KINDS)),
   supports_audio: v.boolean(),
   /** The longest a generation may take before the task fails as timed out (issue 4: default 1 h). */
-  max_generation_seconds: v.pipe(v.number(), v.integer(), v.minValue(60)),
+  // At most 6 h: with polls capped at 60 s that is ~360 polls, far under Step Functions' 25,000 events.
+  max_generation_seconds: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(21_600)),
   upstream: v.object({ provider: v.picklist(['ark']), model: v.string() }),
 });
 export type VideoModelRecord = v.InferOutput<typeof VideoModelRecordSchema>;
@@ -87,9 +88,10 @@ export function toVideoModel(input: unknown): VideoModel {
 export function supportedResolutions(model: VideoModel): Resolution[] {
   const allowed = model.record.allowed_resolutions;
   return RESOLUTIONS.filter((resolution) => {
+    // A multiplier of 0 (or none) means unsupported (spec §2), whatever the billing mode.
     const multiplier = model.pricing.resolutionMultipliers[resolution];
-    if (model.record.billing_mode === 'per_call') return allowed ? allowed.includes(resolution) : true;
-    return multiplier !== undefined && !isZero(multiplier);
+    const priced = multiplier !== undefined && !isZero(multiplier);
+    return priced && (allowed === undefined || allowed.includes(resolution));
   });
 }
 

@@ -1,9 +1,25 @@
 /** GET /api/v1/video/tasks/{id} */
 import { getTask } from '../core/use-cases/get-task.js';
-import { taskRepository, videoUrlSigner } from '../adapters/service-dependencies.js';
+import { logger } from '../adapters/logger.js';
+import {
+  LIVE_QUERY_TIMEOUT_MS,
+  taskRepository,
+  videoProviders,
+  videoUrlSigner,
+} from '../adapters/service-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
 
-const deps = { tasks: taskRepository(), signer: videoUrlSigner(), now: () => new Date() };
+const deps = {
+  tasks: taskRepository(),
+  signer: videoUrlSigner(),
+  providers: videoProviders(LIVE_QUERY_TIMEOUT_MS),
+  now: () => new Date(),
+  onUpstreamError: (task: { task_id: string }, error: unknown) =>
+    logger.warn('live upstream status unavailable; answering from the stored task', {
+      task_id: task.task_id,
+      error: error as Error,
+    }),
+};
 
 export const handler = authenticatedRoute(async (event, caller) => {
   const { view, message } = await getTask(caller, event.pathParameters?.['id'], deps);

@@ -1,6 +1,7 @@
 /** State CompleteTask: sign the 24 h URL and move transferring → success with finished_at. */
 import * as v from 'valibot';
 import { completeTask } from '../core/use-cases/lifecycle-steps.js';
+import { webhookNotice } from '../core/use-cases/webhook-notice.js';
 import { taskRepository, videoUrlSigner } from '../adapters/service-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 
@@ -8,4 +9,7 @@ const deps = { tasks: taskRepository(), signer: videoUrlSigner(), now: () => new
 
 const Input = v.object({ task_id: taskId, video_key: v.pipe(v.string(), v.minLength(1)) });
 
-export const handler = stepHandler(Input, (input) => completeTask(input.task_id, input.video_key, deps));
+export const handler = stepHandler(Input, async (input) => ({
+  ...(await completeTask(input.task_id, input.video_key, deps)),
+  notify: await webhookNotice(input.task_id, 'success', deps.tasks),
+}));

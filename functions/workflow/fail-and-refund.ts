@@ -1,6 +1,7 @@
 /** State FailAndRefund: the task fails with a customer-readable reason and is refunded exactly once. */
 import * as v from 'valibot';
 import { failAndRefund } from '../core/use-cases/lifecycle-steps.js';
+import { webhookNotice } from '../core/use-cases/webhook-notice.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 
@@ -11,6 +12,7 @@ const Input = v.object({
   error: v.object({ Error: v.string(), Cause: v.optional(v.nullable(v.string()), null) }),
 });
 
-export const handler = stepHandler(Input, (input) =>
-  failAndRefund(input.task_id, { Error: input.error.Error, Cause: input.error.Cause ?? undefined }, deps),
-);
+export const handler = stepHandler(Input, async (input) => ({
+  ...(await failAndRefund(input.task_id, { Error: input.error.Error, Cause: input.error.Cause ?? undefined }, deps)),
+  notify: await webhookNotice(input.task_id, 'failed', deps.tasks),
+}));

@@ -1,6 +1,7 @@
 /** State PollUpstream: ask the upstream how the job is doing; enforce the task's deadline. */
 import * as v from 'valibot';
 import { pollUpstreamJob } from '../core/use-cases/lifecycle-steps.js';
+import { withFinalNotice } from '../core/use-cases/webhook-notice.js';
 import { pollSchedule, taskRepository, videoProviders } from '../adapters/service-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 
@@ -17,4 +18,6 @@ const Input = v.object({
   attempt: v.pipe(v.number(), v.integer(), v.minValue(0)),
 });
 
-export const handler = stepHandler(Input, (input) => pollUpstreamJob(input.task_id, input.job_id, input.attempt, deps));
+export const handler = stepHandler(Input, async (input) =>
+  withFinalNotice(input.task_id, await pollUpstreamJob(input.task_id, input.job_id, input.attempt, deps), deps.tasks),
+);

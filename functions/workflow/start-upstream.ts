@@ -1,6 +1,7 @@
 /** State StartUpstream: create the upstream job once (or reuse the stored one) and move to running. */
 import * as v from 'valibot';
 import { startUpstreamJob } from '../core/use-cases/lifecycle-steps.js';
+import { withFinalNotice } from '../core/use-cases/webhook-notice.js';
 import { pollSchedule, taskRepository, videoProviders } from '../adapters/service-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 
@@ -11,4 +12,6 @@ const deps = {
   now: () => new Date(),
 };
 
-export const handler = stepHandler(v.object({ task_id: taskId }), (input) => startUpstreamJob(input.task_id, deps));
+export const handler = stepHandler(v.object({ task_id: taskId }), async (input) =>
+  withFinalNotice(input.task_id, await startUpstreamJob(input.task_id, deps), deps.tasks),
+);

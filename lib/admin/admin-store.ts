@@ -10,6 +10,11 @@ import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../functions/
 import { unitsToYuan, yuanToUnits } from '../../functions/core/money.js';
 import type { ApiKeyRecord } from '../../functions/core/ports/accounts.js';
 import { toVideoModel } from '../../functions/core/video-model.js';
+import {
+  AccountNotFoundError,
+  ConcurrentRotationError,
+  DynamoDbWebhookSecrets,
+} from '../../functions/adapters/dynamodb-webhooks.js';
 import type { TableId } from '../resource-definitions.js';
 
 export class AdminError extends Error {
@@ -135,6 +140,31 @@ export class AdminStore {
       return unitsToYuan(Number(Attributes?.['balance_units']));
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) throw new AdminError(`account ${accountId} does not exist`);
+      throw error;
+    }
+  }
+
+  /** The account's current webhook signing secret (`whsec_…`), created if it has none yet. */
+  async webhookSecret(accountId: string): Promise<string> {
+    return this.webhookSecrets(() =>
+      new DynamoDbWebhookSecrets(this.db, this.tables.accounts).currentSecret(accountId),
+    );
+  }
+
+  /** A new webhook secret; the previous one keeps signing too until `previousUntil` (24 h). */
+  async rotateWebhookSecret(accountId: string): Promise<{ secret: string; previousUntil: string | null }> {
+    return this.webhookSecrets(() =>
+      new DynamoDbWebhookSecrets(this.db, this.tables.accounts).rotate(accountId, this.now()),
+    );
+  }
+
+  private async webhookSecrets<T>(action: () => Promise<T>): Promise<T> {
+    try {
+      return await action();
+    } catch (error) {
+      if (error instanceof AccountNotFoundError || error instanceof ConcurrentRotationError) {
+        throw new AdminError(error.message);
+      }
       throw error;
     }
   }

@@ -71,13 +71,28 @@ export async function startS3AndSqs(s3Dir: string | undefined): Promise<Fauxqs> 
 /** Creates the tables (and TTL) from the shared definitions; existing tables are left as they are. */
 export async function createTables(client: DynamoDBClient, names: Record<TableId, string>): Promise<void> {
   for (const [id, definition] of Object.entries(TABLES) as [TableId, (typeof TABLES)[TableId]][]) {
+    const indexes = 'indexes' in definition ? definition.indexes : [];
+    const attributes = new Set<string>([definition.partitionKey]);
+    for (const index of indexes) [index.partitionKey, index.sortKey].forEach((name) => attributes.add(name));
     try {
       await client.send(
         new CreateTableCommand({
           TableName: names[id],
           BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [{ AttributeName: definition.partitionKey, AttributeType: 'S' }],
+          AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
           KeySchema: [{ AttributeName: definition.partitionKey, KeyType: 'HASH' }],
+          ...(indexes.length > 0
+            ? {
+                GlobalSecondaryIndexes: indexes.map((index) => ({
+                  IndexName: index.name,
+                  KeySchema: [
+                    { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+                    { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+                  ],
+                  Projection: { ProjectionType: 'ALL' as const },
+                })),
+              }
+            : {}),
         }),
       );
       if ('ttlAttribute' in definition) {

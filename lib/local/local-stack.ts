@@ -13,14 +13,23 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { AdminStore } from '../admin/admin-store.js';
-import { physicalNames, resourceEnvironment, STATE_MACHINE } from '../resource-definitions.js';
-import { API_ROUTES, ASL_RESOURCE_TOKENS, DEFAULT_ROUTE, WORKFLOW_FUNCTIONS } from '../routes.js';
+import {
+  DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS,
+  parseWebhookRetrySchedule,
+  webhookMaxAttempts,
+} from '../../functions/core/webhook.js';
+import { physicalNames, resourceEnvironment, STATE_MACHINE, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import { API_ROUTES, ASL_RESOURCE_TOKENS, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { startApiGatewayServer } from './api-gateway-server.js';
 import type { HttpHandler } from './api-gateway-server.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from './emulators.js';
 import { LOCAL_ACCOUNT as ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { lambdaContext } from './lambda-context.js';
+import { createWebhookQueues } from './local-queues.js';
+import type { WebhookQueues } from './local-queues.js';
+import { startSqsEventSource } from './sqs-event-source.js';
+import type { SqsHandler } from './sqs-event-source.js';
 import { startLocalStepFunctions } from './step-functions-server.js';
 import type { LocalStepFunctions } from './step-functions-server.js';
 import { startUpstreamSimulator } from './upstream-simulator.js';
@@ -43,6 +52,8 @@ export interface LocalStackOptions {
   /** Plaintext of the demo account's key; when absent a random one is made (or reused from dataDir). */
   demoApiKey?: string;
   demoBalanceYuan?: string;
+  /** How often the reconciler looks for stuck tasks. Default 30 s. */
+  reconcileIntervalMs?: number;
 }
 
 export interface LocalStack {
@@ -54,6 +65,8 @@ export interface LocalStack {
   db: DynamoDBDocumentClient;
   stepFunctions: LocalStepFunctions;
   upstream: UpstreamSimulator;
+  /** The webhook queue (consumed in-process, as Lambda's event source would) and its dead-letter queue. */
+  webhookQueues: WebhookQueues;
   stop(): Promise<void>;
 }
 
@@ -68,7 +81,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(dynamo.stop);
     const fauxqs = await startS3AndSqs(options.dataDir && join(options.dataDir, 's3'));
     stoppers.push(fauxqs.stop);
-    const upstream = await startUpstreamSimulator({ ...options.upstream, apiKey: UPSTREAM_API_KEY });
+    const upstream = await startUpstreamSimulator({
+      ...options.upstream,
+      apiKey: UPSTREAM_API_KEY,
+      ...(options.dataDir ? { stateFile: join(options.dataDir, 'upstream-jobs.json') } : {}),
+    });
     stoppers.push(() => upstream.close());
 
     const names = physicalNames(options.prefix ?? 'vgs-local');
@@ -79,12 +96,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(async () => [dynamoClient, s3, sqs].forEach((client) => client.destroy()));
     await createTables(dynamoClient, names.tables);
     await createBucket(s3, names.videoBucket);
+    const webhookSchedule = parseWebhookRetrySchedule(
+      options.environment?.['WEBHOOK_RETRY_SCHEDULE_SECONDS'] ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS.join(','),
+    );
+    const webhookQueues = await createWebhookQueues(sqs, fauxqs.endpoint, names, webhookMaxAttempts(webhookSchedule));
 
     const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${ACCOUNT}:stateMachine:${names.stateMachine}`;
     const functionArn = (id: string) =>
       `arn:aws:lambda:${LOCAL_REGION}:${ACCOUNT}:function:${names.stateMachine}-${id}`;
     const stepFunctions = await startLocalStepFunctions({
-      definition: loadDefinition(names, functionArn),
+      definition: loadDefinition(names, functionArn, webhookQueues.queue.url),
       stateMachineArn,
       lambdaHandlers: Object.fromEntries(
         WORKFLOW_FUNCTIONS.map((fn) => [functionArn(fn.id), lazyStepHandler(fn.entry, fn.id)]),
@@ -94,7 +115,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     stoppers.push(async () => {
       await stepFunctions.close();
-      await stepFunctions.idle();
+      // A handler stuck in I/O must not hold the shutdown hostage.
+      await Promise.race([stepFunctions.idle(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
     });
 
     Object.assign(process.env, {
@@ -111,6 +133,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ARK_API_KEY: UPSTREAM_API_KEY,
       POLL_SCHEDULE_SECONDS: options.pollScheduleSeconds ?? '1',
       POWERTOOLS_SERVICE_NAME: 'video-generation',
+      [WEBHOOK_QUEUE.envVar]: webhookQueues.queue.url,
+      // Developers receive webhooks on 127.0.0.1; every other private range stays refused.
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
       ...resourceEnvironment(names),
       ...options.environment,
     });
@@ -131,6 +156,32 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     stoppers.push(api.close);
 
+    // The scheduled reconciler, locally: once now (executions live in memory, so after a restart every
+    // task in flight has lost its execution), then periodically like the one-minute schedule in AWS.
+    const reconcile = await loadHandler<(event: unknown, context: Context) => Promise<unknown>>(
+      SCHEDULED_FUNCTIONS[0].entry,
+    );
+    const runReconcile = (minAgeSeconds?: number) =>
+      reconcile(minAgeSeconds === undefined ? {} : { minAgeSeconds }, lambdaContext('ReconcileTasks')).catch(
+        (error: unknown) => console.error('reconcile failed:', error),
+      );
+    await runReconcile(0);
+    const reconcileTimer = setInterval(() => void runReconcile(), options.reconcileIntervalMs ?? 30_000);
+    reconcileTimer.unref();
+    stoppers.push(async () => clearInterval(reconcileTimer));
+
+    // Lambda's SQS event source, locally: pushed last so it stops first, before the queues and tables go.
+    const webhookConsumer = startSqsEventSource({
+      sqs,
+      queueUrl: webhookQueues.queue.url,
+      queueArn: webhookQueues.queue.arn,
+      handler: () => loadHandler<SqsHandler>(WEBHOOK_QUEUE.consumer.entry),
+      functionName: `${names.stateMachine}-${WEBHOOK_QUEUE.consumer.id}`,
+      timeoutMs: WEBHOOK_QUEUE.consumer.timeoutSeconds * 1000,
+      batchSize: WEBHOOK_QUEUE.consumer.batchSize,
+    });
+    stoppers.push(webhookConsumer.stop);
+
     return {
       baseUrl: api.url,
       demo,
@@ -146,6 +197,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       db,
       stepFunctions,
       upstream,
+      webhookQueues,
       stop: stopAll,
     };
   } catch (error) {
@@ -154,8 +206,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 }
 
-function loadDefinition(names: ReturnType<typeof physicalNames>, functionArn: (id: string) => string) {
-  const substitutions: Record<string, string> = { [ASL_RESOURCE_TOKENS.tasksTable]: names.tables.tasks };
+function loadDefinition(
+  names: ReturnType<typeof physicalNames>,
+  functionArn: (id: string) => string,
+  webhookQueueUrl: string,
+) {
+  const substitutions: Record<string, string> = {
+    [ASL_RESOURCE_TOKENS.tasksTable]: names.tables.tasks,
+    [ASL_RESOURCE_TOKENS.webhookQueueUrl]: webhookQueueUrl,
+  };
   for (const fn of WORKFLOW_FUNCTIONS) substitutions[fn.aslToken] = functionArn(fn.id);
   const text = readFileSync(join(REPOSITORY_ROOT, STATE_MACHINE.definitionFile), 'utf8').replace(
     /\$\{(\w+)\}/g,

@@ -11,6 +11,7 @@
  * Only node:http: the simulator must start in a plain `tsx` process with no extra dependencies.
  */
 import { randomBytes, randomInt } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -26,6 +27,11 @@ export interface UpstreamSimulatorOptions {
   runningMs?: number;
   /** When set, task routes require `Authorization: Bearer <apiKey>` (401 otherwise). */
   apiKey?: string;
+  /**
+   * When set, jobs are kept in this JSON file and reloaded on start: the real upstream outlives a crash
+   * of our service, so the simulated one must too (crash-recovery tests rely on it).
+   */
+  stateFile?: string;
 }
 
 export type SimulatedStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
@@ -68,6 +74,8 @@ interface Behaviour {
   /** GET answers 404 right after creation, as if the upstream lost the task. */
   lost: boolean;
   download: 'ok' | 'broken' | 'not-video';
+  /** POST answers 400, as Ark does for a prompt its input moderation refuses. */
+  rejectCreate: boolean;
 }
 
 const DEFAULT_BEHAVIOUR: Behaviour = {
@@ -76,6 +84,7 @@ const DEFAULT_BEHAVIOUR: Behaviour = {
   unavailablePolls: 0,
   lost: false,
   download: 'ok',
+  rejectCreate: false,
 };
 
 /**
@@ -96,6 +105,7 @@ const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
   '[simulate:lost]': { lost: true },
   '[simulate:broken-download]': { download: 'broken' },
   '[simulate:not-video]': { download: 'not-video' },
+  '[simulate:reject]': { rejectCreate: true },
 };
 
 function behaviourFor(prompt: string): Behaviour {
@@ -276,7 +286,16 @@ class Simulator {
     private readonly timings: Timings,
     private readonly apiKey: string | undefined,
     private readonly video: Buffer,
-  ) {}
+    private readonly stateFile?: string,
+  ) {
+    if (stateFile && existsSync(stateFile)) {
+      for (const job of JSON.parse(readFileSync(stateFile, 'utf8')) as JobRecord[]) this.jobsById.set(job.id, job);
+    }
+  }
+
+  private persist(): void {
+    if (this.stateFile) writeFileSync(this.stateFile, JSON.stringify([...this.jobsById.values()]));
+  }
 
   snapshot(): SimulatedJob[] {
     const now = Date.now();
@@ -329,7 +348,16 @@ class Simulator {
     // Ark: seed -1 (or absent) means "pick one"; the task then reports the seed it used.
     const seed = typeof request.seed === 'number' && request.seed >= 0 ? request.seed : randomInt(0, 2 ** 31);
     const behaviour = behaviourFor(prompt);
+    if (behaviour.rejectCreate) {
+      throw new ArkError(
+        400,
+        'InputTextSensitiveContentDetected',
+        'The request failed because the input text may contain sensitive information.',
+        'BadRequest',
+      );
+    }
     this.jobsById.set(id, { id, model, prompt, createdAt: now, deleted: false, polls: 0, seed, behaviour, request });
+    this.persist();
     sendJson(res, 200, { id });
   }
 
@@ -389,6 +417,7 @@ class Simulator {
     if (status === 'queued') job.cancelledAt = Date.now();
     else if (status === 'succeeded' || status === 'failed') job.deleted = true;
     else throw badRequest('InvalidParameter', `A task in status ${status} cannot be cancelled or deleted.`, 'id');
+    this.persist();
     sendJson(res, 200, {});
   }
 
@@ -431,8 +460,8 @@ function listen(server: Server, port: number, host: string): Promise<AddressInfo
 }
 
 export async function startUpstreamSimulator(options: UpstreamSimulatorOptions = {}): Promise<UpstreamSimulator> {
-  const { port = 0, host = '127.0.0.1', queuedMs = 1000, runningMs = 2000, apiKey } = options;
-  const simulator = new Simulator({ queuedMs, runningMs }, apiKey, await readFile(FIXTURE_URL));
+  const { port = 0, host = '127.0.0.1', queuedMs = 1000, runningMs = 2000, apiKey, stateFile } = options;
+  const simulator = new Simulator({ queuedMs, runningMs }, apiKey, await readFile(FIXTURE_URL), stateFile);
   const server = createServer(simulator.handle);
   const address = await listen(server, port, host);
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -78,6 +78,21 @@ export class InMemoryTasks implements TaskRepository {
     return task && structuredClone(task);
   }
 
+  async *findStale(status: TaskStatus, updatedBefore: string): AsyncIterable<TaskRecord> {
+    for (const task of this.tasks.values()) {
+      if (task.status === status && task.updated_at < updatedBefore) yield structuredClone(task);
+    }
+  }
+
+  async recordExecution(taskId: string, executionName: string, now: string): Promise<boolean> {
+    const task = this.tasks.get(taskId);
+    if (!task || !['pending', 'running', 'transferring'].includes(task.status)) return false;
+    task.execution_name = executionName;
+    task.restarts = (task.restarts ?? 0) + 1;
+    task.updated_at = now;
+    return true;
+  }
+
   async createCharged(task: TaskRecord, charge: Charge): Promise<void> {
     if (this.chargeError) throw this.chargeError;
     this.charges.push(charge);
@@ -222,13 +237,22 @@ export class InMemoryCatalog implements ModelCatalog {
 
 export class FakeWorkflow implements TaskWorkflow {
   readonly started: string[] = [];
+  readonly startedNames: string[] = [];
   readonly stopped: { executionName: string; cause: string }[] = [];
+  /** What `status` answers per execution name (default: missing). */
+  readonly states = new Map<string, 'running' | 'ended' | 'missing'>();
   startError: Error | undefined;
   stopError: Error | undefined;
 
-  async start(taskId: string): Promise<void> {
+  async start(taskId: string, executionName = taskId): Promise<void> {
     if (this.startError) throw this.startError;
     this.started.push(taskId);
+    this.startedNames.push(executionName);
+    this.states.set(executionName, 'running');
+  }
+
+  async status(executionName: string): Promise<'running' | 'ended' | 'missing'> {
+    return this.states.get(executionName) ?? 'missing';
   }
 
   async stop(executionName: string, cause: string): Promise<void> {

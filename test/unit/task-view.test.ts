@@ -53,6 +53,7 @@ describe('toTaskView', () => {
         'model',
         'result_url',
         'video_url_expires_at',
+        'webhook',
       ].sort(),
     );
   });
@@ -69,6 +70,7 @@ describe('toTaskView', () => {
       model: 'seedance-1.5-pro',
       result_url: null,
       video_url_expires_at: null,
+      webhook: null,
     });
   });
 

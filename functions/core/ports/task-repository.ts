@@ -25,4 +25,8 @@ export interface TaskRepository {
    */
   refund(task: TaskRecord, to: 'failed' | 'refunded', errorMessage: string, now: string): Promise<boolean>;
   saveVideoUrl(taskId: string, url: string, expiresAt: string): Promise<void>;
+  /** Tasks in `status` last changed before `updatedBefore` (ISO), page by page. */
+  findStale(status: TaskStatus, updatedBefore: string): AsyncIterable<TaskRecord>;
+  /** Records that the task is now driven by `executionName`, if it is still in flight. */
+  recordExecution(taskId: string, executionName: string, now: string): Promise<boolean>;
 }

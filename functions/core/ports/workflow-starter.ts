@@ -1,4 +1,11 @@
-export interface WorkflowStarter {
-  /** Starts the lifecycle execution named by the task id; starting it twice is harmless. */
-  start(taskId: string): Promise<void>;
+export interface TaskWorkflow {
+  /** Starts the lifecycle execution named `executionName` (default: the task id); a second start is a no-op. */
+  start(taskId: string, executionName?: string): Promise<void>;
+  /** Stops the task's execution, if it still runs. */
+  stop(executionName: string, cause: string): Promise<void>;
+  /** Whether the named execution is running, has ended, or never existed (or was lost). */
+  status(executionName: string): Promise<'running' | 'ended' | 'missing'>;
 }
+
+/** Kept for the submit path, which only starts. */
+export type WorkflowStarter = Pick<TaskWorkflow, 'start'>;

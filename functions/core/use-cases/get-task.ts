@@ -6,12 +6,14 @@ import type { VideoUrlSigner } from '../ports/video-storage.js';
 import { toTaskView, TRANSFERRING_MESSAGE } from '../task.js';
 import type { TaskRecord, TaskView } from '../task.js';
 import type { Caller } from './authenticate.js';
+import { refreshFromUpstream } from './refresh-from-upstream.js';
+import type { RefreshDeps } from './refresh-from-upstream.js';
 
 /** Re-sign a little before expiry so a URL handed out is never already dead on arrival. */
 const RESIGN_MARGIN_MS = 10 * 60 * 1000;
 const TaskIdSchema = v.pipe(v.string(), v.uuid());
 
-export interface GetTaskDeps {
+export interface GetTaskDeps extends RefreshDeps {
   tasks: TaskRepository;
   signer: VideoUrlSigner;
   now: () => Date;
@@ -23,7 +25,8 @@ export interface GetTaskResult {
 }
 
 export async function getTask(caller: Caller, taskId: string | undefined, deps: GetTaskDeps): Promise<GetTaskResult> {
-  const task = await findOwnTask(caller, taskId, deps.tasks);
+  const stored = await findOwnTask(caller, taskId, deps.tasks);
+  const task = await refreshFromUpstream(stored, deps);
   const fresh = await withFreshVideoUrl(task, deps);
   return {
     view: toTaskView(fresh),

@@ -1,0 +1,45 @@
+/**
+ * Nothing stays stuck: a task still in flight whose execution never started (a crash between the submit
+ * transaction and StartExecution) or has died is started again. The workflow resumes from the task
+ * record: a stored upstream job id means no second upstream job, and a charged task is never charged
+ * again (charging happens only at submit).
+ */
+import type { TaskRepository } from '../ports/task-repository.js';
+import type { TaskWorkflow } from '../ports/workflow-starter.js';
+import type { TaskStatus } from '../task-status.js';
+
+const IN_FLIGHT: readonly TaskStatus[] = ['pending', 'running', 'transferring'];
+
+export interface ReconcileDeps {
+  tasks: TaskRepository;
+  workflow: TaskWorkflow;
+  now: () => Date;
+  onRestart?: (taskId: string, executionName: string, reason: 'missing' | 'ended') => void;
+}
+
+export interface ReconcileReport {
+  checked: number;
+  restarted: number;
+}
+
+/** Looks at tasks in flight and untouched for `minAgeMs`; restarts those whose execution is not running. */
+export async function reconcileTasks(deps: ReconcileDeps, minAgeMs: number): Promise<ReconcileReport> {
+  const now = deps.now();
+  const before = new Date(now.getTime() - minAgeMs).toISOString();
+  const report: ReconcileReport = { checked: 0, restarted: 0 };
+  for (const status of IN_FLIGHT) {
+    for await (const task of deps.tasks.findStale(status, before)) {
+      report.checked += 1;
+      const current = task.execution_name ?? task.task_id;
+      const state = await deps.workflow.status(current);
+      if (state === 'running') continue;
+      // A name that never ran can be used as is; one that ran (and ended) cannot be reused.
+      const next = state === 'missing' ? current : `${task.task_id}-r${(task.restarts ?? 0) + 1}`;
+      if (!(await deps.tasks.recordExecution(task.task_id, next, now.toISOString()))) continue;
+      await deps.workflow.start(task.task_id, next);
+      deps.onRestart?.(task.task_id, next, state);
+      report.restarted += 1;
+    }
+  }
+  return report;
+}

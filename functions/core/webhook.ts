@@ -1,0 +1,211 @@
+/**
+ * Completion webhooks (spec §6, DESIGN §3 row 19): the queue message, the payload, the retry schedule,
+ * how a receiver's answer is judged, and the delivery state shown on the task. Pure: no I/O.
+ *
+ * One event per task, sent when it becomes `success` (after the transfer) or `failed`. Its
+ * `webhook-id` is derived from the task and the event, so every retry, and any duplicate message,
+ * carries the same id and a receiver can deduplicate (Standard Webhooks).
+ */
+import * as v from 'valibot';
+import { unitsToYuan } from './money.js';
+import type { TaskRecord } from './task.js';
+
+export const WEBHOOK_EVENTS = ['task.success', 'task.failed'] as const;
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+/** The final statuses that send a webhook (a cancellation, `refunded`, sends none). */
+export type WebhookStatus = 'success' | 'failed';
+
+/** The SQS message the state machine sends (see statemachine/task-lifecycle.asl.json). */
+export interface WebhookMessage {
+  task_id: string;
+  event: WebhookEvent;
+}
+
+const WebhookMessageSchema = v.object({ task_id: v.pipe(v.string(), v.uuid()), event: v.picklist(WEBHOOK_EVENTS) });
+
+export class InvalidWebhookMessageError extends Error {
+  override readonly name = 'InvalidWebhookMessageError';
+}
+
+export function parseWebhookMessage(body: string): WebhookMessage {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new InvalidWebhookMessageError('webhook message is not JSON');
+  }
+  const parsed = v.safeParse(WebhookMessageSchema, json);
+  if (!parsed.success) throw new InvalidWebhookMessageError(`webhook message: ${v.summarize(parsed.issues)}`);
+  return parsed.output;
+}
+
+/** Stable across retries and duplicates of one event: `msg_<task id without dashes>_<status>`. */
+export function webhookMessageId(taskId: string, event: WebhookEvent): string {
+  return `msg_${taskId.replaceAll('-', '')}_${event.slice('task.'.length)}`;
+}
+
+/**
+ * Whether the state machine should queue the webhook for a task it just saw in `status`: the task asked
+ * for one and is in that final state. Also true when the step that made the move is retried or a twin
+ * execution sees it: the message is idempotent (same id) and the consumer skips a delivered event.
+ */
+export function shouldNotify(task: TaskRecord | undefined, status: WebhookStatus): boolean {
+  return task !== undefined && task.status === status && Boolean(task.generation.webhookUrl);
+}
+
+/** Form A fields plus Form B's `result_url` (DESIGN §3 row 19). */
+export interface WebhookPayload {
+  task_id: string;
+  status: WebhookStatus;
+  video_url?: string;
+  result_url?: string;
+  error_message?: string;
+  cost: number;
+  finished_at: string;
+}
+
+/** The payload of a final task, or undefined when the task is in no state that sends one. */
+export function buildWebhookPayload(task: TaskRecord): WebhookPayload | undefined {
+  if (task.status !== 'success' && task.status !== 'failed') return undefined;
+  const payload: WebhookPayload = {
+    task_id: task.task_id,
+    status: task.status,
+    cost: unitsToYuan(task.cost_units),
+    finished_at: task.finished_at ?? task.updated_at,
+  };
+  if (task.status === 'success') {
+    if (!task.video_url) return undefined;
+    payload.video_url = task.video_url;
+    payload.result_url = task.video_url;
+  } else {
+    payload.error_message = task.error_message ?? 'generation failed';
+  }
+  return payload;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Retry schedule
+
+/** SQS's largest visibility timeout: no single wait between attempts can be longer. */
+export const MAX_RETRY_DELAY_SECONDS = 43_200;
+
+/**
+ * Seconds to wait after each failed attempt. The issue's example list ends at 12 h and sums to 22.7 h;
+ * a second 12 h makes the whole run last 34.7 h, past the 24 h asked for. 11 attempts in all.
+ */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS: readonly number[] = [
+  5, 30, 120, 600, 1_800, 3_600, 10_800, 21_600, 43_200, 43_200,
+];
+
+export class InvalidRetryScheduleError extends Error {
+  override readonly name = 'InvalidRetryScheduleError';
+}
+
+/** `"5,30,120"` → [5, 30, 120]: whole seconds, 0 to 43200 each, at least one. */
+export function parseWebhookRetrySchedule(text: string): number[] {
+  const parts = text.split(',').map((part) => part.trim());
+  const delays = parts.map(Number);
+  if (parts.some((part) => !/^\d{1,5}$/.test(part)) || delays.some((delay) => delay > MAX_RETRY_DELAY_SECONDS)) {
+    throw new InvalidRetryScheduleError(
+      `a webhook retry schedule is comma-separated whole seconds, each 0 to ${MAX_RETRY_DELAY_SECONDS} (got "${text}")`,
+    );
+  }
+  return delays;
+}
+
+/** Attempts in all: the first one plus one per delay. Also the queue's maxReceiveCount. */
+export function webhookMaxAttempts(schedule: readonly number[]): number {
+  return schedule.length + 1;
+}
+
+/**
+ * Seconds before the next try after attempt number `attempt` (1-based) failed, or undefined when that
+ * was the last. A receiver's Retry-After may make the wait longer, never shorter; it is capped at
+ * MAX_RETRY_DELAY_SECONDS.
+ */
+export function webhookRetryDelaySeconds(
+  attempt: number,
+  schedule: readonly number[],
+  retryAfterSeconds?: number,
+): number | undefined {
+  if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be 1 or more (got ${attempt})`);
+  const scheduled = schedule[attempt - 1];
+  if (scheduled === undefined) return undefined;
+  return Math.min(Math.max(scheduled, retryAfterSeconds ?? 0), MAX_RETRY_DELAY_SECONDS);
+}
+
+/** RFC 9110 Retry-After: delay-seconds or an HTTP-date. Undefined when absent or unreadable. */
+export function parseRetryAfterSeconds(header: string | undefined, now: Date): number | undefined {
+  if (header === undefined) return undefined;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return Number(text);
+  const at = Date.parse(text);
+  if (Number.isNaN(at) || !/[a-z]/i.test(text)) return undefined;
+  return Math.max(0, Math.ceil((at - now.getTime()) / 1000));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Attempts
+
+/** What one try came to, as the sender reports it. */
+export type WebhookSendResult =
+  | { kind: 'response'; statusCode: number; retryAfter?: string }
+  /** The target is not a public address (SSRF guard): never retried. */
+  | { kind: 'refused'; message: string }
+  /** No answer: DNS, connection, TLS, or the 15 s limit. */
+  | { kind: 'error'; message: string };
+
+export type WebhookAttemptVerdict = 'delivered' | 'permanent' | 'retry';
+
+/** Any 2xx is a delivery; 410 Gone and a refused address end the event; everything else, 3xx included, is retried. */
+export function judgeAttempt(result: WebhookSendResult): WebhookAttemptVerdict {
+  if (result.kind === 'refused') return 'permanent';
+  if (result.kind === 'error') return 'retry';
+  if (result.statusCode >= 200 && result.statusCode < 300) return 'delivered';
+  if (result.statusCode === 410) return 'permanent';
+  return 'retry';
+}
+
+/** What a failed try records as its error: the reason when there was no answer, a hint when the answer needs one. */
+export function attemptError(result: WebhookSendResult): string | null {
+  if (result.kind !== 'response') return result.message;
+  if (result.statusCode >= 300 && result.statusCode < 400) return 'redirects are not followed: answer 2xx';
+  if (result.statusCode === 410) return 'the receiver answered 410 Gone: no more retries for this event';
+  return null;
+}
+
+export type WebhookState = 'pending' | 'retrying' | 'delivered' | 'failed';
+
+/** One attempt, as recorded on the task. */
+export interface WebhookAttemptRecord {
+  state: Exclude<WebhookState, 'pending'>;
+  at: string;
+  statusCode: number | null;
+  error: string | null;
+}
+
+/** The `webhook` object of the task view (beyond spec, additive). */
+export interface WebhookView {
+  /** pending: not sent yet; retrying: failed so far, more tries to come; delivered; failed: given up. */
+  state: WebhookState | 'not_sent';
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_attempt_at: string | null;
+  delivered_at: string | null;
+}
+
+/** Null when the task has no webhook_url; `not_sent` for a cancelled (refunded) task, which sends none. */
+export function webhookView(task: TaskRecord): WebhookView | null {
+  if (!task.generation.webhookUrl) return null;
+  const state = task.webhook_state ?? (task.status === 'refunded' ? 'not_sent' : 'pending');
+  return {
+    state,
+    attempts: task.webhook_attempts ?? 0,
+    last_status_code: task.webhook_last_status_code ?? null,
+    last_error: task.webhook_last_error ?? null,
+    last_attempt_at: task.webhook_last_attempt_at ?? null,
+    delivered_at: task.webhook_delivered_at ?? null,
+  };
+}

@@ -1,0 +1,26 @@
+/** POST /api/v1/video/tasks/{id}/cancel (beyond spec: DESIGN §3 row 18) */
+import { cancelTask } from '../core/use-cases/cancel-task.js';
+import { logger } from '../adapters/logger.js';
+import {
+  LIVE_QUERY_TIMEOUT_MS,
+  taskRepository,
+  taskWorkflow,
+  videoProviders,
+} from '../adapters/service-dependencies.js';
+import { authenticatedRoute } from './api-handler.js';
+
+const deps = {
+  tasks: taskRepository(),
+  workflow: taskWorkflow(),
+  providers: videoProviders(LIVE_QUERY_TIMEOUT_MS),
+  now: () => new Date(),
+  onCleanupError: (task: { task_id: string }, step: string, error: unknown) =>
+    logger.warn(`task refunded, but its ${step} could not be stopped (best effort)`, {
+      task_id: task.task_id,
+      error: error as Error,
+    }),
+};
+
+export const handler = authenticatedRoute(async (event, caller) => ({
+  data: await cancelTask(caller, event.pathParameters?.['id'], deps),
+}));

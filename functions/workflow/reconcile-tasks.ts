@@ -1,0 +1,26 @@
+/** Scheduled (every minute in AWS; at start-up and periodically locally): restart stuck executions. */
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { reconcileTasks } from '../core/use-cases/reconcile-tasks.js';
+import { positiveIntegerEnv } from '../adapters/config.js';
+import { logger } from '../adapters/logger.js';
+import { taskRepository, taskWorkflow } from '../adapters/service-dependencies.js';
+
+const deps = {
+  tasks: taskRepository(),
+  workflow: taskWorkflow(),
+  now: () => new Date(),
+  onRestart: (taskId: string, executionName: string, reason: string) =>
+    logger.warn('restarted the execution of a stuck task', { task_id: taskId, execution: executionName, reason }),
+};
+/** Tasks untouched for less than this are left alone: their execution may be starting right now. */
+const DEFAULT_MIN_AGE_SECONDS = positiveIntegerEnv('RECONCILE_MIN_AGE_SECONDS', 120);
+
+export const handler = middy<{ minAgeSeconds?: number } | undefined, unknown>()
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .handler(async (event) => {
+    const minAgeSeconds = typeof event?.minAgeSeconds === 'number' ? event.minAgeSeconds : DEFAULT_MIN_AGE_SECONDS;
+    const report = await reconcileTasks(deps, minAgeSeconds * 1000);
+    if (report.restarted > 0) logger.info('reconciled', { ...report });
+    return report;
+  });

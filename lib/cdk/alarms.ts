@@ -1,0 +1,136 @@
+/**
+ * The alarms that need a human, all sent to one SNS topic: webhook messages parked in the DLQ, failed or
+ * timed-out task executions (a refund that could not be made ends in the `RefundFailed` state), a high
+ * 5xx rate on the API, and Lambda errors.
+ */
+import { Duration } from 'aws-cdk-lib';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { AlarmProps, IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+
+const PERIOD = Duration.minutes(5);
+/** Percentage of API requests answered 5xx that alarms (once there are enough requests to judge). */
+export const API_5XX_RATE_PERCENT = 5;
+/** Percentage of a workflow function's invocations that may fail before it alarms. */
+export const WORKFLOW_ERROR_RATE_PERCENT = 20;
+
+export interface ServiceAlarmsProps {
+  readonly prefix: string;
+  readonly deadLetterQueues: readonly { readonly name: string; readonly queue: IQueue }[];
+  readonly stateMachine: IStateMachine;
+  readonly httpApi: IHttpApi;
+  /**
+   * Functions that turn every handled error into an answer (API functions: the envelope; the webhook
+   * consumer: batch item failures; the reconciler), so any Lambda error there is a crash, a timeout or a
+   * failed cold start: one is enough to alarm.
+   */
+  readonly crashOnlyFunctions: readonly { readonly id: string; readonly handler: IFunction }[];
+  /**
+   * Workflow functions throw on purpose (the state machine's Retry/Catch match error names), so they
+   * alarm on their error rate instead.
+   */
+  readonly workflowFunctions: readonly { readonly id: string; readonly handler: IFunction }[];
+  /** Subscribed to the topic when given. */
+  readonly email?: string;
+}
+
+export class ServiceAlarms extends Construct {
+  readonly topic: Topic;
+  readonly alarms: Alarm[] = [];
+  private readonly action: IAlarmAction;
+
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: ServiceAlarmsProps,
+  ) {
+    super(scope, id);
+    this.topic = new Topic(this, 'Topic', { topicName: `${props.prefix}-alarms`, enforceSSL: true });
+    if (props.email) this.topic.addSubscription(new EmailSubscription(props.email));
+    this.action = new SnsAction(this.topic);
+
+    for (const { name, queue } of props.deadLetterQueues) {
+      this.add(`${name}DepthAlarm`, {
+        alarmDescription: `Messages are waiting in the ${name} dead-letter queue: they failed every delivery attempt.`,
+        metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }),
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      });
+    }
+
+    this.add('ExecutionsFailedAlarm', {
+      alarmDescription: 'Task lifecycle executions failed (e.g. RefundFailed: a refund kept failing).',
+      metric: props.stateMachine.metricFailed({ period: PERIOD, statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+    this.add('ExecutionsTimedOutAlarm', {
+      alarmDescription: 'Task lifecycle executions timed out.',
+      metric: props.stateMachine.metricTimedOut({ period: PERIOD, statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+
+    this.add('Api5xxRateAlarm', {
+      alarmDescription: `More than ${API_5XX_RATE_PERCENT}% of API requests answered 5xx (with at least 10 requests).`,
+      metric: new MathExpression({
+        label: '5xx %',
+        expression: 'IF(requests >= 10, 100 * errors / requests, 0)',
+        usingMetrics: {
+          errors: props.httpApi.metricServerError({ period: PERIOD, statistic: 'Sum' }),
+          requests: props.httpApi.metricCount({ period: PERIOD, statistic: 'Sum' }),
+        },
+        period: PERIOD,
+      }),
+      threshold: API_5XX_RATE_PERCENT,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
+
+    for (const { id: fnId, handler } of props.crashOnlyFunctions) {
+      this.add(`${fnId}ErrorsAlarm`, {
+        alarmDescription: `${fnId} crashed, timed out or failed to start.`,
+        metric: handler.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      });
+    }
+    for (const { id: fnId, handler } of props.workflowFunctions) {
+      this.add(`${fnId}ErrorsAlarm`, {
+        alarmDescription: `More than ${WORKFLOW_ERROR_RATE_PERCENT}% of ${fnId} invocations failed (with at least 5).`,
+        metric: new MathExpression({
+          label: `${fnId} error %`,
+          expression: 'IF(invocations >= 5, 100 * errors / invocations, 0)',
+          usingMetrics: {
+            errors: handler.metricErrors({ period: PERIOD, statistic: 'Sum' }),
+            invocations: handler.metricInvocations({ period: PERIOD, statistic: 'Sum' }),
+          },
+          period: PERIOD,
+        }),
+        threshold: WORKFLOW_ERROR_RATE_PERCENT,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      });
+    }
+  }
+
+  private add(
+    id: string,
+    options: Pick<AlarmProps, 'alarmDescription' | 'metric' | 'threshold' | 'comparisonOperator'>,
+  ): void {
+    const alarm = new Alarm(this, id, {
+      ...options,
+      alarmName: `${this.props.prefix}-${id.replace(/Alarm$/, '')}`,
+      evaluationPeriods: 1,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(this.action);
+    alarm.addOkAction(this.action);
+    this.alarms.push(alarm);
+  }
+}

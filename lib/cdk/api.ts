@@ -1,0 +1,96 @@
+/**
+ * The public API: an API Gateway HTTP API with one route per endpoint of lib/routes.ts, each to its own
+ * function, and the `$default` route to the not-found function (so unknown paths still get the envelope).
+ * Authentication, per-key rate limits and billing are the functions' job (they need the key's account);
+ * the stage's throttling is only a backstop that keeps a flood from reaching Lambda and DynamoDB.
+ */
+import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { RouteDefinition } from '../routes.js';
+
+export interface ApiThrottle {
+  /** Steady requests per second, across all callers. */
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
+export const DEFAULT_API_THROTTLE: ApiThrottle = { rateLimit: 200, burstLimit: 400 };
+
+export interface ServiceApiProps {
+  readonly prefix: string;
+  /** Each route with the function that serves it. */
+  readonly routes: readonly { readonly route: RouteDefinition; readonly handler: IFunction }[];
+  /** Serves every request no route matches (`$default`). */
+  readonly defaultHandler: IFunction;
+  /** @default DEFAULT_API_THROTTLE */
+  readonly throttle?: ApiThrottle;
+}
+
+/** One JSON object per request; no headers, so API keys never reach the logs. */
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    ip: '$context.identity.sourceIp',
+    userAgent: '$context.identity.userAgent',
+    requestTime: '$context.requestTime',
+    method: '$context.httpMethod',
+    path: '$context.path',
+    routeKey: '$context.routeKey',
+    status: '$context.status',
+    protocol: '$context.protocol',
+    responseLength: '$context.responseLength',
+    responseLatency: '$context.responseLatency',
+    integrationLatency: '$context.integrationLatency',
+    integrationStatus: '$context.integrationStatus',
+    integrationError: '$context.integrationErrorMessage',
+  }),
+);
+
+export class ServiceApi extends Construct {
+  readonly httpApi: HttpApi;
+  readonly stage: HttpStage;
+  readonly accessLogs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceApiProps) {
+    super(scope, id);
+    this.httpApi = new HttpApi(this, 'HttpApi', {
+      apiName: `${props.prefix}-api`,
+      description: 'Video generation service API',
+      // The stage is made below, to give it access logs and throttling.
+      createDefaultStage: false,
+      defaultIntegration: new HttpLambdaIntegration('DefaultIntegration', props.defaultHandler),
+    });
+    for (const { route, handler } of props.routes) {
+      this.httpApi.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${route.id}Integration`, handler),
+      });
+    }
+
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: RetentionDays.THREE_MONTHS,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.httpApi,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: props.throttle ?? DEFAULT_API_THROTTLE,
+      accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: ACCESS_LOG_FORMAT },
+    });
+
+    Validations.of(this.httpApi).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Callers authenticate with the service API key (Authorization: Bearer), checked in each function against ' +
+        'the hashed keys table together with the per-key rate limit and balance; the $default route is the ' +
+        'deliberately public not-found answer.',
+    });
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The resources a function can use, each as one `FunctionAccess`: the environment variable its handler
+ * reads at cold start (functions/adapters/*-dependencies.ts) together with the least IAM it needs.
+ * Actions are listed exactly (no `grantReadWriteData`, no `index/*`): the handlers' calls are few and known.
+ */
+import { ArnFormat, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Grant } from 'aws-cdk-lib/aws-iam';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import type { TableDefinition } from '../resource-definitions.js';
+import { STATE_MACHINE, VIDEO_BUCKET } from '../resource-definitions.js';
+import type { FunctionAccess } from './service-function.js';
+
+export type DynamoDbAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'Scan';
+
+/**
+ * A table's name in the table's env var, and the given item actions on the table itself (not its
+ * indexes; see `queryIndex`). With no actions the function only learns the name: a repository that
+ * needs every table's name but touches only some of them.
+ */
+export function table(definition: TableDefinition, resource: ITable, ...actions: DynamoDbAction[]): FunctionAccess {
+  return {
+    environment: { [definition.envVar]: resource.tableName },
+    ...(actions.length > 0 && {
+      grant: (grantee) =>
+        Grant.addToPrincipal({
+          grantee,
+          actions: actions.map((action) => `dynamodb:${action}`),
+          resourceArns: [resource.tableArn],
+        }),
+    }),
+  };
+}
+
+/** Query on one named index of a table (and the table's name in its env var). */
+export function queryIndex(definition: TableDefinition, resource: ITable, indexName: string): FunctionAccess {
+  return {
+    environment: { [definition.envVar]: resource.tableName },
+    grant: (grantee) =>
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['dynamodb:Query'],
+        resourceArns: [`${resource.tableArn}/index/${indexName}`],
+      }),
+  };
+}
+
+/** The video bucket, writable under `keyPattern` (single and multipart uploads, and their abort). */
+export function writeVideos(bucket: IBucket, keyPattern: string): FunctionAccess {
+  const objects = bucket.arnForObjects(keyPattern);
+  return {
+    environment: { [VIDEO_BUCKET.envVar]: bucket.bucketName },
+    grant: (grantee) =>
+      Grant.addToPrincipal({ grantee, actions: ['s3:PutObject', 's3:AbortMultipartUpload'], resourceArns: [objects] }),
+    wildcardResources: [
+      {
+        arn: objects,
+        reason:
+          'Videos are objects named by task (videos/<account>/<task>.mp4): the grant is limited to the videos/ ' +
+          'prefix of the one video bucket, never the bucket as a whole.',
+      },
+    ],
+  };
+}
+
+export type ExecutionAction = 'StopExecution' | 'DescribeExecution';
+
+/**
+ * The task lifecycle state machine (its ARN), whose executions the function may start and, given
+ * `executionActions`, stop or describe. Executions are named by task, so those grants cover
+ * `execution:<state machine name>:*`: that machine's executions only.
+ */
+export function taskExecutions(
+  stateMachine: IStateMachine,
+  stateMachineName: string,
+  options: { start: boolean; executionActions?: ExecutionAction[] },
+): FunctionAccess {
+  const executions = Stack.of(stateMachine).formatArn({
+    service: 'states',
+    resource: 'execution',
+    resourceName: `${stateMachineName}:*`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+  const executionActions = options.executionActions ?? [];
+  return {
+    environment: { [STATE_MACHINE.envVar]: stateMachine.stateMachineArn },
+    grant: (grantee) => {
+      if (options.start) stateMachine.grantStartExecution(grantee);
+      if (executionActions.length > 0) {
+        Grant.addToPrincipal({
+          grantee,
+          actions: executionActions.map((action) => `states:${action}`),
+          resourceArns: [executions],
+        });
+      }
+    },
+    ...(executionActions.length > 0 && {
+      wildcardResources: [
+        {
+          arn: executions,
+          reason:
+            'Execution names are task ids, unknown in advance: the grant covers the executions of the one task ' +
+            'lifecycle state machine only.',
+        },
+      ],
+    }),
+  };
+}
+
+/** A queue's URL in `envVar`, and the right to change a received message's visibility (retry delays). */
+export function changeMessageVisibility(envVar: string, queue: IQueue): FunctionAccess {
+  return {
+    environment: { [envVar]: queue.queueUrl },
+    grant: (grantee) =>
+      Grant.addToPrincipal({ grantee, actions: ['sqs:ChangeMessageVisibility'], resourceArns: [queue.queueArn] }),
+  };
+}
+
+/** A secret's ARN (never its value) in `envVar`, and permission to read it. */
+export function secret(envVar: string, resource: ISecret): FunctionAccess {
+  return { environment: { [envVar]: resource.secretArn }, grant: (grantee) => resource.grantRead(grantee) };
+}
+
+/** Plain configuration values. */
+export function config(environment: Record<string, string>): FunctionAccess {
+  return { environment };
+}

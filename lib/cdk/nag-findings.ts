@@ -1,0 +1,29 @@
+/**
+ * cdk-nag (v3) acknowledges findings by exact id, e.g. `AwsSolutions-IAM5[Resource::<arn>]`, with the ARN
+ * flattened the way cdk-nag prints it (`<AWS::Region>`, `<Logical.Arn>`). This renders that id for an ARN
+ * built here, so a wildcard grant and its written reason are declared together. Only for ARNs made of
+ * strings and pseudo parameters or same-stack attributes: a cross-stack reference is rewritten at synthesis.
+ */
+import { Stack } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+
+export function wildcardResourceFinding(scope: IConstruct, arn: string): string {
+  return `AwsSolutions-IAM5[Resource::${flatten(Stack.of(scope).resolve(arn))}]`;
+}
+
+function flatten(node: unknown): string {
+  if (typeof node === 'string') return node.replace(/\$\{/g, '<').replace(/\}/g, '>');
+  if (node && typeof node === 'object') {
+    const fn = node as Record<string, unknown>;
+    if (Array.isArray(fn['Fn::Join'])) {
+      const [delimiter, items] = fn['Fn::Join'] as [string, unknown[]];
+      return items.map(flatten).join(delimiter);
+    }
+    if (Array.isArray(fn['Fn::GetAtt'])) {
+      const [resource, attribute] = fn['Fn::GetAtt'] as [unknown, unknown];
+      return `<${flatten(resource)}.${flatten(attribute)}>`;
+    }
+    if ('Ref' in fn) return `<${flatten(fn['Ref'])}>`;
+  }
+  return JSON.stringify(node);
+}

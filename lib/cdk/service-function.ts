@@ -1,0 +1,130 @@
+/**
+ * The one way this project makes a Lambda function: the defaults are fixed here (Node.js 22 on arm64,
+ * an ESM bundle built by the local esbuild with the AWS SDK inside, minified with source maps, its own
+ * log group with retention, X-Ray tracing), and a function's access to a resource (the environment
+ * variable that names it and the IAM grant to use it) is given in one call, `uses(...)`.
+ */
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { wildcardResourceFinding } from './nag-findings.js';
+
+/** The repository root: handler entries in lib/routes.ts are relative to it. */
+export const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Lets bundled CommonJS dependencies call `require` inside the ESM bundle. */
+const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
+
+/** Environment every function gets: logging service name and level, TS stack traces from the source maps. */
+const COMMON_ENVIRONMENT = {
+  POWERTOOLS_SERVICE_NAME: 'video-generation',
+  POWERTOOLS_LOG_LEVEL: 'INFO',
+  NODE_OPTIONS: '--enable-source-maps',
+};
+
+/**
+ * What a function needs from one resource: the environment variables that tell it where the resource
+ * is, and the grant that lets it act on it. Built by the helpers in function-access.ts.
+ */
+export interface FunctionAccess {
+  readonly environment: Readonly<Record<string, string>>;
+  readonly grant?: (grantee: IGrantable) => void;
+  /** Resources the grant gives with a wildcard (`videos/*`), each with why that is the least possible. */
+  readonly wildcardResources?: readonly { readonly arn: string; readonly reason: string }[];
+}
+
+export interface ServiceFunctionProps {
+  /** Handler module, relative to the repository root (an `entry` of lib/routes.ts). */
+  readonly entry: string;
+  /** Physical function name. */
+  readonly functionName: string;
+  readonly description?: string;
+  /** @default 10 seconds */
+  readonly timeout?: Duration;
+  /** @default 512 MB */
+  readonly memorySize?: number;
+  /** @default one month */
+  readonly logRetention?: RetentionDays;
+  /** What the function uses; more can be added with `uses(...)`. */
+  readonly uses?: readonly FunctionAccess[];
+}
+
+export class ServiceFunction extends NodejsFunction {
+  /** Where the function logs (created here, so retention is set before the first invocation). */
+  readonly logs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    // The log group is created as a sibling, before the function, so it can be passed in.
+    const logs = new LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    super(scope, id, {
+      entry: join(REPOSITORY_ROOT, props.entry),
+      handler: 'handler',
+      projectRoot: REPOSITORY_ROOT,
+      depsLockFilePath: join(REPOSITORY_ROOT, 'package-lock.json'),
+      functionName: props.functionName,
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      logGroup: logs,
+      environment: { ...COMMON_ENVIRONMENT },
+      bundling: {
+        // Local esbuild (a devDependency) only: synthesis never needs Docker.
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        target: 'node22',
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        minify: true,
+        sourceMap: true,
+        sourceMapMode: SourceMapMode.DEFAULT,
+        sourcesContent: false,
+        // Bundle everything, the AWS SDK included: the versions in package-lock.json are the ones that run.
+        bundleAwsSDK: true,
+        externalModules: [],
+      },
+    });
+    this.logs = logs;
+    this.uses(...(props.uses ?? []));
+    Validations.of(this).acknowledge(
+      {
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason:
+          'AWSLambdaBasicExecutionRole only allows writing the function’s own CloudWatch logs; it is the standard ' +
+          'Lambda execution policy.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'X-Ray tracing (xray:PutTraceSegments, xray:PutTelemetryRecords) has no resource-level permissions.',
+      },
+      {
+        id: 'AwsSolutions-L1',
+        reason:
+          'Node.js 22 is the runtime the project pins and tests on (package.json engines and its node devDependency); ' +
+          'moving to a newer runtime is a deliberate upgrade, not a deploy-time default.',
+      },
+    );
+  }
+
+  /** Gives the function each resource's environment variables and grants, in one call. */
+  uses(...accesses: readonly FunctionAccess[]): this {
+    for (const access of accesses) {
+      for (const [name, value] of Object.entries(access.environment)) this.addEnvironment(name, value);
+      access.grant?.(this);
+      for (const { arn, reason } of access.wildcardResources ?? []) {
+        Validations.of(this).acknowledge({ id: wildcardResourceFinding(this, arn), reason });
+      }
+    }
+    return this;
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * Every Lambda function of the service, made from the shared definitions (lib/routes.ts: API_ROUTES,
+ * DEFAULT_ROUTE, WORKFLOW_FUNCTIONS, SCHEDULED_FUNCTIONS; lib/resource-definitions.ts: WEBHOOK_QUEUE's
+ * consumer), with what each one uses listed in one table below. The table mirrors what each handler reads
+ * at cold start (functions/adapters/service-dependencies.ts, webhook-dependencies.ts) and the calls it
+ * makes; a function in the definitions without an entry here stops synthesis.
+ */
+import { Duration } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { physicalNames, TABLES, TASKS_BY_STATUS_INDEX, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import type { RouteDefinition, WorkflowFunctionDefinition } from '../routes.js';
+import { API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
+import type { DynamoDbAction } from './function-access.js';
+import {
+  changeMessageVisibility,
+  config,
+  queryIndex,
+  secret,
+  table,
+  taskExecutions,
+  writeVideos,
+} from './function-access.js';
+import type { FunctionAccess } from './service-function.js';
+import { ServiceFunction } from './service-function.js';
+import type { StatefulResources } from './stateful-resources.js';
+import { videoBucketName } from './stateful-resources.js';
+import type { VideoDelivery } from './video-delivery.js';
+
+/** Upper bound on an accepted upstream video (the functions' own default, stated here to be visible). */
+export const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
+/** Seconds between upstream polls; the last value repeats. */
+export const POLL_SCHEDULE_SECONDS = '10,15,20,30,45,60';
+export const DEFAULT_RATE_LIMIT_PER_SECOND = 10;
+const TRANSFER_TIMEOUT = Duration.minutes(15);
+/** The download gets the Lambda's time less three minutes, left to finish the multipart upload. */
+const VIDEO_DOWNLOAD_TIMEOUT = TRANSFER_TIMEOUT.minus(Duration.minutes(3));
+/** Where videos are written (functions/core/use-cases/lifecycle-steps.ts: `videos/<account>/<task>.mp4`). */
+const VIDEO_KEYS = 'videos/*';
+
+interface FunctionSpec {
+  /** What the function may use: environment and IAM together. */
+  readonly uses: FunctionAccess[];
+  /** @default 10 seconds */
+  readonly timeout?: Duration;
+  readonly memorySize?: number;
+}
+
+export interface ServiceFunctionsProps {
+  readonly prefix: string;
+  /** Upstream (Ark) endpoint, without `/api/v3`. */
+  readonly arkBaseUrl: string;
+  readonly data: StatefulResources;
+  readonly delivery: VideoDelivery;
+}
+
+export class ServiceFunctions extends Construct {
+  /** Every function, by its id in the definitions. */
+  readonly byId: Readonly<Record<string, ServiceFunction>>;
+  readonly routes: readonly { readonly route: RouteDefinition; readonly handler: ServiceFunction }[];
+  readonly defaultRoute: ServiceFunction;
+  readonly workflow: readonly { readonly definition: WorkflowFunctionDefinition; readonly handler: ServiceFunction }[];
+  /** Delivers completion webhooks from the webhook queue. */
+  readonly webhookConsumer: ServiceFunction;
+  readonly scheduled: readonly ServiceFunction[];
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionsProps) {
+    super(scope, id);
+    const { prefix, data, delivery } = props;
+    const { tables } = data;
+    const names = physicalNames(prefix);
+    // Both by their fixed names, not by reference: the bucket keeps its wildcard grant in a form whose
+    // cdk-nag acknowledgment can be written down (nag-findings.ts); the state machine is created after
+    // the functions it calls, and the functions that start it need only its ARN.
+    const videoBucket = Bucket.fromBucketName(this, 'VideoBucket', videoBucketName(prefix));
+    const stateMachine = StateMachine.fromStateMachineName(this, 'TaskLifecycle', names.stateMachine);
+
+    // ------------------------------------------------------------ building blocks (service-dependencies.ts)
+
+    /** authenticationDependencies(): key lookup and the per-key limiter. */
+    const authentication: FunctionAccess[] = [
+      table(TABLES.apiKeys, tables.apiKeys, 'GetItem'),
+      table(TABLES.rateLimits, tables.rateLimits, 'UpdateItem'),
+      config({ DEFAULT_RATE_LIMIT_PER_SECOND: String(DEFAULT_RATE_LIMIT_PER_SECOND) }),
+    ];
+    /** taskRepository() needs all three tables' names, whichever of them the function touches. */
+    const taskRepository = (
+      tasks: DynamoDbAction[],
+      accounts: DynamoDbAction[] = [],
+      apiKeys: DynamoDbAction[] = [],
+    ): FunctionAccess[] => [
+      table(TABLES.tasks, tables.tasks, ...tasks),
+      table(TABLES.accounts, tables.accounts, ...accounts),
+      table(TABLES.apiKeys, tables.apiKeys, ...apiKeys),
+    ];
+    /** repository.refund(): one transaction over the task, the account and the key. */
+    const refunds = taskRepository(['GetItem', 'UpdateItem'], ['UpdateItem'], ['UpdateItem']);
+    /**
+     * videoUrlSigner(): CloudFront-signed URLs (the private key is read from Secrets Manager, once per
+     * cold start). With CLOUDFRONT_DOMAIN set the handlers never sign with S3, so no bucket access.
+     */
+    const videoUrlSigner: FunctionAccess[] = [
+      config({
+        CLOUDFRONT_DOMAIN: delivery.distribution.distributionDomainName,
+        CLOUDFRONT_KEY_PAIR_ID: delivery.publicKey.publicKeyId,
+      }),
+      secret('CLOUDFRONT_PRIVATE_KEY_SECRET_ARN', delivery.privateKey),
+    ];
+    /** videoProviders() + pollSchedule(): the key only as a secret ARN, read by the function. */
+    const upstream: FunctionAccess[] = [
+      config({ ARK_BASE_URL: props.arkBaseUrl, POLL_SCHEDULE_SECONDS }),
+      secret('ARK_API_KEY_SECRET_ARN', data.arkApiKey),
+    ];
+
+    // ------------------------------------------------------------ what each function uses
+
+    const specs: Record<string, FunctionSpec> = {
+      // API routes
+      SubmitTask: {
+        uses: [
+          ...authentication,
+          table(TABLES.models, tables.models, 'Scan'),
+          ...taskRepository(['PutItem'], ['UpdateItem'], ['UpdateItem']),
+          taskExecutions(stateMachine, names.stateMachine, { start: true }),
+        ],
+      },
+      // A query of a running task asks the upstream and may record a move, or a failure with its refund.
+      GetTask: { uses: [...authentication, ...refunds, ...upstream, ...videoUrlSigner] },
+      // Refunds, then stops the execution and the upstream job.
+      CancelTask: {
+        uses: [
+          ...authentication,
+          ...refunds,
+          taskExecutions(stateMachine, names.stateMachine, { start: false, executionActions: ['StopExecution'] }),
+          ...upstream,
+        ],
+      },
+      GetBalance: { uses: [...authentication, table(TABLES.accounts, tables.accounts, 'GetItem')] },
+      ListModels: { uses: [...authentication, table(TABLES.models, tables.models, 'Scan')] },
+      // Answers with the envelope only: touches nothing.
+      [DEFAULT_ROUTE.id]: { uses: [] },
+
+      // State machine steps (each lambda's timeout below its state's TimeoutSeconds in the ASL)
+      StartUpstream: {
+        uses: [...taskRepository(['GetItem', 'UpdateItem']), ...upstream],
+        timeout: Duration.seconds(50),
+      },
+      PollUpstream: { uses: [...taskRepository(['GetItem']), ...upstream], timeout: Duration.seconds(50) },
+      TransferVideo: {
+        uses: [
+          ...taskRepository(['GetItem']),
+          writeVideos(videoBucket, VIDEO_KEYS),
+          config({
+            MAX_VIDEO_BYTES: String(MAX_VIDEO_BYTES),
+            VIDEO_DOWNLOAD_TIMEOUT_MS: String(VIDEO_DOWNLOAD_TIMEOUT.toMilliseconds()),
+          }),
+        ],
+        timeout: TRANSFER_TIMEOUT,
+        // Network throughput grows with memory; the upload itself stays within 4 × 8 MiB parts.
+        memorySize: 1024,
+      },
+      CompleteTask: {
+        uses: [...taskRepository(['GetItem', 'UpdateItem']), ...videoUrlSigner],
+        timeout: Duration.seconds(25),
+      },
+      FailAndRefund: { uses: refunds, timeout: Duration.seconds(25) },
+
+      // Webhook consumer (webhook-dependencies.ts): per-account signing secrets live in the accounts table.
+      [WEBHOOK_QUEUE.consumer.id]: {
+        uses: [
+          ...taskRepository(['GetItem', 'UpdateItem'], ['GetItem', 'UpdateItem']),
+          ...videoUrlSigner,
+          changeMessageVisibility(WEBHOOK_QUEUE.envVar, data.webhookQueue),
+        ],
+        timeout: Duration.seconds(WEBHOOK_QUEUE.consumer.timeoutSeconds),
+      },
+
+      // Scheduled: restarts executions of stuck tasks.
+      ReconcileTasks: {
+        uses: [
+          ...taskRepository(['UpdateItem']),
+          queryIndex(TABLES.tasks, tables.tasks, TASKS_BY_STATUS_INDEX.name),
+          taskExecutions(stateMachine, names.stateMachine, { start: true, executionActions: ['DescribeExecution'] }),
+        ],
+        timeout: Duration.seconds(50),
+      },
+    };
+
+    const make = (fnId: string, entry: string, description: string) => {
+      const spec = specs[fnId];
+      if (!spec) throw new Error(`lib/cdk/service-functions.ts declares no access for function ${fnId} (${entry})`);
+      return new ServiceFunction(scope, `${fnId}Function`, {
+        entry,
+        functionName: `${prefix}-${fnId}`,
+        description,
+        uses: spec.uses,
+        ...(spec.timeout && { timeout: spec.timeout }),
+        ...(spec.memorySize && { memorySize: spec.memorySize }),
+      });
+    };
+
+    this.workflow = WORKFLOW_FUNCTIONS.map((definition) => ({
+      definition,
+      handler: make(definition.id, definition.entry, `Task lifecycle step ${definition.id}`),
+    }));
+    this.routes = API_ROUTES.map((route) => ({
+      route,
+      handler: make(route.id, route.entry, `${route.method} ${route.path}`),
+    }));
+    this.defaultRoute = make(DEFAULT_ROUTE.id, DEFAULT_ROUTE.entry, 'Any request no route matches ($default)');
+
+    const consumer = WEBHOOK_QUEUE.consumer;
+    this.webhookConsumer = make(consumer.id, consumer.entry, 'Delivers completion webhooks from the webhook queue');
+    this.webhookConsumer.addEventSource(
+      new SqsEventSource(data.webhookQueue, {
+        batchSize: consumer.batchSize,
+        reportBatchItemFailures: consumer.reportBatchItemFailures,
+      }),
+    );
+
+    this.scheduled = SCHEDULED_FUNCTIONS.map((definition) => {
+      const handler = make(definition.id, definition.entry, `Every ${definition.everyMinutes} min: ${definition.id}`);
+      new Rule(scope, `${definition.id}Schedule`, {
+        description: `Runs ${prefix}-${definition.id} every ${definition.everyMinutes} minute(s)`,
+        schedule: Schedule.rate(Duration.minutes(definition.everyMinutes)),
+        targets: [new LambdaFunction(handler, { retryAttempts: 0 })],
+      });
+      return handler;
+    });
+
+    const unused = Object.keys(specs).filter(
+      (fnId) =>
+        ![...WORKFLOW_FUNCTIONS, ...API_ROUTES, DEFAULT_ROUTE, consumer, ...SCHEDULED_FUNCTIONS].some(
+          (d) => d.id === fnId,
+        ),
+    );
+    if (unused.length > 0)
+      throw new Error(`access declared for functions that no definition has: ${unused.join(', ')}`);
+
+    this.byId = Object.fromEntries(
+      [
+        ...this.workflow.map(({ handler }) => handler),
+        ...this.routes.map(({ handler }) => handler),
+        this.defaultRoute,
+        this.webhookConsumer,
+        ...this.scheduled,
+      ].map((handler) => [handler.node.id.replace(/Function$/, ''), handler]),
+    );
+  }
+}

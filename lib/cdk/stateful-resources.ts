@@ -1,0 +1,171 @@
+/**
+ * Everything that holds data: the DynamoDB tables, the video bucket (and the bucket its access logs go
+ * to), the webhook queues and the secrets. Names come from lib/resource-definitions.ts, the same table
+ * the local stack creates its emulated resources from. Losing any of these loses customer data or money,
+ * so each is retained when its stack is deleted and tables are also protected against deletion.
+ */
+import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { TableId } from '../resource-definitions.js';
+import { physicalNames, TABLES, WEBHOOK_QUEUE } from '../resource-definitions.js';
+
+/** Objects under this prefix are in-progress uploads, deleted after two days whatever happens to them. */
+export const UPLOADS_PREFIX = 'uploads/';
+
+/**
+ * The video bucket's name: `<prefix>-videos` is its logical name, and bucket names are global, so the
+ * account and region make it unique. The stateless stack refers to the bucket by this name.
+ */
+export function videoBucketName(prefix: string): string {
+  return `${physicalNames(prefix).videoBucket}-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
+}
+
+export interface StatefulResourcesProps {
+  /** Deployment prefix: every physical name is `<prefix>-<logical name>`. */
+  readonly prefix: string;
+}
+
+export class StatefulResources extends Construct {
+  readonly tables: Readonly<Record<TableId, Table>>;
+  readonly videoBucket: Bucket;
+  /** S3 server access logs of the video bucket and CloudFront standard logs. */
+  readonly accessLogsBucket: Bucket;
+  readonly webhookQueue: Queue;
+  readonly webhookDeadLetterQueue: Queue;
+  /** The upstream provider's (Ark's) API key. */
+  readonly arkApiKey: Secret;
+  /**
+   * Service-level webhook signing material (issue #5). NOTE: the webhook consumer as written signs with
+   * per-account secrets kept in the accounts table (dynamodb-webhooks.ts), so no function reads this.
+   */
+  readonly webhookSigningKey: Secret;
+  /** The CloudFront key pair's private key (PEM), used to sign video URLs. */
+  readonly cloudFrontPrivateKey: Secret;
+
+  constructor(scope: Construct, id: string, props: StatefulResourcesProps) {
+    super(scope, id);
+    const names = physicalNames(props.prefix);
+
+    const tables = {} as Record<TableId, Table>;
+    for (const [tableId, definition] of Object.entries(TABLES) as [TableId, (typeof TABLES)[TableId]][]) {
+      tables[tableId] = new Table(this, `${pascal(tableId)}Table`, {
+        tableName: names.tables[tableId],
+        partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
+        billingMode: BillingMode.PAY_PER_REQUEST,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        encryption: TableEncryption.AWS_MANAGED,
+        deletionProtection: true,
+        removalPolicy: RemovalPolicy.RETAIN,
+        ...('ttlAttribute' in definition && { timeToLiveAttribute: definition.ttlAttribute }),
+      });
+      for (const index of 'indexes' in definition ? definition.indexes : []) {
+        tables[tableId].addGlobalSecondaryIndex({
+          indexName: index.name,
+          partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+          sortKey: { name: index.sortKey, type: AttributeType.STRING },
+          projectionType: ProjectionType.ALL,
+        });
+      }
+    }
+    this.tables = tables;
+
+    this.accessLogsBucket = new Bucket(this, 'AccessLogsBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      encryption: BucketEncryption.S3_MANAGED,
+      // CloudFront standard logging writes with ACLs: the bucket must accept them (and owns what it gets).
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ id: 'expire-logs', expiration: Duration.days(90) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.videoBucket = new Bucket(this, 'VideoBucket', {
+      bucketName: videoBucketName(props.prefix),
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      encryption: BucketEncryption.S3_MANAGED,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      // Versioning stays off: each video is written once under its own task's key and never overwritten,
+      // so there is no history to protect, and versions would keep paying for every deleted video.
+      versioned: false,
+      lifecycleRules: [
+        // TransferVideo uploads in parts; a crashed upload must not leave billed parts behind.
+        { id: 'abort-incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        { id: 'expire-uploads', prefix: UPLOADS_PREFIX, expiration: Duration.days(2) },
+      ],
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 's3/videos/',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // Queue settings come from WEBHOOK_QUEUE (resource-definitions.ts), shared with the local stack.
+    this.webhookDeadLetterQueue = new Queue(this, 'WebhookDeadLetterQueue', {
+      queueName: names.webhookDeadLetterQueue,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    // Created ahead of its consumer (WEBHOOK_QUEUE.consumer, not deployed yet): the state machine already
+    // sends to it. The visibility timeout is at least six times the consumer's timeout (AWS's advice for an
+    // SQS event source), so a message is never handed out again while a delivery is still running.
+    if (WEBHOOK_QUEUE.visibilityTimeoutSeconds < 6 * WEBHOOK_QUEUE.consumer.timeoutSeconds) {
+      throw new Error('WEBHOOK_QUEUE.visibilityTimeoutSeconds must be at least 6 × the consumer timeout');
+    }
+    this.webhookQueue = new Queue(this, 'WebhookQueue', {
+      queueName: names.webhookQueue,
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(WEBHOOK_QUEUE.visibilityTimeoutSeconds),
+      retentionPeriod: Duration.seconds(WEBHOOK_QUEUE.retentionSeconds),
+      deadLetterQueue: { queue: this.webhookDeadLetterQueue, maxReceiveCount: WEBHOOK_QUEUE.maxReceiveCount },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // Secrets are created with a random placeholder value; the operator stores the real one after the first
+    // deploy (see the description). Only their ARNs ever reach a function's environment.
+    this.arkApiKey = new Secret(this, 'ArkApiKey', {
+      secretName: `${props.prefix}/ark-api-key`,
+      description: 'API key of the upstream video provider (Ark). Set it: aws secretsmanager put-secret-value.',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.webhookSigningKey = new Secret(this, 'WebhookSigningKey', {
+      secretName: `${props.prefix}/webhook-signing-key`,
+      description: 'HMAC key that signs outgoing webhook deliveries (generated).',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.cloudFrontPrivateKey = new Secret(this, 'CloudFrontPrivateKey', {
+      secretName: `${props.prefix}/cloudfront-private-key`,
+      description:
+        'PEM private key of the CloudFront signing key pair (its public key is the CloudFrontPublicKeyPem ' +
+        'parameter). Set it: aws secretsmanager put-secret-value.',
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.arkApiKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'The key is issued by the upstream provider; it can only be rotated in their console, then stored here by hand.',
+    });
+    Validations.of(this.webhookSigningKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Customers verify webhooks with this key; rotating it needs a customer-facing overlap period, a manual procedure.',
+    });
+    Validations.of(this.cloudFrontPrivateKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'It must match the public key in the CloudFront key group; rotation is a new key pair plus a deploy, done by hand.',
+    });
+  }
+}
+
+function pascal(id: string): string {
+  return id.charAt(0).toUpperCase() + id.slice(1);
+}

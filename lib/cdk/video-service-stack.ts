@@ -1,0 +1,163 @@
+/**
+ * The deployed service, as two stacks with one seam between them:
+ *
+ * - `<prefix>-stateful`: what holds data or identity (tables, video bucket and its CloudFront delivery,
+ *   queues, secrets). Retained on deletion and termination-protected; it rarely changes.
+ * - `<prefix>-stateless`: what only computes (functions, HTTP API, state machine, alarms). It can be
+ *   replaced or destroyed at any time without losing anything.
+ *
+ * Which function uses what (its environment and its IAM) is listed once, in service-functions.ts.
+ */
+import type { App, Environment, StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { physicalNames, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import { DEFAULT_ROUTE } from '../routes.js';
+import type { ApiThrottle } from './api.js';
+import { DEFAULT_API_THROTTLE, ServiceApi } from './api.js';
+import { ServiceAlarms } from './alarms.js';
+import { ServiceFunctions } from './service-functions.js';
+import { StatefulResources } from './stateful-resources.js';
+import { TaskWorkflow } from './task-workflow.js';
+import { VideoDelivery } from './video-delivery.js';
+
+export interface VideoServiceConfig {
+  /** Prefix of every stack and physical name (`vgs` unless the `prefix` context says otherwise). */
+  readonly prefix: string;
+  /** Upstream (Ark) endpoint, without `/api/v3`. */
+  readonly arkBaseUrl: string;
+  /** Receives the alarms when given. */
+  readonly alarmEmail?: string;
+  readonly apiThrottle?: ApiThrottle;
+  /** Unset: environment-agnostic stacks (synthesis needs no account, no credentials, no lookups). */
+  readonly env?: Environment;
+}
+
+export const DEFAULT_PREFIX = 'vgs';
+export const DEFAULT_ARK_BASE_URL = 'https://ark.ap-southeast.bytepluses.com';
+
+/**
+ * Config from CDK context, with defaults: `-c prefix=dev`, `-c arkBaseUrl=...`, `-c alarmEmail=ops@...`,
+ * `-c apiThrottleRate=200 -c apiThrottleBurst=400`, and `-c cloudFrontPublicKeyPem=...` (video-delivery.ts).
+ */
+export function configFromContext(scope: Construct): VideoServiceConfig {
+  const text = (key: string): string | undefined => {
+    const value: unknown = scope.node.tryGetContext(key);
+    if (typeof value === 'number') return String(value);
+    return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+  };
+  const positive = (key: string, fallback: number): number => {
+    const value = Number(text(key) ?? fallback);
+    if (!Number.isInteger(value) || value <= 0) throw new Error(`context ${key} must be a positive integer`);
+    return value;
+  };
+  const alarmEmail = text('alarmEmail');
+  const rate = positive('apiThrottleRate', DEFAULT_API_THROTTLE.rateLimit);
+  const burst = positive('apiThrottleBurst', DEFAULT_API_THROTTLE.burstLimit);
+  return {
+    prefix: text('prefix') ?? DEFAULT_PREFIX,
+    arkBaseUrl: text('arkBaseUrl') ?? DEFAULT_ARK_BASE_URL,
+    ...(alarmEmail && { alarmEmail }),
+    apiThrottle: { rateLimit: rate, burstLimit: burst },
+  };
+}
+
+/** Adds both stacks of the service to `app`. */
+export function addVideoService(app: App, serviceConfig: VideoServiceConfig) {
+  if (!/^[a-z][a-z0-9-]{0,19}$/.test(serviceConfig.prefix)) {
+    throw new Error(`prefix "${serviceConfig.prefix}" must be lowercase letters, digits and dashes (at most 20)`);
+  }
+  const stateful = new StatefulStack(app, `${serviceConfig.prefix}-stateful`, {
+    serviceConfig,
+    env: serviceConfig.env,
+    description: 'Video generation service: data (tables, video bucket and CDN, queues, secrets).',
+    terminationProtection: true,
+  });
+  const stateless = new StatelessStack(app, `${serviceConfig.prefix}-stateless`, {
+    serviceConfig,
+    stateful,
+    env: serviceConfig.env,
+    description: 'Video generation service: functions, HTTP API, task state machine, schedules, alarms.',
+  });
+  Tags.of(app).add('service', 'video-generation');
+  Tags.of(app).add('deployment', serviceConfig.prefix);
+  return { stateful, stateless };
+}
+
+export interface StatefulStackProps extends StackProps {
+  readonly serviceConfig: VideoServiceConfig;
+}
+
+export class StatefulStack extends Stack {
+  readonly data: StatefulResources;
+  readonly delivery: VideoDelivery;
+
+  constructor(scope: Construct, id: string, props: StatefulStackProps) {
+    super(scope, id, props);
+    const { prefix } = props.serviceConfig;
+    this.data = new StatefulResources(this, 'Data', { prefix });
+    this.delivery = new VideoDelivery(this, 'VideoDelivery', {
+      prefix,
+      videoBucket: this.data.videoBucket,
+      logBucket: this.data.accessLogsBucket,
+      privateKey: this.data.cloudFrontPrivateKey,
+    });
+    new CfnOutput(this, 'VideoDomain', { value: this.delivery.distribution.distributionDomainName });
+    new CfnOutput(this, 'CloudFrontKeyPairId', { value: this.delivery.publicKey.publicKeyId });
+    new CfnOutput(this, 'ArkApiKeySecretArn', { value: this.data.arkApiKey.secretArn });
+    new CfnOutput(this, 'CloudFrontPrivateKeySecretArn', { value: this.data.cloudFrontPrivateKey.secretArn });
+  }
+}
+
+export interface StatelessStackProps extends StackProps {
+  readonly serviceConfig: VideoServiceConfig;
+  readonly stateful: StatefulStack;
+}
+
+export class StatelessStack extends Stack {
+  readonly functions: ServiceFunctions;
+  readonly api: ServiceApi;
+  readonly workflow: TaskWorkflow;
+  readonly alarms: ServiceAlarms;
+
+  constructor(scope: Construct, id: string, props: StatelessStackProps) {
+    super(scope, id, props);
+    const { prefix, arkBaseUrl } = props.serviceConfig;
+    const { data, delivery } = props.stateful;
+    this.addStackDependency(props.stateful, 'functions use its tables, bucket, queues, secrets and CDN');
+
+    this.functions = new ServiceFunctions(this, 'Functions', { prefix, arkBaseUrl, data, delivery });
+    this.workflow = new TaskWorkflow(this, 'TaskWorkflow', {
+      stateMachineName: physicalNames(prefix).stateMachine,
+      functions: this.functions.workflow,
+      tasksTable: data.tables.tasks,
+      webhookQueue: data.webhookQueue,
+    });
+    this.api = new ServiceApi(this, 'Api', {
+      prefix,
+      routes: this.functions.routes,
+      defaultHandler: this.functions.defaultRoute,
+      ...(props.serviceConfig.apiThrottle && { throttle: props.serviceConfig.apiThrottle }),
+    });
+
+    const functions = this.functions;
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
+      prefix,
+      deadLetterQueues: [{ name: 'WebhookDlq', queue: data.webhookDeadLetterQueue }],
+      stateMachine: this.workflow.stateMachine,
+      httpApi: this.api.httpApi,
+      crashOnlyFunctions: [
+        ...functions.routes.map(({ route, handler }) => ({ id: route.id, handler })),
+        { id: DEFAULT_ROUTE.id, handler: functions.defaultRoute },
+        { id: WEBHOOK_QUEUE.consumer.id, handler: functions.webhookConsumer },
+        ...functions.scheduled.map((handler) => ({ id: handler.node.id.replace(/Function$/, ''), handler })),
+      ],
+      workflowFunctions: functions.workflow.map(({ definition, handler }) => ({ id: definition.id, handler })),
+      ...(props.serviceConfig.alarmEmail && { email: props.serviceConfig.alarmEmail }),
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
+    new CfnOutput(this, 'StateMachineArn', { value: this.workflow.stateMachine.stateMachineArn });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+  }
+}

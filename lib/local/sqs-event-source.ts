@@ -1,0 +1,138 @@
+/**
+ * A local stand-in for Lambda's SQS event source mapping: long-polls a queue, hands each batch to the
+ * handler as an SQS event (the same record shape Lambda builds), and deletes what the handler did not
+ * report in `batchItemFailures` (ReportBatchItemFailures). A handler that throws, or answers with a
+ * failure it cannot name, fails the whole batch: every message stays and comes back when its
+ * visibility ends, as on AWS.
+ */
+import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { Message, MessageAttributeValue, SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { lambdaContext } from './lambda-context.js';
+import { LOCAL_REGION } from './local-aws.js';
+
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+
+export interface SqsEventSourceOptions {
+  sqs: SQSClient;
+  queueUrl: string;
+  queueArn: string;
+  /** Resolved on the first batch, so the handler module loads after the environment is set. */
+  handler: () => Promise<SqsHandler>;
+  functionName: string;
+  /** Lambda's timeout for the handler's context. Default 30 s. */
+  timeoutMs?: number;
+  /** Default 10 (SQS's largest batch). */
+  batchSize?: number;
+  /** Long poll. Default 1 s, so stop() is quick. */
+  waitTimeSeconds?: number;
+  onError?: (error: unknown) => void;
+}
+
+export interface SqsEventSource {
+  /** Stops polling and waits for the batch in hand to finish (its deletes included). */
+  stop(): Promise<void>;
+}
+
+export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSource {
+  const abort = new AbortController();
+  let handler: Promise<SqsHandler> | undefined;
+  const onError = options.onError ?? ((error: unknown) => console.error('local SQS event source:', error));
+
+  const pollOnce = async () => {
+    const { Messages } = await options.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: options.queueUrl,
+        MaxNumberOfMessages: options.batchSize ?? 10,
+        WaitTimeSeconds: options.waitTimeSeconds ?? 1,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+      { abortSignal: abort.signal },
+    );
+    if (!Messages || Messages.length === 0) return;
+    const records = Messages.map((message) => toRecord(message, options.queueArn));
+    handler ??= options.handler();
+    let succeeded: SQSRecord[] = [];
+    try {
+      const response = await (
+        await handler
+      )({ Records: records }, lambdaContext(options.functionName, options.timeoutMs));
+      succeeded = succeededRecords(records, response);
+    } catch (error) {
+      onError(error);
+    }
+    if (succeeded.length === 0) return;
+    const { Failed } = await options.sqs.send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: options.queueUrl,
+        Entries: succeeded.map((record, index) => ({ Id: String(index), ReceiptHandle: record.receiptHandle })),
+      }),
+    );
+    if (Failed && Failed.length > 0) onError(new Error(`could not delete ${Failed.length} handled messages`));
+  };
+
+  const loop = (async () => {
+    while (!abort.signal.aborted) {
+      try {
+        await pollOnce();
+      } catch (error) {
+        if (abort.signal.aborted) break;
+        onError(error);
+        await sleep(1_000).catch(() => undefined);
+      }
+    }
+  })();
+
+  return {
+    stop: async () => {
+      abort.abort();
+      await loop;
+    },
+  };
+}
+
+/** AWS: failures naming no message of the batch (or an empty id) fail the whole batch. */
+function succeededRecords(records: SQSRecord[], response: SQSBatchResponse | void): SQSRecord[] {
+  const failures = response?.batchItemFailures ?? [];
+  const ids = new Set(records.map((record) => record.messageId));
+  if (failures.some((failure) => !failure.itemIdentifier || !ids.has(failure.itemIdentifier))) return [];
+  const failed = new Set(failures.map((failure) => failure.itemIdentifier));
+  return records.filter((record) => !failed.has(record.messageId));
+}
+
+function toRecord(message: Message, queueArn: string): SQSRecord {
+  const attributes = message.Attributes ?? {};
+  return {
+    messageId: message.MessageId ?? '',
+    receiptHandle: message.ReceiptHandle ?? '',
+    body: message.Body ?? '',
+    attributes: {
+      ApproximateReceiveCount: attributes.ApproximateReceiveCount ?? '1',
+      SentTimestamp: attributes.SentTimestamp ?? String(Date.now()),
+      SenderId: attributes.SenderId ?? '000000000000',
+      ApproximateFirstReceiveTimestamp: attributes.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+    },
+    messageAttributes: toMessageAttributes(message.MessageAttributes ?? {}),
+    md5OfBody: message.MD5OfBody ?? '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: queueArn,
+    awsRegion: LOCAL_REGION,
+  };
+}
+
+function toMessageAttributes(attributes: Record<string, MessageAttributeValue>): SQSMessageAttributes {
+  return Object.fromEntries(
+    Object.entries(attributes).map(([name, value]) => [
+      name,
+      {
+        dataType: value.DataType ?? 'String',
+        stringValue: value.StringValue,
+        binaryValue: value.BinaryValue ? Buffer.from(value.BinaryValue).toString('base64') : undefined,
+        stringListValues: value.StringListValues ?? [],
+        binaryListValues: (value.BinaryListValues ?? []).map((item) => Buffer.from(item).toString('base64')),
+      },
+    ]),
+  );
+}

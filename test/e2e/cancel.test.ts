@@ -1,0 +1,160 @@
+/**
+ * Cancel (DESIGN §3 row 18): pending and running tasks are refunded and end `refunded`; a cancel racing
+ * the task's own success or failure ends in exactly one final state and at most one refund.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../functions/core/api-key.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
+import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
+import type { LocalStack } from '../support/test-stack.js';
+
+interface TaskData {
+  task_id: string;
+  status: string;
+  error_message: string | null;
+  cost: number;
+}
+
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const submit = (key: string, prompt: string) =>
+  callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
+    key,
+    body: { model: 'seedance-1.5-pro', prompt, duration: 5 },
+  });
+const cancel = (key: string, taskId: string) =>
+  callApi<TaskData>(stack, 'POST', `/api/v1/video/tasks/${taskId}/cancel`, { key });
+const task = (key: string, taskId: string) => callApi<TaskData>(stack, 'GET', `/api/v1/video/tasks/${taskId}`, { key });
+const balance = async (key: string) =>
+  (await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key })).body.data.balance;
+
+describe('cancel', () => {
+  it('refunds a running task, stops its execution and the upstream job', async () => {
+    const { key } = await newAccount(stack, '10');
+    const created = await submit(key, 'forever [simulate:hang]');
+    const taskId = created.body.data.task_id;
+    await pollUntil(
+      () => task(key, taskId),
+      (response) => response.body.data.status === 'running',
+    );
+    const cancelled = await cancel(key, taskId);
+    expect(cancelled.body).toMatchObject({
+      code: 0,
+      data: { task_id: taskId, status: 'refunded', error_message: null },
+    });
+    expect(await balance(key)).toBe(10);
+    const execution = await pollUntil(
+      async () => stack.stepFunctions.executions().find((record) => record.name === taskId),
+      (record) => record?.status === 'ABORTED',
+    );
+    expect(execution?.status).toBe('ABORTED');
+    // A second cancel is refused, and refunds nothing more.
+    const again = await cancel(key, taskId);
+    expect(again.body).toMatchObject({ code: 400, data: null });
+    expect(again.body.message).toMatch(/refunded/);
+    expect(await balance(key)).toBe(10);
+  });
+
+  it('refunds a pending task whose execution never started', async () => {
+    const { accountId, key } = await newAccount(stack, '10');
+    const repository = new DynamoDbTaskRepository(stack.db, {
+      tasks: stack.names.tables.tasks,
+      accounts: stack.names.tables.accounts,
+      apiKeys: stack.names.tables.apiKeys,
+    });
+    const now = new Date().toISOString();
+    const taskId = randomUUID();
+    await repository.createCharged(
+      {
+        task_id: taskId,
+        account_id: accountId,
+        key_hash: hashApiKey(key),
+        key_quota_charged: false,
+        form: 'A',
+        status: 'pending',
+        cost_units: 30_000,
+        generation: {
+          modelId: randomUUID(),
+          modelName: 'seedance-1.0-lite-i2v',
+          prompt: 'x',
+          resolution: '720p',
+          ratio: '16:9',
+          durationSeconds: 5,
+          generateAudio: false,
+          imageUrls: [],
+          videoUrls: [],
+          audioUrls: [],
+        },
+        upstream_provider: 'ark',
+        upstream_model: 'm',
+        created_at: now,
+        updated_at: now,
+        deadline_at: now,
+      },
+      { accountId, keyHash: hashApiKey(key), keyHasQuota: false, costUnits: 30_000 },
+    );
+    expect(await balance(key)).toBe(7);
+    expect((await cancel(key, taskId)).body).toMatchObject({ code: 0, data: { status: 'refunded' } });
+    expect(await balance(key)).toBe(10);
+  });
+
+  it('refuses finished tasks (400), other accounts (403) and unknown tasks (404)', async () => {
+    const owner = await newAccount(stack, '10');
+    const stranger = await newAccount(stack, '10');
+    const created = await submit(owner.key, 'quick');
+    const taskId = created.body.data.task_id;
+    expect((await cancel(stranger.key, taskId)).body.code).toBe(403);
+    await pollUntil(
+      () => task(owner.key, taskId),
+      (response) => response.body.data.status === 'success',
+    );
+    const refused = await cancel(owner.key, taskId);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/success/);
+    expect((await cancel(owner.key, randomUUID())).body.code).toBe(404);
+    expect(await balance(owner.key)).toBe(5.8);
+  });
+
+  it('racing the task’s own end: one final state each, and the balance pays exactly for the successes', async () => {
+    const { key } = await newAccount(stack, '200');
+    const prompts = Array.from({ length: 24 }, (_, index) =>
+      index % 3 === 0 ? `r${index} [simulate:fail]` : `r${index}`,
+    );
+    const ids = await Promise.all(prompts.map(async (prompt) => (await submit(key, prompt)).body.data.task_id));
+    // Cancel each at a different moment across the task's whole life (about 0.5 s here).
+    await Promise.all(
+      ids.map(async (taskId, index) => {
+        await new Promise((resolve) => setTimeout(resolve, index * 30));
+        const answer = await cancel(key, taskId);
+        expect([0, 400]).toContain(answer.body.code);
+      }),
+    );
+    const finals = await Promise.all(
+      ids.map((taskId) =>
+        pollUntil(
+          () => task(key, taskId),
+          (response) => ['success', 'failed', 'refunded'].includes(response.body.data.status),
+        ),
+      ),
+    );
+    const statuses = finals.map((response) => response.body.data.status);
+    const succeeded = statuses.filter((status) => status === 'success').length;
+    expect(statuses.filter((status) => status === 'refunded').length).toBeGreaterThan(0);
+    // Settle: a task the cancel lost to may still be finishing its own refund.
+    await pollUntil(
+      () => balance(key),
+      (value) => value === Number((200 - 4.2 * succeeded).toFixed(4)),
+      { timeoutMs: 10_000 },
+    );
+    // And nothing moves afterwards.
+    const again = await Promise.all(ids.map((taskId) => task(key, taskId)));
+    expect(again.map((response) => response.body.data.status)).toEqual(statuses);
+  });
+});

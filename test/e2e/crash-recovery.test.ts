@@ -1,0 +1,176 @@
+/**
+ * Kill -9 the whole local stack while tasks are pending, running and transferring; start it again on
+ * the same data: every task reaches a final state, each has exactly one upstream job, and the balance
+ * is exact. The upstream (simulated) outlives the crash, as a real one would.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { hashApiKey } from '../../functions/core/api-key.js';
+import type { TaskRecord } from '../../functions/core/task.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
+import { freePort } from '../../lib/local/emulators.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
+import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { callApi, pollUntil } from '../support/test-stack.js';
+
+const DEMO_KEY = `bc_${randomUUID().replaceAll('-', '')}`;
+const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-'));
+let child: ChildProcess | undefined;
+
+async function startService(port: number): Promise<ChildProcess> {
+  const started = spawn(
+    join(REPOSITORY_ROOT, 'node_modules/.bin/tsx'),
+    ['--disable-warning=ExperimentalWarning', 'bin/local.ts'],
+    {
+      cwd: REPOSITORY_ROOT,
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: String(port),
+        DEMO_API_KEY: DEMO_KEY,
+        POWERTOOLS_LOG_LEVEL: 'ERROR',
+        DEFAULT_RATE_LIMIT_PER_SECOND: '1000',
+      },
+      detached: true, // its own process group, so the kill takes DynamoDB Local's JVM with it
+      stdio: 'ignore',
+    },
+  );
+  await pollUntil(
+    () =>
+      fetch(`http://127.0.0.1:${port}/api/v1/models`, { headers: { authorization: `Bearer ${DEMO_KEY}` } }).then(
+        (r) => r.status,
+        () => 0,
+      ),
+    (status) => status === 200,
+    { timeoutMs: 60_000, intervalMs: 200 },
+  );
+  return started;
+}
+
+function killGroup(process_: ChildProcess | undefined, signal: NodeJS.Signals) {
+  if (process_?.pid) {
+    try {
+      process.kill(-process_.pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+afterAll(async () => {
+  killGroup(child, 'SIGINT');
+  await new Promise((resolve) => (child && child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+it('every task in flight at a kill -9 finishes after a restart, once, with the balance exact', async () => {
+  const port = await freePort();
+  const api = { baseUrl: `http://127.0.0.1:${port}` };
+  child = await startService(port);
+  const submit = (prompt: string) =>
+    callApi<{ task_id: string }>(api, 'POST', '/api/v1/video/generate', {
+      key: DEMO_KEY,
+      body: { model: 'seedance-1.0-lite-i2v', prompt, duration: 5 },
+    });
+
+  // Wave A reaches the upstream's end (succeeding, some about to transfer); wave B is mid-generation.
+  const waveA = await Promise.all(
+    Array.from({ length: 8 }, (_, i) => submit(`a${i}${i % 4 === 0 ? ' [simulate:fail]' : ''}`)),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const waveB = await Promise.all(Array.from({ length: 8 }, (_, i) => submit(`b${i}`)));
+  // A task charged but whose execution never started (the crash came between the two).
+  const runtime = JSON.parse(readFileSync(join(dataDir, 'local-stack.json'), 'utf8'));
+  const client = new DynamoDBClient({
+    endpoint: runtime.endpoints.dynamodb,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  const repository = new DynamoDbTaskRepository(DynamoDBDocumentClient.from(client), {
+    tasks: runtime.names.tables.tasks,
+    accounts: runtime.names.tables.accounts,
+    apiKeys: runtime.names.tables.apiKeys,
+  });
+  const orphan = orphanTask();
+  await repository.createCharged(orphan, {
+    accountId: 'demo',
+    keyHash: orphan.key_hash,
+    keyHasQuota: false,
+    costUnits: orphan.cost_units,
+  });
+  client.destroy();
+
+  const ids = [...waveA, ...waveB].map((response) => response.body.data.task_id).concat(orphan.task_id);
+  const before = await Promise.all(
+    ids.map((id) => callApi<{ status: string }>(api, 'GET', `/api/v1/video/tasks/${id}`, { key: DEMO_KEY })),
+  );
+  const statusesAtKill = before.map((response) => response.body.data.status);
+  expect(statusesAtKill.filter((status) => !['success', 'failed'].includes(status)).length).toBeGreaterThan(0);
+
+  killGroup(child, 'SIGKILL');
+  await new Promise((resolve) => (child?.exitCode === null ? child.once('exit', resolve) : resolve(null)));
+  await pollUntil(async () => existsSync(join(dataDir, 'dynamodb')), Boolean);
+
+  const port2 = await freePort();
+  const api2 = { baseUrl: `http://127.0.0.1:${port2}` };
+  child = await startService(port2);
+  const finals = await Promise.all(
+    ids.map((id) =>
+      pollUntil(
+        () => callApi<{ status: string }>(api2, 'GET', `/api/v1/video/tasks/${id}`, { key: DEMO_KEY }),
+        (response) => ['success', 'failed', 'refunded'].includes(response.body.data.status),
+        { timeoutMs: 60_000, intervalMs: 250 },
+      ),
+    ),
+  );
+  const statuses = finals.map((response) => response.body.data.status);
+  expect(statuses.filter((status) => status === 'failed')).toHaveLength(2); // a0 and a4
+  const succeeded = statuses.filter((status) => status === 'success').length;
+  expect(succeeded).toBe(ids.length - 2);
+
+  const jobs = JSON.parse(readFileSync(join(dataDir, 'upstream-jobs.json'), 'utf8')) as { prompt: string }[];
+  const perPrompt = new Map<string, number>();
+  for (const job of jobs) perPrompt.set(job.prompt, (perPrompt.get(job.prompt) ?? 0) + 1);
+  expect([...perPrompt.values()].every((count) => count === 1)).toBe(true);
+  expect(perPrompt.size).toBe(ids.length);
+
+  const balance = await callApi<{ balance: number }>(api2, 'GET', '/api/v1/account/balance', { key: DEMO_KEY });
+  expect(balance.body.data.balance).toBe(100 - 3 * succeeded);
+});
+
+function orphanTask(): TaskRecord {
+  const now = new Date().toISOString();
+  return {
+    task_id: randomUUID(),
+    account_id: 'demo',
+    key_hash: hashApiKey(DEMO_KEY),
+    key_quota_charged: false,
+    form: 'A',
+    status: 'pending',
+    cost_units: 30_000,
+    generation: {
+      modelId: '0d5a8f3e-9c2b-4a7d-b6e1-7f4c2d9a8e33',
+      modelName: 'seedance-1.0-lite-i2v',
+      prompt: 'orphan',
+      resolution: '720p',
+      ratio: '16:9',
+      durationSeconds: 5,
+      generateAudio: false,
+      imageUrls: [],
+      videoUrls: [],
+      audioUrls: [],
+    },
+    upstream_provider: 'ark',
+    upstream_model: 'doubao-seedance-1-0-lite-i2v-250428',
+    created_at: now,
+    updated_at: now,
+    deadline_at: new Date(Date.now() + 3_600_000).toISOString(),
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * DESIGN §3 row 22: a query of an in-progress task asks the upstream first. Here the execution polls
+ * only every 4 s, so the query sees the upstream's success before the execution does: it shows
+ * `transferring` (with the spec's message), and the task still reaches `success` exactly once.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { TRANSFERRING_MESSAGE } from '../../functions/core/task.js';
+import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
+import type { LocalStack } from '../support/test-stack.js';
+
+let stack: LocalStack;
+beforeAll(async () => {
+  stack = await startTestStack({ pollScheduleSeconds: '4', upstream: { queuedMs: 100, runningMs: 300 } });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+interface TaskData {
+  task_id: string;
+  status: string;
+  video_url: string | null;
+  finished_at: string | null;
+}
+
+it('shows transferring as soon as the upstream has finished, then success once', async () => {
+  const { key } = await newAccount(stack, '10');
+  const created = await callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
+    key,
+    body: { model: 'seedance-1.5-pro', prompt: 'a lighthouse', duration: 5 },
+  });
+  const taskId = created.body.data.task_id;
+  const get = () => callApi<TaskData>(stack, 'GET', `/api/v1/video/tasks/${taskId}`, { key });
+
+  const transferring = await pollUntil(
+    get,
+    (response) => response.body.data.status !== 'running' && response.body.data.status !== 'pending',
+    {
+      timeoutMs: 3_500,
+      intervalMs: 50,
+    },
+  );
+  expect(transferring.body).toMatchObject({
+    code: 0,
+    message: TRANSFERRING_MESSAGE,
+    data: { status: 'transferring', video_url: null, finished_at: null },
+  });
+
+  const done = await pollUntil(get, (response) => response.body.data.status === 'success', { timeoutMs: 15_000 });
+  expect(done.body.data.video_url).toMatch(/^http/);
+  expect(stack.upstream.jobs().filter((job) => job.prompt === 'a lighthouse')).toHaveLength(1);
+  const balance = await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key });
+  expect(balance.body.data.balance).toBe(5.8);
+});

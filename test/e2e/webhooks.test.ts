@@ -1,0 +1,289 @@
+/**
+ * Completion webhooks end to end (spec §6, DESIGN §3 rows 19–20): real tasks over HTTP, the state machine
+ * queueing the event, the in-process SQS event source running the consumer, and receivers on 127.0.0.1
+ * that verify with the `standardwebhooks` library and the secret the admin CLI prints. Retries run on a
+ * shortened schedule (1 s, 1 s, 1 s: four tries in all). Tests use their own accounts and receivers, so
+ * they run concurrently.
+ */
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
+import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
+import type { LocalStack } from '../support/test-stack.js';
+
+const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface WebhookView {
+  state: string;
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_attempt_at: string | null;
+  delivered_at: string | null;
+}
+
+interface TaskData {
+  task_id: string;
+  status: string;
+  video_url: string | null;
+  cost: number;
+  finished_at: string | null;
+  error_message: string | null;
+  webhook: WebhookView | null;
+}
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+/** A webhook receiver on 127.0.0.1 answering each POST with `answer(n)` (n counts from 1). */
+async function startReceiver(answer: (n: number) => number = () => 200) {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+      res.writeHead(answer(received.length), { 'content-type': 'text/plain' }).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  receivers.push(server);
+  return { url: `http://127.0.0.1:${port}/hooks/video`, received };
+}
+
+let stack: LocalStack;
+let sqs: SQSClient;
+const receivers: Server[] = [];
+
+beforeAll(async () => {
+  stack = await startTestStack({ environment: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1' } });
+  sqs = new SQSClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: stack.endpoints.sqs });
+});
+afterAll(async () => {
+  sqs?.destroy();
+  for (const server of receivers) server.closeAllConnections();
+  await Promise.all(receivers.map((server) => new Promise((resolve) => server.close(resolve))));
+  await stack?.stop();
+});
+
+/** `npm run --silent admin -- <args>` against this stack (its table names and endpoint are in the environment). */
+async function adminLastLine(...args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'admin', '--', ...args], {
+    cwd: REPOSITORY_ROOT,
+    env: process.env,
+  });
+  return stdout.trim().split('\n').at(-1) ?? '';
+}
+
+async function submit(key: string, prompt: string, webhookUrl?: string): Promise<string> {
+  const response = await callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
+    key,
+    body: { model: 'seedance-1.5-pro', prompt, duration: 5, ...(webhookUrl ? { webhook_url: webhookUrl } : {}) },
+  });
+  expect(response.body.code).toBe(0);
+  return response.body.data.task_id;
+}
+
+async function getTask(key: string, taskId: string): Promise<TaskData> {
+  return (await callApi<TaskData>(stack, 'GET', `/api/v1/video/tasks/${taskId}`, { key })).body.data;
+}
+
+function waitForWebhook(key: string, taskId: string, done: (webhook: WebhookView) => boolean) {
+  return pollUntil(
+    () => getTask(key, taskId),
+    (task) => task.webhook !== null && done(task.webhook),
+    { timeoutMs: 20_000, intervalMs: 100 },
+  );
+}
+
+async function queueIsEmpty(url: string): Promise<boolean> {
+  const { Attributes } = await sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: url,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+    }),
+  );
+  return Attributes?.ApproximateNumberOfMessages === '0' && Attributes.ApproximateNumberOfMessagesNotVisible === '0';
+}
+
+function headersOf(request: Received): Record<string, string> {
+  return {
+    'webhook-id': String(request.headers['webhook-id']),
+    'webhook-timestamp': String(request.headers['webhook-timestamp']),
+    'webhook-signature': String(request.headers['webhook-signature']),
+  };
+}
+
+describe.concurrent('a receiver that answers 200', () => {
+  it('gets one signed POST per final task, success and failure, verifiable with the secret from the CLI', async () => {
+    const { accountId, key } = await newAccount(stack, '50');
+    const receiver = await startReceiver();
+    const [secret, succeeded, failed] = await Promise.all([
+      adminLastLine('webhook:secret', '--account', accountId),
+      submit(key, 'a lighthouse at dusk', receiver.url),
+      submit(key, 'this will fail [simulate:fail]', receiver.url),
+    ]);
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+
+    const [successTask, failedTask] = await Promise.all([
+      waitForWebhook(key, succeeded, (webhook) => webhook.state === 'delivered'),
+      waitForWebhook(key, failed, (webhook) => webhook.state === 'delivered'),
+    ]);
+    await pollUntil(() => queueIsEmpty(stack.webhookQueues.queue.url), Boolean, { timeoutMs: 15_000 });
+    expect(receiver.received).toHaveLength(2);
+
+    const verifier = new Webhook(secret);
+    const payloads = receiver.received.map((request) => {
+      expect(request.headers['content-type']).toBe('application/json');
+      expect(Math.abs(Number(request.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+      return verifier.verify(request.body, headersOf(request)) as Record<string, unknown>;
+    });
+    const successPayload = payloads.find((payload) => payload['task_id'] === succeeded);
+    const failurePayload = payloads.find((payload) => payload['task_id'] === failed);
+
+    expect(successPayload).toEqual({
+      task_id: succeeded,
+      status: 'success',
+      video_url: expect.stringMatching(/^https?:\/\//),
+      result_url: successPayload?.['video_url'],
+      cost: 4.2,
+      finished_at: successTask.finished_at,
+    });
+    const video = await fetch(successPayload?.['video_url'] as string);
+    expect(video.status).toBe(200);
+    await video.arrayBuffer();
+
+    expect(failurePayload).toEqual({
+      task_id: failed,
+      status: 'failed',
+      error_message: failedTask.error_message,
+      cost: 4.2,
+      finished_at: failedTask.finished_at,
+    });
+    expect(failedTask.error_message).toMatch(/^generation failed: /);
+
+    for (const task of [successTask, failedTask]) {
+      expect(task.webhook).toEqual({
+        state: 'delivered',
+        attempts: 1,
+        last_status_code: 200,
+        last_error: null,
+        last_attempt_at: expect.any(String),
+        delivered_at: expect.any(String),
+      });
+    }
+  });
+
+  it('sends nothing for a task without webhook_url, whose view shows webhook: null', async () => {
+    const { key } = await newAccount(stack, '10');
+    const taskId = await submit(key, 'no callback wanted');
+    const task = await pollUntil(
+      () => getTask(key, taskId),
+      (view) => view.status === 'success',
+      { timeoutMs: 20_000 },
+    );
+    expect(task.webhook).toBeNull();
+    const execution = await pollUntil(
+      async () => stack.stepFunctions.executions().find((record) => record.input.includes(taskId)),
+      (record) => record?.status === 'SUCCEEDED',
+      { timeoutMs: 5_000 },
+    );
+    expect(JSON.parse(execution?.output ?? '{}')).toMatchObject({ completion: { status: 'success', notify: false } });
+  });
+
+  it('signs with the old and the new secret after a rotation, and each alone verifies', async () => {
+    const { accountId, key } = await newAccount(stack, '10');
+    const receiver = await startReceiver();
+    const oldSecret = await adminLastLine('webhook:secret', '--account', accountId);
+    const newSecret = await adminLastLine('webhook:rotate', '--account', accountId);
+    expect(newSecret).toMatch(/^whsec_/);
+    expect(newSecret).not.toBe(oldSecret);
+    expect(await stack.admin.webhookSecret(accountId)).toBe(newSecret);
+
+    const taskId = await submit(key, 'a rotation', receiver.url);
+    await waitForWebhook(key, taskId, (webhook) => webhook.state === 'delivered');
+    const [request] = receiver.received;
+    expect(String(request?.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [oldSecret, newSecret]) {
+      expect(new Webhook(secret).verify(request!.body, headersOf(request!))).toMatchObject({ task_id: taskId });
+    }
+  });
+});
+
+describe.concurrent('a receiver that fails', () => {
+  it('answering 500 three times and then 200: four tries, one delivery, one webhook-id', async () => {
+    const { accountId, key } = await newAccount(stack, '10');
+    const receiver = await startReceiver((n) => (n <= 3 ? 500 : 200));
+    const taskId = await submit(key, 'third time lucky', receiver.url);
+
+    const task = await waitForWebhook(key, taskId, (webhook) => webhook.state === 'delivered');
+    expect(task.webhook).toMatchObject({ state: 'delivered', attempts: 4, last_status_code: 200, last_error: null });
+    expect(receiver.received).toHaveLength(4);
+    expect(new Set(receiver.received.map((request) => request.headers['webhook-id'])).size).toBe(1);
+    // Backoff: each retry waited its scheduled second.
+    for (let n = 1; n < 4; n += 1) {
+      expect(receiver.received[n]!.at - receiver.received[n - 1]!.at).toBeGreaterThanOrEqual(900);
+    }
+    const secret = await stack.admin.webhookSecret(accountId);
+    expect(new Webhook(secret).verify(receiver.received[3]!.body, headersOf(receiver.received[3]!))).toMatchObject({
+      task_id: taskId,
+      status: 'success',
+    });
+  });
+
+  it('always failing: the message reaches the dead-letter queue after the last try; the task is unchanged', async () => {
+    const { key } = await newAccount(stack, '10');
+    const receiver = await startReceiver(() => 503);
+    const taskId = await submit(key, 'nobody home', receiver.url);
+    const balanceAfterSubmit = (await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key }))
+      .body.data.balance;
+
+    const deadLetter = await pollUntil(
+      async () => {
+        const { Messages } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: stack.webhookQueues.deadLetterQueue.url,
+            MaxNumberOfMessages: 10,
+            WaitTimeSeconds: 1,
+            VisibilityTimeout: 0,
+          }),
+        );
+        return (Messages ?? []).find((message) => message.Body?.includes(taskId));
+      },
+      (message) => message !== undefined,
+      { timeoutMs: 20_000, intervalMs: 0 },
+    );
+    expect(JSON.parse(deadLetter?.Body ?? '{}')).toEqual({ task_id: taskId, event: 'task.success' });
+    expect(receiver.received).toHaveLength(4);
+    expect(new Set(receiver.received.map((request) => request.headers['webhook-id'])).size).toBe(1);
+
+    const task = await getTask(key, taskId);
+    expect(task).toMatchObject({ status: 'success', cost: 4.2, error_message: null });
+    expect(task.webhook).toMatchObject({ state: 'failed', attempts: 4, last_status_code: 503, delivered_at: null });
+    const balance = (await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key })).body.data
+      .balance;
+    expect(balance).toBe(balanceAfterSubmit);
+  });
+
+  it('a private address is refused even locally, recorded as a permanent failure and not retried', async () => {
+    const { key } = await newAccount(stack, '10');
+    const taskId = await submit(key, 'aimed at the metadata service', 'http://169.254.169.254/latest/meta-data/');
+    const task = await waitForWebhook(key, taskId, (webhook) => webhook.state === 'failed');
+    expect(task.webhook).toMatchObject({ state: 'failed', attempts: 1, last_status_code: null });
+    expect(task.webhook?.last_error).toMatch(/not a public address/);
+    // Deleted, not retried: the queue drains (the concurrent tests' messages too) with this one tried once.
+    await pollUntil(() => queueIsEmpty(stack.webhookQueues.queue.url), Boolean, { timeoutMs: 15_000 });
+    expect((await getTask(key, taskId)).webhook?.attempts).toBe(1);
+  });
+});

@@ -1,0 +1,178 @@
+/**
+ * The app synthesizes offline exactly as `cdk synth` runs it (cdk.json's `app` command, its context, no
+ * credentials, local esbuild, no Docker), and the Lambda assets in the templates are real bundles: each
+ * loads under Node 22, outside the repository (so nothing resolves from node_modules), with only the
+ * environment its function is given (dummy values for references; no ARK_API_KEY: the key is read from
+ * Secrets Manager by ARN), and exports `handler`.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { WEBHOOK_QUEUE } from '../../lib/resource-definitions.js';
+import { API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../../lib/routes.js';
+import type { CfnResource } from './synth.js';
+import { cdkJson, REPOSITORY_ROOT } from './synth.js';
+
+const run = promisify(execFile);
+const NODE_22 = join(REPOSITORY_ROOT, 'node_modules', '.bin', 'node');
+
+interface Bundle {
+  functionName: string;
+  dir: string;
+  file: string;
+  environment: Record<string, string>;
+}
+
+let outdir: string;
+let loadRoot: string;
+let synthSeconds: number;
+let bundles: Bundle[];
+
+beforeAll(() => {
+  outdir = mkdtempSync(join(tmpdir(), 'vgs-cdk-out-'));
+  loadRoot = mkdtempSync(join(tmpdir(), 'vgs-bundle-load-'));
+  const started = Date.now();
+  // What the CLI does for `cdk synth`: run cdk.json's `app` with the context and output directory in the env.
+  execFileSync('sh', ['-c', cdkJson().app], {
+    cwd: REPOSITORY_ROOT,
+    env: {
+      ...withoutAwsCredentials(process.env),
+      PATH: `${join(REPOSITORY_ROOT, 'node_modules', '.bin')}${delimiter}${process.env['PATH'] ?? ''}`,
+      CDK_OUTDIR: outdir,
+      // The CLI adds the asset metadata flag by default (`--asset-metadata`): it names each asset's directory.
+      CDK_CONTEXT_JSON: JSON.stringify({ ...cdkJson().context, 'aws:cdk:enable-asset-metadata': true }),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 240_000,
+  });
+  synthSeconds = (Date.now() - started) / 1000;
+  console.log(`synth with bundling of every function: ${synthSeconds.toFixed(1)} s`);
+
+  const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8')) as {
+    artifacts: Record<string, { type: string; properties?: { templateFile?: string } }>;
+  };
+  bundles = Object.values(manifest.artifacts)
+    .filter((artifact) => artifact.type === 'aws:cloudformation:stack')
+    .flatMap((artifact) => {
+      const template = JSON.parse(readFileSync(join(outdir, artifact.properties?.templateFile as string), 'utf8'));
+      return Object.values(template.Resources as Record<string, CfnResource>)
+        .filter((resource) => resource.Type === 'AWS::Lambda::Function')
+        .map((resource) => {
+          const metadata = resource['Metadata'] as Record<string, string>;
+          const dir = join(outdir, metadata['aws:asset:path'] as string);
+          const variables = (resource.Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+          return {
+            functionName: resource.Properties['FunctionName'] as string,
+            dir,
+            file: join(dir, 'index.mjs'),
+            environment: Object.fromEntries(
+              Object.entries(variables).map(([name, value]) => [
+                name,
+                typeof value === 'string' ? value : `dummy-${name}`,
+              ]),
+            ),
+          };
+        });
+    });
+}, 240_000);
+
+afterAll(() => {
+  if (outdir) rmSync(outdir, { recursive: true, force: true });
+  if (loadRoot) rmSync(loadRoot, { recursive: true, force: true });
+});
+
+function withoutAwsCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !/^AWS_|^CDK_DEFAULT_/.test(name)));
+}
+
+/** Imports a bundle, copied outside the repository, in a fresh Node 22 with only `environment`. */
+async function importInNode22(bundle: Bundle, environment: Record<string, string>) {
+  const copy = join(loadRoot, `${bundle.functionName}-${Math.random().toString(36).slice(2)}`);
+  cpSync(bundle.dir, copy, { recursive: true });
+  const script =
+    'const m = await import(process.argv[1]);' +
+    "if (typeof m.handler !== 'function') { console.error('no handler export'); process.exit(3); }";
+  return run(NODE_22, ['--input-type=module', '-e', script, pathToFileURL(join(copy, 'index.mjs')).href], {
+    cwd: copy,
+    env: { AWS_REGION: 'us-east-1', AWS_DEFAULT_REGION: 'us-east-1', ...environment },
+    timeout: 30_000,
+  });
+}
+
+it('runs the Node 22 of the devDependencies', () => {
+  expect(execFileSync(NODE_22, ['--version'], { encoding: 'utf8' })).toMatch(/^v22\./);
+});
+
+it('synthesizes both stacks, bundling every function with the local esbuild (never Docker)', () => {
+  const expected = [
+    ...API_ROUTES.map((r) => r.id),
+    DEFAULT_ROUTE.id,
+    ...WORKFLOW_FUNCTIONS.map((f) => f.id),
+    WEBHOOK_QUEUE.consumer.id,
+    ...SCHEDULED_FUNCTIONS.map((f) => f.id),
+  ];
+  expect(bundles.map((b) => b.functionName).sort()).toEqual(expected.map((id) => `vgs-${id}`).sort());
+  for (const bundle of bundles) {
+    expect(existsSync(bundle.file), bundle.functionName).toBe(true);
+    expect(existsSync(`${bundle.file}.map`), bundle.functionName).toBe(true);
+  }
+});
+
+it('bundles are ESM with the AWS SDK inside and a require shim', () => {
+  for (const bundle of bundles) {
+    const code = readFileSync(bundle.file, 'utf8');
+    expect(code.startsWith("import { createRequire } from 'module';"), bundle.functionName).toBe(true);
+    // Bundled, not imported from the runtime's copy.
+    expect(code, bundle.functionName).not.toMatch(/from\s*["']@aws-sdk\//);
+  }
+});
+
+it('every bundle loads under Node 22 with its function environment, and exports handler', async () => {
+  const results = await Promise.all(
+    bundles.map(async (bundle) => {
+      try {
+        await importInNode22(bundle, bundle.environment);
+        return { name: bundle.functionName, error: '' };
+      } catch (error) {
+        return { name: bundle.functionName, error: String((error as { stderr?: string }).stderr || error) };
+      }
+    }),
+  );
+  expect(results.filter((r) => r.error)).toEqual([]);
+  const rows = bundles
+    .map((b) => ({
+      name: b.functionName,
+      kib: statSync(b.file).size / 1024,
+      mapKib: statSync(`${b.file}.map`).size / 1024,
+    }))
+    .sort((a, b) => b.kib - a.kib);
+  console.log(
+    ['function                bundle (KiB)  source map (KiB)']
+      .concat(
+        rows.map((r) => `${r.name.padEnd(24)}${r.kib.toFixed(0).padStart(12)}${r.mapKib.toFixed(0).padStart(18)}`),
+      )
+      .join('\n'),
+  );
+}, 120_000);
+
+it('the aws-cdk CLI of the devDependencies can read the cloud assembly', async () => {
+  const cli = join(REPOSITORY_ROOT, 'node_modules', '.bin', 'cdk');
+  const result = await run(cli, ['ls', '--app', outdir, '--no-notices'], {
+    cwd: REPOSITORY_ROOT,
+    env: { ...withoutAwsCredentials(process.env), CI: 'true' },
+    timeout: 60_000,
+  }).then(
+    ({ stdout }) => ({ ok: true, output: stdout }),
+    (error: { stderr?: string; stdout?: string }) => ({
+      ok: false,
+      output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
+    }),
+  );
+  expect(result.ok, result.output).toBe(true);
+  expect(result.output).toContain('vgs-stateful');
+  expect(result.output).toContain('vgs-stateless');
+}, 90_000);

@@ -1,0 +1,114 @@
+/**
+ * Synthesizes the service the way `cdk synth` does (cdk.json's context, the same stack code) into a
+ * temporary directory, and answers questions about the templates. Each test file synthesizes once.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { addVideoService, configFromContext } from '../../lib/cdk/video-service-stack.js';
+import { REPOSITORY_ROOT } from '../../lib/cdk/service-function.js';
+
+export { REPOSITORY_ROOT };
+
+export function cdkJson(): { app: string; context: Record<string, unknown> } {
+  return JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'cdk.json'), 'utf8'));
+}
+
+export interface SynthOptions {
+  /** Run esbuild for every function (slow); otherwise asset bundling is skipped, templates are the same. */
+  readonly bundle?: boolean;
+  /** Extra context, as `-c key=value` would give. */
+  readonly context?: Record<string, unknown>;
+}
+
+export type CfnResource = { Type: string; Properties: Record<string, unknown>; [key: string]: unknown };
+
+export interface SynthesizedService {
+  readonly app: App;
+  readonly outdir: string;
+  readonly prefix: string;
+  readonly stateful: Template;
+  readonly stateless: Template;
+  readonly statefulJson: { Resources: Record<string, CfnResource>; Outputs?: Record<string, { Value: unknown }> };
+  readonly statelessJson: { Resources: Record<string, CfnResource> };
+  readonly stacks: ReturnType<typeof addVideoService>;
+  readonly cleanup: () => void;
+}
+
+export function synthesizeService(options: SynthOptions = {}): SynthesizedService {
+  const outdir = mkdtempSync(join(tmpdir(), 'vgs-synth-'));
+  const app = new App({
+    outdir,
+    context: {
+      ...cdkJson().context,
+      // The CLI's own switch for "bundle no stack" (`cdk synth --exclusively` uses it).
+      ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      ...options.context,
+    },
+  });
+  const config = configFromContext(app);
+  const stacks = addVideoService(app, config);
+  const assembly = app.synth();
+  const statefulJson = assembly.getStackByName(stacks.stateful.stackName).template;
+  const statelessJson = assembly.getStackByName(stacks.stateless.stackName).template;
+  return {
+    app,
+    outdir,
+    prefix: config.prefix,
+    stacks,
+    statefulJson,
+    statelessJson,
+    stateful: Template.fromJSON(statefulJson),
+    stateless: Template.fromJSON(statelessJson),
+    cleanup: () => rmSync(outdir, { recursive: true, force: true }),
+  };
+}
+
+/** Logical id and resource of the one resource of `type` whose property `key` equals `value`. */
+export function resourceWith(
+  template: { Resources: Record<string, CfnResource> },
+  type: string,
+  key: string,
+  value: unknown,
+): [string, CfnResource] {
+  const found = Object.entries(template.Resources).filter(
+    ([, resource]) => resource.Type === type && JSON.stringify(resource.Properties[key]) === JSON.stringify(value),
+  );
+  if (found.length !== 1)
+    throw new Error(`expected one ${type} with ${key}=${JSON.stringify(value)}, got ${found.length}`);
+  return found[0] as [string, CfnResource];
+}
+
+export function resourcesOfType(
+  template: { Resources: Record<string, CfnResource> },
+  type: string,
+): [string, CfnResource][] {
+  return Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+}
+
+/**
+ * What a stateless-stack value refers to in the stateful stack: `Fn::GetStackOutput` (weak cross-stack
+ * reference) → the output's value there, e.g. `{ Ref: 'DataTasksTable…' }`.
+ */
+export function crossStackTarget(service: SynthesizedService, value: unknown): unknown {
+  const reference = (value as { 'Fn::GetStackOutput'?: { StackName: string; OutputName: string } })[
+    'Fn::GetStackOutput'
+  ];
+  if (!reference) throw new Error(`not a cross-stack reference: ${JSON.stringify(value)}`);
+  if (reference.StackName !== service.stacks.stateful.stackName)
+    throw new Error(`unexpected stack ${reference.StackName}`);
+  const output = service.statefulJson.Outputs?.[reference.OutputName];
+  if (!output) throw new Error(`no output ${reference.OutputName}`);
+  return output.Value;
+}
+
+/** The stateful resource a stateless value refers to (by `Ref` or `Fn::GetAtt`), as [logicalId, resource]. */
+export function crossStackResource(service: SynthesizedService, value: unknown): [string, CfnResource] {
+  const target = crossStackTarget(service, value) as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+  const logicalId = target.Ref ?? target['Fn::GetAtt']?.[0];
+  const resource = logicalId ? service.statefulJson.Resources[logicalId] : undefined;
+  if (!logicalId || !resource) throw new Error(`no resource behind ${JSON.stringify(target)}`);
+  return [logicalId, resource];
+}

@@ -1,0 +1,525 @@
+/**
+ * The synthesized templates have the properties issue #5 asks for. One synthesis (without bundling:
+ * lambda-bundles.test.ts builds the real bundles) serves every test here.
+ */
+import { Match } from 'aws-cdk-lib/assertions';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { aslTokens, readAslDefinition } from '../../lib/cdk/task-workflow.js';
+import { physicalNames, TABLES, TASKS_BY_STATUS_INDEX, WEBHOOK_QUEUE } from '../../lib/resource-definitions.js';
+import type { TableId } from '../../lib/resource-definitions.js';
+import {
+  API_ROUTES,
+  ASL_RESOURCE_TOKENS,
+  DEFAULT_ROUTE,
+  SCHEDULED_FUNCTIONS,
+  WORKFLOW_FUNCTIONS,
+} from '../../lib/routes.js';
+import type { CfnResource, SynthesizedService } from './synth.js';
+import { crossStackResource, resourcesOfType, resourceWith, synthesizeService } from './synth.js';
+
+let service: SynthesizedService;
+beforeAll(() => {
+  service = synthesizeService();
+}, 120_000);
+afterAll(() => service?.cleanup());
+
+const ALL_FUNCTION_IDS = [
+  ...API_ROUTES.map((r) => r.id),
+  DEFAULT_ROUTE.id,
+  ...WORKFLOW_FUNCTIONS.map((f) => f.id),
+  WEBHOOK_QUEUE.consumer.id,
+  ...SCHEDULED_FUNCTIONS.map((f) => f.id),
+];
+
+function fn(id: string): [string, CfnResource] {
+  return resourceWith(service.statelessJson, 'AWS::Lambda::Function', 'FunctionName', `${service.prefix}-${id}`);
+}
+function envOf(id: string): Record<string, unknown> {
+  return (fn(id)[1].Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
+}
+/** Every statement of the policies attached to a role (by the role's logical id). */
+function statementsOf(roleLogicalId: string): { Action: string | string[]; Resource: unknown; Effect: string }[] {
+  return resourcesOfType(service.statelessJson, 'AWS::IAM::Policy')
+    .filter(([, policy]) =>
+      (policy.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleLogicalId),
+    )
+    .flatMap(([, policy]) => (policy.Properties['PolicyDocument'] as { Statement: never[] }).Statement);
+}
+function roleOf(id: string): string {
+  return (fn(id)[1].Properties['Role'] as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+}
+function actionsOf(id: string): string[] {
+  return statementsOf(roleOf(id)).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+}
+
+describe('stacks', () => {
+  it('are the stateful and the stateless stack, named from the prefix', () => {
+    expect(service.stacks.stateful.stackName).toBe('vgs-stateful');
+    expect(service.stacks.stateless.stackName).toBe('vgs-stateless');
+    expect(service.stacks.stateful.terminationProtection).toBe(true);
+    expect(service.stacks.stateless.dependencies).toContain(service.stacks.stateful);
+  });
+
+  it('keep data in the stateful stack and compute in the stateless one', () => {
+    const statefulTypes = new Set(Object.values(service.statefulJson.Resources).map((r) => r.Type));
+    const statelessTypes = new Set(Object.values(service.statelessJson.Resources).map((r) => r.Type));
+    for (const type of ['AWS::DynamoDB::Table', 'AWS::S3::Bucket', 'AWS::SQS::Queue', 'AWS::SecretsManager::Secret']) {
+      expect(statefulTypes).toContain(type);
+      expect(statelessTypes).not.toContain(type);
+    }
+    for (const type of ['AWS::Lambda::Function', 'AWS::ApiGatewayV2::Api', 'AWS::StepFunctions::StateMachine']) {
+      expect(statelessTypes).toContain(type);
+      expect(statefulTypes).not.toContain(type);
+    }
+  });
+});
+
+describe('functions', () => {
+  it('are one per route, default route, workflow step, webhook consumer and schedule: Node.js 22, arm64, traced', () => {
+    const functions = resourcesOfType(service.statelessJson, 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(ALL_FUNCTION_IDS.length);
+    for (const id of ALL_FUNCTION_IDS) {
+      const [, resource] = fn(id);
+      expect(resource.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        TracingConfig: { Mode: 'Active' },
+      });
+      expect(resource.Properties['Environment']).toMatchObject({
+        Variables: { NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'video-generation' },
+      });
+    }
+  });
+
+  it('log to their own log group with a retention', () => {
+    for (const id of ALL_FUNCTION_IDS) {
+      const logGroup = (fn(id)[1].Properties['LoggingConfig'] as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      const group = service.statelessJson.Resources[logGroup];
+      expect(group?.Type).toBe('AWS::Logs::LogGroup');
+      expect(group?.Properties['RetentionInDays']).toBe(30);
+    }
+  });
+
+  it('are given table names that resolve to the physical names of resource-definitions.ts', () => {
+    const names = physicalNames(service.prefix);
+    for (const id of ALL_FUNCTION_IDS) {
+      for (const [tableId, definition] of Object.entries(TABLES) as [TableId, (typeof TABLES)[TableId]][]) {
+        const value = envOf(id)[definition.envVar];
+        if (value === undefined) continue;
+        const [, table] = crossStackResource(service, value);
+        expect(table.Properties['TableName']).toBe(names.tables[tableId]);
+      }
+    }
+  });
+
+  it('never get a secret value in their environment, only secret ARNs', () => {
+    for (const id of ALL_FUNCTION_IDS) {
+      const env = envOf(id);
+      expect(env).not.toHaveProperty('ARK_API_KEY');
+      expect(env).not.toHaveProperty('S3_FORCE_PATH_STYLE');
+      for (const [name, value] of Object.entries(env)) {
+        if (!name.endsWith('_SECRET_ARN')) continue;
+        expect(crossStackResource(service, value)[1].Type).toBe('AWS::SecretsManager::Secret');
+      }
+    }
+  });
+
+  it('that call the upstream get its URL and the Ark key secret, and may read it', () => {
+    for (const id of ['StartUpstream', 'PollUpstream', 'GetTask', 'CancelTask']) {
+      expect(envOf(id)).toMatchObject({ ARK_BASE_URL: expect.stringMatching(/^https:\/\//) });
+      expect(envOf(id)).toHaveProperty('ARK_API_KEY_SECRET_ARN');
+      expect(actionsOf(id)).toContain('secretsmanager:GetSecretValue');
+    }
+    for (const id of ['SubmitTask', 'GetBalance', 'ListModels', 'NotFound', 'TransferVideo', 'DeliverWebhook']) {
+      expect(envOf(id)).not.toHaveProperty('ARK_API_KEY_SECRET_ARN');
+    }
+  });
+
+  it('that sign video URLs (GetTask, CompleteTask, DeliverWebhook) get the CloudFront domain, key pair id and key', () => {
+    const signers = ['GetTask', 'CompleteTask', 'DeliverWebhook'];
+    for (const id of ALL_FUNCTION_IDS) {
+      const signs = signers.includes(id);
+      for (const name of ['CLOUDFRONT_DOMAIN', 'CLOUDFRONT_KEY_PAIR_ID', 'CLOUDFRONT_PRIVATE_KEY_SECRET_ARN']) {
+        expect(name in envOf(id), `${id} ${name}`).toBe(signs);
+      }
+    }
+    expect(crossStackResource(service, envOf('GetTask')['CLOUDFRONT_DOMAIN'])[1].Type).toBe(
+      'AWS::CloudFront::Distribution',
+    );
+    expect(crossStackResource(service, envOf('GetTask')['CLOUDFRONT_KEY_PAIR_ID'])[1].Type).toBe(
+      'AWS::CloudFront::PublicKey',
+    );
+    for (const id of signers) expect(actionsOf(id)).toContain('secretsmanager:GetSecretValue');
+  });
+
+  it('only TransferVideo touches the video bucket (writes under videos/); signing goes through CloudFront', () => {
+    for (const id of ALL_FUNCTION_IDS) {
+      const s3 = actionsOf(id).filter((a) => a.startsWith('s3:'));
+      expect(s3.sort(), id).toEqual(id === 'TransferVideo' ? ['s3:AbortMultipartUpload', 's3:PutObject'] : []);
+    }
+    const write = statementsOf(roleOf('TransferVideo')).find((s) => s.Action.includes('s3:PutObject'));
+    expect(JSON.stringify(write?.Resource)).toMatch(/:s3:::vgs-videos-".*"\/videos\/\*"/);
+  });
+
+  it('get exactly the DynamoDB actions their handlers use, no table-wide wildcards', () => {
+    const dynamo = (id: string) => actionsOf(id).filter((a) => a.startsWith('dynamodb:'));
+    expect(dynamo('NotFound')).toEqual([]);
+    expect(dynamo('ListModels').sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:UpdateItem']);
+    for (const id of ALL_FUNCTION_IDS) {
+      expect(
+        actionsOf(id).filter((a) => a.includes('*')),
+        id,
+      ).toEqual([]);
+    }
+  });
+
+  it('only SubmitTask and the reconciler may start executions, only CancelTask may stop them', () => {
+    for (const id of ALL_FUNCTION_IDS) {
+      expect(actionsOf(id).includes('states:StartExecution'), id).toBe(id === 'SubmitTask' || id === 'ReconcileTasks');
+      expect(actionsOf(id).includes('states:StopExecution'), id).toBe(id === 'CancelTask');
+      expect(actionsOf(id).includes('states:DescribeExecution'), id).toBe(id === 'ReconcileTasks');
+    }
+    // By its fixed name: the state machine is made after the functions it calls.
+    const arn = JSON.stringify(envOf('SubmitTask')['STATE_MACHINE_ARN']);
+    expect(arn).toContain(`:stateMachine:${physicalNames(service.prefix).stateMachine}`);
+    service.stateless.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      StateMachineName: physicalNames(service.prefix).stateMachine,
+    });
+  });
+
+  it('the webhook consumer is fed by the webhook queue with batch item failures, and may delay retries', () => {
+    const [logicalId] = fn(WEBHOOK_QUEUE.consumer.id);
+    service.stateless.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId },
+      BatchSize: WEBHOOK_QUEUE.consumer.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(actionsOf(WEBHOOK_QUEUE.consumer.id)).toContain('sqs:ChangeMessageVisibility');
+    expect(envOf(WEBHOOK_QUEUE.consumer.id)).toHaveProperty(WEBHOOK_QUEUE.envVar);
+    expect(fn(WEBHOOK_QUEUE.consumer.id)[1].Properties['Timeout']).toBe(WEBHOOK_QUEUE.consumer.timeoutSeconds);
+  });
+
+  it('scheduled functions run from an EventBridge rule at their rate, and the reconciler may query by status', () => {
+    for (const definition of SCHEDULED_FUNCTIONS) {
+      const [logicalId] = fn(definition.id);
+      service.stateless.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: `rate(${definition.everyMinutes} minute${definition.everyMinutes === 1 ? '' : 's'})`,
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId, 'Arn'] } })],
+      });
+    }
+    const query = statementsOf(roleOf('ReconcileTasks')).find((s) => s.Action === 'dynamodb:Query');
+    expect(JSON.stringify(query?.Resource)).toContain(`/index/${TASKS_BY_STATUS_INDEX.name}`);
+  });
+});
+
+describe('HTTP API', () => {
+  it('is an HTTP API with one route per endpoint, each to its own function, and $default to NotFound', () => {
+    service.stateless.resourceCountIs('AWS::ApiGatewayV2::Api', 1);
+    service.stateless.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'HTTP' });
+    const routes = resourcesOfType(service.statelessJson, 'AWS::ApiGatewayV2::Route');
+    const expected = [...API_ROUTES.map((r) => [`${r.method} ${r.path}`, r.id]), ['$default', DEFAULT_ROUTE.id]];
+    expect(routes.map(([, r]) => r.Properties['RouteKey']).sort()).toEqual(expected.map(([key]) => key).sort());
+    for (const [routeKey, id] of expected) {
+      const [, route] = resourceWith(service.statelessJson, 'AWS::ApiGatewayV2::Route', 'RouteKey', routeKey);
+      const integrationId = (route.Properties['Target'] as { 'Fn::Join': [string, [string, { Ref: string }]] })[
+        'Fn::Join'
+      ][1][1].Ref;
+      const integration = service.statelessJson.Resources[integrationId] as CfnResource;
+      expect(integration.Properties['IntegrationType']).toBe('AWS_PROXY');
+      expect(integration.Properties['PayloadFormatVersion']).toBe('2.0');
+      expect(integration.Properties['IntegrationUri']).toEqual({ 'Fn::GetAtt': [fn(id as string)[0], 'Arn'] });
+    }
+  });
+
+  it('has access logs on and default throttling on its $default stage', () => {
+    const [, stage] = resourceWith(service.statelessJson, 'AWS::ApiGatewayV2::Stage', 'StageName', '$default');
+    expect(stage.Properties['AutoDeploy']).toBe(true);
+    const settings = stage.Properties['AccessLogSettings'] as {
+      DestinationArn: { 'Fn::GetAtt': [string] };
+      Format: string;
+    };
+    const logGroup = service.statelessJson.Resources[settings.DestinationArn['Fn::GetAtt'][0]];
+    expect(logGroup?.Type).toBe('AWS::Logs::LogGroup');
+    expect(logGroup?.Properties['RetentionInDays']).toBe(90);
+    expect(JSON.parse(settings.Format)).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+    expect(settings.Format).not.toMatch(/authorization|header/i);
+    expect(stage.Properties['DefaultRouteSettings']).toEqual({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 });
+  });
+});
+
+describe('DynamoDB', () => {
+  it('has every table of resource-definitions.ts: on demand, PITR, encrypted, protected and retained', () => {
+    const names = physicalNames(service.prefix);
+    service.stateful.resourceCountIs('AWS::DynamoDB::Table', Object.keys(TABLES).length);
+    for (const [tableId, definition] of Object.entries(TABLES) as [TableId, (typeof TABLES)[TableId]][]) {
+      const [, table] = resourceWith(service.statefulJson, 'AWS::DynamoDB::Table', 'TableName', names.tables[tableId]);
+      expect(table.Properties).toMatchObject({
+        BillingMode: 'PAY_PER_REQUEST',
+        KeySchema: [{ AttributeName: definition.partitionKey, KeyType: 'HASH' }],
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+        DeletionProtectionEnabled: true,
+      });
+      expect(table.Properties['TimeToLiveSpecification']).toEqual(
+        'ttlAttribute' in definition ? { AttributeName: definition.ttlAttribute, Enabled: true } : undefined,
+      );
+      expect(table).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      const indexes = (table.Properties['GlobalSecondaryIndexes'] ?? []) as { IndexName: string; KeySchema: unknown }[];
+      expect(indexes.map((i) => [i.IndexName, i.KeySchema])).toEqual(
+        ('indexes' in definition ? definition.indexes : []).map((index) => [
+          index.name,
+          [
+            { AttributeName: index.partitionKey, KeyType: 'HASH' },
+            { AttributeName: index.sortKey, KeyType: 'RANGE' },
+          ],
+        ]),
+      );
+    }
+  });
+});
+
+describe('S3', () => {
+  it('video bucket: named from the prefix, no public access, encrypted, unversioned, lifecycle rules, retained', () => {
+    const [logicalId, bucket] = Object.entries(service.statefulJson.Resources).find(
+      ([, r]) => r.Type === 'AWS::S3::Bucket' && JSON.stringify(r.Properties['BucketName'] ?? '').includes('videos'),
+    ) as [string, CfnResource];
+    expect(JSON.stringify(bucket.Properties['BucketName'])).toContain(`"${service.prefix}-videos-"`);
+    expect(bucket.Properties).toMatchObject({
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      LoggingConfiguration: { LogFilePrefix: 's3/videos/' },
+    });
+    expect(bucket.Properties['VersioningConfiguration']).toBeUndefined();
+    expect(bucket.Properties['LifecycleConfiguration']).toEqual({
+      Rules: [
+        {
+          Id: 'abort-incomplete-multipart-uploads',
+          AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+          Status: 'Enabled',
+        },
+        { Id: 'expire-uploads', Prefix: 'uploads/', ExpirationInDays: 2, Status: 'Enabled' },
+      ],
+    });
+    expect(bucket).toMatchObject({ DeletionPolicy: 'Retain' });
+    expect(hasTlsOnlyPolicy('AWS::S3::BucketPolicy', 'Bucket', logicalId)).toBe(true);
+  });
+
+  it('every bucket blocks public access and refuses plain HTTP', () => {
+    for (const [logicalId, bucket] of resourcesOfType(service.statefulJson, 'AWS::S3::Bucket')) {
+      expect(bucket.Properties['PublicAccessBlockConfiguration']).toMatchObject({ BlockPublicPolicy: true });
+      expect(hasTlsOnlyPolicy('AWS::S3::BucketPolicy', 'Bucket', logicalId), logicalId).toBe(true);
+    }
+  });
+});
+
+/** A resource policy denying every request made without TLS (`aws:SecureTransport` false). */
+function hasTlsOnlyPolicy(policyType: string, targetKey: string, logicalId: string): boolean {
+  return resourcesOfType(service.statefulJson, policyType).some(([, policy]) => {
+    const targets = ([] as unknown[]).concat(policy.Properties[targetKey]);
+    if (!targets.some((t) => JSON.stringify(t).includes(`"${logicalId}"`))) return false;
+    const statements = (policy.Properties['PolicyDocument'] as { Statement: Record<string, unknown>[] }).Statement;
+    return statements.some(
+      (s) =>
+        s['Effect'] === 'Deny' &&
+        JSON.stringify(s['Condition']) === JSON.stringify({ Bool: { 'aws:SecureTransport': 'false' } }),
+    );
+  });
+}
+
+describe('CloudFront', () => {
+  it('serves the video bucket through Origin Access Control, only to URLs signed by the trusted key group', () => {
+    service.stateful.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
+    service.stateful.hasResourceProperties('AWS::CloudFront::Distribution', {
+      DistributionConfig: Match.objectLike({
+        DefaultCacheBehavior: Match.objectLike({
+          TrustedKeyGroups: [{ Ref: Match.anyValue() }],
+          ViewerProtocolPolicy: 'https-only',
+        }),
+        Origins: [Match.objectLike({ OriginAccessControlId: Match.anyValue() })],
+        Logging: Match.objectLike({ Prefix: 'cloudfront/' }),
+      }),
+    });
+    service.stateful.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Action: 's3:GetObject', Principal: { Service: 'cloudfront.amazonaws.com' } }),
+        ]),
+      },
+    });
+  });
+
+  it('takes the signing public key from a deploy-time parameter without default (no context given)', () => {
+    const parameters = service.stateful.findParameters('CloudFrontPublicKeyPem');
+    expect(parameters['CloudFrontPublicKeyPem']).toMatchObject({ Type: 'String' });
+    expect(parameters['CloudFrontPublicKeyPem']).not.toHaveProperty('Default');
+    service.stateful.hasResourceProperties('AWS::CloudFront::PublicKey', {
+      PublicKeyConfig: Match.objectLike({ EncodedKey: { Ref: 'CloudFrontPublicKeyPem' } }),
+    });
+  });
+});
+
+describe('Step Functions', () => {
+  it('is a Standard state machine from the ASL file, logging ALL to CloudWatch, traced', () => {
+    const [[, machine]] = resourcesOfType(service.statelessJson, 'AWS::StepFunctions::StateMachine') as [
+      [string, CfnResource],
+    ];
+    expect(machine.Properties).toMatchObject({
+      StateMachineName: physicalNames(service.prefix).stateMachine,
+      StateMachineType: 'STANDARD',
+      DefinitionString: readAslDefinition(),
+      LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: true },
+      TracingConfiguration: { Enabled: true },
+    });
+  });
+
+  it('has a substitution for every ${Token} of the ASL: each function ARN, the tasks table, the webhook queue', () => {
+    const [[, machine]] = resourcesOfType(service.statelessJson, 'AWS::StepFunctions::StateMachine') as [
+      [string, CfnResource],
+    ];
+    const substitutions = machine.Properties['DefinitionSubstitutions'] as Record<string, unknown>;
+    const tokens = aslTokens(readAslDefinition());
+    expect(tokens.length).toBeGreaterThan(0);
+    for (const token of tokens) expect(substitutions, token).toHaveProperty(token);
+    for (const definition of WORKFLOW_FUNCTIONS) {
+      expect(substitutions[definition.aslToken]).toEqual({ 'Fn::GetAtt': [fn(definition.id)[0], 'Arn'] });
+    }
+    const [, table] = crossStackResource(service, substitutions[ASL_RESOURCE_TOKENS.tasksTable]);
+    expect(table.Properties['TableName']).toBe(physicalNames(service.prefix).tables.tasks);
+    const [, queue] = crossStackResource(service, substitutions[ASL_RESOURCE_TOKENS.webhookQueueUrl]);
+    expect(queue.Properties['QueueName']).toBe(physicalNames(service.prefix).webhookQueue);
+  });
+
+  it('may invoke each workflow function, update tasks and queue webhooks: granted explicitly', () => {
+    const [[, machine]] = resourcesOfType(service.statelessJson, 'AWS::StepFunctions::StateMachine') as [
+      [string, CfnResource],
+    ];
+    const role = (machine.Properties['RoleArn'] as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
+    const statements = statementsOf(role);
+    const invoke = statements.find((s) => s.Action === 'lambda:InvokeFunction');
+    expect(invoke?.Resource).toEqual(
+      expect.arrayContaining(WORKFLOW_FUNCTIONS.map((f) => ({ 'Fn::GetAtt': [fn(f.id)[0], 'Arn'] }))),
+    );
+    const update = statements.find((s) => s.Action === 'dynamodb:UpdateItem');
+    expect(crossStackResource(service, update?.Resource)[1].Properties['TableName']).toBe(
+      physicalNames(service.prefix).tables.tasks,
+    );
+    const send = statements.find((s) => ([] as string[]).concat(s.Action).includes('sqs:SendMessage'));
+    expect(crossStackResource(service, send?.Resource)[1].Properties['QueueName']).toBe(
+      physicalNames(service.prefix).webhookQueue,
+    );
+  });
+});
+
+describe('SQS', () => {
+  it('webhook queue: TLS only, encrypted, redrives to its DLQ, visibility ≥ 6 × the consumer timeout', () => {
+    const names = physicalNames(service.prefix);
+    const [queueId, queue] = resourceWith(service.statefulJson, 'AWS::SQS::Queue', 'QueueName', names.webhookQueue);
+    const [dlqId, dlq] = resourceWith(
+      service.statefulJson,
+      'AWS::SQS::Queue',
+      'QueueName',
+      names.webhookDeadLetterQueue,
+    );
+    expect(queue.Properties).toMatchObject({
+      SqsManagedSseEnabled: true,
+      RedrivePolicy: {
+        deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] },
+        maxReceiveCount: WEBHOOK_QUEUE.maxReceiveCount,
+      },
+    });
+    expect(queue.Properties['VisibilityTimeout']).toBeGreaterThanOrEqual(6 * WEBHOOK_QUEUE.consumer.timeoutSeconds);
+    expect(dlq.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    for (const id of [queueId, dlqId]) expect(hasTlsOnlyPolicy('AWS::SQS::QueuePolicy', 'Queues', id), id).toBe(true);
+  });
+});
+
+describe('Secrets Manager', () => {
+  it('holds the upstream key, the webhook signing key and the CloudFront private key', () => {
+    for (const name of ['ark-api-key', 'webhook-signing-key', 'cloudfront-private-key']) {
+      const [, secret] = resourceWith(
+        service.statefulJson,
+        'AWS::SecretsManager::Secret',
+        'Name',
+        `${service.prefix}/${name}`,
+      );
+      expect(secret.Properties).not.toHaveProperty('SecretString');
+      expect(secret).toMatchObject({ DeletionPolicy: 'Retain' });
+    }
+  });
+});
+
+describe('alarms', () => {
+  const alarms = () => resourcesOfType(service.statelessJson, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties);
+  const metricsOf = (alarm: Record<string, unknown>) =>
+    JSON.stringify(alarm['Metrics'] ?? { MetricName: alarm['MetricName'], Namespace: alarm['Namespace'] });
+
+  it('all notify one SNS topic (TLS only), on alarm and on recovery', () => {
+    const [topicId] = resourcesOfType(service.statelessJson, 'AWS::SNS::Topic')[0] as [string, CfnResource];
+    expect(alarms().length).toBeGreaterThan(0);
+    for (const alarm of alarms()) {
+      expect(alarm['AlarmActions']).toEqual([{ Ref: topicId }]);
+      expect(alarm['OKActions']).toEqual([{ Ref: topicId }]);
+    }
+    service.stateless.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('fire on any message in the webhook DLQ', () => {
+    const dlq = alarms().find((a) => a['MetricName'] === 'ApproximateNumberOfMessagesVisible');
+    expect(dlq).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', Namespace: 'AWS/SQS' });
+    const dimension = (dlq?.['Dimensions'] as { Name: string; Value: unknown }[])[0];
+    expect(crossStackResource(service, dimension?.Value)[1].Properties['QueueName']).toBe(
+      physicalNames(service.prefix).webhookDeadLetterQueue,
+    );
+  });
+
+  it('fire on failed and timed-out executions', () => {
+    for (const metric of ['ExecutionsFailed', 'ExecutionsTimedOut']) {
+      expect(alarms().find((a) => a['MetricName'] === metric)).toMatchObject({
+        Namespace: 'AWS/States',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    }
+  });
+
+  it('fire on the API 5xx rate', () => {
+    const rate = alarms().find((a) => metricsOf(a).includes('"5xx"'));
+    expect(metricsOf(rate ?? {})).toContain('100 * errors / requests');
+    expect(rate).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanThreshold' });
+  });
+
+  it('fire on Lambda errors of every function', () => {
+    for (const id of ALL_FUNCTION_IDS) {
+      const [logicalId] = fn(id);
+      const errors = alarms().filter(
+        (a) => metricsOf(a).includes('"Errors"') && JSON.stringify(a).includes(`{"Ref":"${logicalId}"}`),
+      );
+      expect(errors, id).toHaveLength(1);
+    }
+  });
+});
+
+/** Every resource type the service is expected to have, so an unexpected one (a custom resource…) shows up. */
+it('has no resources beyond the expected kinds (no custom resources, no Docker-built assets)', () => {
+  const types = new Set(
+    [...Object.values(service.statefulJson.Resources), ...Object.values(service.statelessJson.Resources)].map(
+      (r) => r.Type,
+    ),
+  );
+  for (const type of types) expect(type).toMatch(/^AWS::(?!CloudFormation::CustomResource)/);
+  expect([...types].filter((t) => t.startsWith('Custom::'))).toEqual([]);
+});

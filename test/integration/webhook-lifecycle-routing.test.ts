@@ -1,0 +1,167 @@
+/**
+ * The webhook states of statemachine/task-lifecycle.asl.json, run by the local Step Functions with the
+ * workflow functions faked: the `notify` flag decides whether one message is queued, a task found
+ * already failed (by a status query) still gets its message, and a queue that cannot be reached does not
+ * change how the execution ends.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startS3AndSqs } from '../../lib/local/emulators.js';
+import type { Fauxqs } from '../../lib/local/emulators.js';
+import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
+import { createWebhookQueues } from '../../lib/local/local-queues.js';
+import { startLocalStepFunctions } from '../../lib/local/step-functions-server.js';
+import type { LocalLambdaHandler, LocalStepFunctions } from '../../lib/local/step-functions-server.js';
+import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { physicalNames, STATE_MACHINE } from '../../lib/resource-definitions.js';
+import { ASL_RESOURCE_TOKENS, WORKFLOW_FUNCTIONS } from '../../lib/routes.js';
+import { pollUntil } from '../support/test-stack.js';
+
+const functionArn = (id: string) => `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:routing-${id}`;
+const clientConfig = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+
+type Fakes = Record<string, LocalLambdaHandler>;
+
+/** The real definition, tokens filled; the queue states retry once (the routing is under test, not the backoff). */
+function definition(queueUrl: string): Record<string, unknown> {
+  const substitutions: Record<string, string> = {
+    [ASL_RESOURCE_TOKENS.tasksTable]: 'routing-tasks',
+    [ASL_RESOURCE_TOKENS.webhookQueueUrl]: queueUrl,
+  };
+  for (const fn of WORKFLOW_FUNCTIONS) substitutions[fn.aslToken] = functionArn(fn.id);
+  const text = readFileSync(join(REPOSITORY_ROOT, STATE_MACHINE.definitionFile), 'utf8').replace(
+    /\$\{(\w+)\}/g,
+    (_match, token: string) => substitutions[token] ?? `unsubstituted-${token}`,
+  );
+  const machine = JSON.parse(text) as {
+    States: Record<string, { Resource?: string; Retry?: { MaxAttempts: number }[] }>;
+  };
+  for (const state of Object.values(machine.States)) {
+    if (state.Resource === 'arn:aws:states:::sqs:sendMessage')
+      for (const retry of state.Retry ?? []) retry.MaxAttempts = 1;
+  }
+  return machine;
+}
+
+let fauxqs: Fauxqs;
+let sqs: SQSClient;
+let dynamo: DynamoDBClient;
+const machines: LocalStepFunctions[] = [];
+
+beforeAll(async () => {
+  fauxqs = await startS3AndSqs(undefined);
+  sqs = new SQSClient({ ...clientConfig, endpoint: fauxqs.endpoint });
+  // Never called: the faked paths below do not reach the DynamoDB state.
+  dynamo = new DynamoDBClient({ ...clientConfig, endpoint: 'http://127.0.0.1:9' });
+});
+afterAll(async () => {
+  for (const machine of machines) await machine.close();
+  sqs?.destroy();
+  dynamo?.destroy();
+  await fauxqs?.stop();
+});
+
+async function run(fakes: Fakes, queueUrl?: string) {
+  const queues = await createWebhookQueues(sqs, fauxqs.endpoint, physicalNames(`r${randomUUID().slice(0, 8)}`), 4);
+  const url = queueUrl ?? queues.queue.url;
+  const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:routing`;
+  const handlers: Fakes = {};
+  for (const fn of WORKFLOW_FUNCTIONS) {
+    handlers[functionArn(fn.id)] =
+      fakes[fn.id] ??
+      (async () => {
+        throw new Error(`${fn.id} should not run`);
+      });
+  }
+  const machine = await startLocalStepFunctions({
+    definition: definition(url),
+    stateMachineArn,
+    lambdaHandlers: handlers,
+    dynamoDb: dynamo,
+    sqs,
+  });
+  machines.push(machine);
+  const sfn = new SFNClient({ ...clientConfig, endpoint: machine.endpoint });
+  const taskId = randomUUID();
+  await sfn.send(
+    new StartExecutionCommand({ stateMachineArn, name: taskId, input: JSON.stringify({ task_id: taskId }) }),
+  );
+  sfn.destroy();
+  const execution = await pollUntil(
+    async () => machine.executions()[0],
+    (record) => record !== undefined && record.status !== 'RUNNING',
+    { timeoutMs: 15_000 },
+  );
+  const { Messages } = await sqs.send(
+    new ReceiveMessageCommand({ QueueUrl: queues.queue.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+  );
+  return {
+    taskId,
+    status: execution?.status,
+    output: JSON.parse(execution?.output ?? 'null') as Record<string, unknown> | null,
+    messages: (Messages ?? []).map((message) => JSON.parse(message.Body ?? '{}') as unknown),
+  };
+}
+
+const waiting = async () => ({ state: 'waiting', job_id: 'job-1', attempt: 0, wait_seconds: 0 });
+const upstreamFailed = async () => {
+  throw Object.assign(new Error('the generator said no'), { name: 'UpstreamJobFailedError' });
+};
+
+describe('webhook states of the task lifecycle', () => {
+  it('a failure with notify queues one task.failed message', async () => {
+    const result = await run({
+      StartUpstream: waiting,
+      PollUpstream: upstreamFailed,
+      FailAndRefund: async () => ({ status: 'failed', refunded: true, notify: true }),
+    });
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.messages).toEqual([{ task_id: result.taskId, event: 'task.failed' }]);
+  });
+
+  it('a failure without notify (no webhook_url) queues nothing', async () => {
+    const result = await run({
+      StartUpstream: waiting,
+      PollUpstream: upstreamFailed,
+      FailAndRefund: async () => ({ status: 'failed', refunded: true, notify: false }),
+    });
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.messages).toEqual([]);
+  });
+
+  it('a task found already failed (a status query refunded it) still has its message queued', async () => {
+    const result = await run({
+      StartUpstream: waiting,
+      PollUpstream: async () => ({ state: 'final', notify: true }),
+    });
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.messages).toEqual([{ task_id: result.taskId, event: 'task.failed' }]);
+  });
+
+  it('a task found final without notify (cancelled) ends quietly', async () => {
+    const result = await run({ StartUpstream: async () => ({ state: 'final', notify: false }) });
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.messages).toEqual([]);
+  });
+
+  it('a queue that cannot be reached leaves the outcome as it was: succeeded, the error kept', async () => {
+    const result = await run(
+      {
+        StartUpstream: waiting,
+        PollUpstream: upstreamFailed,
+        FailAndRefund: async () => ({ status: 'failed', refunded: true, notify: true }),
+      },
+      `${fauxqs.endpoint}/000000000000/no-such-queue`,
+    );
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.output).toMatchObject({
+      refund: { status: 'failed', notify: true },
+      webhook_error: { Error: expect.stringMatching(/^SQS\./) },
+    });
+  });
+});
