@@ -63,5 +63,14 @@ export function matchPath(template: string, path: string): Record<string, string
   });
   const match = new RegExp(`^${pattern}$`).exec(path);
   if (!match) return undefined;
-  return Object.fromEntries(names.map((name, index) => [name, decodeURIComponent(match[index + 1] as string)]));
+  return Object.fromEntries(names.map((name, index) => [name, decodeSegment(match[index + 1] as string)]));
+}
+
+/** A malformed %-escape (`%E0%A4%A`) stays as sent, for the handler to refuse (400), never a 500. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

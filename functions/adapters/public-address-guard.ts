@@ -36,7 +36,7 @@ export class ForbiddenAddressError extends Error {
 /** Resolves a name to all its addresses (the system resolver, as Node's default lookup uses). */
 export type Resolver = (hostname: string, family: 0 | 4 | 6) => Promise<LookupAddress[]>;
 
-const systemResolver: Resolver = (hostname, family) =>
+export const systemResolver: Resolver = (hostname, family) =>
   new Promise((resolve, reject) => {
     dnsLookup(hostname, { all: true, family, order: 'verbatim' }, (error, addresses) =>
       error ? reject(error) : resolve(addresses),

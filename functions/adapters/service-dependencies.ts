@@ -6,7 +6,9 @@ import { TABLES, VIDEO_BUCKET } from '../../lib/resource-definitions.js';
 import { parsePollSchedule } from '../core/poll-schedule.js';
 import { ArkVideoProvider } from './ark-video-provider.js';
 import { dynamoDocumentClient, s3Client, sfnClient } from './aws-clients.js';
-import { optionalEnv, positiveIntegerEnv, requireEnv } from './config.js';
+import { MissingConfigError, optionalEnv, positiveIntegerEnv, requireEnv } from './config.js';
+import { DnsOutboundUrlPolicy } from './dns-url-policy.js';
+import type { AddressPolicy } from './public-address-guard.js';
 import { DynamoDbAccountRepository, DynamoDbApiKeyRepository } from './dynamodb-accounts.js';
 import { DynamoDbModelCatalog } from './dynamodb-model-catalog.js';
 import { DynamoDbRateLimiter } from './dynamodb-rate-limiter.js';
@@ -81,6 +83,19 @@ export function videoProviders(requestTimeoutMs = 10_000) {
 function arkApiKey(): string | (() => Promise<string>) {
   const secretArn = optionalEnv('ARK_API_KEY_SECRET_ARN', '');
   return secretArn ? cachedSecret(secretArn) : requireEnv('ARK_API_KEY');
+}
+
+/** ALLOW_LOOPBACK_TARGETS=true only in the local runtime: in AWS every non-public range is refused. */
+export function outboundAddressPolicy(): AddressPolicy {
+  const text = optionalEnv('ALLOW_LOOPBACK_TARGETS', 'false');
+  if (text !== 'true' && text !== 'false') {
+    throw new MissingConfigError(`environment variable ALLOW_LOOPBACK_TARGETS must be true or false (got "${text}")`);
+  }
+  return { allowLoopback: text === 'true' };
+}
+
+export function outboundUrlPolicy() {
+  return new DnsOutboundUrlPolicy(outboundAddressPolicy());
 }
 
 /** How long a status query waits for the upstream before answering from what it has. */

@@ -3,8 +3,8 @@ import { TABLES, WEBHOOK_QUEUE } from '../../lib/resource-definitions.js';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS, parseWebhookRetrySchedule } from '../core/webhook.js';
 import { dynamoDocumentClient } from './aws-clients.js';
 import { MissingConfigError, optionalEnv, requireEnv } from './config.js';
+import { outboundAddressPolicy } from './service-dependencies.js';
 import { DynamoDbWebhookAttemptLog, DynamoDbWebhookSecrets } from './dynamodb-webhooks.js';
-import type { AddressPolicy } from './public-address-guard.js';
 import { HttpWebhookSender } from './webhook-sender.js';
 
 export function webhookSecrets() {
@@ -13,15 +13,6 @@ export function webhookSecrets() {
 
 export function webhookAttemptLog() {
   return new DynamoDbWebhookAttemptLog(dynamoDocumentClient(), requireEnv(TABLES.tasks.envVar));
-}
-
-/** WEBHOOK_ALLOW_LOOPBACK=true only in the local runtime: in AWS every private range is refused. */
-export function outboundAddressPolicy(): AddressPolicy {
-  const text = optionalEnv('WEBHOOK_ALLOW_LOOPBACK', 'false');
-  if (text !== 'true' && text !== 'false') {
-    throw new MissingConfigError(`environment variable WEBHOOK_ALLOW_LOOPBACK must be true or false (got "${text}")`);
-  }
-  return { allowLoopback: text === 'true' };
 }
 
 export function webhookSender() {

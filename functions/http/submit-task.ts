@@ -2,13 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import { submitTask } from '../core/use-cases/submit-task.js';
 import { logger } from '../adapters/logger.js';
-import { modelCatalog, taskRepository, taskWorkflow } from '../adapters/service-dependencies.js';
+import { modelCatalog, outboundUrlPolicy, taskRepository, taskWorkflow } from '../adapters/service-dependencies.js';
 import { authenticatedRoute, jsonBody } from './api-handler.js';
 
 const deps = {
   models: modelCatalog(),
   tasks: taskRepository(),
   workflow: taskWorkflow(),
+  urls: outboundUrlPolicy(),
   now: () => new Date(),
   newTaskId: randomUUID,
   onStartFailure: (taskId: string, error: unknown) =>

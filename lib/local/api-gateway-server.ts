@@ -51,7 +51,9 @@ export async function startApiGatewayServer(options: ApiGatewayServerOptions) {
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: ApiGatewayServerOptions) {
-  const url = new URL(req.url ?? '/', 'http://localhost');
+  // Always a path on our host: as a base-relative URL, `//` or `//a:b` would parse as an authority (or throw).
+  const target = req.url ?? '/';
+  const url = new URL(`http://localhost${target.startsWith('/') ? target : `/${target}`}`);
   const method = (req.method ?? 'GET').toUpperCase();
   const body = await readBody(req);
   if (body === undefined) {

@@ -135,7 +135,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       POWERTOOLS_SERVICE_NAME: 'video-generation',
       [WEBHOOK_QUEUE.envVar]: webhookQueues.queue.url,
       // Developers receive webhooks on 127.0.0.1; every other private range stays refused.
-      WEBHOOK_ALLOW_LOOPBACK: 'true',
+      ALLOW_LOOPBACK_TARGETS: 'true',
       ...resourceEnvironment(names),
       ...options.environment,
     });

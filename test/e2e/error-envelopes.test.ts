@@ -40,6 +40,16 @@ describe('400 parameter errors', () => {
       /image_urls/,
     ],
     ['both spellings', { model: 'seedance-1.5-pro', prompt: 'x', image_urls: [], imageUrls: [] }, /two spellings/],
+    [
+      'a reference at the metadata address',
+      { model: 'seedance-1.5-pro', prompt: 'x', image_urls: ['http://169.254.169.254/latest/meta-data'] },
+      /image_urls\[0\].*not a public address/,
+    ],
+    [
+      'a webhook into a private network',
+      { model: 'seedance-1.5-pro', prompt: 'x', webhook_url: 'http://10.0.0.7/hook' },
+      /webhook_url/,
+    ],
     ['non-http webhook', { model: 'seedance-1.5-pro', prompt: 'x', webhook_url: 'ftp://a.b/c' }, /webhook_url/],
   ])('%s', async (_name, body, message) => {
     const { key } = await newAccount(stack, '100');

@@ -276,14 +276,22 @@ describe.concurrent('a receiver that fails', () => {
     expect(balance).toBe(balanceAfterSubmit);
   });
 
-  it('a private address is refused even locally, recorded as a permanent failure and not retried', async () => {
+  it('a private address is refused even locally, at submit: no task, no charge', async () => {
+    // (A name that only resolves to a private address later is refused at connect time: see the
+    // webhook-sender and public-address unit tests.)
     const { key } = await newAccount(stack, '10');
-    const taskId = await submit(key, 'aimed at the metadata service', 'http://169.254.169.254/latest/meta-data/');
-    const task = await waitForWebhook(key, taskId, (webhook) => webhook.state === 'failed');
-    expect(task.webhook).toMatchObject({ state: 'failed', attempts: 1, last_status_code: null });
-    expect(task.webhook?.last_error).toMatch(/not a public address/);
-    // Deleted, not retried: the queue drains (the concurrent tests' messages too) with this one tried once.
-    await pollUntil(() => queueIsEmpty(stack.webhookQueues.queue.url), Boolean, { timeoutMs: 15_000 });
-    expect((await getTask(key, taskId)).webhook?.attempts).toBe(1);
+    const response = await callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
+      key,
+      body: {
+        model: 'seedance-1.5-pro',
+        prompt: 'x',
+        duration: 5,
+        webhook_url: 'http://169.254.169.254/latest/meta-data/',
+      },
+    });
+    expect(response.body).toMatchObject({ code: 400, data: null });
+    expect(response.body.message).toMatch(/^webhook_url: .*not a public address/);
+    const balance = await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key });
+    expect(balance.body.data.balance).toBe(10);
   });
 });

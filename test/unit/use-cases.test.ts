@@ -696,6 +696,7 @@ describe('submitTask', () => {
       models: catalog,
       tasks,
       workflow,
+      urls: { assertPublic: async () => undefined },
       now: () => NOW,
       newTaskId: () => NEW_ID,
       onStartFailure: (taskId, error) => startFailures.push([taskId, error]),

@@ -1,10 +1,11 @@
 /** POST /api/v1/video/generate: validate, price, charge and create in one transaction, then start the lifecycle. */
 import { InvalidRequestError } from '../api-error.js';
 import { parseGenerationBody } from '../generation-request.js';
-import type { ModelReference } from '../generation-request.js';
+import type { GenerationBody, ModelReference } from '../generation-request.js';
 import { unitsToYuan } from '../money.js';
 import type { ModelCatalog } from '../ports/model-catalog.js';
 import type { TaskRepository } from '../ports/task-repository.js';
+import type { OutboundUrlPolicy } from '../ports/url-policy.js';
 import type { WorkflowStarter } from '../ports/workflow-starter.js';
 import { resolveGeneration } from '../resolve-generation.js';
 import type { TaskRecord } from '../task.js';
@@ -15,6 +16,7 @@ export interface SubmitTaskDeps {
   models: ModelCatalog;
   tasks: TaskRepository;
   workflow: WorkflowStarter;
+  urls: OutboundUrlPolicy;
   now: () => Date;
   newTaskId: () => string;
   /** Told when the lifecycle could not be started; the task stays charged and the reconciler restarts it. */
@@ -32,6 +34,7 @@ export async function submitTask(caller: Caller, body: unknown, deps: SubmitTask
   const request = parseGenerationBody(body);
   const model = await findModel(request.model, deps.models);
   const { costUnits, ...generation } = resolveGeneration(request, model);
+  await deps.urls.assertPublic(customerUrls(request));
 
   const now = deps.now();
   const createdAt = now.toISOString();
@@ -70,4 +73,14 @@ async function findModel(reference: ModelReference, models: ModelCatalog): Promi
     reference.by === 'id' ? await models.findById(reference.value) : await models.findByNameOrId(reference.value);
   if (!model) throw new InvalidRequestError(`unknown model "${reference.value}": see GET /api/v1/models`);
   return model;
+}
+
+function customerUrls(request: GenerationBody): { field: string; url: string }[] {
+  const list = (field: string, urls: string[]) => urls.map((url, index) => ({ field: `${field}[${index}]`, url }));
+  return [
+    ...list('image_urls', request.imageUrls),
+    ...list('video_urls', request.videoUrls),
+    ...list('audio_urls', request.audioUrls),
+    ...(request.webhookUrl ? [{ field: 'webhook_url', url: request.webhookUrl }] : []),
+  ];
 }

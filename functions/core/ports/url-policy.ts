@@ -1,0 +1,5 @@
+/** Customer-given URLs (references, webhook) must point at public addresses (DESIGN §3 row 20). */
+export interface OutboundUrlPolicy {
+  /** Throws InvalidRequestError naming the first URL that points at a non-public address. */
+  assertPublic(urls: readonly { field: string; url: string }[]): Promise<void>;
+}
