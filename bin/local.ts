@@ -22,7 +22,11 @@ const stack = await startLocalStack({
   port,
   dataDir: persistent ? dataDir : undefined,
   demoApiKey: process.env['DEMO_API_KEY'] ?? demoKey(),
-  environment: { POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'INFO' },
+  environment: {
+    POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'INFO',
+    // Generous on one's own machine (scripts and test clients poll hard); AWS deploys default to 10/s.
+    DEFAULT_RATE_LIMIT_PER_SECOND: process.env['DEFAULT_RATE_LIMIT_PER_SECOND'] ?? '100',
+  },
 });
 writeFileSync(
   runtimeFile(dataDir),
