@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
+import { taskRecordFor } from '../support/task-records.js';
 import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
 import type { LocalStack } from '../support/test-stack.js';
 
@@ -69,37 +70,14 @@ describe('cancel', () => {
       accounts: stack.names.tables.accounts,
       apiKeys: stack.names.tables.apiKeys,
     });
-    const now = new Date().toISOString();
-    const taskId = randomUUID();
-    await repository.createCharged(
-      {
-        task_id: taskId,
-        account_id: accountId,
-        key_hash: hashApiKey(key),
-        key_quota_charged: false,
-        form: 'A',
-        status: 'pending',
-        cost_units: 30_000,
-        generation: {
-          modelId: randomUUID(),
-          modelName: 'seedance-1.0-lite-i2v',
-          prompt: 'x',
-          resolution: '720p',
-          ratio: '16:9',
-          durationSeconds: 5,
-          generateAudio: false,
-          imageUrls: [],
-          videoUrls: [],
-          audioUrls: [],
-        },
-        upstream_provider: 'ark',
-        upstream_model: 'm',
-        created_at: now,
-        updated_at: now,
-        deadline_at: now,
-      },
-      { accountId, keyHash: hashApiKey(key), keyHasQuota: false, costUnits: 30_000 },
-    );
+    const task = taskRecordFor({ accountId, keyHash: hashApiKey(key) });
+    const taskId = task.task_id;
+    await repository.createCharged(task, {
+      accountId,
+      keyHash: task.key_hash,
+      keyHasQuota: false,
+      costUnits: task.cost_units,
+    });
     expect(await balance(key)).toBe(7);
     expect((await cancel(key, taskId)).body).toMatchObject({ code: 0, data: { status: 'refunded' } });
     expect(await balance(key)).toBe(10);

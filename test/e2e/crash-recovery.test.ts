@@ -13,11 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
-import type { TaskRecord } from '../../functions/core/task.js';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
 import { freePort } from '../../lib/local/emulators.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { taskRecordFor } from '../support/task-records.js';
 import { callApi, pollUntil } from '../support/test-stack.js';
 
 const DEMO_KEY = `bc_${randomUUID().replaceAll('-', '')}`;
@@ -98,7 +98,8 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
     accounts: runtime.names.tables.accounts,
     apiKeys: runtime.names.tables.apiKeys,
   });
-  const orphan = orphanTask();
+  const orphan = taskRecordFor({ accountId: 'demo', keyHash: hashApiKey(DEMO_KEY) });
+  orphan.generation.prompt = 'orphan';
   await repository.createCharged(orphan, {
     accountId: 'demo',
     keyHash: orphan.key_hash,
@@ -144,33 +145,3 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
   const balance = await callApi<{ balance: number }>(api2, 'GET', '/api/v1/account/balance', { key: DEMO_KEY });
   expect(balance.body.data.balance).toBe(100 - 3 * succeeded);
 });
-
-function orphanTask(): TaskRecord {
-  const now = new Date().toISOString();
-  return {
-    task_id: randomUUID(),
-    account_id: 'demo',
-    key_hash: hashApiKey(DEMO_KEY),
-    key_quota_charged: false,
-    form: 'A',
-    status: 'pending',
-    cost_units: 30_000,
-    generation: {
-      modelId: '0d5a8f3e-9c2b-4a7d-b6e1-7f4c2d9a8e33',
-      modelName: 'seedance-1.0-lite-i2v',
-      prompt: 'orphan',
-      resolution: '720p',
-      ratio: '16:9',
-      durationSeconds: 5,
-      generateAudio: false,
-      imageUrls: [],
-      videoUrls: [],
-      audioUrls: [],
-    },
-    upstream_provider: 'ark',
-    upstream_model: 'doubao-seedance-1-0-lite-i2v-250428',
-    created_at: now,
-    updated_at: now,
-    deadline_at: new Date(Date.now() + 3_600_000).toISOString(),
-  };
-}

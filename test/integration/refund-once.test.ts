@@ -7,7 +7,6 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
-import type { TaskRecord } from '../../functions/core/task.js';
 import { failAndRefund } from '../../functions/core/use-cases/lifecycle-steps.js';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
 import { AdminStore } from '../../lib/admin/admin-store.js';
@@ -15,6 +14,7 @@ import { createTables, startDynamoDbLocal } from '../../lib/local/emulators.js';
 import type { DynamoDbLocal } from '../../lib/local/emulators.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { physicalNames } from '../../lib/resource-definitions.js';
+import { taskRecordFor } from '../support/task-records.js';
 
 let dynamo: DynamoDbLocal;
 let client: DynamoDBClient;
@@ -42,33 +42,10 @@ async function chargedTask(quotaYuan?: string) {
     accounts: names.tables.accounts,
     apiKeys: names.tables.apiKeys,
   });
-  const now = new Date().toISOString();
-  const task: TaskRecord = {
-    task_id: randomUUID(),
-    account_id: accountId,
-    key_hash: hashApiKey(key),
-    key_quota_charged: quotaYuan !== undefined,
-    form: 'A',
-    status: 'running',
-    cost_units: 42_000,
-    generation: {
-      modelId: randomUUID(),
-      modelName: 'seedance-1.5-pro',
-      prompt: 'x',
-      resolution: '720p',
-      ratio: '16:9',
-      durationSeconds: 5,
-      generateAudio: true,
-      imageUrls: [],
-      videoUrls: [],
-      audioUrls: [],
-    },
-    upstream_provider: 'ark',
-    upstream_model: 'm',
-    created_at: now,
-    updated_at: now,
-    deadline_at: now,
-  };
+  const task = taskRecordFor(
+    { accountId, keyHash: hashApiKey(key) },
+    { status: 'running', cost_units: 42_000, key_quota_charged: quotaYuan !== undefined },
+  );
   await repository.createCharged(task, {
     accountId,
     keyHash: task.key_hash,
