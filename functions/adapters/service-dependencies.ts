@@ -17,6 +17,10 @@ import type { VideoUrlSigner } from '../core/ports/video-storage.js';
 import { CloudFrontUrlSigner } from './cloudfront-url-signer.js';
 import { HttpToS3VideoTransfer, S3PresignedUrlSigner } from './s3-video-storage.js';
 import { cachedSecret } from './secret-value.js';
+import { MeteredVideoProvider } from './metered-video-provider.js';
+import { metrics } from './metrics.js';
+
+const meter = (provider: ArkVideoProvider) => new MeteredVideoProvider(provider, metrics);
 import { StepFunctionsTaskWorkflow } from './sfn-task-workflow.js';
 
 const DEFAULT_MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
@@ -71,11 +75,13 @@ export function videoTransfer() {
 /** Upstream adapters by provider name; `requestTimeoutMs` short where a client is waiting. */
 export function videoProviders(requestTimeoutMs = 10_000) {
   return {
-    ark: new ArkVideoProvider({
-      baseUrl: requireEnv('ARK_BASE_URL'),
-      apiKey: arkApiKey(),
-      requestTimeoutMs,
-    }),
+    ark: meter(
+      new ArkVideoProvider({
+        baseUrl: requireEnv('ARK_BASE_URL'),
+        apiKey: arkApiKey(),
+        requestTimeoutMs,
+      }),
+    ),
   };
 }
 

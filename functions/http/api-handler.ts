@@ -13,6 +13,7 @@ import { apiEnvelope } from './middleware/api-envelope.js';
 import type { ApiResult } from './middleware/api-envelope.js';
 import { authenticateCaller } from './middleware/authenticate-caller.js';
 import type { CallerContext } from './middleware/authenticate-caller.js';
+import { publishMetrics } from '../adapters/metrics.js';
 
 export type RouteFunction = (event: APIGatewayProxyEventV2, caller: Caller) => Promise<ApiResult>;
 
@@ -22,6 +23,7 @@ export function authenticatedRoute(route: RouteFunction) {
   authDeps ??= authenticationDependencies();
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(publishMetrics())
     .use(apiEnvelope())
     .use(authenticateCaller(authDeps))
     .handler(async (event, context) => route(event, (context as CallerContext).caller) as never);
@@ -30,6 +32,7 @@ export function authenticatedRoute(route: RouteFunction) {
 export function publicRoute(route: (event: APIGatewayProxyEventV2) => Promise<ApiResult>) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(publishMetrics())
     .use(apiEnvelope())
     .handler(async (event) => route(event) as never);
 }

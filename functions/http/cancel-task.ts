@@ -8,6 +8,7 @@ import {
   videoProviders,
 } from '../adapters/service-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
+import { countMetric, METRIC } from '../adapters/metrics.js';
 
 const deps = {
   tasks: taskRepository(),
@@ -21,6 +22,8 @@ const deps = {
     }),
 };
 
-export const handler = authenticatedRoute(async (event, caller) => ({
-  data: await cancelTask(caller, event.pathParameters?.['id'], deps),
-}));
+export const handler = authenticatedRoute(async (event, caller) => {
+  const data = await cancelTask(caller, event.pathParameters?.['id'], deps);
+  countMetric(METRIC.tasksRefunded);
+  return { data };
+});

@@ -4,6 +4,7 @@ import { submitTask } from '../core/use-cases/submit-task.js';
 import { logger } from '../adapters/logger.js';
 import { modelCatalog, outboundUrlPolicy, taskRepository, taskWorkflow } from '../adapters/service-dependencies.js';
 import { authenticatedRoute, jsonBody } from './api-handler.js';
+import { countMetric, METRIC } from '../adapters/metrics.js';
 
 const deps = {
   models: modelCatalog(),
@@ -19,6 +20,8 @@ const deps = {
     }),
 };
 
-export const handler = authenticatedRoute(async (event, caller) => ({
-  data: await submitTask(caller, jsonBody(event), deps),
-}));
+export const handler = authenticatedRoute(async (event, caller) => {
+  const data = await submitTask(caller, jsonBody(event), deps);
+  countMetric(METRIC.tasksSubmitted);
+  return { data };
+});

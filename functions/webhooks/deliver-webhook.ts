@@ -23,6 +23,7 @@ import {
   webhookSecrets,
   webhookSender,
 } from '../adapters/webhook-dependencies.js';
+import { countMetric, METRIC, publishMetrics } from '../adapters/metrics.js';
 
 const deps = {
   tasks: taskRepository(),
@@ -44,6 +45,7 @@ const RECEIVE_MARGIN_SECONDS = 300;
 
 export const handler = middy<SQSEvent, SQSBatchResponse>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(publishMetrics())
   .handler(async (event) => {
     const invokedAt = Date.now();
     const failures = await Promise.all(event.Records.map((record) => processRecord(record, invokedAt)));
@@ -58,6 +60,10 @@ async function processRecord(record: SQSRecord, invokedAt: number): Promise<SQSB
     const receiveCount = Number(record.attributes.ApproximateReceiveCount) || 1;
     decision = await deliverWebhook(message, receiveCount, deps);
     logger.info('webhook attempt', { task_id: message.task_id, event: message.event, receiveCount, ...decision });
+    const skipped = decision.action === 'done' && decision.outcome === 'skipped';
+    if (!skipped) countMetric(METRIC.webhookAttempts);
+    if (!skipped && !(decision.action === 'done' && decision.outcome === 'delivered'))
+      countMetric(METRIC.webhookFailures);
   } catch (error) {
     if (error instanceof InvalidWebhookMessageError) {
       // Never deliverable: keep it for an operator (it reaches the dead-letter queue).

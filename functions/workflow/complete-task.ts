@@ -4,12 +4,14 @@ import { completeTask } from '../core/use-cases/lifecycle-steps.js';
 import { webhookNotice } from '../core/use-cases/webhook-notice.js';
 import { taskRepository, videoUrlSigner } from '../adapters/service-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
+import { countMetric, METRIC } from '../adapters/metrics.js';
 
 const deps = { tasks: taskRepository(), signer: videoUrlSigner(), now: () => new Date() };
 
 const Input = v.object({ task_id: taskId, video_key: v.pipe(v.string(), v.minLength(1)) });
 
-export const handler = stepHandler(Input, async (input) => ({
-  ...(await completeTask(input.task_id, input.video_key, deps)),
-  notify: await webhookNotice(input.task_id, 'success', deps.tasks),
-}));
+export const handler = stepHandler(Input, async (input) => {
+  const result = await completeTask(input.task_id, input.video_key, deps);
+  if (result.status === 'success') countMetric(METRIC.tasksSucceeded);
+  return { ...result, notify: await webhookNotice(input.task_id, 'success', deps.tasks) };
+});

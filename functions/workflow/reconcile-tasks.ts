@@ -5,6 +5,7 @@ import { reconcileTasks } from '../core/use-cases/reconcile-tasks.js';
 import { positiveIntegerEnv } from '../adapters/config.js';
 import { logger } from '../adapters/logger.js';
 import { taskRepository, taskWorkflow } from '../adapters/service-dependencies.js';
+import { countMetric, METRIC, publishMetrics } from '../adapters/metrics.js';
 
 const deps = {
   tasks: taskRepository(),
@@ -18,9 +19,13 @@ const DEFAULT_MIN_AGE_SECONDS = positiveIntegerEnv('RECONCILE_MIN_AGE_SECONDS', 
 
 export const handler = middy<{ minAgeSeconds?: number } | undefined, unknown>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
+  .use(publishMetrics())
   .handler(async (event) => {
     const minAgeSeconds = typeof event?.minAgeSeconds === 'number' ? event.minAgeSeconds : DEFAULT_MIN_AGE_SECONDS;
     const report = await reconcileTasks(deps, minAgeSeconds * 1000);
-    if (report.restarted > 0) logger.info('reconciled', { ...report });
+    if (report.restarted > 0) {
+      logger.info('reconciled', { ...report });
+      countMetric(METRIC.tasksRestarted, report.restarted);
+    }
     return report;
   });

@@ -6,6 +6,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import * as v from 'valibot';
 import { logger } from '../adapters/logger.js';
+import { publishMetrics } from '../adapters/metrics.js';
 
 export class InvalidStepInputError extends Error {
   override readonly name = 'InvalidStepInputError';
@@ -14,6 +15,7 @@ export class InvalidStepInputError extends Error {
 export function stepHandler<S extends v.GenericSchema, R>(schema: S, step: (input: v.InferOutput<S>) => Promise<R>) {
   return middy<unknown, R>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(publishMetrics())
     .handler(async (event) => {
       const parsed = v.safeParse(schema, event);
       if (!parsed.success) throw new InvalidStepInputError(v.summarize(parsed.issues));

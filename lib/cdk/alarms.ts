@@ -1,12 +1,12 @@
 /**
  * The alarms that need a human, all sent to one SNS topic: webhook messages parked in the DLQ, failed or
  * timed-out task executions (a refund that could not be made ends in the `RefundFailed` state), a high
- * 5xx rate on the API, and Lambda errors.
+ * 5xx rate on the API, a high upstream error rate, and Lambda errors.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { AlarmProps, IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
-import { Alarm, ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Topic } from 'aws-cdk-lib/aws-sns';
@@ -14,10 +14,13 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
+import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from '../../functions/core/metric-names.js';
 
 const PERIOD = Duration.minutes(5);
 /** Percentage of API requests answered 5xx that alarms (once there are enough requests to judge). */
 export const API_5XX_RATE_PERCENT = 5;
+/** Percentage of upstream (Ark) calls that may fail in 5 minutes before it alarms. */
+export const UPSTREAM_ERROR_RATE_PERCENT = 20;
 /** Percentage of a workflow function's invocations that may fail before it alarms. */
 export const WORKFLOW_ERROR_RATE_PERCENT = 20;
 
@@ -90,6 +93,30 @@ export class ServiceAlarms extends Construct {
         period: PERIOD,
       }),
       threshold: API_5XX_RATE_PERCENT,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
+
+    // Emitted by the functions as EMF log lines (functions/adapters/metrics.ts).
+    const serviceMetric = (metricName: string) =>
+      new Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { service: METRICS_SERVICE },
+        period: PERIOD,
+        statistic: 'Sum',
+      });
+    this.add('UpstreamErrorRateAlarm', {
+      alarmDescription: `More than ${UPSTREAM_ERROR_RATE_PERCENT}% of calls to the upstream generator failed (with at least 10 calls).`,
+      metric: new MathExpression({
+        label: 'upstream error %',
+        expression: 'IF(requests >= 10, 100 * errors / requests, 0)',
+        usingMetrics: {
+          errors: serviceMetric(METRIC.upstreamErrors),
+          requests: serviceMetric(METRIC.upstreamRequests),
+        },
+        period: PERIOD,
+      }),
+      threshold: UPSTREAM_ERROR_RATE_PERCENT,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
     });
 

@@ -136,6 +136,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       [WEBHOOK_QUEUE.envVar]: webhookQueues.queue.url,
       // Developers receive webhooks on 127.0.0.1; every other private range stays refused.
       ALLOW_LOOPBACK_TARGETS: 'true',
+      // Metrics are CloudWatch EMF log lines: noise on a terminal, so off locally.
+      POWERTOOLS_METRICS_DISABLED: 'true',
       ...resourceEnvironment(names),
       ...options.environment,
     });

@@ -502,6 +502,13 @@ describe('alarms', () => {
     expect(rate).toMatchObject({ Threshold: 5, ComparisonOperator: 'GreaterThanThreshold' });
   });
 
+  it('fire on the upstream error rate, from the metrics the functions emit', () => {
+    const rate = alarms().find((a) => metricsOf(a).includes('"UpstreamErrors"'));
+    expect(metricsOf(rate ?? {})).toContain('"UpstreamRequests"');
+    expect(metricsOf(rate ?? {})).toContain('"VideoGeneration"');
+    expect(rate).toMatchObject({ Threshold: 20, ComparisonOperator: 'GreaterThanThreshold' });
+  });
+
   it('fire on Lambda errors of every function', () => {
     for (const id of ALL_FUNCTION_IDS) {
       const [logicalId] = fn(id);

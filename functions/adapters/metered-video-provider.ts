@@ -1,0 +1,41 @@
+/** Wraps a provider to record request count, errors and latency per call (the upstream error-rate alarm). */
+import type { ProviderJobRequest, ProviderJobStatus, VideoProvider } from '../core/ports/video-provider.js';
+import { METRIC, MetricUnit } from './metrics.js';
+import type { MetricUnitValue } from './metrics.js';
+
+export interface MetricRecorder {
+  addMetric(name: string, unit: MetricUnitValue, value: number): void;
+}
+
+export class MeteredVideoProvider implements VideoProvider {
+  constructor(
+    private readonly inner: VideoProvider,
+    private readonly recorder: MetricRecorder,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
+
+  createJob(request: ProviderJobRequest): Promise<{ jobId: string }> {
+    return this.measure(() => this.inner.createJob(request));
+  }
+
+  getJob(jobId: string): Promise<ProviderJobStatus> {
+    return this.measure(() => this.inner.getJob(jobId));
+  }
+
+  cancelJob(jobId: string): Promise<void> {
+    return this.measure(() => this.inner.cancelJob(jobId));
+  }
+
+  private async measure<T>(call: () => Promise<T>): Promise<T> {
+    const started = this.clock();
+    this.recorder.addMetric(METRIC.upstreamRequests, MetricUnit.Count, 1);
+    try {
+      return await call();
+    } catch (error) {
+      this.recorder.addMetric(METRIC.upstreamErrors, MetricUnit.Count, 1);
+      throw error;
+    } finally {
+      this.recorder.addMetric(METRIC.upstreamLatency, MetricUnit.Milliseconds, this.clock() - started);
+    }
+  }
+}
