@@ -22,6 +22,7 @@ const stack = await startLocalStack({
   port,
   dataDir: persistent ? dataDir : undefined,
   demoApiKey: process.env['DEMO_API_KEY'] ?? demoKey(),
+  accessLog: (line) => console.log(line),
   environment: {
     POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'INFO',
     // Generous on one's own machine (scripts and test clients poll hard); AWS deploys default to 10/s.

@@ -26,6 +26,8 @@ export interface ApiGatewayServerOptions {
   contextFor: (routeId: string) => Context;
   port: number;
   host?: string;
+  /** Access log, one line per request (API Gateway's access logs, locally). */
+  accessLog?: (line: string) => void;
 }
 
 /** API Gateway's own payload cap. */
@@ -75,8 +77,12 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: ApiGat
     }
   }
   const event = toEvent(req, url, method, body, route.routeKey, route.params);
+  const started = performance.now();
   const result = await route.handler(event, options.contextFor(route.id));
   send(res, result);
+  options.accessLog?.(
+    `${new Date().toISOString()} ${method} ${url.pathname} → ${result.statusCode ?? 200} (${Math.round(performance.now() - started)} ms)`,
+  );
 }
 
 function toEvent(

@@ -52,6 +52,8 @@ export interface LocalStackOptions {
   /** Plaintext of the demo account's key; when absent a random one is made (or reused from dataDir). */
   demoApiKey?: string;
   demoBalanceYuan?: string;
+  /** One line per API request, when given. */
+  accessLog?: (line: string) => void;
   /** How often the reconciler looks for stuck tasks. Default 30 s. */
   reconcileIntervalMs?: number;
 }
@@ -155,6 +157,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       defaultRoute: { id: DEFAULT_ROUTE.id, handler: await loadHandler<HttpHandler>(DEFAULT_ROUTE.entry) },
       contextFor: (routeId) => lambdaContext(`${names.stateMachine}-${routeId}`),
       port: options.port ?? 3000,
+      ...(options.accessLog ? { accessLog: options.accessLog } : {}),
     });
     stoppers.push(api.close);
 
