@@ -243,10 +243,14 @@ function conditionalMove(to: TaskStatus, fields: Record<string, unknown>, extraC
 function chargeError(error: unknown, charge: Charge): Error | undefined {
   if (!(error instanceof TransactionCanceledException)) return undefined;
   const [balance, key] = error.CancellationReasons ?? [];
+  // The key's conditions first: a disabled key is a 401, and a quota refusal must name the quota
+  // (DESIGN §3 row 15) even when the balance is short too.
+  if (key?.Code === 'ConditionalCheckFailed') {
+    // The key's old image tells disabled from over quota; without it, the quota is the likelier cause.
+    const status = key.Item?.['status']?.S;
+    if (status !== undefined && status !== 'active') return new AuthenticationError('API key is disabled');
+    return charge.keyHasQuota ? new KeyQuotaExceededError() : new AuthenticationError('API key is disabled');
+  }
   if (balance?.Code === 'ConditionalCheckFailed') return new InsufficientBalanceError();
-  if (key?.Code !== 'ConditionalCheckFailed') return undefined;
-  // The key's old image tells disabled from over quota; without it, the quota is the likelier cause.
-  const status = key.Item?.['status']?.S;
-  if (status !== undefined && status !== 'active') return new AuthenticationError('API key is disabled');
-  return charge.keyHasQuota ? new KeyQuotaExceededError() : new AuthenticationError('API key is disabled');
+  return undefined;
 }

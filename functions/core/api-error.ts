@@ -37,7 +37,7 @@ export class InsufficientBalanceError extends ApiError {
 
 export class KeyQuotaExceededError extends ApiError {
   override name = 'KeyQuotaExceededError';
-  constructor(message = 'API key quota exceeded: this key has reached its spend limit') {
+  constructor(message = 'API key quota exceeded: this task would take the key past its spend quota') {
     super(402, message);
   }
 }

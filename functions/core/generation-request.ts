@@ -33,6 +33,8 @@ export interface GenerationBody {
   seed?: number;
   webhookUrl?: string;
   generateAudio?: boolean;
+  /** The spelling the client used for each URL field, so messages name what was sent. */
+  fieldNames: { imageUrls: string; videoUrls: string; audioUrls: string; webhookUrl: string };
 }
 
 /** Pairs of spellings of one field (DESIGN §3 row 1). The camelCase one marks Form B (row 2). */
@@ -72,7 +74,7 @@ const BodySchema = v.object({
   modelId: v.nullish(uuidText),
   prompt: v.pipe(
     v.string('is required and must be a string'),
-    v.check((text) => text.trim().length > 0, 'must not be empty'),
+    v.check((text) => text.length > 0, 'must not be empty'),
     v.check(
       (text) => codePointLength(text) <= MAX_PROMPT_CODE_POINTS,
       `must be at most ${MAX_PROMPT_CODE_POINTS} characters`,
@@ -105,7 +107,8 @@ export function parseGenerationBody(body: unknown): GenerationBody {
   const fields = result.output;
 
   for (const [snake, camel] of SPELLINGS) {
-    if (present(record[snake]) && present(record[camel])) {
+    // Both keys sent (even if one is null) is two spellings of one field: ambiguous, so refused.
+    if (sent(record, snake) && sent(record, camel)) {
       throw new InvalidRequestError(`${snake} and ${camel} are two spellings of one field: send only one`);
     }
   }
@@ -113,7 +116,7 @@ export function parseGenerationBody(body: unknown): GenerationBody {
 
   return {
     form,
-    model: modelReference(fields),
+    model: modelReference(record, fields),
     prompt: fields.prompt,
     resolution: fields.resolution ?? undefined,
     durationSeconds: fields.duration ?? undefined,
@@ -124,22 +127,40 @@ export function parseGenerationBody(body: unknown): GenerationBody {
     seed: fields.seed ?? undefined,
     webhookUrl: fields.webhook_url ?? fields.webhookUrl ?? undefined,
     generateAudio: fields.generate_audio ?? fields.generateAudio ?? undefined,
+    fieldNames: {
+      imageUrls: present(record['imageUrls']) ? 'imageUrls' : 'image_urls',
+      videoUrls: present(record['videoUrls']) ? 'videoUrls' : 'video_urls',
+      audioUrls: present(record['audioUrls']) ? 'audioUrls' : 'audio_urls',
+      webhookUrl: present(record['webhookUrl']) ? 'webhookUrl' : 'webhook_url',
+    },
   };
 }
 
-function modelReference(fields: { model?: string | null; model_id?: string | null; modelId?: string | null }) {
-  const given = (['model', 'model_id', 'modelId'] as const).filter((name) => present(fields[name]));
-  if (given.length === 0) throw new InvalidRequestError('model is required: send one of model, model_id or modelId');
+function modelReference(
+  record: Record<string, unknown>,
+  fields: { model?: string | null; model_id?: string | null; modelId?: string | null },
+) {
+  const names = ['model', 'model_id', 'modelId'] as const;
+  const given = names.filter((name) => sent(record, name));
   if (given.length > 1) {
     throw new InvalidRequestError(`send only one of model, model_id or modelId (got ${given.join(' and ')})`);
   }
-  const field = given[0] as 'model' | 'model_id' | 'modelId';
-  const value = fields[field] as string;
+  const field = given[0];
+  const value = field === undefined ? undefined : fields[field];
+  if (field === undefined || value === undefined || value === null) {
+    throw new InvalidRequestError('model is required: send one of model, model_id or modelId');
+  }
   return field === 'model' ? ({ by: 'name-or-id', value } as const) : ({ by: 'id', value } as const);
 }
 
+/** A field with a value (null counts as not given). */
 function present(value: unknown): boolean {
   return value !== undefined && value !== null;
+}
+
+/** A key the client wrote, whatever its value (null included). */
+function sent(record: Record<string, unknown>, key: string): boolean {
+  return Object.hasOwn(record, key) && record[key] !== undefined;
 }
 
 function describeIssue(issue: v.BaseIssue<unknown> | undefined): string {

@@ -74,15 +74,15 @@ export function resolveGeneration(body: GenerationBody, model: VideoModel): Reso
 
 function resolveDuration(body: GenerationBody, model: VideoModel): number {
   const { record } = model;
-  // A per_call model makes one duration; the duration sent is still validated (5–30) but does not apply.
-  if (record.fixed_duration !== undefined) return record.fixed_duration;
-  if (body.durationSeconds === undefined) return Math.min(FORM_DEFAULT_DURATION[body.form], record.max_duration);
-  if (body.durationSeconds > record.max_duration) {
+  // DESIGN §3 row 3: 5 ≤ d ≤ the model's max_duration for every model; a per_call model then makes its
+  // one fixed duration whatever was sent (and the cost does not depend on it).
+  if (body.durationSeconds !== undefined && body.durationSeconds > record.max_duration) {
     throw new InvalidRequestError(
       `duration must be between ${MIN_DURATION_SECONDS} and ${record.max_duration} seconds for ${record.name}`,
     );
   }
-  return body.durationSeconds;
+  if (record.fixed_duration !== undefined) return record.fixed_duration;
+  return body.durationSeconds ?? Math.min(FORM_DEFAULT_DURATION[body.form], record.max_duration);
 }
 
 function resolveResolution(body: GenerationBody, model: VideoModel): Resolution {

@@ -40,7 +40,9 @@ export function publicRoute(route: (event: APIGatewayProxyEventV2) => Promise<Ap
 /** The JSON body of a request; a body that is not JSON is the client's error (400), never a 500. */
 export function jsonBody(event: APIGatewayProxyEventV2): unknown {
   if (!event.body) throw new InvalidRequestError('request body is required: send a JSON object');
-  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  const decoded = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  // Some clients (Windows tools) start JSON with a byte-order mark; it is not part of the document.
+  const text = decoded.replace(/^\uFEFF/, '');
   try {
     return JSON.parse(text);
   } catch {

@@ -43,6 +43,15 @@ export async function startApiGatewayServer(options: ApiGatewayServerOptions) {
       res.end(JSON.stringify({ code: 500, message: 'internal server error', data: null }));
     });
   });
+  // Requests Node cannot even parse (oversized or malformed headers) still get the envelope, not a bare 400/431.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return socket.destroy();
+    const message = error.code === 'HPE_HEADER_OVERFLOW' ? 'request headers are too large' : 'malformed HTTP request';
+    const body = JSON.stringify({ code: 400, message, data: null });
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
   await listen(server, options.port, options.host ?? '127.0.0.1');
   const { port } = server.address() as AddressInfo;
   return {

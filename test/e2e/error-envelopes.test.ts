@@ -68,6 +68,25 @@ describe('400 parameter errors', () => {
     expectEnvelope(response, 400, /valid JSON/);
   });
 
+  it('headers too large for the server still get the envelope', async () => {
+    const { key } = await newAccount(stack, '1');
+    const response = await callApi(stack, 'GET', '/api/v1/models', {
+      key,
+      headers: { 'x-padding': 'a'.repeat(40_000) },
+    });
+    expectEnvelope(response, 400, /headers are too large/);
+  });
+
+  it('a JSON body with a byte-order mark is read as JSON', async () => {
+    const { key } = await newAccount(stack, '10');
+    const response = await callApi(stack, 'POST', '/api/v1/video/generate', {
+      key,
+      rawBody: '\uFEFF{"model":"seedance-1.0-lite-i2v","prompt":"x"}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.body.code).toBe(0);
+  });
+
   it('a malformed task id', async () => {
     const { key } = await newAccount(stack, '1');
     expectEnvelope(await callApi(stack, 'GET', '/api/v1/video/tasks/not-a-uuid', { key }), 400, /UUID/);

@@ -22,7 +22,7 @@ describe('ApiError subclasses', () => {
       'KeyQuotaExceededError',
       new KeyQuotaExceededError(),
       402,
-      'API key quota exceeded: this key has reached its spend limit',
+      'API key quota exceeded: this task would take the key past its spend quota',
     ],
     ['ForbiddenError', new ForbiddenError(), 403, 'no right to access this resource'],
     ['NotFoundError', new NotFoundError(), 404, 'resource does not exist'],

@@ -66,14 +66,15 @@ describe('duration (row 3)', () => {
     },
   );
 
-  it.each([undefined, 5, 10, 15, 30])(
-    'a per_call model makes its fixed duration whatever was sent (%s)',
-    (duration) => {
-      const fields = duration === undefined ? {} : { duration };
-      expect(resolve(LITE, fields).durationSeconds).toBe(5);
-      expect(resolve(LITE, { ...fields, ...FORM_B }).durationSeconds).toBe(5);
-    },
-  );
+  it.each([undefined, 5])('a per_call model makes its fixed duration (%s sent)', (duration) => {
+    const fields = duration === undefined ? {} : { duration };
+    expect(resolve(LITE, fields).durationSeconds).toBe(5);
+    expect(resolve(LITE, { ...fields, ...FORM_B }).durationSeconds).toBe(5);
+  });
+
+  it.each([6, 15, 30])('a per_call model still bounds the duration sent by its max_duration (%s → 400)', (duration) => {
+    expect(() => resolve(LITE, { duration })).toThrow(/duration must be between 5 and 5 seconds/);
+  });
 
   it('a fixed duration wins over the form default', () => {
     expect(resolve(buildModel({ max_duration: 30, fixed_duration: 8 })).durationSeconds).toBe(8);
@@ -240,7 +241,7 @@ describe('the model itself', () => {
     // Form A default 15 s 720p: 1 × 15 = 15 yuan
     [ULTRA, {}, 150_000],
     // per_call: 2.5 × 1.2 = 3 yuan
-    [LITE, { duration: 30 }, 30_000],
+    [LITE, { duration: 5 }, 30_000],
   ])('prices the resolved request (%s %j → %s units)', (name, fields, units) => {
     expect(resolve(name, fields).costUnits).toBe(units);
   });

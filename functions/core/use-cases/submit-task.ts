@@ -78,9 +78,9 @@ async function findModel(reference: ModelReference, models: ModelCatalog): Promi
 function customerUrls(request: GenerationBody): { field: string; url: string }[] {
   const list = (field: string, urls: string[]) => urls.map((url, index) => ({ field: `${field}[${index}]`, url }));
   return [
-    ...list('image_urls', request.imageUrls),
-    ...list('video_urls', request.videoUrls),
-    ...list('audio_urls', request.audioUrls),
-    ...(request.webhookUrl ? [{ field: 'webhook_url', url: request.webhookUrl }] : []),
+    ...list(request.fieldNames.imageUrls, request.imageUrls),
+    ...list(request.fieldNames.videoUrls, request.videoUrls),
+    ...list(request.fieldNames.audioUrls, request.audioUrls),
+    ...(request.webhookUrl ? [{ field: request.fieldNames.webhookUrl, url: request.webhookUrl }] : []),
   ];
 }
