@@ -1,11 +1,11 @@
 /**
- * Per-key request limit: a counter per key and second (fixed window) in DynamoDB, incremented under a
- * condition, so every function instance shares one count. Counters expire through the table's TTL.
+ * Per-key request limit: a counter per key and second (fixed window) in DynamoDB, so every function
+ * instance shares one count. One unconditional ADD returns the new count, read in the same round trip as
+ * the key itself (see authenticate.ts). Counters expire through the table's TTL.
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { RateDecision, RateLimiter } from '../core/ports/rate-limiter.js';
+import type { RateLimiter, RateWindow } from '../core/ports/rate-limiter.js';
 
 const WINDOW_SECONDS = 1;
 const KEEP_SECONDS = 120;
@@ -17,28 +17,22 @@ export class DynamoDbRateLimiter implements RateLimiter {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  async consume(subject: string, limitPerSecond: number): Promise<RateDecision> {
+  async hit(subject: string): Promise<RateWindow> {
     const nowMs = this.clock();
     const window = Math.floor(nowMs / 1000 / WINDOW_SECONDS);
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.table,
-          Key: { bucket: `${subject}#${window}` },
-          UpdateExpression: 'ADD hits :one SET expires_at = if_not_exists(expires_at, :expires)',
-          ConditionExpression: 'attribute_not_exists(hits) OR hits < :limit',
-          ExpressionAttributeValues: {
-            ':one': 1,
-            ':limit': limitPerSecond,
-            ':expires': Math.floor(nowMs / 1000) + KEEP_SECONDS,
-          },
-        }),
-      );
-      return { allowed: true };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const windowEndsMs = (window + 1) * WINDOW_SECONDS * 1000;
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowEndsMs - nowMs) / 1000)) };
-    }
+    const { Attributes } = await this.db.send(
+      new UpdateCommand({
+        TableName: this.table,
+        Key: { bucket: `${subject}#${window}` },
+        UpdateExpression: 'ADD hits :one SET expires_at = if_not_exists(expires_at, :expires)',
+        ExpressionAttributeValues: { ':one': 1, ':expires': Math.floor(nowMs / 1000) + KEEP_SECONDS },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    const windowEndsMs = (window + 1) * WINDOW_SECONDS * 1000;
+    return {
+      hits: Number(Attributes?.['hits'] ?? 1),
+      retryAfterSeconds: Math.max(1, Math.ceil((windowEndsMs - nowMs) / 1000)),
+    };
   }
 }

@@ -10,8 +10,9 @@ import { VideoDownloadInterruptedError, VideoRejectedError } from '../core/workf
 
 /** Spec §2/§8: a video URL is valid for 24 hours. */
 export const VIDEO_URL_TTL_SECONDS = 24 * 60 * 60;
-const PART_SIZE = 8 * 1024 * 1024;
-const QUEUE_SIZE = 4;
+// S3's minimum part size; with 3 parts in flight the transfer holds ~15 MiB of body at most.
+const PART_SIZE = 5 * 1024 * 1024;
+const QUEUE_SIZE = 3;
 
 export class S3PresignedUrlSigner implements VideoUrlSigner {
   constructor(

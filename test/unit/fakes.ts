@@ -6,7 +6,7 @@ import type {
   ApiKeyRepository,
 } from '../../functions/core/ports/accounts.js';
 import type { ModelCatalog } from '../../functions/core/ports/model-catalog.js';
-import type { RateDecision, RateLimiter } from '../../functions/core/ports/rate-limiter.js';
+import type { RateLimiter, RateWindow } from '../../functions/core/ports/rate-limiter.js';
 import type { Charge, TaskRepository } from '../../functions/core/ports/task-repository.js';
 import type {
   ProviderJobRequest,
@@ -198,12 +198,12 @@ export class InMemoryKeys implements ApiKeyRepository {
 }
 
 export class FakeLimiter implements RateLimiter {
-  readonly calls: { subject: string; limitPerSecond: number }[] = [];
-  decision: RateDecision = { allowed: true };
+  readonly calls: string[] = [];
+  window: RateWindow = { hits: 1, retryAfterSeconds: 1 };
 
-  async consume(subject: string, limitPerSecond: number): Promise<RateDecision> {
-    this.calls.push({ subject, limitPerSecond });
-    return this.decision;
+  async hit(subject: string): Promise<RateWindow> {
+    this.calls.push(subject);
+    return this.window;
   }
 }
 

@@ -152,13 +152,13 @@ describe('authenticate', () => {
     expect(new Set(failures.map(([, , message]) => message)).size).toBe(5);
   });
 
-  it('a rejected key never reaches the rate limiter', async () => {
-    for (const [, header] of failures) await rejection(run(header));
+  it('a malformed header never reaches the storage (no key lookup, no counter)', async () => {
+    for (const header of [undefined, 'Basic abc', 'Bearer sk_not_ours']) await rejection(run(header));
     expect(limiter.calls).toEqual([]);
   });
 
   it('rate limited → RateLimitedError (429) with the seconds to wait', async () => {
-    limiter.decision = { allowed: false, retryAfterSeconds: 7 };
+    limiter.window = { hits: 11, retryAfterSeconds: 7 };
     const error = await rejection(run(`Bearer ${KEY}`));
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).code).toBe(429);
@@ -168,12 +168,15 @@ describe('authenticate', () => {
   it("limits by key hash at the key's own rate, or the service default", async () => {
     const FAST = `bc_${'f'.repeat(43)}`;
     keys = new InMemoryKeys([keyRecord(KEY), keyRecord(FAST, { rate_per_second: 50 })]);
+    limiter.window = { hits: 10, retryAfterSeconds: 1 };
     await run(`Bearer ${KEY}`);
     await run(`Bearer ${FAST}`);
-    expect(limiter.calls).toEqual([
-      { subject: hashApiKey(KEY), limitPerSecond: 10 },
-      { subject: hashApiKey(FAST), limitPerSecond: 50 },
-    ]);
+    limiter.window = { hits: 11, retryAfterSeconds: 1 };
+    await expect(run(`Bearer ${KEY}`)).rejects.toBeInstanceOf(RateLimitedError);
+    await run(`Bearer ${FAST}`);
+    limiter.window = { hits: 51, retryAfterSeconds: 1 };
+    await expect(run(`Bearer ${FAST}`)).rejects.toBeInstanceOf(RateLimitedError);
+    expect(limiter.calls.slice(0, 2)).toEqual([hashApiKey(KEY), hashApiKey(FAST)]);
   });
 });
 

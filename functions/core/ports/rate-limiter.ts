@@ -1,6 +1,11 @@
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+export interface RateWindow {
+  /** Requests counted for the subject in the current window, this one included. */
+  hits: number;
+  /** Seconds until the window ends. */
+  retryAfterSeconds: number;
+}
 
 export interface RateLimiter {
-  /** Counts one request for `subject` against `limitPerSecond`. */
-  consume(subject: string, limitPerSecond: number): Promise<RateDecision>;
+  /** Counts one request for `subject`; the caller compares the count with the subject's limit. */
+  hit(subject: string): Promise<RateWindow>;
 }

@@ -17,13 +17,14 @@ export interface AuthenticateDeps {
 }
 
 export async function authenticate(authorization: string | undefined, deps: AuthenticateDeps): Promise<Caller> {
-  const key = bearerToken(authorization);
-  const record = await deps.keys.findByHash(hashApiKey(key));
+  const keyHash = hashApiKey(bearerToken(authorization));
+  // One round trip, not two: the key and its request counter are read together; the limit is the key's own.
+  const [record, window] = await Promise.all([deps.keys.findByHash(keyHash), deps.limiter.hit(keyHash)]);
   if (!record) throw new AuthenticationError('invalid API key');
   if (record.status !== 'active') throw new AuthenticationError('API key is disabled');
-
-  const decision = await deps.limiter.consume(record.key_hash, record.rate_per_second ?? deps.defaultRatePerSecond);
-  if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
+  if (window.hits > (record.rate_per_second ?? deps.defaultRatePerSecond)) {
+    throw new RateLimitedError(window.retryAfterSeconds);
+  }
 
   return { accountId: record.account_id, keyHash: record.key_hash, keyHasQuota: record.quota_units !== undefined };
 }
