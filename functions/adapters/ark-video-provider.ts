@@ -25,6 +25,11 @@ export interface ArkVideoProviderOptions {
   apiKey: string | (() => Promise<string>);
   /** Per call, covering connect, headers and body. Default 10 000. */
   requestTimeoutMs?: number;
+  /**
+   * For the create call, default 30 000 (at least requestTimeoutMs). A create that times out has an
+   * unknown outcome, fails the task and may still cost us the job, so it is given longer than a poll.
+   */
+  createTimeoutMs?: number;
   fetch?: typeof fetch;
 }
 
@@ -184,11 +189,13 @@ const isFinal = (status: ProviderJobStatus): boolean => status.state !== 'queued
 export class ArkVideoProvider implements VideoProvider {
   private readonly tasksUrl: string;
   private readonly timeoutMs: number;
+  private readonly createTimeoutMs: number;
   private readonly fetchImpl: typeof fetch;
 
   constructor(private readonly options: ArkVideoProviderOptions) {
     this.tasksUrl = `${options.baseUrl.replace(/\/+$/, '')}${TASKS_PATH}`;
     this.timeoutMs = options.requestTimeoutMs ?? 10_000;
+    this.createTimeoutMs = Math.max(options.createTimeoutMs ?? 30_000, this.timeoutMs);
     this.fetchImpl = options.fetch ?? fetch;
   }
 
@@ -197,7 +204,7 @@ export class ArkVideoProvider implements VideoProvider {
     // Read the key first: failing to read it means nothing was sent, which is safe to retry.
     await this.authorization();
     try {
-      answer = await this.send('POST', this.tasksUrl, toArkBody(request));
+      answer = await this.send('POST', this.tasksUrl, toArkBody(request), this.createTimeoutMs);
     } catch (error) {
       const detail = describeFailure(error);
       if (neverSent(error)) throw new UpstreamTransientError(`Ark create not sent: ${detail}`);
@@ -271,7 +278,7 @@ export class ArkVideoProvider implements VideoProvider {
   }
 
   /** Throws only when no status line arrived; a body that breaks off later yields text ''. */
-  private async send(method: string, url: string, body?: unknown): Promise<Answer> {
+  private async send(method: string, url: string, body?: unknown, timeoutMs = this.timeoutMs): Promise<Answer> {
     const headers: Record<string, string> = {
       Authorization: `Bearer ${await this.authorization()}`,
       Accept: 'application/json',
@@ -281,7 +288,7 @@ export class ArkVideoProvider implements VideoProvider {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(this.timeoutMs),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await response.text().catch(() => '');
     return { status: response.status, headers: response.headers, text };

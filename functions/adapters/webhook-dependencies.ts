@@ -1,9 +1,9 @@
 /** Composition of the webhook consumer's adapters from the environment (read at cold start). */
 import { TABLES, WEBHOOK_QUEUE } from '../../lib/resource-definitions.js';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS, parseWebhookRetrySchedule } from '../core/webhook.js';
-import { dynamoDocumentClient } from './aws-clients.js';
+import { dynamoDocumentClient } from './dynamodb-client.js';
 import { MissingConfigError, optionalEnv, requireEnv } from './config.js';
-import { outboundAddressPolicy } from './service-dependencies.js';
+import { outboundAddressPolicy } from './url-policy-dependencies.js';
 import { DynamoDbWebhookAttemptLog, DynamoDbWebhookSecrets } from './dynamodb-webhooks.js';
 import { HttpWebhookSender } from './webhook-sender.js';
 

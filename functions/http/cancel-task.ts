@@ -1,12 +1,9 @@
 /** POST /api/v1/video/tasks/{id}/cancel (beyond spec: DESIGN §3 row 18) */
 import { cancelTask } from '../core/use-cases/cancel-task.js';
 import { logger } from '../adapters/logger.js';
-import {
-  LIVE_QUERY_TIMEOUT_MS,
-  taskRepository,
-  taskWorkflow,
-  videoProviders,
-} from '../adapters/service-dependencies.js';
+import { LIVE_QUERY_TIMEOUT_MS, videoProviders } from '../adapters/provider-dependencies.js';
+import { taskRepository } from '../adapters/service-dependencies.js';
+import { taskWorkflow } from '../adapters/workflow-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
 

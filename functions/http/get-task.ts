@@ -1,12 +1,9 @@
 /** GET /api/v1/video/tasks/{id} */
 import { getTask } from '../core/use-cases/get-task.js';
 import { logger } from '../adapters/logger.js';
-import {
-  LIVE_QUERY_TIMEOUT_MS,
-  taskRepository,
-  videoProviders,
-  videoUrlSigner,
-} from '../adapters/service-dependencies.js';
+import { LIVE_QUERY_TIMEOUT_MS, videoProviders } from '../adapters/provider-dependencies.js';
+import { taskRepository } from '../adapters/service-dependencies.js';
+import { videoUrlSigner } from '../adapters/storage-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
 
 const deps = {

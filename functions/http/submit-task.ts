@@ -2,7 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { submitTask } from '../core/use-cases/submit-task.js';
 import { logger } from '../adapters/logger.js';
-import { modelCatalog, outboundUrlPolicy, taskRepository, taskWorkflow } from '../adapters/service-dependencies.js';
+import { modelCatalog, taskRepository } from '../adapters/service-dependencies.js';
+import { outboundUrlPolicy } from '../adapters/url-policy-dependencies.js';
+import { taskWorkflow } from '../adapters/workflow-dependencies.js';
 import { authenticatedRoute, jsonBody } from './api-handler.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
 

@@ -13,9 +13,10 @@ import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 
 import { deliverWebhook } from '../core/use-cases/deliver-webhook.js';
 import type { DeliveryDecision } from '../core/use-cases/deliver-webhook.js';
 import { InvalidWebhookMessageError, MAX_RETRY_DELAY_SECONDS, parseWebhookMessage } from '../core/webhook.js';
-import { sqsClient } from '../adapters/aws-clients.js';
+import { sqsClient } from '../adapters/sqs-client.js';
 import { logger } from '../adapters/logger.js';
-import { taskRepository, videoUrlSigner } from '../adapters/service-dependencies.js';
+import { taskRepository } from '../adapters/service-dependencies.js';
+import { videoUrlSigner } from '../adapters/storage-dependencies.js';
 import {
   webhookAttemptLog,
   webhookQueueUrl,

@@ -2,7 +2,8 @@
 import * as v from 'valibot';
 import { completeTask } from '../core/use-cases/lifecycle-steps.js';
 import { webhookNotice } from '../core/use-cases/webhook-notice.js';
-import { taskRepository, videoUrlSigner } from '../adapters/service-dependencies.js';
+import { taskRepository } from '../adapters/service-dependencies.js';
+import { videoUrlSigner } from '../adapters/storage-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
 

@@ -2,7 +2,9 @@
 import * as v from 'valibot';
 import { pollUpstreamJob } from '../core/use-cases/lifecycle-steps.js';
 import { withFinalNotice } from '../core/use-cases/webhook-notice.js';
-import { pollSchedule, taskRepository, videoProviders } from '../adapters/service-dependencies.js';
+import { videoProviders } from '../adapters/provider-dependencies.js';
+import { taskRepository } from '../adapters/service-dependencies.js';
+import { pollSchedule } from '../adapters/workflow-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 
 const deps = {

@@ -4,7 +4,8 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { reconcileTasks } from '../core/use-cases/reconcile-tasks.js';
 import { positiveIntegerEnv } from '../adapters/config.js';
 import { logger } from '../adapters/logger.js';
-import { taskRepository, taskWorkflow } from '../adapters/service-dependencies.js';
+import { taskRepository } from '../adapters/service-dependencies.js';
+import { taskWorkflow } from '../adapters/workflow-dependencies.js';
 import { countMetric, METRIC, publishMetrics } from '../adapters/metrics.js';
 
 const deps = {

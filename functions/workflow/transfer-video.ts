@@ -1,7 +1,8 @@
 /** State TransferVideo: stream the upstream's video into our bucket (bounded memory). */
 import * as v from 'valibot';
 import { transferVideo } from '../core/use-cases/lifecycle-steps.js';
-import { taskRepository, videoTransfer } from '../adapters/service-dependencies.js';
+import { taskRepository } from '../adapters/service-dependencies.js';
+import { videoTransfer } from '../adapters/storage-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 
 const deps = { tasks: taskRepository(), transfer: videoTransfer() };

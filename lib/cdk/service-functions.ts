@@ -2,7 +2,7 @@
  * Every Lambda function of the service, made from the shared definitions (lib/routes.ts: API_ROUTES,
  * DEFAULT_ROUTE, WORKFLOW_FUNCTIONS, SCHEDULED_FUNCTIONS; lib/resource-definitions.ts: WEBHOOK_QUEUE's
  * consumer), with what each one uses listed in one table below. The table mirrors what each handler reads
- * at cold start (functions/adapters/service-dependencies.ts, webhook-dependencies.ts) and the calls it
+ * at cold start (functions/adapters/*-dependencies.ts) and the calls it
  * makes; a function in the definitions without an entry here stops synthesis.
  */
 import { Duration } from 'aws-cdk-lib';

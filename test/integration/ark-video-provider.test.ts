@@ -193,7 +193,7 @@ describe('ArkVideoProvider against broken servers', () => {
       /* accept and never respond */
     });
     try {
-      const provider = new ArkVideoProvider({ baseUrl, apiKey: API_KEY, requestTimeoutMs: 200 });
+      const provider = new ArkVideoProvider({ baseUrl, apiKey: API_KEY, requestTimeoutMs: 200, createTimeoutMs: 200 });
       await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamOutcomeUnknownError);
       await expect(provider.getJob('cgt-1')).rejects.toBeInstanceOf(UpstreamTransientError);
       await expect(provider.cancelJob('cgt-1')).rejects.toBeInstanceOf(UpstreamTransientError);
