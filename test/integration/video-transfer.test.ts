@@ -5,7 +5,7 @@
  */
 import { GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand, S3Client } from '@aws-sdk/client-s3';
 import { createServer } from 'node:http';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpToS3VideoTransfer } from '../../functions/adapters/s3-video-storage.js';
@@ -22,7 +22,7 @@ let origin: Server;
 let originUrl: string;
 
 /** /ok/<MB>, /broken/<MB> (cut after half), /unsized/<MB> (chunked, no length), /html */
-function serveVideos(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) {
+function serveVideos(req: IncomingMessage, res: ServerResponse) {
   const [, kind, size] = (req.url ?? '').split('/');
   if (kind === 'html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>nope</html>');
   const bytes = Number(size) * MB;

@@ -1,0 +1,213 @@
+/**
+ * Section 1, API overhead: requests/s and p50/p99 latency of GET /api/v1/video/tasks/:id and POST
+ * /api/v1/video/generate at 1, 16 and 64 concurrent clients, each beside the baseline server
+ * (lib/bench/baseline-server.ts) measured in the same run against the same DynamoDB Local.
+ *
+ * Load comes from autocannon (closed loop: each connection sends its next request when the previous one
+ * is answered); latencies are taken from its per-response hrtime, unrounded, for exact percentiles. Each
+ * connection is one client with an account and key of its own, as many customers would be.
+ */
+import autocannon from 'autocannon';
+import type { Client, Instance } from 'autocannon';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { hashApiKey } from '../../functions/core/api-key.js';
+import type { TaskRecord } from '../../functions/core/task.js';
+import { spawnTsx } from './child.js';
+import type { Child } from './child.js';
+import { startStackProcess } from './stack-client.js';
+import type { StackProcess } from './stack-client.js';
+import { percentile } from './stats.js';
+
+export interface LoadRun {
+  endpoint: 'GET task' | 'POST generate';
+  server: 'ours' | 'baseline' | 'baseline + auth calls';
+  connections: number;
+  seconds: number;
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface ApiOverheadResult {
+  runs: LoadRun[];
+  seconds: number;
+  warmupSeconds: number;
+  accounts: number;
+}
+
+interface BenchClient {
+  accountId: string;
+  key: string;
+  keyHash: string;
+  taskId: string;
+}
+
+const CONCURRENCY = [1, 16, 64] as const;
+const SUBMIT_BODY = JSON.stringify({ model: 'seedance-1.0-lite-i2v', prompt: 'a paper boat on a pond', duration: 5 });
+
+export async function runApiOverhead(log: (line: string) => void): Promise<ApiOverheadResult> {
+  const seconds = Number(process.env['BENCH_API_SECONDS'] ?? 4);
+  const warmupSeconds = Number(process.env['BENCH_API_WARMUP_SECONDS'] ?? 2);
+  log('starting the local stack (a child process) ...');
+  // The upstream never finishes and the first poll waits an hour: after a submit, its execution does
+  // only StartUpstream (as in AWS), and nothing else runs in the background of the measurement.
+  const stack = await startStackProcess({
+    upstream: { queuedMs: 3_600_000, runningMs: 60_000 },
+    pollScheduleSeconds: '3600',
+    reconcileIntervalMs: 3_600_000,
+    environment: { DEFAULT_RATE_LIMIT_PER_SECOND: '1000000', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+  });
+  let baseline: Child | undefined;
+  try {
+    const clients = await createClients(stack, Math.max(...CONCURRENCY));
+    baseline = spawnTsx('lib/bench/baseline-server.ts', {
+      env: {
+        BASELINE_CONFIG: JSON.stringify({
+          dynamodb: stack.ready.endpoints.dynamodb,
+          tables: {
+            tasks: stack.ready.names.tables['tasks'],
+            accounts: stack.ready.names.tables['accounts'],
+            apiKeys: stack.ready.names.tables['apiKeys'],
+            rateLimits: stack.ready.names.tables['rateLimits'],
+          },
+        }),
+      },
+    });
+    const baselineUrl = (await baseline.waitFor<{ url: string }>('ready')).url;
+    const targets = { ours: stack.ready.baseUrl, baseline: baselineUrl, 'baseline + auth calls': baselineUrl } as const;
+    const servers = ['ours', 'baseline', 'baseline + auth calls'] as const;
+
+    const runs: LoadRun[] = [];
+    for (const endpoint of ['GET task', 'POST generate'] as const) {
+      for (const server of ['ours', 'baseline'] as const) {
+        log(`warm-up: ${endpoint} on ${server} (${warmupSeconds} s, 16 clients)`);
+        await load(targets[server], server, endpoint, clients, 16, warmupSeconds);
+      }
+      for (const connections of CONCURRENCY) {
+        for (const server of servers) {
+          const run = await load(targets[server], server, endpoint, clients, connections, seconds);
+          log(
+            `${endpoint.padEnd(13)} ${server.padEnd(21)} ${String(connections).padStart(2)} clients: ` +
+              `${run.rps.toFixed(0).padStart(5)} req/s, p50 ${run.p50.toFixed(2)} ms, p99 ${run.p99.toFixed(2)} ms` +
+              (run.non2xx + run.errors > 0 ? `, ${run.non2xx} non-2xx, ${run.errors} errors` : ''),
+          );
+          runs.push(run);
+        }
+      }
+    }
+    return { runs, seconds, warmupSeconds, accounts: clients.length };
+  } finally {
+    await baseline?.stop(2_000);
+    await stack.stop();
+  }
+}
+
+/** One account per client, a key without quota or practical rate limit, and one finished task to read. */
+async function createClients(stack: StackProcess, count: number): Promise<BenchClient[]> {
+  const run = randomUUID().slice(0, 8);
+  return Promise.all(
+    Array.from({ length: count }, async (_, i) => {
+      const accountId = `bench-${run}-${i}`;
+      await stack.admin.createAccount(accountId, '100000000');
+      const { key } = await stack.admin.createKey({ accountId, ratePerSecond: 1_000_000 });
+      const task = finishedTask(accountId, hashApiKey(key));
+      await stack.db.send(new PutCommand({ TableName: stack.ready.names.tables['tasks'], Item: task }));
+      return { accountId, key, keyHash: hashApiKey(key), taskId: task.task_id };
+    }),
+  );
+}
+
+function load(
+  url: string,
+  server: LoadRun['server'],
+  endpoint: LoadRun['endpoint'],
+  clients: BenchClient[],
+  connections: number,
+  seconds: number,
+): Promise<LoadRun> {
+  let next = 0;
+  const latencies: number[] = [];
+  return new Promise((resolve, reject) => {
+    const instance: Instance = autocannon(
+      {
+        url,
+        connections,
+        duration: seconds,
+        timeout: 30,
+        setupClient: (client: Client) => {
+          const who = clients[next++ % clients.length]!;
+          const headers: Record<string, string> = { authorization: `Bearer ${who.key}` };
+          if (server !== 'ours') {
+            Object.assign(headers, { 'x-bench-account': who.accountId, 'x-bench-key-hash': who.keyHash });
+          }
+          if (server === 'baseline + auth calls') headers['x-bench-same-calls'] = '1';
+          if (endpoint === 'GET task') {
+            client.setRequests([{ method: 'GET', path: `/api/v1/video/tasks/${who.taskId}`, headers }]);
+          } else {
+            headers['content-type'] = 'application/json';
+            client.setRequests([{ method: 'POST', path: '/api/v1/video/generate', headers, body: SUBMIT_BODY }]);
+          }
+        },
+      },
+      (error, result) => {
+        if (error) return reject(error);
+        const requests = latencies.length;
+        resolve({
+          endpoint,
+          server,
+          connections,
+          seconds: result.duration,
+          requests,
+          rps: requests / result.duration,
+          p50: percentile(latencies, 50),
+          p99: percentile(latencies, 99),
+          non2xx: result.non2xx,
+          errors: result.errors,
+        });
+      },
+    );
+    instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+  });
+}
+
+function finishedTask(accountId: string, keyHash: string): TaskRecord {
+  const created = new Date(Date.now() - 60_000).toISOString();
+  const finished = new Date().toISOString();
+  const taskId = randomUUID();
+  const videoKey = `videos/${accountId}/${taskId}.mp4`;
+  return {
+    task_id: taskId,
+    account_id: accountId,
+    key_hash: keyHash,
+    key_quota_charged: false,
+    form: 'A',
+    status: 'success',
+    cost_units: 30_000,
+    generation: {
+      modelId: '0d5a8f3e-9c2b-4a7d-b6e1-7f4c2d9a8e33',
+      modelName: 'seedance-1.0-lite-i2v',
+      prompt: 'a paper boat on a pond',
+      resolution: '720p',
+      ratio: '16:9',
+      durationSeconds: 5,
+      generateAudio: false,
+      imageUrls: [],
+      videoUrls: [],
+      audioUrls: [],
+    },
+    upstream_provider: 'ark',
+    upstream_model: 'doubao-seedance-1-0-lite-i2v-250428',
+    upstream_job_id: `cgt-bench-${taskId.slice(0, 8)}`,
+    video_key: videoKey,
+    video_url: `https://videos.example.com/${videoKey}?signature=bench`,
+    video_url_expires_at: new Date(Date.now() + 24 * 3_600_000).toISOString(),
+    created_at: created,
+    updated_at: finished,
+    finished_at: finished,
+    deadline_at: new Date(Date.now() + 3_600_000).toISOString(),
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * Child entry: the whole local stack (lib/local/local-stack.ts) in a process of its own, so that a load
+ * generator or a test never shares its event loop, and a test can kill -9 it. Options come as JSON in
+ * BENCH_STACK_OPTIONS (LocalStackOptions). It answers with a `ready` message, serves a small control
+ * endpoint (what the simulated upstream and the local Step Functions hold), and stops on SIGTERM/SIGINT.
+ */
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { startLocalStack } from '../local/local-stack.js';
+import type { LocalStackOptions } from '../local/local-stack.js';
+import { sendToParent } from './child.js';
+
+export interface StackReady {
+  type: 'ready';
+  baseUrl: string;
+  demo: { accountId: string; apiKey: string };
+  endpoints: { dynamodb: string; s3: string; sqs: string; sfn: string; upstream: string };
+  names: { tables: Record<string, string>; videoBucket: string; stateMachine: string };
+  /** GET {control}/upstream-jobs and {control}/executions. */
+  control: string;
+  startedInMs: number;
+}
+
+/** What the control endpoint answers on /upstream-jobs. */
+export interface UpstreamJobsSummary {
+  total: number;
+  byStatus: Record<string, number>;
+  prompts: Record<string, number>;
+}
+
+const options = JSON.parse(process.env['BENCH_STACK_OPTIONS'] ?? '{}') as LocalStackOptions;
+const started = Date.now();
+const stack = await startLocalStack(options);
+if (options.dataDir) {
+  // As bin/local.ts does: where the emulators are, for anyone opening the same data.
+  writeFileSync(
+    join(options.dataDir, 'local-stack.json'),
+    JSON.stringify({ endpoints: stack.endpoints, names: stack.names, pid: process.pid }),
+  );
+}
+
+const control = createServer((req, res) => {
+  let body: unknown;
+  if (req.url === '/upstream-jobs') {
+    const summary: UpstreamJobsSummary = { total: 0, byStatus: {}, prompts: {} };
+    for (const job of stack.upstream.jobs()) {
+      summary.total += 1;
+      summary.byStatus[job.status] = (summary.byStatus[job.status] ?? 0) + 1;
+      summary.prompts[job.prompt] = (summary.prompts[job.prompt] ?? 0) + 1;
+    }
+    body = summary;
+  } else if (req.url === '/executions') {
+    const byStatus: Record<string, number> = {};
+    for (const execution of stack.stepFunctions.executions()) {
+      byStatus[execution.status] = (byStatus[execution.status] ?? 0) + 1;
+    }
+    body = { byStatus };
+  } else {
+    res.writeHead(404).end();
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+});
+await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+
+let stopping = false;
+const shutdown = async () => {
+  if (stopping) return;
+  stopping = true;
+  control.close();
+  await stack.stop();
+  process.exit(0);
+};
+process.on('SIGTERM', () => void shutdown());
+process.on('SIGINT', () => void shutdown());
+
+const ready: StackReady = {
+  type: 'ready',
+  baseUrl: stack.baseUrl,
+  demo: stack.demo,
+  endpoints: stack.endpoints,
+  names: stack.names,
+  control: `http://127.0.0.1:${(control.address() as AddressInfo).port}`,
+  startedInMs: Date.now() - started,
+};
+sendToParent(ready as unknown as Record<string, unknown>);

@@ -1,0 +1,223 @@
+/**
+ * Crash safety at scale: 200 tasks spread over every state (pending, running, transferring, success,
+ * failed, refunded) when the whole local stack is killed with SIGKILL; started again on the same data,
+ * every task reaches a final state by itself (the reconciler restarts the lost executions), each task
+ * has exactly one upstream job, and every balance is exact to the 0.0001.
+ *
+ * Timings: the upstream finishes a job 1.5 s after creation and the first poll comes 8 s after the
+ * execution starts. In between, a status query finds the job done and records `transferring` (DESIGN §3
+ * row 22), which is how the `transferring` wave is caught at the kill. The upstream (simulated) keeps its
+ * jobs in the data directory: a real one outlives our crash too. The tasks belong to 20 accounts,
+ * each checked to the 0.0001.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, expect, it } from 'vitest';
+import { hashApiKey } from '../../functions/core/api-key.js';
+import type { TaskRecord } from '../../functions/core/task.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
+import { startStackProcess } from '../../lib/bench/stack-client.js';
+import type { StackProcess } from '../../lib/bench/stack-client.js';
+import type { LocalStackOptions } from '../../lib/local/local-stack.js';
+import { callApi, pollUntil } from '../support/test-stack.js';
+import { FINAL, sumUnits, toUnits } from './support/money.js';
+
+const RUN = randomUUID().slice(0, 8);
+const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-scale-'));
+const OPTIONS: LocalStackOptions = {
+  dataDir,
+  pollScheduleSeconds: '8,1',
+  upstream: { queuedMs: 400, runningMs: 1_100 },
+  environment: { DEFAULT_RATE_LIMIT_PER_SECOND: '100000', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+};
+const LITE = { model: 'seedance-1.0-lite-i2v', modelId: '0d5a8f3e-9c2b-4a7d-b6e1-7f4c2d9a8e33', costUnits: 30_000 };
+const OPENING_YUAN = 1_000;
+const ACCOUNTS = 20;
+
+let stack: StackProcess | undefined;
+
+afterAll(async () => {
+  await stack?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+type Wave = 'success' | 'fail' | 'cancel' | 'transferring' | 'running' | 'orphan';
+interface Submitted {
+  id: string;
+  prompt: string;
+  wave: Wave;
+  account: { accountId: string; key: string };
+  costUnits: number;
+}
+
+it('200 tasks in every state at a kill -9 all finish after a restart, one upstream job each, balances exact', async () => {
+  stack = await startStackProcess(OPTIONS);
+  let api = { baseUrl: stack.ready.baseUrl };
+  const accounts = await Promise.all(
+    Array.from({ length: ACCOUNTS }, async (_, i) => {
+      const accountId = `crash-${RUN}-${i}`;
+      await stack!.admin.createAccount(accountId, String(OPENING_YUAN));
+      return { accountId, key: (await stack!.admin.createKey({ accountId })).key };
+    }),
+  );
+  const tasks: Submitted[] = [];
+  const waves = (...names: Wave[]) => tasks.filter((task) => names.includes(task.wave));
+  const submit = async (wave: Wave, index: number, marker = ''): Promise<Submitted> => {
+    const prompt = `${wave}-${index}-${RUN}${marker}`;
+    const account = accounts[index % ACCOUNTS]!;
+    const response = await callApi<{ task_id: string; cost: number }>(api, 'POST', '/api/v1/video/generate', {
+      key: account.key,
+      body: { model: LITE.model, prompt, duration: 5 },
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return { id: response.body.data.task_id, prompt, wave, account, costUnits: toUnits(response.body.data.cost) };
+  };
+  const submitWave = async (wave: Wave, count: number, marker: (i: number) => string = () => '') =>
+    tasks.push(...(await Promise.all(Array.from({ length: count }, (_, i) => submit(wave, i, marker(i))))));
+  const statusOf = async (task: Submitted) =>
+    (await callApi<{ status: string }>(api, 'GET', `/api/v1/video/tasks/${task.id}`, { key: task.account.key })).body
+      .data.status;
+
+  // First 60 that finish before the crash (50 succeed, 10 fail upstream and are refunded); while they
+  // run, 20 cancelled by their client while queued upstream (refunded).
+  await Promise.all([submitWave('success', 50), submitWave('fail', 10, () => ' [simulate:fail]')]);
+  await submitWave('cancel', 20);
+  await Promise.all(
+    waves('cancel').map(async (task) => {
+      const response = await callApi<{ status: string }>(api, 'POST', `/api/v1/video/tasks/${task.id}/cancel`, {
+        key: task.account.key,
+      });
+      expect(response.body.data.status, JSON.stringify(response.body)).toBe('refunded');
+    }),
+  );
+  const statuses = async () => new Map((await stack!.tasks()).map((task) => [task.task_id, task.status]));
+  const census = (snapshot: Map<string, string>) => {
+    const counts: Record<string, Record<string, number>> = {};
+    for (const task of tasks) {
+      const status = snapshot.get(task.id) ?? 'missing';
+      counts[task.wave] = { ...counts[task.wave], [status]: (counts[task.wave]?.[status] ?? 0) + 1 };
+    }
+    return counts;
+  };
+  await pollUntil(
+    async () => census(await statuses()),
+    (counts) => counts['success']?.['success'] === 50 && counts['fail']?.['failed'] === 10,
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
+  // Then 50 to catch in `transferring`, 50 in `running`, 20 charged whose execution never started.
+  await Promise.all([submitWave('transferring', 50), submitWave('running', 50)]);
+  const repository = new DynamoDbTaskRepository(stack.db, {
+    tasks: stack.ready.names.tables['tasks']!,
+    accounts: stack.ready.names.tables['accounts']!,
+    apiKeys: stack.ready.names.tables['apiKeys']!,
+  });
+  await Promise.all(
+    Array.from({ length: 20 }, async (_, i) => {
+      const account = accounts[i % ACCOUNTS]!;
+      const orphan = orphanTask(account.accountId, hashApiKey(account.key), `orphan-${i}-${RUN}`);
+      await repository.createCharged(orphan, {
+        accountId: account.accountId,
+        keyHash: orphan.key_hash,
+        keyHasQuota: false,
+        costUnits: orphan.cost_units,
+      });
+      tasks.push({ id: orphan.task_id, prompt: orphan.generation.prompt, wave: 'orphan', account, costUnits: 30_000 });
+    }),
+  );
+  expect(tasks).toHaveLength(200);
+
+  await pollUntil(
+    async () => census(await statuses()),
+    (counts) =>
+      counts['running']?.['running'] === 50 &&
+      counts['success']?.['success'] === 50 &&
+      counts['fail']?.['failed'] === 10,
+    { timeoutMs: 30_000, intervalMs: 250 },
+  );
+  // A query that finds the upstream job done records `transferring`; the execution polls only later.
+  await pollUntil(
+    () => Promise.all(waves('transferring').map(statusOf)),
+    (seen) => seen.every((status) => status !== 'running' && status !== 'pending'),
+    { timeoutMs: 20_000, intervalMs: 150 },
+  );
+  const atKill = await statuses();
+  await stack.crash();
+
+  const seen = new Set(tasks.map((task) => atKill.get(task.id)));
+  const killCensus = JSON.stringify(census(atKill));
+  for (const status of ['pending', 'running', 'transferring', 'success', 'failed', 'refunded']) {
+    expect(seen, `no task was ${status} at the kill: ${killCensus}`).toContain(status);
+  }
+  expect(tasks.filter((task) => !FINAL.has(atKill.get(task.id) ?? '')).length, killCensus).toBeGreaterThanOrEqual(100);
+
+  // The same data; polls every second now, so that the test need not wait out the first long delay.
+  stack = await startStackProcess({ ...OPTIONS, pollScheduleSeconds: '1' });
+  api = { baseUrl: stack.ready.baseUrl };
+  const finals = await pollUntil(
+    statuses,
+    (snapshot) => tasks.every((task) => FINAL.has(snapshot.get(task.id) ?? '')),
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
+
+  const expected: Record<Wave, string> = {
+    success: 'success',
+    fail: 'failed',
+    cancel: 'refunded',
+    transferring: 'success',
+    running: 'success',
+    orphan: 'success',
+  };
+  const wrong = tasks.filter((task) => finals.get(task.id) !== expected[task.wave]);
+  expect(wrong.map((task) => `${task.wave}: ${finals.get(task.id)}`)).toEqual([]);
+
+  // One upstream job per task, never a second one after the restart.
+  const jobs = await stack.upstreamJobs();
+  expect(tasks.map((task) => jobs.prompts[task.prompt] ?? 0).filter((count) => count !== 1)).toEqual([]);
+
+  for (const account of accounts) {
+    const charged = sumUnits(
+      tasks
+        .filter((task) => task.account === account && finals.get(task.id) === 'success')
+        .map((task) => task.costUnits),
+    );
+    const balance = await callApi<{ balance: number }>(api, 'GET', '/api/v1/account/balance', { key: account.key });
+    expect(toUnits(balance.body.data.balance), account.accountId).toBe(toUnits(OPENING_YUAN) - charged);
+    const key = await stack.db.send(
+      new GetCommand({ TableName: stack.ready.names.tables['apiKeys'], Key: { key_hash: hashApiKey(account.key) } }),
+    );
+    expect(key.Item?.['spent_units'], account.accountId).toBe(charged);
+  }
+}, 150_000);
+
+function orphanTask(accountId: string, keyHash: string, prompt: string): TaskRecord {
+  const now = new Date().toISOString();
+  return {
+    task_id: randomUUID(),
+    account_id: accountId,
+    key_hash: keyHash,
+    key_quota_charged: false,
+    form: 'A',
+    status: 'pending',
+    cost_units: LITE.costUnits,
+    generation: {
+      modelId: LITE.modelId,
+      modelName: LITE.model,
+      prompt,
+      resolution: '720p',
+      ratio: '16:9',
+      durationSeconds: 5,
+      generateAudio: false,
+      imageUrls: [],
+      videoUrls: [],
+      audioUrls: [],
+    },
+    upstream_provider: 'ark',
+    upstream_model: 'doubao-seedance-1-0-lite-i2v-250428',
+    created_at: now,
+    updated_at: now,
+    deadline_at: new Date(Date.now() + 3_600_000).toISOString(),
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * Money under mixed concurrency: many clients of one account submit (some too expensive for what is
+ * left, some bound to fail upstream), cancel and query each other's tasks at once, while the lifecycle
+ * runs. The ledger must stay exact to the 0.0001 at every stable moment:
+ *
+ *   balance = opening − Σ cost of tasks that are in flight or succeeded
+ *
+ * (failed and cancelled tasks are refunded exactly once; a refused submit charges nothing), and the key's
+ * spend equals the same sum. The scenarios (who does what, in which order) come from fast-check, so a
+ * failure prints the seed that replays it.
+ */
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import fc from 'fast-check';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { hashApiKey } from '../../functions/core/api-key.js';
+import type { TaskRecord } from '../../functions/core/task.js';
+import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
+import type { LocalStack } from '../support/test-stack.js';
+import { FINAL, sumUnits, toUnits } from './support/money.js';
+
+const OPENING_YUAN = 150;
+const CLIENTS = 16;
+const CHARGED = new Set(['pending', 'running', 'transferring', 'success']);
+
+let stack: LocalStack;
+beforeAll(async () => {
+  // Jobs finish upstream 0.8 s after creation; polls every second: tasks end while others are submitted.
+  stack = await startTestStack({ upstream: { queuedMs: 300, runningMs: 500 } });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+type Operation =
+  | { kind: 'submit'; body: Record<string, unknown> }
+  | { kind: 'cancel'; pick: number }
+  | { kind: 'query'; pick: number }
+  | { kind: 'balance' };
+
+const submitBody = fc.oneof(
+  fc.record({
+    model: fc.constant('seedance-1.5-pro'),
+    prompt: fc.constantFrom('a fox', 'a boat [simulate:fail]', 'rain', 'a city'),
+    duration: fc.integer({ min: 5, max: 12 }),
+    resolution: fc.constantFrom('480p', '720p', '1080p'),
+    generate_audio: fc.boolean(),
+  }),
+  fc.record({
+    model: fc.constant('seedance-1.0-lite-i2v'),
+    prompt: fc.constantFrom('a kite', 'a leaf [simulate:fail]'),
+    duration: fc.constant(5),
+  }),
+);
+const operation: fc.Arbitrary<Operation> = fc.oneof(
+  { weight: 4, arbitrary: submitBody.map((body) => ({ kind: 'submit' as const, body })) },
+  { weight: 3, arbitrary: fc.nat().map((pick) => ({ kind: 'cancel' as const, pick })) },
+  { weight: 3, arbitrary: fc.nat().map((pick) => ({ kind: 'query' as const, pick })) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'balance' as const }) },
+);
+const scenario = fc.array(fc.array(operation, { minLength: 6, maxLength: 14 }), {
+  minLength: CLIENTS,
+  maxLength: CLIENTS,
+});
+
+it('the balance equals the opening balance minus the cost of tasks in flight or succeeded, to the 0.0001', async () => {
+  await fc.assert(
+    fc.asyncProperty(scenario, async (clients) => {
+      const { accountId, key } = await newAccount(stack, String(OPENING_YUAN), { ratePerSecond: 1_000_000 });
+      const created: { id: string; costUnits: number; cancelled: boolean }[] = [];
+      const statuses: number[] = [];
+
+      const run = async (operations: Operation[]) => {
+        for (const op of operations) {
+          if (op.kind === 'submit') {
+            const response = await callApi<{ task_id: string; cost: number }>(stack, 'POST', '/api/v1/video/generate', {
+              key,
+              body: op.body,
+            });
+            statuses.push(response.status);
+            if (response.status === 200) {
+              created.push({
+                id: response.body.data.task_id,
+                costUnits: toUnits(response.body.data.cost),
+                cancelled: false,
+              });
+            } else expect(response.status, JSON.stringify(response.body)).toBe(402);
+          } else if (op.kind === 'balance') {
+            const response = await callApi(stack, 'GET', '/api/v1/account/balance', { key });
+            statuses.push(response.status);
+          } else if (created.length > 0) {
+            const task = created[op.pick % created.length]!;
+            const path = `/api/v1/video/tasks/${task.id}${op.kind === 'cancel' ? '/cancel' : ''}`;
+            const response = await callApi<{ status: string }>(stack, op.kind === 'cancel' ? 'POST' : 'GET', path, {
+              key,
+            });
+            statuses.push(response.status);
+            if (op.kind === 'cancel' && response.status === 200) {
+              expect(response.body.data.status).toBe('refunded');
+              expect(task.cancelled, 'a task was cancelled twice').toBe(false);
+              task.cancelled = true;
+            }
+          }
+        }
+      };
+      await Promise.all(clients.map(run));
+      expect(statuses.filter((status) => status !== 200 && status !== 400 && status !== 402)).toEqual([]);
+
+      const records = async () => {
+        const items: TaskRecord[] = [];
+        let startKey: Record<string, unknown> | undefined;
+        do {
+          const page = await stack.db.send(
+            new ScanCommand({
+              TableName: stack.names.tables.tasks,
+              FilterExpression: 'account_id = :account',
+              ExpressionAttributeValues: { ':account': accountId },
+              ExclusiveStartKey: startKey,
+              ConsistentRead: true,
+            }),
+          );
+          items.push(...((page.Items ?? []) as TaskRecord[]));
+          startKey = page.LastEvaluatedKey;
+        } while (startKey);
+        return items;
+      };
+      const ledger = async () => {
+        const [balance, keyItem] = await Promise.all([
+          callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key }),
+          stack.db.send(
+            new GetCommand({
+              TableName: stack.names.tables.apiKeys,
+              Key: { key_hash: hashApiKey(key) },
+              ConsistentRead: true,
+            }),
+          ),
+        ]);
+        return { balance: toUnits(balance.body.data.balance), spent: keyItem.Item?.['spent_units'] as number };
+      };
+      const expectExact = (tasks: TaskRecord[], money: { balance: number; spent: number }) => {
+        const charged = sumUnits(tasks.filter((task) => CHARGED.has(task.status)).map((task) => task.cost_units));
+        expect(money.balance).toBe(toUnits(OPENING_YUAN) - charged);
+        expect(money.spent).toBe(charged);
+      };
+
+      // While tasks are still in flight: a moment where nothing moved between two reads is a consistent view.
+      const stable = await pollUntil(
+        async () => {
+          const before = await records();
+          const money = await ledger();
+          const after = await records();
+          const same =
+            JSON.stringify(before.map((t) => [t.task_id, t.status]).sort()) ===
+            JSON.stringify(after.map((t) => [t.task_id, t.status]).sort());
+          return { same, tasks: after, money };
+        },
+        (view) => view.same,
+        { timeoutMs: 20_000, intervalMs: 50 },
+      );
+      expectExact(stable.tasks, stable.money);
+
+      // Once everything is final: every task accounted for, in the state its history allows.
+      const finals = await pollUntil(records, (tasks) => tasks.every((task) => FINAL.has(task.status)), {
+        timeoutMs: 30_000,
+        intervalMs: 250,
+      });
+      expect(finals.map((task) => task.task_id).sort()).toEqual(created.map((task) => task.id).sort());
+      for (const task of created) {
+        const record = finals.find((item) => item.task_id === task.id)!;
+        if (task.cancelled) expect(record.status).toBe('refunded');
+        else if (record.generation.prompt.includes('[simulate:fail]')) expect(record.status).toBe('failed');
+        else expect(record.status).toBe('success');
+        expect(record.cost_units).toBe(task.costUnits);
+      }
+      expectExact(finals, await ledger());
+      const count = (status: string) => finals.filter((task) => task.status === status).length;
+      console.log(
+        `money concurrency: ${statuses.length} requests, ${created.length} tasks (${count('success')} success, ` +
+          `${count('failed')} failed, ${count('refunded')} cancelled), ${statuses.filter((s) => s === 402).length} refused 402`,
+      );
+    }),
+    { numRuns: 2, endOnFailure: true },
+  );
+}, 120_000);
