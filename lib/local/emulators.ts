@@ -4,9 +4,11 @@
  */
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -68,31 +70,26 @@ export async function startS3AndSqs(s3Dir: string | undefined): Promise<Fauxqs> 
   return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
 }
 
-/** Creates the tables (and TTL) from the shared definitions; existing tables are left as they are. */
+type IndexDefinition = { name: string; partitionKey: string; sortKey: string };
+
+/**
+ * Creates the tables (and TTL) from the shared definitions. A table kept in `.data/` from an older
+ * checkout gets the indexes it lacks, so a persistent local stack follows the definitions as they grow.
+ */
 export async function createTables(client: DynamoDBClient, names: Record<TableId, string>): Promise<void> {
   for (const [id, definition] of Object.entries(TABLES) as [TableId, (typeof TABLES)[TableId]][]) {
-    const indexes = 'indexes' in definition ? definition.indexes : [];
+    const indexes: readonly IndexDefinition[] = 'indexes' in definition ? definition.indexes : [];
     const attributes = new Set<string>([definition.partitionKey]);
     for (const index of indexes) [index.partitionKey, index.sortKey].forEach((name) => attributes.add(name));
+    const attributeDefinitions = [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' as const }));
     try {
       await client.send(
         new CreateTableCommand({
           TableName: names[id],
           BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
+          AttributeDefinitions: attributeDefinitions,
           KeySchema: [{ AttributeName: definition.partitionKey, KeyType: 'HASH' }],
-          ...(indexes.length > 0
-            ? {
-                GlobalSecondaryIndexes: indexes.map((index) => ({
-                  IndexName: index.name,
-                  KeySchema: [
-                    { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
-                    { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
-                  ],
-                  Projection: { ProjectionType: 'ALL' as const },
-                })),
-              }
-            : {}),
+          ...(indexes.length > 0 ? { GlobalSecondaryIndexes: indexes.map(indexSpecification) } : {}),
         }),
       );
       if ('ttlAttribute' in definition) {
@@ -105,7 +102,38 @@ export async function createTables(client: DynamoDBClient, names: Record<TableId
       }
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
+      await addMissingIndexes(client, names[id], indexes, attributeDefinitions);
     }
+  }
+}
+
+function indexSpecification(index: IndexDefinition) {
+  return {
+    IndexName: index.name,
+    KeySchema: [
+      { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+    ],
+    Projection: { ProjectionType: 'ALL' as const },
+  };
+}
+
+async function addMissingIndexes(
+  client: DynamoDBClient,
+  table: string,
+  indexes: readonly IndexDefinition[],
+  attributeDefinitions: { AttributeName: string; AttributeType: 'S' }[],
+): Promise<void> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+  const existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of indexes.filter((candidate) => !existing.has(candidate.name))) {
+    await client.send(
+      new UpdateTableCommand({
+        TableName: table,
+        AttributeDefinitions: attributeDefinitions,
+        GlobalSecondaryIndexUpdates: [{ Create: indexSpecification(index) }],
+      }),
+    );
   }
 }
 

@@ -24,6 +24,7 @@ import type { StackProcess } from '../../lib/bench/stack-client.js';
 import type { LocalStackOptions } from '../../lib/local/local-stack.js';
 import { callApi, pollUntil } from '../support/test-stack.js';
 import { FINAL, sumUnits, toUnits } from './support/money.js';
+import { taskRecordFor } from '../support/task-records.js';
 
 const RUN = randomUUID().slice(0, 8);
 const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-scale-'));
@@ -193,31 +194,7 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
 }, 150_000);
 
 function orphanTask(accountId: string, keyHash: string, prompt: string): TaskRecord {
-  const now = new Date().toISOString();
-  return {
-    task_id: randomUUID(),
-    account_id: accountId,
-    key_hash: keyHash,
-    key_quota_charged: false,
-    form: 'A',
-    status: 'pending',
-    cost_units: LITE.costUnits,
-    generation: {
-      modelId: LITE.modelId,
-      modelName: LITE.model,
-      prompt,
-      resolution: '720p',
-      ratio: '16:9',
-      durationSeconds: 5,
-      generateAudio: false,
-      imageUrls: [],
-      videoUrls: [],
-      audioUrls: [],
-    },
-    upstream_provider: 'ark',
-    upstream_model: 'doubao-seedance-1-0-lite-i2v-250428',
-    created_at: now,
-    updated_at: now,
-    deadline_at: new Date(Date.now() + 3_600_000).toISOString(),
-  };
+  const task = taskRecordFor({ accountId, keyHash }, { cost_units: LITE.costUnits });
+  task.generation = { ...task.generation, modelId: LITE.modelId, modelName: LITE.model, prompt };
+  return task;
 }
