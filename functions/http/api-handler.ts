@@ -15,18 +15,31 @@ import { authenticateCaller } from './middleware/authenticate-caller.js';
 import type { CallerContext } from './middleware/authenticate-caller.js';
 import { publishMetrics } from '../adapters/metrics.js';
 
-export type RouteFunction = (event: APIGatewayProxyEventV2, caller: Caller) => Promise<ApiResult>;
+export type RouteFunction<R = undefined> = (
+  event: APIGatewayProxyEventV2,
+  caller: Caller,
+  readAhead: R,
+) => Promise<ApiResult>;
+
+export interface RouteOptions<R> {
+  /** Starts reads that do not depend on the caller, in parallel with authentication (nothing is answered before it). */
+  readAhead?: (event: APIGatewayProxyEventV2) => R;
+}
 
 let authDeps: ReturnType<typeof authenticationDependencies> | undefined;
 
-export function authenticatedRoute(route: RouteFunction) {
+export function authenticatedRoute<R = undefined>(route: RouteFunction<R>, options: RouteOptions<R> = {}) {
   authDeps ??= authenticationDependencies();
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(publishMetrics())
     .use(apiEnvelope())
     .use(authenticateCaller(authDeps))
-    .handler(async (event, context) => route(event, (context as CallerContext).caller) as never);
+    .handler(async (event, context) => {
+      const readAhead = options.readAhead?.(event) as R;
+      const caller = await (context as CallerContext).caller;
+      return route(event, caller, readAhead) as never;
+    });
 }
 
 export function publicRoute(route: (event: APIGatewayProxyEventV2) => Promise<ApiResult>) {

@@ -1,5 +1,6 @@
 /** GET /api/v1/video/tasks/{id} */
-import { getTask } from '../core/use-cases/get-task.js';
+import type { TaskRecord } from '../core/task.js';
+import { getTask, isTaskId } from '../core/use-cases/get-task.js';
 import { logger } from '../adapters/logger.js';
 import { LIVE_QUERY_TIMEOUT_MS, videoProviders } from '../adapters/provider-dependencies.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
@@ -18,7 +19,20 @@ const deps = {
     }),
 };
 
-export const handler = authenticatedRoute(async (event, caller) => {
-  const { view, message } = await getTask(caller, event.pathParameters?.['id'], deps);
-  return { data: view, message };
-});
+export const handler = authenticatedRoute<Promise<TaskRecord | undefined> | undefined>(
+  async (event, caller, readAhead) => {
+    const { view, message } = await getTask(caller, event.pathParameters?.['id'], deps, readAhead);
+    return { data: view, message };
+  },
+  {
+    // The task is read while the key is checked: one round trip instead of two. Nothing is shown unless
+    // authentication succeeds and the task belongs to the caller.
+    readAhead: (event) => {
+      const id = event.pathParameters?.['id'];
+      if (!isTaskId(id)) return undefined;
+      const read = deps.tasks.get(id.toLowerCase());
+      read.catch(() => undefined);
+      return read;
+    },
+  },
+);

@@ -102,6 +102,17 @@ describe('401 authentication', () => {
     expectEnvelope(await callApi(stack, 'GET', '/api/v1/account/balance', key ? { key } : {}), 401);
   });
 
+  it('a task read ahead of authentication is never shown to a bad key: 401, not 403 or 404', async () => {
+    const owner = await newAccount(stack, '10');
+    const created = await submit(owner.key, { model: 'seedance-1.0-lite-i2v', prompt: 'x' });
+    const taskId = (created.body.data as { task_id: string }).task_id;
+    expectEnvelope(
+      await callApi(stack, 'GET', `/api/v1/video/tasks/${taskId}`, { key: 'bc_unknownunknownunknownunknown' }),
+      401,
+    );
+    expectEnvelope(await callApi(stack, 'GET', `/api/v1/video/tasks/${randomUUID()}`, {}), 401);
+  });
+
   it('a disabled key', async () => {
     const { key } = await newAccount(stack, '1');
     await stack.admin.disableKey(key);

@@ -13,6 +13,10 @@ import type { RefreshDeps } from './refresh-from-upstream.js';
 const RESIGN_MARGIN_MS = 10 * 60 * 1000;
 const TaskIdSchema = v.pipe(v.string(), v.uuid());
 
+export function isTaskId(taskId: string | undefined): taskId is string {
+  return taskId !== undefined && v.is(TaskIdSchema, taskId);
+}
+
 export interface GetTaskDeps extends RefreshDeps {
   tasks: TaskRepository;
   signer: VideoUrlSigner;
@@ -24,8 +28,14 @@ export interface GetTaskResult {
   message: string;
 }
 
-export async function getTask(caller: Caller, taskId: string | undefined, deps: GetTaskDeps): Promise<GetTaskResult> {
-  const stored = await findOwnTask(caller, taskId, deps.tasks);
+/** `readAhead`: the task's record, when the caller started reading it already (in parallel with auth). */
+export async function getTask(
+  caller: Caller,
+  taskId: string | undefined,
+  deps: GetTaskDeps,
+  readAhead?: Promise<TaskRecord | undefined>,
+): Promise<GetTaskResult> {
+  const stored = await findOwnTask(caller, taskId, deps.tasks, readAhead);
   const task = await refreshFromUpstream(stored, deps);
   const fresh = await withFreshVideoUrl(task, deps);
   return {
@@ -38,9 +48,10 @@ export async function findOwnTask(
   caller: Caller,
   taskId: string | undefined,
   tasks: TaskRepository,
+  readAhead?: Promise<TaskRecord | undefined>,
 ): Promise<TaskRecord> {
-  if (!taskId || !v.is(TaskIdSchema, taskId)) throw new InvalidRequestError('task id must be a UUID');
-  const task = await tasks.get(taskId.toLowerCase());
+  if (!isTaskId(taskId)) throw new InvalidRequestError('task id must be a UUID');
+  const task = await (readAhead ?? tasks.get(taskId.toLowerCase()));
   if (!task) throw new NotFoundError(`task ${taskId} does not exist`);
   if (task.account_id !== caller.accountId) throw new ForbiddenError('this task belongs to another account');
   return task;

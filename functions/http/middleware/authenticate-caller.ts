@@ -1,17 +1,23 @@
-/** Authenticates the Bearer key and applies the key's rate limit before the handler runs. */
+/**
+ * Starts authentication (the key and its rate counter) before the handler runs. The handler awaits the
+ * result before it answers anything, so an auth error always wins; meanwhile the route may start its own
+ * reads (see `readAhead` in api-handler.ts), which saves a storage round trip.
+ */
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { authenticate } from '../../core/use-cases/authenticate.js';
 import type { AuthenticateDeps, Caller } from '../../core/use-cases/authenticate.js';
 
 export interface CallerContext extends Context {
-  caller: Caller;
+  caller: Promise<Caller>;
 }
 
 export function authenticateCaller(deps: AuthenticateDeps): middy.MiddlewareObj<APIGatewayProxyEventV2> {
   return {
-    before: async (request) => {
-      const caller = await authenticate(request.event.headers?.['authorization'], deps);
+    before: (request) => {
+      const caller = authenticate(request.event.headers?.['authorization'], deps);
+      // Awaited by the handler; this only keeps a rejection from counting as unhandled until then.
+      caller.catch(() => undefined);
       (request.context as CallerContext).caller = caller;
     },
   };
