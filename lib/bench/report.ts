@@ -720,7 +720,7 @@ function findings(results: BenchResults): string {
       );
     }
     items.push(
-      '**Authentication costs a storage round trip, and a write, on every request.** The key is read (consistent) and its per-second counter incremented, in parallel, before the route does anything; a short in-memory cache of key records (seconds: a disabled key would take that long to be refused) and a limiter that does not write per request (API Gateway usage plans, or per-instance token buckets with a coarse shared counter) would leave GET one round trip. Note also that the counter is now written before the key is known to exist: any request carrying a well-formed `bc_` key, valid or not, costs a DynamoDB write (and a counter item for 2 minutes), which unauthenticated traffic can run up.',
+      '**Authentication is one round trip, with a write.** The key is read (consistent) and its per-second counter incremented in parallel, and GET reads the task in that same round trip. What remains is the write per request: a limiter that does not write every time (API Gateway usage plans, or per-instance token buckets with a coarse shared counter) would take it off the hot path. The counter is written before the key is known to exist, so a request carrying a well-formed but unknown `bc_` key costs a DynamoDB write (and a counter item for 2 minutes); the stage throttle bounds that traffic.',
     );
   }
   if (results.transfer) {
@@ -747,7 +747,7 @@ function findings(results: BenchResults): string {
     '**Found and fixed while fuzzing (local stack only):** a malformed percent-escape in a path parameter (`/api/v1/video/tasks/%E0%A4%A`) made the local API Gateway answer 500 (`decodeURIComponent` threw in lib/routes.ts `matchPath`); a request for `//` (or `//a:b`) made it answer 500 (`new URL` read it as an authority in lib/local/api-gateway-server.ts). Both now answer the envelope with a 4xx. The handlers themselves never answered 5xx.',
   );
   items.push(
-    '**The reconciler restarts stuck executions one at a time** (functions/core/use-cases/reconcile-tasks.ts awaits each DescribeExecution, update and StartExecution in turn). In test/reliability/crash-at-scale.test.ts the 120 tasks in flight at the kill take several seconds to restart locally; after an outage with thousands of tasks in flight one run could exceed its 50 s timeout (the next run would carry on, slowly). Bounded concurrency (say 10 at a time) would fix it.',
+    '**The reconciler restarts up to 10 stuck executions at a time** (functions/core/use-cases/reconcile-tasks.ts; it was sequential when the crash test at scale first ran), so a run after a long outage stays within its time limit.',
   );
   return `## What the numbers say (and what to fix)
 
