@@ -5,7 +5,7 @@
  */
 import { getSignedUrl } from '@aws-sdk/cloudfront-signer';
 import type { SignedUrl, VideoUrlSigner } from '../core/ports/video-storage.js';
-import { VIDEO_URL_TTL_SECONDS } from './s3-video-storage.js';
+import { VIDEO_URL_TTL_SECONDS } from './video-url-ttl.js';
 
 export interface CloudFrontSignerOptions {
   /** The distribution's domain, e.g. d111111abcdef8.cloudfront.net. */

@@ -1,33 +1,14 @@
-/** Videos in S3: streamed in with multipart Upload, handed out as presigned GET URLs. */
+/** Videos streamed from the upstream into S3 with multipart Upload. */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { pipeline, Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { SignedUrl, TransferResult, VideoTransfer, VideoUrlSigner } from '../core/ports/video-storage.js';
+import type { TransferResult, VideoTransfer } from '../core/ports/video-storage.js';
 import { VideoDownloadInterruptedError, VideoRejectedError } from '../core/workflow-errors.js';
 
-/** Spec §2/§8: a video URL is valid for 24 hours. */
-export const VIDEO_URL_TTL_SECONDS = 24 * 60 * 60;
 // S3's minimum part size; with 3 parts in flight the transfer holds ~15 MiB of body at most.
 const PART_SIZE = 5 * 1024 * 1024;
 const QUEUE_SIZE = 3;
-
-export class S3PresignedUrlSigner implements VideoUrlSigner {
-  constructor(
-    private readonly s3: S3Client,
-    private readonly bucket: string,
-  ) {}
-
-  async sign(key: string, now: Date): Promise<SignedUrl> {
-    const url = await getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
-      expiresIn: VIDEO_URL_TTL_SECONDS,
-      signingDate: now,
-    });
-    return { url, expiresAt: new Date(now.getTime() + VIDEO_URL_TTL_SECONDS * 1000).toISOString() };
-  }
-}
 
 export interface TransferOptions {
   maxBytes: number;

@@ -4,7 +4,7 @@ import { getTask, isTaskId } from '../core/use-cases/get-task.js';
 import { logger } from '../adapters/logger.js';
 import { LIVE_QUERY_TIMEOUT_MS, videoProviders } from '../adapters/provider-dependencies.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
-import { videoUrlSigner } from '../adapters/storage-dependencies.js';
+import { videoUrlSigner } from '../adapters/url-signer-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
 
 const deps = {

@@ -16,7 +16,7 @@ import { InvalidWebhookMessageError, MAX_RETRY_DELAY_SECONDS, parseWebhookMessag
 import { sqsClient } from '../adapters/sqs-client.js';
 import { logger } from '../adapters/logger.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
-import { videoUrlSigner } from '../adapters/storage-dependencies.js';
+import { videoUrlSigner } from '../adapters/url-signer-dependencies.js';
 import {
   webhookAttemptLog,
   webhookQueueUrl,

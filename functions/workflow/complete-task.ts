@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { completeTask } from '../core/use-cases/lifecycle-steps.js';
 import { webhookNotice } from '../core/use-cases/webhook-notice.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
-import { videoUrlSigner } from '../adapters/storage-dependencies.js';
+import { videoUrlSigner } from '../adapters/url-signer-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
 
