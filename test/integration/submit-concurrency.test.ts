@@ -2,9 +2,8 @@
  * Money under contention: many submits on one account at once. Each submit is one TransactWriteItems
  * (debit if enough + key spend + task), so exactly as many succeed as the balance covers.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, newAccount, startTestStack } from '../support/test-stack.js';
+import { callApi, newAccount, startTestStack, tasksOfAccount } from '../support/test-stack.js';
 import type { LocalStack } from '../support/test-stack.js';
 
 let stack: LocalStack;
@@ -16,24 +15,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function tasksOf(accountId: string) {
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await stack.db.send(
-      new ScanCommand({
-        TableName: stack.names.tables.tasks,
-        FilterExpression: 'account_id = :account',
-        ExpressionAttributeValues: { ':account': accountId },
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
+const tasksOf = (accountId: string) => tasksOfAccount(stack, accountId);
 
 describe('200 concurrent submits against a balance that covers exactly 20', () => {
   it('creates exactly 20 tasks, answers 402 to the other 180, and leaves the balance at exactly 0', async () => {

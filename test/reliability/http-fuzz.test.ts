@@ -10,10 +10,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { callApi, newAccount, startTestStack } from '../support/test-stack.js';
+import { callApi, newAccount, startTestStack, tasksOfAccount } from '../support/test-stack.js';
 import type { LocalStack } from '../support/test-stack.js';
 import { toUnits } from './support/money.js';
 
@@ -321,21 +320,7 @@ it('mutations of valid submits: accepted or a 4xx naming the problem, never a 5x
 }, 120_000);
 
 it('nothing refused was created or charged, and the stack still serves', async () => {
-  const tasks: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await stack.db.send(
-      new ScanCommand({
-        TableName: stack.names.tables.tasks,
-        FilterExpression: 'account_id = :account',
-        ExpressionAttributeValues: { ':account': fuzzed.accountId },
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    tasks.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  const tasks = await tasksOfAccount(stack, fuzzed.accountId);
   expect(tasks.map((task) => task['task_id']).sort()).toEqual([...accepted.keys()].sort());
   expect(tasks.filter((task) => !['pending', 'running'].includes(task['status'] as string))).toEqual([]);
   const balance = await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key: fuzzed.key });

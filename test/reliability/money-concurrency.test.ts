@@ -9,12 +9,12 @@
  * spend equals the same sum. The scenarios (who does what, in which order) come from fast-check, so a
  * failure prints the seed that replays it.
  */
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import type { TaskRecord } from '../../functions/core/task.js';
-import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
+import { callApi, newAccount, pollUntil, startTestStack, tasksOfAccount } from '../support/test-stack.js';
 import type { LocalStack } from '../support/test-stack.js';
 import { FINAL, sumUnits, toUnits } from './support/money.js';
 
@@ -105,24 +105,7 @@ it('the balance equals the opening balance minus the cost of tasks in flight or 
       await Promise.all(clients.map(run));
       expect(statuses.filter((status) => status !== 200 && status !== 400 && status !== 402)).toEqual([]);
 
-      const records = async () => {
-        const items: TaskRecord[] = [];
-        let startKey: Record<string, unknown> | undefined;
-        do {
-          const page = await stack.db.send(
-            new ScanCommand({
-              TableName: stack.names.tables.tasks,
-              FilterExpression: 'account_id = :account',
-              ExpressionAttributeValues: { ':account': accountId },
-              ExclusiveStartKey: startKey,
-              ConsistentRead: true,
-            }),
-          );
-          items.push(...((page.Items ?? []) as TaskRecord[]));
-          startKey = page.LastEvaluatedKey;
-        } while (startKey);
-        return items;
-      };
+      const records = () => tasksOfAccount(stack, accountId);
       const ledger = async () => {
         const [balance, keyItem] = await Promise.all([
           callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key }),

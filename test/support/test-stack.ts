@@ -1,4 +1,6 @@
 /** Starts the whole local stack for one test file (one per process: handlers read env at load). */
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { TaskRecord } from '../../functions/core/task.js';
 import { startLocalStack } from '../../lib/local/local-stack.js';
 import type { LocalStack, LocalStackOptions } from '../../lib/local/local-stack.js';
 
@@ -66,4 +68,24 @@ export async function newAccount(
   await stack.admin.createAccount(accountId, balanceYuan);
   const { key } = await stack.admin.createKey({ accountId, ...keyOptions });
   return { accountId, key };
+}
+
+/** Every task of an account, read straight from the table (consistent): what the API created, nothing else. */
+export async function tasksOfAccount(stack: LocalStack, accountId: string): Promise<TaskRecord[]> {
+  const items: TaskRecord[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await stack.db.send(
+      new ScanCommand({
+        TableName: stack.names.tables.tasks,
+        FilterExpression: 'account_id = :account',
+        ExpressionAttributeValues: { ':account': accountId },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    items.push(...((page.Items ?? []) as TaskRecord[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
 }
