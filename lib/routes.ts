@@ -2,6 +2,8 @@
  * The API's routes and the state machine's functions: one table read by the CDK stack (to wire API
  * Gateway and Lambda) and by the local stack (to dispatch in-process), so both serve the same surface.
  */
+import { METRIC } from '../functions/core/metric-names.js';
+
 export interface RouteDefinition {
   id: string;
   method: 'GET' | 'POST';
@@ -32,11 +34,21 @@ export interface WorkflowFunctionDefinition {
   /** The `${Token}` in the ASL file that receives this function's ARN. */
   aslToken: string;
   entry: string;
+  /**
+   * The function's count (a service metric, functions/core/metric-names.ts) of the errors it throws by
+   * design, which its error-rate alarm leaves out: PollUpstream's "still generating" drives the poll loop.
+   */
+  designedErrorsMetric?: string;
 }
 
 export const WORKFLOW_FUNCTIONS: readonly WorkflowFunctionDefinition[] = [
   { id: 'StartUpstream', aslToken: 'StartUpstreamFunctionArn', entry: 'functions/workflow/start-upstream.ts' },
-  { id: 'PollUpstream', aslToken: 'PollUpstreamFunctionArn', entry: 'functions/workflow/poll-upstream.ts' },
+  {
+    id: 'PollUpstream',
+    aslToken: 'PollUpstreamFunctionArn',
+    entry: 'functions/workflow/poll-upstream.ts',
+    designedErrorsMetric: METRIC.upstreamPollsInProgress,
+  },
   { id: 'TransferVideo', aslToken: 'TransferVideoFunctionArn', entry: 'functions/workflow/transfer-video.ts' },
   { id: 'CompleteTask', aslToken: 'CompleteTaskFunctionArn', entry: 'functions/workflow/complete-task.ts' },
   { id: 'FailAndRefund', aslToken: 'FailAndRefundFunctionArn', entry: 'functions/workflow/fail-and-refund.ts' },
@@ -49,7 +61,6 @@ export const SCHEDULED_FUNCTIONS = [
 
 /** ASL tokens that are not function ARNs. */
 export const ASL_RESOURCE_TOKENS = {
-  tasksTable: 'TasksTableName',
   /** URL of the webhook queue (WEBHOOK_QUEUE in resource-definitions.ts), for the states that send to it. */
   webhookQueueUrl: 'WebhookQueueUrl',
 } as const;

@@ -13,4 +13,6 @@ export const METRIC = {
   upstreamRequests: 'UpstreamRequests',
   upstreamErrors: 'UpstreamErrors',
   upstreamLatency: 'UpstreamLatency',
+  /** Polls that found the job still generating: PollUpstream throws for each (its Retry is the loop). */
+  upstreamPollsInProgress: 'UpstreamPollsInProgress',
 } as const;

@@ -13,6 +13,14 @@ export class UpstreamJobFailedError extends Error {
   override readonly name = 'UpstreamJobFailedError';
 }
 
+/**
+ * Not a failure: the upstream job is still generating. PollUpstream throws it so that the state's
+ * first retrier, the poll loop, asks again later. Only if that retrier ran out would it end a task.
+ */
+export class GenerationInProgressError extends Error {
+  override readonly name = 'GenerationInProgressError';
+}
+
 export class GenerationTimedOutError extends Error {
   override readonly name = 'GenerationTimedOutError';
 }
@@ -44,6 +52,7 @@ const PREFIXES: Record<string, string> = {
   [UpstreamOutcomeUnknownError.name]: 'the generator did not confirm the task',
   [UpstreamJobNotFoundError.name]: 'the generator lost the task',
   [GenerationTimedOutError.name]: 'generation timed out',
+  [GenerationInProgressError.name]: 'generation timed out',
   [VideoRejectedError.name]: 'the generated file could not be stored',
   [VideoDownloadInterruptedError.name]: 'the generated video could not be downloaded',
 };

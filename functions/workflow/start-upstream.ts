@@ -1,16 +1,14 @@
-/** State StartUpstream: create the upstream job once (or reuse the stored one) and move to running. */
+/** State StartUpstream: create the upstream job once (or reuse the stored one) and move to running. Its result is not kept: PollUpstream re-reads the task. */
 import * as v from 'valibot';
 import { startUpstreamJob } from '../core/use-cases/lifecycle-steps.js';
 import { withFinalNotice } from '../core/use-cases/webhook-notice.js';
 import { videoProviders } from '../adapters/provider-dependencies.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
-import { pollSchedule } from '../adapters/workflow-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 
 const deps = {
   tasks: taskRepository(),
   providers: videoProviders(),
-  pollSchedule: pollSchedule(),
   now: () => new Date(),
 };
 

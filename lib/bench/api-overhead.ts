@@ -57,7 +57,7 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
   // only StartUpstream (as in AWS), and nothing else runs in the background of the measurement.
   const stack = await startStackProcess({
     upstream: { queuedMs: 3_600_000, runningMs: 60_000 },
-    pollScheduleSeconds: '3600',
+    pollIntervalSeconds: 3600,
     reconcileIntervalMs: 3_600_000,
     environment: { DEFAULT_RATE_LIMIT_PER_SECOND: '1000000', POWERTOOLS_LOG_LEVEL: 'ERROR' },
   });

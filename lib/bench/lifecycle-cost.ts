@@ -168,6 +168,7 @@ function priceRun(run: ProbeRun): CostRow {
   const logBytes =
     sum(entries.map(([, usage]) => usage.logBytes)) +
     lambdaInvocations * ASSUMPTIONS.lambdaPlatformLogBytes +
+    sum(entries.map(([, usage]) => usage.failedInvocations)) * ASSUMPTIONS.lambdaErrorLogBytes +
     stepFunctionsLogBytes;
   const cost: Record<Service, number> = {
     'Step Functions': run.transitions * PRICES.stepFunctionsTransition.usd,

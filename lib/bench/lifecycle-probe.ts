@@ -1,15 +1,16 @@
 /**
  * Child entry of section 4 (lifecycle cost): runs whole tasks through the real handlers and the real
  * statemachine/task-lifecycle.asl.json (aws-local-stepfunctions), against DynamoDB Local and fauxqs,
- * with the Wait states overridden to zero and a virtual clock instead: each PollUpstream advances it by
- * the delay the schedule (POLL_SCHEDULE_SECONDS, left at its default) put before that poll, and the
+ * with the poll loop's retry waits overridden to zero and a virtual clock instead: each PollUpstream try
+ * advances it by the delay PollUpstream's first retrier (read from the ASL) puts before that try, and the
  * stand-in upstream answers from that clock. A task whose upstream takes 1, 5 or 30 minutes thus runs
  * in well under a second, through exactly the states, invocations and storage calls it would make.
  *
  * Counted, per function or state: invocations, local handler time, DynamoDB operations with the capacity
  * DynamoDB Local reports (ReturnConsumedCapacity=INDEXES, so GSI writes included), S3 and SQS requests,
- * upstream calls, and log bytes; per execution: the states entered (Step Functions' billed transitions)
- * and the size of their inputs and outputs (for the execution log estimate).
+ * upstream calls, log bytes and failed invocations; per execution: the states entered and the retries
+ * (together Step Functions' billed transitions) and the size of their inputs and outputs (for the
+ * execution log estimate).
  */
 import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import type { UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
@@ -20,13 +21,12 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { StateMachine } from 'aws-local-stepfunctions';
 import type { RunOptions, StateMachineDefinition } from 'aws-local-stepfunctions';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parsePollSchedule, pollDelaySeconds } from '../../functions/core/poll-schedule.js';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS, webhookMaxAttempts } from '../../functions/core/webhook.js';
 import { AdminStore } from '../admin/admin-store.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from '../local/emulators.js';
@@ -50,6 +50,8 @@ export interface Usage {
   sqs: Record<string, number>;
   upstreamCalls: number;
   logBytes: number;
+  /** Invocations that ended in an error (PollUpstream's "still generating" is one, by design). */
+  failedInvocations: number;
 }
 
 export interface ProbeRun {
@@ -58,6 +60,7 @@ export interface ProbeRun {
   webhook: boolean;
   polls: number;
   transitions: number;
+  /** States entered, and `<state> (retry)` for each retry: every one a billed transition. */
   statesEntered: Record<string, number>;
   /** Bytes of the states' inputs and outputs, and how many Task/other states: for the execution log estimate. */
   stateDataBytes: number;
@@ -71,6 +74,7 @@ export interface ProbeRun {
 
 export interface ProbeResult {
   type: 'result';
+  /** Seconds before each PollUpstream try after the first (the retrier's backoff, the last value repeating). */
   pollSchedule: number[];
   runs: ProbeRun[];
 }
@@ -85,6 +89,7 @@ const emptyUsage = (): Usage => ({
   sqs: {},
   upstreamCalls: 0,
   logBytes: 0,
+  failedInvocations: 0,
 });
 
 let usage: Record<string, Usage> = {};
@@ -100,6 +105,9 @@ async function labelled<T>(label: string, work: () => Promise<T>): Promise<T> {
   const started = performance.now();
   try {
     return await work();
+  } catch (error) {
+    usageOf(label).failedInvocations += 1;
+    throw error;
   } finally {
     const entry = usageOf(label);
     entry.invocations += 1;
@@ -167,16 +175,6 @@ meter(DynamoDBClient as unknown as Sender, 'dynamo');
 meter(DynamoDBDocumentClient as unknown as Sender, 'dynamo');
 meter(S3Client as unknown as Sender, 's3');
 meter(SQSClient as unknown as Sender, 'sqs');
-
-/** The handlers' default poll schedule, from their source (wherever the adapters keep it). */
-function defaultPollSchedule(): number[] {
-  const dir = join(REPOSITORY_ROOT, 'functions', 'adapters');
-  for (const file of readdirSync(dir)) {
-    const match = /'POLL_SCHEDULE_SECONDS',\s*'([\d,\s]+)'/.exec(readFileSync(join(dir, file), 'utf8'));
-    if (match?.[1]) return parsePollSchedule(match[1]);
-  }
-  throw new Error('no default POLL_SCHEDULE_SECONDS found in functions/adapters');
-}
 
 // ------------------------------------------------------------------ the stand-ins: upstream, Step Functions API, webhook receiver
 
@@ -284,7 +282,6 @@ await admin.webhookSecret('cost');
 const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:${names.stateMachine}`;
 const functionArn = (id: string) =>
   `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${names.stateMachine}-${id}`;
-delete process.env['POLL_SCHEDULE_SECONDS'];
 Object.assign(process.env, {
   AWS_REGION: LOCAL_REGION,
   AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
@@ -317,13 +314,11 @@ const route = (id: string) => API_ROUTES.find((candidate) => candidate.id === id
 const submitHandler = await load(route('SubmitTask'));
 const getTaskHandler = await load(route('GetTask'));
 const webhookHandler = await load(WEBHOOK_QUEUE.consumer.entry);
-const schedule = defaultPollSchedule();
 const documents = DynamoDBDocumentClient.from(dynamoClient);
 
 // ------------------------------------------------------------------ the state machine, with waits overridden
 
 const substitutions: Record<string, string> = {
-  [ASL_RESOURCE_TOKENS.tasksTable]: names.tables.tasks,
   [ASL_RESOURCE_TOKENS.webhookQueueUrl]: queues.queue.url,
 };
 for (const fn of WORKFLOW_FUNCTIONS) substitutions[fn.aslToken] = functionArn(fn.id);
@@ -336,6 +331,24 @@ const definition = JSON.parse(definitionText) as StateMachineDefinition & {
 };
 const machine = new StateMachine(definition);
 
+interface Retrier {
+  ErrorEquals: string[];
+  IntervalSeconds?: number;
+  BackoffRate?: number;
+  MaxDelaySeconds?: number;
+}
+/** The poll loop: PollUpstream's retrier for GenerationInProgressError, as AWS would run it (no jitter set). */
+const pollRetrier = (definition.States['PollUpstream'] as { Retry?: Retrier[] }).Retry?.find((retrier) =>
+  retrier.ErrorEquals.includes('GenerationInProgressError'),
+);
+if (!pollRetrier) throw new Error('PollUpstream has no GenerationInProgressError retrier: where is the poll loop?');
+/** Seconds Step Functions waits before retry number `retry` (1-based), per the ASL's retrier. */
+function retryDelaySeconds(retry: number): number {
+  const { IntervalSeconds = 1, BackoffRate = 2, MaxDelaySeconds = Number.POSITIVE_INFINITY } = pollRetrier!;
+  return Math.min(IntervalSeconds * BackoffRate ** (retry - 1), MaxDelaySeconds);
+}
+const schedule = Array.from({ length: 8 }, (_, index) => retryDelaySeconds(index + 1));
+
 type EventLog = ReturnType<StateMachine['run']>['eventLogs'] extends AsyncGenerator<infer E> ? E : never;
 
 const toJson = <T>(value: unknown): T => JSON.parse(JSON.stringify(value ?? null)) as T;
@@ -343,8 +356,8 @@ const toJson = <T>(value: unknown): T => JSON.parse(JSON.stringify(value ?? null
 function lambdaState(id: string) {
   return async (input: unknown) => {
     if (id === 'PollUpstream') {
-      // The Wait before this poll lasted what the schedule says for this attempt: on the virtual clock.
-      virtualSeconds += pollDelaySeconds((input as { attempt: number }).attempt, schedule);
+      // The retrier's wait before this try (none before the first), on the virtual clock.
+      if (polls > 0) virtualSeconds += retryDelaySeconds(polls);
       polls += 1;
     }
     return labelled(id, async () => toJson(await workflow[id]!(toJson(input), lambdaContext(id, 900_000))));
@@ -440,13 +453,19 @@ async function runTask(name: string, seconds: number, webhook: boolean): Promise
   let taskStates = 0;
   let otherStates = 0;
   const execution = machine.run(JSON.parse(begun.input) as never, {
-    overrides: { taskResourceLocalHandlers: taskHandlers, waitTimeOverrides: { WaitForUpstream: 0 } },
+    overrides: { taskResourceLocalHandlers: taskHandlers, retryIntervalOverrides: { PollUpstream: [0] } },
   });
   for await (const event of execution.eventLogs as AsyncGenerator<EventLog>) {
     if (event.type === 'StateEntered') {
       entered[event.state.name] = (entered[event.state.name] ?? 0) + 1;
       if (event.state.type === 'Task') taskStates += 1;
       else otherStates += 1;
+      stateDataBytes += Buffer.byteLength(JSON.stringify(event.state.input ?? null));
+    } else if (event.type === 'StateRetried') {
+      // A retry is billed as a transition, and logs like a Task state's try (scheduled, started, failed).
+      const retried = `${event.state.name} (retry)`;
+      entered[retried] = (entered[retried] ?? 0) + 1;
+      taskStates += 1;
       stateDataBytes += Buffer.byteLength(JSON.stringify(event.state.input ?? null));
     } else if (event.type === 'StateExited') {
       stateDataBytes += Buffer.byteLength(JSON.stringify(event.state.output ?? null));

@@ -94,6 +94,8 @@ export const ASSUMPTIONS = {
   transferMsPerMiB: 200,
   /** Lambda's START/END/REPORT lines per invocation. */
   lambdaPlatformLogBytes: 400,
+  /** The Node runtime's "Invoke Error" line (error JSON with its stack) per invocation that throws. */
+  lambdaErrorLogBytes: 1_000,
   /** CloudWatch record of one Step Functions history event without its data (level ALL). */
   stepFunctionsEventBytes: 350,
   /** History events per state at log level ALL: a Task state ~5 (entered, scheduled, started, succeeded, exited). */

@@ -492,12 +492,13 @@ function costSection(cost: LifecycleCostResult): string {
   return `## 4. Lifecycle cost model
 
 How measured: lib/bench/lifecycle-probe.ts runs whole tasks through the **real handlers** and the **real
-statemachine/task-lifecycle.asl.json** (aws-local-stepfunctions) against DynamoDB Local and fauxqs, with the Wait
-state overridden to zero and a virtual clock instead: each PollUpstream advances the clock by the delay the poll
-schedule put before it, and a stand-in upstream answers from that clock (job done once 1, 5 or 30 minutes have
-passed). The poll schedule is the handlers' default, POLL_SCHEDULE_SECONDS = \`${cost.pollSchedule.join(',')}\` (the last
-value repeats). Counted: states entered (each one a billed transition; no retries happen on this happy path),
-Lambda invocations, every DynamoDB call with the capacity DynamoDB Local reports for it
+statemachine/task-lifecycle.asl.json** (aws-local-stepfunctions) against DynamoDB Local and fauxqs. The poll loop
+is PollUpstream's own Retry (a try that finds the job still generating throws GenerationInProgressError, which the
+state's first retrier retries); its waits are overridden to zero and a virtual clock stands in: each try advances the
+clock by the wait the retrier puts before it, and a stand-in upstream answers from that clock (job done once 1, 5 or
+30 minutes have passed). The retrier's waits, as the ASL sets them: \`${cost.pollSchedule.join(', ')}\` s (the
+last value repeats). Counted: states entered and retries (each one a billed transition), Lambda invocations (and
+those that threw, whose error line the runtime logs), every DynamoDB call with the capacity DynamoDB Local reports for it
 (ReturnConsumedCapacity=INDEXES, so the by-status index's writes are included), S3 and SQS requests, upstream calls,
 log bytes. The task is a 5 s \`seedance-1.5-pro\` video; the video is ${mib(cost.videoBytes, 0)} MiB (one PutObject);
 the task item is ${cost.taskItemBytes} bytes.
@@ -531,9 +532,9 @@ ${table(
   ]),
 )}
 
-Transitions = 7 + 3 × polls (StartUpstream, RouteUpstreamState; per poll WaitForUpstream, PollUpstream,
-RouteUpstreamState; then MarkTransferring, TransferVideo, CompleteTask, NotifySuccess, TaskSucceeded), + 1 with a
-webhook (QueueSuccessWebhook). Lambda invocations include the submit (API); client status queries are priced apart
+Transitions = 6 + polls (StartUpstream; PollUpstream entered once and retried once per further poll;
+RouteUpstreamState, TransferVideo, CompleteTask, NotifySuccess, TaskSucceeded), + 1 with a webhook
+(QueueSuccessWebhook). PollUpstream itself moves the task to \`transferring\` when the job has succeeded. Lambda invocations include the submit (API); client status queries are priced apart
 below.
 
 ### AWS cost per 1,000 tasks (us-east-1 list prices, no free tier)

@@ -44,7 +44,7 @@ export async function runTaskThroughput(log: (line: string) => void): Promise<Th
   log('starting the local stack (a child process, simulated upstream: 150 ms queued + 300 ms running) ...');
   const stack = await startStackProcess({
     upstream: { queuedMs: 150, runningMs: 300 },
-    pollScheduleSeconds: '1',
+    pollIntervalSeconds: 1,
     environment: { DEFAULT_RATE_LIMIT_PER_SECOND: '1000000', POWERTOOLS_LOG_LEVEL: 'ERROR' },
   });
   try {

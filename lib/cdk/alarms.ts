@@ -37,9 +37,13 @@ export interface ServiceAlarmsProps {
   readonly crashOnlyFunctions: readonly { readonly id: string; readonly handler: IFunction }[];
   /**
    * Workflow functions throw on purpose (the state machine's Retry/Catch match error names), so they
-   * alarm on their error rate instead.
+   * alarm on their error rate instead, less the errors a function counts as designed (a service metric).
    */
-  readonly workflowFunctions: readonly { readonly id: string; readonly handler: IFunction }[];
+  readonly workflowFunctions: readonly {
+    readonly id: string;
+    readonly handler: IFunction;
+    readonly designedErrorsMetric?: string | undefined;
+  }[];
   /** Subscribed to the topic when given. */
   readonly email?: string;
 }
@@ -128,16 +132,19 @@ export class ServiceAlarms extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       });
     }
-    for (const { id: fnId, handler } of props.workflowFunctions) {
+    for (const { id: fnId, handler, designedErrorsMetric } of props.workflowFunctions) {
+      const errors = handler.metricErrors({ period: PERIOD, statistic: 'Sum' });
+      const invocations = handler.metricInvocations({ period: PERIOD, statistic: 'Sum' });
       this.add(`${fnId}ErrorsAlarm`, {
-        alarmDescription: `More than ${WORKFLOW_ERROR_RATE_PERCENT}% of ${fnId} invocations failed (with at least 5).`,
+        alarmDescription: `More than ${WORKFLOW_ERROR_RATE_PERCENT}% of ${fnId} invocations failed (with at least 5)${designedErrorsMetric ? `, not counting ${designedErrorsMetric}` : ''}.`,
         metric: new MathExpression({
           label: `${fnId} error %`,
-          expression: 'IF(invocations >= 5, 100 * errors / invocations, 0)',
-          usingMetrics: {
-            errors: handler.metricErrors({ period: PERIOD, statistic: 'Sum' }),
-            invocations: handler.metricInvocations({ period: PERIOD, statistic: 'Sum' }),
-          },
+          expression: designedErrorsMetric
+            ? 'IF(invocations >= 5, 100 * (errors - FILL(designed, 0)) / invocations, 0)'
+            : 'IF(invocations >= 5, 100 * errors / invocations, 0)',
+          usingMetrics: designedErrorsMetric
+            ? { errors, invocations, designed: serviceMetric(designedErrorsMetric) }
+            : { errors, invocations },
           period: PERIOD,
         }),
         threshold: WORKFLOW_ERROR_RATE_PERCENT,

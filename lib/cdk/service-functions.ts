@@ -33,8 +33,6 @@ import type { VideoDelivery } from './video-delivery.js';
 
 /** Upper bound on an accepted upstream video (the functions' own default, stated here to be visible). */
 export const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
-/** Seconds between upstream polls; the last value repeats. */
-export const POLL_SCHEDULE_SECONDS = '10,15,20,30,45,60';
 export const DEFAULT_RATE_LIMIT_PER_SECOND = 10;
 const TRANSFER_TIMEOUT = Duration.minutes(15);
 /** The download gets the Lambda's time less three minutes, left to finish the multipart upload. */
@@ -110,9 +108,9 @@ export class ServiceFunctions extends Construct {
       }),
       secret('CLOUDFRONT_PRIVATE_KEY_SECRET_ARN', delivery.privateKey),
     ];
-    /** videoProviders() + pollSchedule(): the key only as a secret ARN, read by the function. */
+    /** videoProviders(): the key only as a secret ARN, read by the function. */
     const upstream: FunctionAccess[] = [
-      config({ ARK_BASE_URL: props.arkBaseUrl, POLL_SCHEDULE_SECONDS }),
+      config({ ARK_BASE_URL: props.arkBaseUrl }),
       secret('ARK_API_KEY_SECRET_ARN', data.arkApiKey),
     ];
 

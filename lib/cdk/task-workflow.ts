@@ -7,7 +7,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
-import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -32,8 +31,6 @@ export interface TaskWorkflowProps {
   readonly stateMachineName: string;
   /** Each function the ASL calls, with its definition (which names its token). */
   readonly functions: readonly { readonly definition: WorkflowFunctionDefinition; readonly handler: IFunction }[];
-  /** The ASL updates task items directly (MarkTransferring). */
-  readonly tasksTable: ITable;
   /** The ASL sends completion webhooks to this queue (QueueSuccessWebhook, QueueFailureWebhook). */
   readonly webhookQueue: IQueue;
 }
@@ -46,7 +43,6 @@ export class TaskWorkflow extends Construct {
     super(scope, id);
     // Typed by ASL_RESOURCE_TOKENS: a token added there does not compile until it gets a value here.
     const resourceValues: Record<keyof typeof ASL_RESOURCE_TOKENS, string> = {
-      tasksTable: props.tasksTable.tableName,
       webhookQueueUrl: props.webhookQueue.queueUrl,
     };
     const substitutions: Record<string, string> = {};
@@ -82,12 +78,6 @@ export class TaskWorkflow extends Construct {
       grantee: this.stateMachine,
       actions: ['lambda:InvokeFunction'],
       resourceArns: props.functions.map(({ handler }) => handler.functionArn),
-    });
-    // The table itself only (Table.grant would add `index/*` now that the table has an index).
-    Grant.addToPrincipal({
-      grantee: this.stateMachine,
-      actions: ['dynamodb:UpdateItem'],
-      resourceArns: [props.tasksTable.tableArn],
     });
     props.webhookQueue.grantSendMessages(this.stateMachine);
 

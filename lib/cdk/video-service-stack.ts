@@ -130,7 +130,6 @@ export class StatelessStack extends Stack {
     this.workflow = new TaskWorkflow(this, 'TaskWorkflow', {
       stateMachineName: physicalNames(prefix).stateMachine,
       functions: this.functions.workflow,
-      tasksTable: data.tables.tasks,
       webhookQueue: data.webhookQueue,
     });
     this.api = new ServiceApi(this, 'Api', {
@@ -152,7 +151,11 @@ export class StatelessStack extends Stack {
         { id: WEBHOOK_QUEUE.consumer.id, handler: functions.webhookConsumer },
         ...functions.scheduled.map((handler) => ({ id: handler.node.id.replace(/Function$/, ''), handler })),
       ],
-      workflowFunctions: functions.workflow.map(({ definition, handler }) => ({ id: definition.id, handler })),
+      workflowFunctions: functions.workflow.map(({ definition, handler }) => ({
+        id: definition.id,
+        handler,
+        designedErrorsMetric: definition.designedErrorsMetric,
+      })),
       ...(props.serviceConfig.alarmEmail && { email: props.serviceConfig.alarmEmail }),
     });
 

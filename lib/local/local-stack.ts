@@ -44,8 +44,11 @@ export interface LocalStackOptions {
   dataDir?: string;
   /** Name prefix of tables and bucket. */
   prefix?: string;
-  /** Seconds between upstream polls (POLL_SCHEDULE_SECONDS). Default "1": tasks finish in seconds. */
-  pollScheduleSeconds?: string;
+  /**
+   * Seconds between upstream polls. Locally the poll loop (PollUpstream's first retrier) waits this fixed
+   * interval instead of the ASL's 10 s → 60 s backoff. Default 1: tasks finish in seconds.
+   */
+  pollIntervalSeconds?: number;
   upstream?: { queuedMs?: number; runningMs?: number };
   /** Extra environment for the handlers (e.g. DEFAULT_RATE_LIMIT_PER_SECOND). */
   environment?: Record<string, string>;
@@ -114,6 +117,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ),
       dynamoDb: dynamoClient,
       sqs,
+      // Index 0: PollUpstream's poll-loop retrier; its transient-error retrier keeps the ASL's backoff.
+      retryIntervalOverrides: { PollUpstream: [(options.pollIntervalSeconds ?? 1) * 1000] },
     });
     stoppers.push(async () => {
       await stepFunctions.close();
@@ -133,7 +138,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       STATE_MACHINE_ARN: stateMachineArn,
       ARK_BASE_URL: upstream.baseUrl,
       ARK_API_KEY: UPSTREAM_API_KEY,
-      POLL_SCHEDULE_SECONDS: options.pollScheduleSeconds ?? '1',
       POWERTOOLS_SERVICE_NAME: 'video-generation',
       [WEBHOOK_QUEUE.envVar]: webhookQueues.queue.url,
       // Developers receive webhooks on 127.0.0.1; every other private range stays refused.
@@ -217,7 +221,6 @@ function loadDefinition(
   webhookQueueUrl: string,
 ) {
   const substitutions: Record<string, string> = {
-    [ASL_RESOURCE_TOKENS.tasksTable]: names.tables.tasks,
     [ASL_RESOURCE_TOKENS.webhookQueueUrl]: webhookQueueUrl,
   };
   for (const fn of WORKFLOW_FUNCTIONS) substitutions[fn.aslToken] = functionArn(fn.id);

@@ -40,7 +40,14 @@ export interface LocalStepFunctionsOptions {
   host?: string;
   /** Called with every execution's final outcome (for logs). */
   onExecutionEnd?: (e: ExecutionRecord) => void;
+  /**
+   * Milliseconds a state's retriers wait instead of their IntervalSeconds/BackoffRate, keyed by state name
+   * (one value for all its retriers, or one per retrier index): lets the local stack poll in seconds.
+   */
+  retryIntervalOverrides?: RetryIntervalOverrides;
 }
+
+type RetryIntervalOverrides = NonNullable<NonNullable<RunOptions['overrides']>['retryIntervalOverrides']>;
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'TIMED_OUT' | 'ABORTED';
 
@@ -76,7 +83,7 @@ export async function startLocalStepFunctions(o: LocalStepFunctionsOptions): Pro
   // Full validation (schema, JSONPaths, Resource ARNs, reachability): the library's defaults.
   const machine = new StateMachine(definition);
   const tasks = buildTaskInvokers(definition, o);
-  const service = new ExecutionService(machine, machineArn, tasks, o.onExecutionEnd);
+  const service = new ExecutionService(machine, machineArn, tasks, o.onExecutionEnd, o.retryIntervalOverrides);
   const server = createServer((req, res) => void handleHttp(req, res, service));
   const endpoint = await listen(server, o.port ?? 0, o.host ?? '127.0.0.1');
   return {
@@ -395,6 +402,7 @@ class ExecutionService {
     private readonly machineArn: StateMachineArn,
     private readonly tasks: Map<string, TaskInvoker>,
     private readonly onEnd?: (e: ExecutionRecord) => void,
+    private readonly retryIntervalOverrides?: RetryIntervalOverrides,
   ) {}
 
   readonly operations: Record<string, (input: ApiInput) => unknown> = {
@@ -444,7 +452,10 @@ class ExecutionService {
     };
     const inflight = new Set<Promise<unknown>>();
     const run = this.machine.run(input, {
-      overrides: { taskResourceLocalHandlers: this.handlersFor(record, inflight) },
+      overrides: {
+        taskResourceLocalHandlers: this.handlersFor(record, inflight),
+        ...(this.retryIntervalOverrides && { retryIntervalOverrides: this.retryIntervalOverrides }),
+      },
       context: this.contextFor(record, input),
     });
     const ended = run.result.then(

@@ -10,7 +10,7 @@ import type { LocalStack } from '../support/test-stack.js';
 
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startTestStack({ pollScheduleSeconds: '4', upstream: { queuedMs: 100, runningMs: 300 } });
+  stack = await startTestStack({ pollIntervalSeconds: 4, upstream: { queuedMs: 100, runningMs: 300 } });
 });
 afterAll(async () => {
   await stack?.stop();

@@ -380,7 +380,24 @@ describe('Step Functions', () => {
     });
   });
 
-  it('has a substitution for every ${Token} of the ASL: each function ARN, the tasks table, the webhook queue', () => {
+  it("polls the upstream as PollUpstream's first retrier: 10 s doubling to a 60 s cap, long enough for 6 h", () => {
+    const definition = JSON.parse(readAslDefinition()) as {
+      States: Record<string, { Retry?: Record<string, unknown>[]; TimeoutSeconds?: number }>;
+    };
+    const [loop] = definition.States['PollUpstream']?.Retry ?? [];
+    expect(loop).toMatchObject({
+      ErrorEquals: ['GenerationInProgressError'],
+      IntervalSeconds: 10,
+      BackoffRate: 2,
+      MaxDelaySeconds: 60,
+    });
+    expect(loop).not.toHaveProperty('JitterStrategy');
+    // 6 h (the longest model deadline) of 60 s polls fits: the task's deadline, not MaxAttempts, ends the loop.
+    expect(Number(loop?.['MaxAttempts']) * 60).toBeGreaterThan(6 * 3600);
+    expect(Object.keys(definition.States)).not.toContain('WaitForUpstream');
+  });
+
+  it('has a substitution for every ${Token} of the ASL: each function ARN, the webhook queue', () => {
     const [[, machine]] = resourcesOfType(service.statelessJson, 'AWS::StepFunctions::StateMachine') as [
       [string, CfnResource],
     ];
@@ -391,13 +408,11 @@ describe('Step Functions', () => {
     for (const definition of WORKFLOW_FUNCTIONS) {
       expect(substitutions[definition.aslToken]).toEqual({ 'Fn::GetAtt': [fn(definition.id)[0], 'Arn'] });
     }
-    const [, table] = crossStackResource(service, substitutions[ASL_RESOURCE_TOKENS.tasksTable]);
-    expect(table.Properties['TableName']).toBe(physicalNames(service.prefix).tables.tasks);
     const [, queue] = crossStackResource(service, substitutions[ASL_RESOURCE_TOKENS.webhookQueueUrl]);
     expect(queue.Properties['QueueName']).toBe(physicalNames(service.prefix).webhookQueue);
   });
 
-  it('may invoke each workflow function, update tasks and queue webhooks: granted explicitly', () => {
+  it('may invoke each workflow function and queue webhooks, and nothing on tables: granted explicitly', () => {
     const [[, machine]] = resourcesOfType(service.statelessJson, 'AWS::StepFunctions::StateMachine') as [
       [string, CfnResource],
     ];
@@ -407,9 +422,9 @@ describe('Step Functions', () => {
     expect(invoke?.Resource).toEqual(
       expect.arrayContaining(WORKFLOW_FUNCTIONS.map((f) => ({ 'Fn::GetAtt': [fn(f.id)[0], 'Arn'] }))),
     );
-    const update = statements.find((s) => s.Action === 'dynamodb:UpdateItem');
-    expect(crossStackResource(service, update?.Resource)[1].Properties['TableName']).toBe(
-      physicalNames(service.prefix).tables.tasks,
+    // Every task write goes through a function: the machine itself touches no table.
+    expect(statements.filter((s) => ([] as string[]).concat(s.Action).some((a) => a.startsWith('dynamodb:')))).toEqual(
+      [],
     );
     const send = statements.find((s) => ([] as string[]).concat(s.Action).includes('sqs:SendMessage'));
     expect(crossStackResource(service, send?.Resource)[1].Properties['QueueName']).toBe(
@@ -517,6 +532,13 @@ describe('alarms', () => {
       );
       expect(errors, id).toHaveLength(1);
     }
+  });
+
+  it("leave PollUpstream's designed throws (the poll loop's still-generating) out of its error rate", () => {
+    const [logicalId] = fn('PollUpstream');
+    const [alarm] = alarms().filter((a) => JSON.stringify(a).includes(`{"Ref":"${logicalId}"}`));
+    expect(metricsOf(alarm ?? {})).toContain('"UpstreamPollsInProgress"');
+    expect(JSON.stringify(alarm)).toContain('errors - FILL(designed, 0)');
   });
 });
 

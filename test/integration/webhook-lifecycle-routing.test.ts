@@ -30,7 +30,6 @@ type Fakes = Record<string, LocalLambdaHandler>;
 /** The real definition, tokens filled; the queue states retry once (the routing is under test, not the backoff). */
 function definition(queueUrl: string): Record<string, unknown> {
   const substitutions: Record<string, string> = {
-    [ASL_RESOURCE_TOKENS.tasksTable]: 'routing-tasks',
     [ASL_RESOURCE_TOKENS.webhookQueueUrl]: queueUrl,
   };
   for (const fn of WORKFLOW_FUNCTIONS) substitutions[fn.aslToken] = functionArn(fn.id);
@@ -84,6 +83,8 @@ async function run(fakes: Fakes, queueUrl?: string) {
     lambdaHandlers: handlers,
     dynamoDb: dynamo,
     sqs,
+    // The poll loop's retrier without its waits (its backoff is covered by the infra tests).
+    retryIntervalOverrides: { PollUpstream: [0] },
   });
   machines.push(machine);
   const sfn = new SFNClient({ ...clientConfig, endpoint: machine.endpoint });
@@ -108,10 +109,55 @@ async function run(fakes: Fakes, queueUrl?: string) {
   };
 }
 
-const waiting = async () => ({ state: 'waiting', job_id: 'job-1', attempt: 0, wait_seconds: 0 });
+const waiting = async () => ({ state: 'started', job_id: 'job-1' });
 const upstreamFailed = async () => {
   throw Object.assign(new Error('the generator said no'), { name: 'UpstreamJobFailedError' });
 };
+
+describe('the poll loop', () => {
+  it('PollUpstream is retried while the job generates, then the video is transferred once and the task succeeds', async () => {
+    let polls = 0;
+    const transfers: unknown[] = [];
+    const result = await run({
+      StartUpstream: waiting,
+      PollUpstream: async () => {
+        polls += 1;
+        if (polls < 4)
+          throw Object.assign(new Error('upstream job job-1 is running'), { name: 'GenerationInProgressError' });
+        return { state: 'succeeded', job_id: 'job-1', video_url: 'https://upstream.example.com/v.mp4' };
+      },
+      TransferVideo: async (input) => {
+        transfers.push(input);
+        return { video_key: 'videos/a/t.mp4', bytes: 1 };
+      },
+      CompleteTask: async () => ({ status: 'success', notify: true }),
+    });
+    expect(result.status).toBe('SUCCEEDED');
+    expect(polls).toBe(4);
+    expect(transfers).toEqual([{ task_id: result.taskId, source_url: 'https://upstream.example.com/v.mp4' }]);
+    expect(result.messages).toEqual([{ task_id: result.taskId, event: 'task.success' }]);
+  });
+
+  it('a job that ends in failure stops the loop: refunded once', async () => {
+    let polls = 0;
+    let refunds = 0;
+    const result = await run({
+      StartUpstream: waiting,
+      PollUpstream: async () => {
+        polls += 1;
+        if (polls < 3) throw Object.assign(new Error('still going'), { name: 'GenerationInProgressError' });
+        return upstreamFailed();
+      },
+      FailAndRefund: async (input) => {
+        refunds += 1;
+        expect(input).toMatchObject({ error: { Error: 'UpstreamJobFailedError' } });
+        return { status: 'failed', refunded: true, notify: false };
+      },
+    });
+    expect(result.status).toBe('SUCCEEDED');
+    expect([polls, refunds]).toEqual([3, 1]);
+  });
+});
 
 describe('webhook states of the task lifecycle', () => {
   it('a failure with notify queues one task.failed message', async () => {
@@ -144,7 +190,10 @@ describe('webhook states of the task lifecycle', () => {
   });
 
   it('a task found final without notify (cancelled) ends quietly', async () => {
-    const result = await run({ StartUpstream: async () => ({ state: 'final', notify: false }) });
+    const result = await run({
+      StartUpstream: async () => ({ state: 'final', notify: false }),
+      PollUpstream: async () => ({ state: 'final', notify: false }),
+    });
     expect(result.status).toBe('SUCCEEDED');
     expect(result.messages).toEqual([]);
   });

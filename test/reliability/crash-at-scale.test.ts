@@ -30,7 +30,7 @@ const RUN = randomUUID().slice(0, 8);
 const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-scale-'));
 const OPTIONS: LocalStackOptions = {
   dataDir,
-  pollScheduleSeconds: '8,1',
+  pollIntervalSeconds: 8,
   upstream: { queuedMs: 400, runningMs: 1_100 },
   environment: { DEFAULT_RATE_LIMIT_PER_SECOND: '100000', POWERTOOLS_LOG_LEVEL: 'ERROR' },
 };
@@ -155,7 +155,7 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
   expect(tasks.filter((task) => !FINAL.has(atKill.get(task.id) ?? '')).length, killCensus).toBeGreaterThanOrEqual(100);
 
   // The same data; polls every second now, so that the test need not wait out the first long delay.
-  stack = await startStackProcess({ ...OPTIONS, pollScheduleSeconds: '1' });
+  stack = await startStackProcess({ ...OPTIONS, pollIntervalSeconds: 1 });
   api = { baseUrl: stack.ready.baseUrl };
   const finals = await pollUntil(
     statuses,

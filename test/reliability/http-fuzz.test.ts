@@ -29,7 +29,7 @@ let requests = 0;
 
 beforeAll(async () => {
   // The upstream never finishes during the test: accepted tasks stay in flight, charged.
-  stack = await startTestStack({ upstream: { queuedMs: 600_000, runningMs: 600_000 }, pollScheduleSeconds: '3600' });
+  stack = await startTestStack({ upstream: { queuedMs: 600_000, runningMs: 600_000 }, pollIntervalSeconds: 3600 });
   fuzzed = await newAccount(stack, OPENING_YUAN, { ratePerSecond: 1_000_000 });
   const someone = await newAccount(stack, '100', { ratePerSecond: 1_000_000 });
   const submitted = await callApi<{ task_id: string }>(stack, 'POST', '/api/v1/video/generate', {

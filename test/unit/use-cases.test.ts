@@ -10,7 +10,6 @@ import {
   RateLimitedError,
 } from '../../functions/core/api-error.js';
 import { hashApiKey } from '../../functions/core/api-key.js';
-import { parsePollSchedule, pollDelaySeconds } from '../../functions/core/poll-schedule.js';
 import type { ApiKeyRecord } from '../../functions/core/ports/accounts.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { TRANSFERRING_MESSAGE } from '../../functions/core/task.js';
@@ -39,6 +38,7 @@ import { submitTask } from '../../functions/core/use-cases/submit-task.js';
 import type { SubmitTaskDeps } from '../../functions/core/use-cases/submit-task.js';
 import {
   describeFailure,
+  GenerationInProgressError,
   GenerationTimedOutError,
   TaskNotFoundError,
   UpstreamJobFailedError,
@@ -409,39 +409,6 @@ describe('describeFailure', () => {
   });
 });
 
-describe('poll schedule', () => {
-  const schedule = [5, 10, 20, 60];
-
-  it.each([
-    [0, 5],
-    [1, 10],
-    [2, 20],
-    [3, 60],
-    [4, 60],
-    [1000, 60],
-    [-3, 5],
-  ])('attempt %s waits %s s (capped by the last value)', (attempt, seconds) => {
-    expect(pollDelaySeconds(attempt, schedule)).toBe(seconds);
-  });
-
-  it('an empty schedule is refused', () => {
-    expect(() => pollDelaySeconds(0, [])).toThrow(RangeError);
-  });
-
-  it.each([
-    ['5,10,20,60', [5, 10, 20, 60]],
-    [' 5 , 10 ,20', [5, 10, 20]],
-    ['30', [30]],
-    ['1,3600', [1, 3600]],
-  ])('parses %j', (text, delays) => {
-    expect(parsePollSchedule(text)).toEqual(delays);
-  });
-
-  it.each(['', ' ', '5,,10', '0', '3601', '1.5', '-5', '5,abc', '5;10'])('rejects %j', (text) => {
-    expect(() => parsePollSchedule(text)).toThrow(RangeError);
-  });
-});
-
 describe('lifecycle steps', () => {
   let tasks: InMemoryTasks;
   let provider: FakeProvider;
@@ -450,7 +417,7 @@ describe('lifecycle steps', () => {
 
   const use = (...records: TaskRecord[]) => {
     tasks = new InMemoryTasks(...records);
-    deps = { tasks, providers: { ark: provider }, pollSchedule: [5, 10, 30], now: () => now };
+    deps = { tasks, providers: { ark: provider }, now: () => now };
   };
 
   beforeEach(() => {
@@ -463,7 +430,7 @@ describe('lifecycle steps', () => {
     it('creates the upstream job from the stored generation and records it (pending → running)', async () => {
       use(taskRecord({ generation: { ...taskRecord().generation, seed: 42 } }));
       const progress = await startUpstreamJob(TASK_ID, deps);
-      expect(progress).toEqual({ state: 'waiting', job_id: 'job-1', attempt: 0, wait_seconds: 5 });
+      expect(progress).toEqual({ state: 'started', job_id: 'job-1' });
       expect(provider.created).toEqual([
         {
           upstreamModel: 'doubao-seedance-1-5-pro-251215',
@@ -496,12 +463,7 @@ describe('lifecycle steps', () => {
 
     it('reuses a stored upstream_job_id and never calls createJob', async () => {
       use(taskRecord({ status: 'running', upstream_job_id: 'job-stored' }));
-      expect(await startUpstreamJob(TASK_ID, deps)).toEqual({
-        state: 'waiting',
-        job_id: 'job-stored',
-        attempt: 0,
-        wait_seconds: 5,
-      });
+      expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'started', job_id: 'job-stored' });
       expect(provider.created).toEqual([]);
     });
 
@@ -532,48 +494,70 @@ describe('lifecycle steps', () => {
   describe('pollUpstreamJob', () => {
     beforeEach(() => use(taskRecord({ status: 'running', upstream_job_id: 'job-1' })));
 
-    it.each([
-      [{ state: 'queued' } as const, 0, 1, 10],
-      [{ state: 'running' } as const, 1, 2, 30],
-      [{ state: 'running' } as const, 7, 8, 30],
-    ])('%j at attempt %s → waiting, attempt %s, %s s', async (status, attempt, next, wait) => {
-      provider.status = status;
-      expect(await pollUpstreamJob(TASK_ID, 'job-1', attempt, deps)).toEqual({
-        state: 'waiting',
-        job_id: 'job-1',
-        attempt: next,
-        wait_seconds: wait,
-      });
-      expect(provider.polled).toEqual(['job-1']);
-    });
+    it.each([{ state: 'queued' } as const, { state: 'running' } as const])(
+      '%j → GenerationInProgressError, which the state retries as its poll loop',
+      async (status) => {
+        provider.status = status;
+        const error = await rejection(pollUpstreamJob(TASK_ID, deps));
+        expect(error).toBeInstanceOf(GenerationInProgressError);
+        expect(error.name).toBe('GenerationInProgressError');
+        expect(provider.polled).toEqual(['job-1']);
+        expect((await tasks.get(TASK_ID))?.status).toBe('running');
+      },
+    );
 
-    it('succeeded → the upstream video URL and when it was seen', async () => {
+    it('succeeded → the task moves to transferring, and the step returns the upstream video URL', async () => {
       provider.status = { state: 'succeeded', videoUrl: 'https://upstream.example.com/v.mp4' };
-      expect(await pollUpstreamJob(TASK_ID, 'job-1', 3, deps)).toEqual({
+      expect(await pollUpstreamJob(TASK_ID, deps)).toEqual({
         state: 'succeeded',
         job_id: 'job-1',
         video_url: 'https://upstream.example.com/v.mp4',
-        observed_at: NOW.toISOString(),
       });
+      expect(await tasks.get(TASK_ID)).toMatchObject({ status: 'transferring', updated_at: NOW.toISOString() });
+    });
+
+    it('succeeded, and a status query already made the task transferring → still succeeded', async () => {
+      use(taskRecord({ status: 'transferring', upstream_job_id: 'job-1' }));
+      provider.status = { state: 'succeeded', videoUrl: 'https://upstream.example.com/v.mp4' };
+      expect((await pollUpstreamJob(TASK_ID, deps)).state).toBe('succeeded');
+    });
+
+    it('succeeded, but a cancel made the task final between the read and the move → final', async () => {
+      provider.status = { state: 'succeeded', videoUrl: 'https://upstream.example.com/v.mp4' };
+      const cancelFirst = {
+        ...tasks,
+        get: tasks.get.bind(tasks),
+        moveTo: async (...args: Parameters<InMemoryTasks['moveTo']>) => {
+          await tasks.refund((await tasks.get(TASK_ID)) as TaskRecord, 'refunded', '', NOW.toISOString());
+          return tasks.moveTo(...args);
+        },
+      } as unknown as InMemoryTasks;
+      expect(await pollUpstreamJob(TASK_ID, { ...deps, tasks: cancelFirst })).toEqual({ state: 'final' });
+      expect((await tasks.get(TASK_ID))?.status).toBe('refunded');
+    });
+
+    it('a task without an upstream job id → TaskNotFoundError (StartUpstream always stores one first)', async () => {
+      use(taskRecord({ status: 'pending' }));
+      expect(await rejection(pollUpstreamJob(TASK_ID, deps))).toBeInstanceOf(TaskNotFoundError);
     });
 
     it('failed → UpstreamJobFailedError with the upstream message', async () => {
       provider.status = { state: 'failed', message: 'content policy violation' };
-      const error = await rejection(pollUpstreamJob(TASK_ID, 'job-1', 0, deps));
+      const error = await rejection(pollUpstreamJob(TASK_ID, deps));
       expect(error).toBeInstanceOf(UpstreamJobFailedError);
       expect(error.message).toBe('content policy violation');
     });
 
     it('cancelled upstream → UpstreamJobFailedError', async () => {
       provider.status = { state: 'cancelled' };
-      const error = await rejection(pollUpstreamJob(TASK_ID, 'job-1', 0, deps));
+      const error = await rejection(pollUpstreamJob(TASK_ID, deps));
       expect(error).toBeInstanceOf(UpstreamJobFailedError);
       expect(error.message).toBe('the generator cancelled the task');
     });
 
     it('after the deadline → GenerationTimedOutError, without asking the upstream', async () => {
       now = new Date(Date.parse(taskRecord().deadline_at) + 1);
-      const error = await rejection(pollUpstreamJob(TASK_ID, 'job-1', 5, deps));
+      const error = await rejection(pollUpstreamJob(TASK_ID, deps));
       expect(error).toBeInstanceOf(GenerationTimedOutError);
       expect(error.message).toContain(taskRecord().deadline_at);
       expect(provider.polled).toEqual([]);
@@ -581,12 +565,13 @@ describe('lifecycle steps', () => {
 
     it('at the deadline itself the upstream is still asked', async () => {
       now = new Date(taskRecord().deadline_at);
-      expect((await pollUpstreamJob(TASK_ID, 'job-1', 0, deps)).state).toBe('waiting');
+      expect(await rejection(pollUpstreamJob(TASK_ID, deps))).toBeInstanceOf(GenerationInProgressError);
+      expect(provider.polled).toEqual(['job-1']);
     });
 
     it.each(['success', 'failed', 'refunded'] as const)('a %s task → final, upstream not asked', async (status) => {
       use(taskRecord({ status, upstream_job_id: 'job-1' }));
-      expect(await pollUpstreamJob(TASK_ID, 'job-1', 0, deps)).toEqual({ state: 'final' });
+      expect(await pollUpstreamJob(TASK_ID, deps)).toEqual({ state: 'final' });
       expect(provider.polled).toEqual([]);
     });
   });

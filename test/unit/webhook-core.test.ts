@@ -199,7 +199,7 @@ describe('the notify flag the lifecycle steps return', () => {
   });
 
   it('StartUpstream/PollUpstream: only a task found final gets the flag, true if it failed with a webhook', async () => {
-    const waiting = { state: 'waiting', job_id: 'j', attempt: 1, wait_seconds: 10 } as const;
+    const waiting = { state: 'started', job_id: 'j' } as const;
     expect(await withFinalNotice(TASK_ID, waiting, tasks(webhookTask('failed')))).toEqual(waiting);
     expect(await withFinalNotice(TASK_ID, { state: 'final' }, tasks(webhookTask('failed')))).toEqual({
       state: 'final',

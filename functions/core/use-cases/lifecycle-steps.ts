@@ -3,7 +3,6 @@
  * Each step re-reads the task, so a step run twice, or resumed after a crash, does no harm:
  * the upstream job is created once, and money moves only in the refund's one-time transaction.
  */
-import { pollDelaySeconds } from '../poll-schedule.js';
 import type { TaskRepository } from '../ports/task-repository.js';
 import type { VideoProvider } from '../ports/video-provider.js';
 import type { VideoTransfer, VideoUrlSigner } from '../ports/video-storage.js';
@@ -12,6 +11,7 @@ import { isFinal } from '../task-status.js';
 import type { StepError } from '../workflow-errors.js';
 import {
   describeFailure,
+  GenerationInProgressError,
   GenerationTimedOutError,
   TaskNotFoundError,
   UpstreamJobFailedError,
@@ -20,21 +20,20 @@ import {
 export interface LifecycleDeps {
   tasks: TaskRepository;
   providers: Readonly<Record<string, VideoProvider>>;
-  pollSchedule: readonly number[];
   now: () => Date;
 }
 
-/** What the state machine keeps between polls (`$.upstream`). */
-export type UpstreamProgress =
-  | { state: 'final' }
-  | { state: 'waiting'; job_id: string; attempt: number; wait_seconds: number }
-  | { state: 'succeeded'; job_id: string; video_url: string; observed_at: string };
+/** What the state machine keeps after the poll loop (`$.upstream`). */
+export type UpstreamProgress = { state: 'final' } | { state: 'succeeded'; job_id: string; video_url: string };
 
-export async function startUpstreamJob(taskId: string, deps: LifecycleDeps): Promise<UpstreamProgress> {
+/** StartUpstream: the job exists (created now or before) and the task is running, unless it ended meanwhile. */
+export type StartOutcome = { state: 'final' } | { state: 'started'; job_id: string };
+
+export async function startUpstreamJob(taskId: string, deps: LifecycleDeps): Promise<StartOutcome> {
   const task = await loadTask(taskId, deps.tasks);
   if (isFinal(task.status)) return { state: 'final' };
   const jobId = task.upstream_job_id ?? (await createUpstreamJob(task, deps));
-  return { state: 'waiting', job_id: jobId, attempt: 0, wait_seconds: pollDelaySeconds(0, deps.pollSchedule) };
+  return { state: 'started', job_id: jobId };
 }
 
 async function createUpstreamJob(task: TaskRecord, deps: LifecycleDeps): Promise<string> {
@@ -55,35 +54,34 @@ async function createUpstreamJob(task: TaskRecord, deps: LifecycleDeps): Promise
   return jobId;
 }
 
-export async function pollUpstreamJob(
-  taskId: string,
-  jobId: string,
-  attempt: number,
-  deps: LifecycleDeps,
-): Promise<UpstreamProgress> {
+/**
+ * PollUpstream, one try of the state's poll loop. A job still generating throws GenerationInProgressError,
+ * which the state's first retrier answers by polling again later: Step Functions bills one transition per
+ * poll that way, against three for a Wait → Task → Choice loop. A job that succeeded moves the task to
+ * `transferring` here (a status query may have done it first; a cancel that won makes the task final).
+ */
+export async function pollUpstreamJob(taskId: string, deps: LifecycleDeps): Promise<UpstreamProgress> {
   const task = await loadTask(taskId, deps.tasks);
   if (isFinal(task.status)) return { state: 'final' };
   const now = deps.now();
   if (now.getTime() > Date.parse(task.deadline_at)) {
     throw new GenerationTimedOutError(`no result from the generator by ${task.deadline_at}`);
   }
+  const jobId = task.upstream_job_id;
+  if (!jobId) throw new TaskNotFoundError(`task ${taskId} has no upstream job to poll`);
   const job = await providerOf(task, deps).getJob(jobId);
   switch (job.state) {
-    case 'succeeded':
-      return { state: 'succeeded', job_id: jobId, video_url: job.videoUrl, observed_at: now.toISOString() };
+    case 'succeeded': {
+      const moved = await deps.tasks.moveTo(taskId, 'transferring', {}, now.toISOString());
+      if (!moved && isFinal((await loadTask(taskId, deps.tasks)).status)) return { state: 'final' };
+      return { state: 'succeeded', job_id: jobId, video_url: job.videoUrl };
+    }
     case 'failed':
       throw new UpstreamJobFailedError(job.message);
     case 'cancelled':
       throw new UpstreamJobFailedError('the generator cancelled the task');
-    default: {
-      const next = attempt + 1;
-      return {
-        state: 'waiting',
-        job_id: jobId,
-        attempt: next,
-        wait_seconds: pollDelaySeconds(next, deps.pollSchedule),
-      };
-    }
+    default:
+      throw new GenerationInProgressError(`upstream job ${jobId} is ${job.state}`);
   }
 }
 
