@@ -1,12 +1,18 @@
-/** State TransferVideo: stream the upstream's video into our bucket (bounded memory). */
+/**
+ * State TransferVideo: stream the upstream's video into our bucket (bounded memory), under the key
+ * PollUpstream chose. It reads no table: the task was moved to `transferring` before this step.
+ */
 import * as v from 'valibot';
 import { transferVideo } from '../core/use-cases/lifecycle-steps.js';
-import { taskRepository } from '../adapters/service-dependencies.js';
 import { videoTransfer } from '../adapters/storage-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 
-const deps = { tasks: taskRepository(), transfer: videoTransfer() };
+const deps = { transfer: videoTransfer() };
 
-const Input = v.object({ task_id: taskId, source_url: v.pipe(v.string(), v.url()) });
+const Input = v.object({
+  task_id: taskId,
+  source_url: v.pipe(v.string(), v.url()),
+  video_key: v.pipe(v.string(), v.regex(/^videos\/[^/]+\/[^/]+\.mp4$/)),
+});
 
-export const handler = stepHandler(Input, (input) => transferVideo(input.task_id, input.source_url, deps));
+export const handler = stepHandler(Input, (input) => transferVideo(input.source_url, input.video_key, deps));

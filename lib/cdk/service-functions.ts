@@ -147,10 +147,14 @@ export class ServiceFunctions extends Construct {
         uses: [...taskRepository(['GetItem', 'UpdateItem']), ...upstream],
         timeout: Duration.seconds(50),
       },
-      PollUpstream: { uses: [...taskRepository(['GetItem']), ...upstream], timeout: Duration.seconds(50) },
+      // Moves the task to transferring itself when the job has succeeded.
+      PollUpstream: {
+        uses: [...taskRepository(['GetItem', 'UpdateItem']), ...upstream],
+        timeout: Duration.seconds(50),
+      },
+      // Gets the video key from PollUpstream: no table.
       TransferVideo: {
         uses: [
-          ...taskRepository(['GetItem']),
           writeVideos(videoBucket, VIDEO_KEYS),
           config({
             MAX_VIDEO_BYTES: String(MAX_VIDEO_BYTES),
@@ -158,7 +162,7 @@ export class ServiceFunctions extends Construct {
           }),
         ],
         timeout: TRANSFER_TIMEOUT,
-        // Network throughput grows with memory; the upload itself stays within 4 × 8 MiB parts.
+        // Network throughput grows with memory; the upload itself keeps 3 × 5 MiB parts in flight.
         memorySize: 1024,
       },
       CompleteTask: {

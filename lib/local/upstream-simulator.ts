@@ -76,6 +76,8 @@ interface Behaviour {
   download: 'ok' | 'broken' | 'not-video';
   /** POST answers 400, as Ark does for a prompt its input moderation refuses. */
   rejectCreate: boolean;
+  /** Added to the running time: a long generation, whatever the simulator's timings. */
+  extraRunningMs: number;
 }
 
 const DEFAULT_BEHAVIOUR: Behaviour = {
@@ -85,6 +87,7 @@ const DEFAULT_BEHAVIOUR: Behaviour = {
   lost: false,
   download: 'ok',
   rejectCreate: false,
+  extraRunningMs: 0,
 };
 
 /**
@@ -106,6 +109,7 @@ const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
   '[simulate:broken-download]': { download: 'broken' },
   '[simulate:not-video]': { download: 'not-video' },
   '[simulate:reject]': { rejectCreate: true },
+  '[simulate:slow]': { extraRunningMs: 20_000 },
 };
 
 function behaviourFor(prompt: string): Behaviour {
@@ -141,7 +145,7 @@ function statusAt(job: JobRecord, now: number, timings: Timings): SimulatedStatu
   if (job.cancelledAt !== undefined) return 'cancelled';
   const elapsed = now - job.createdAt;
   if (elapsed < timings.queuedMs) return 'queued';
-  if (elapsed < timings.queuedMs + timings.runningMs || job.behaviour.outcome === 'hang') return 'running';
+  if (elapsed < runningEndsAfter(job, timings) || job.behaviour.outcome === 'hang') return 'running';
   return job.behaviour.outcome;
 }
 
@@ -150,7 +154,11 @@ function statusSince(job: JobRecord, status: SimulatedStatus, timings: Timings):
   if (status === 'cancelled') return job.cancelledAt ?? job.createdAt;
   if (status === 'queued') return job.createdAt;
   if (status === 'running') return job.createdAt + timings.queuedMs;
-  return job.createdAt + timings.queuedMs + timings.runningMs;
+  return job.createdAt + runningEndsAfter(job, timings);
+}
+
+function runningEndsAfter(job: JobRecord, timings: Timings): number {
+  return timings.queuedMs + timings.runningMs + (job.behaviour.extraRunningMs ?? 0);
 }
 
 /** Ark ids look like `cgt-20251009163014-wfnnx`: creation time (UTC) and a short random suffix. */

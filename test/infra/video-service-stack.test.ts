@@ -165,6 +165,8 @@ describe('functions', () => {
   it('get exactly the DynamoDB actions their handlers use, no table-wide wildcards', () => {
     const dynamo = (id: string) => actionsOf(id).filter((a) => a.startsWith('dynamodb:'));
     expect(dynamo('NotFound')).toEqual([]);
+    expect(dynamo('TransferVideo')).toEqual([]);
+    expect(dynamo('PollUpstream').sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
     expect(dynamo('ListModels').sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:UpdateItem']);
     for (const id of ALL_FUNCTION_IDS) {
       expect(

@@ -124,7 +124,12 @@ describe('the poll loop', () => {
         polls += 1;
         if (polls < 4)
           throw Object.assign(new Error('upstream job job-1 is running'), { name: 'GenerationInProgressError' });
-        return { state: 'succeeded', job_id: 'job-1', video_url: 'https://upstream.example.com/v.mp4' };
+        return {
+          state: 'succeeded',
+          job_id: 'job-1',
+          video_url: 'https://upstream.example.com/v.mp4',
+          video_key: 'videos/a/t.mp4',
+        };
       },
       TransferVideo: async (input) => {
         transfers.push(input);
@@ -134,7 +139,9 @@ describe('the poll loop', () => {
     });
     expect(result.status).toBe('SUCCEEDED');
     expect(polls).toBe(4);
-    expect(transfers).toEqual([{ task_id: result.taskId, source_url: 'https://upstream.example.com/v.mp4' }]);
+    expect(transfers).toEqual([
+      { task_id: result.taskId, source_url: 'https://upstream.example.com/v.mp4', video_key: 'videos/a/t.mp4' },
+    ]);
     expect(result.messages).toEqual([{ task_id: result.taskId, event: 'task.success' }]);
   });
 

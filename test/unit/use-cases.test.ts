@@ -31,6 +31,7 @@ import {
   pollUpstreamJob,
   startUpstreamJob,
   transferVideo,
+  videoKeyOf,
 } from '../../functions/core/use-cases/lifecycle-steps.js';
 import type { LifecycleDeps } from '../../functions/core/use-cases/lifecycle-steps.js';
 import { listModels } from '../../functions/core/use-cases/list-models.js';
@@ -512,6 +513,7 @@ describe('lifecycle steps', () => {
         state: 'succeeded',
         job_id: 'job-1',
         video_url: 'https://upstream.example.com/v.mp4',
+        video_key: `videos/${ACCOUNT}/${TASK_ID}.mp4`,
       });
       expect(await tasks.get(TASK_ID)).toMatchObject({ status: 'transferring', updated_at: NOW.toISOString() });
     });
@@ -577,9 +579,10 @@ describe('lifecycle steps', () => {
   });
 
   describe('transferVideo', () => {
-    it('copies the upstream file to videos/<account>/<task>.mp4', async () => {
+    it('copies the upstream file to the key PollUpstream chose: videos/<account>/<task>.mp4', async () => {
+      expect(videoKeyOf(taskRecord())).toBe(`videos/${ACCOUNT}/${TASK_ID}.mp4`);
       const transfer = new FakeTransfer();
-      const result = await transferVideo(TASK_ID, 'https://upstream.example.com/v.mp4', { tasks, transfer });
+      const result = await transferVideo('https://upstream.example.com/v.mp4', videoKeyOf(taskRecord()), { transfer });
       expect(result).toEqual({ video_key: `videos/${ACCOUNT}/${TASK_ID}.mp4`, bytes: 1_234_567 });
       expect(transfer.copies).toEqual([
         { sourceUrl: 'https://upstream.example.com/v.mp4', key: `videos/${ACCOUNT}/${TASK_ID}.mp4` },

@@ -24,7 +24,13 @@ export interface LifecycleDeps {
 }
 
 /** What the state machine keeps after the poll loop (`$.upstream`). */
-export type UpstreamProgress = { state: 'final' } | { state: 'succeeded'; job_id: string; video_url: string };
+export type UpstreamProgress =
+  { state: 'final' } | { state: 'succeeded'; job_id: string; video_url: string; video_key: string };
+
+/** Where a task's video lives in our bucket: under its account, so an account's videos share a prefix. */
+export function videoKeyOf(task: Pick<TaskRecord, 'account_id' | 'task_id'>): string {
+  return `videos/${task.account_id}/${task.task_id}.mp4`;
+}
 
 /** StartUpstream: the job exists (created now or before) and the task is running, unless it ended meanwhile. */
 export type StartOutcome = { state: 'final' } | { state: 'started'; job_id: string };
@@ -74,7 +80,7 @@ export async function pollUpstreamJob(taskId: string, deps: LifecycleDeps): Prom
     case 'succeeded': {
       const moved = await deps.tasks.moveTo(taskId, 'transferring', {}, now.toISOString());
       if (!moved && isFinal((await loadTask(taskId, deps.tasks)).status)) return { state: 'final' };
-      return { state: 'succeeded', job_id: jobId, video_url: job.videoUrl };
+      return { state: 'succeeded', job_id: jobId, video_url: job.videoUrl, video_key: videoKeyOf(task) };
     }
     case 'failed':
       throw new UpstreamJobFailedError(job.message);
@@ -86,13 +92,11 @@ export async function pollUpstreamJob(taskId: string, deps: LifecycleDeps): Prom
 }
 
 export interface TransferDeps {
-  tasks: TaskRepository;
   transfer: VideoTransfer;
 }
 
-export async function transferVideo(taskId: string, sourceUrl: string, deps: TransferDeps) {
-  const task = await loadTask(taskId, deps.tasks);
-  const videoKey = `videos/${task.account_id}/${task.task_id}.mp4`;
+/** TransferVideo: PollUpstream hands over the key, so this step needs no table (and its bundle no DynamoDB). */
+export async function transferVideo(sourceUrl: string, videoKey: string, deps: TransferDeps) {
   const { bytes } = await deps.transfer.copy(sourceUrl, videoKey);
   return { video_key: videoKey, bytes };
 }
