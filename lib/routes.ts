@@ -67,14 +67,27 @@ export const ASL_RESOURCE_TOKENS = {
 
 /** Compiles `/api/v1/video/tasks/{id}` into a matcher returning the path parameters. */
 export function matchPath(template: string, path: string): Record<string, string> | undefined {
-  const names: string[] = [];
-  const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_match, name: string) => {
-    names.push(name);
-    return '([^/]+)';
-  });
-  const match = new RegExp(`^${pattern}$`).exec(path);
+  const { pattern, names } = compiled(template);
+  const match = pattern.exec(path);
   if (!match) return undefined;
   return Object.fromEntries(names.map((name, index) => [name, decodeSegment(match[index + 1] as string)]));
+}
+
+const matchers = new Map<string, { pattern: RegExp; names: string[] }>();
+
+/** Each template compiled once: the local API Gateway matches every request against every route. */
+function compiled(template: string): { pattern: RegExp; names: string[] } {
+  let matcher = matchers.get(template);
+  if (!matcher) {
+    const names: string[] = [];
+    const source = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_match, name: string) => {
+      names.push(name);
+      return '([^/]+)';
+    });
+    matcher = { pattern: new RegExp(`^${source}$`), names };
+    matchers.set(template, matcher);
+  }
+  return matcher;
 }
 
 /** A malformed %-escape (`%E0%A4%A`) stays as sent, for the handler to refuse (400), never a 500. */

@@ -1,33 +1,26 @@
 /** Accounts and API keys in DynamoDB (read side used by every request). */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountRecord, AccountRepository, ApiKeyRecord, ApiKeyRepository } from '../core/ports/accounts.js';
+import type { DynamoDbItemReader } from './dynamodb-item-reader.js';
 
 export class DynamoDbAccountRepository implements AccountRepository {
   constructor(
-    private readonly db: DynamoDBDocumentClient,
+    private readonly reader: DynamoDbItemReader,
     private readonly table: string,
   ) {}
 
   async get(accountId: string): Promise<AccountRecord | undefined> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: { account_id: accountId }, ConsistentRead: true }),
-    );
-    return Item as AccountRecord | undefined;
+    return (await this.reader.get(this.table, { account_id: accountId })) as AccountRecord | undefined;
   }
 }
 
 export class DynamoDbApiKeyRepository implements ApiKeyRepository {
   constructor(
-    private readonly db: DynamoDBDocumentClient,
+    private readonly reader: DynamoDbItemReader,
     private readonly table: string,
   ) {}
 
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    // Consistent, so a key disabled a moment ago is refused at once.
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: { key_hash: keyHash }, ConsistentRead: true }),
-    );
-    return Item as ApiKeyRecord | undefined;
+    // Consistent (every read of the reader is), so a key disabled a moment ago is refused at once.
+    return (await this.reader.get(this.table, { key_hash: keyHash })) as ApiKeyRecord | undefined;
   }
 }

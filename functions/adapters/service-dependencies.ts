@@ -7,30 +7,34 @@
 import { TABLES } from '../../lib/resource-definitions.js';
 import { positiveIntegerEnv, requireEnv } from './config.js';
 import { DynamoDbAccountRepository, DynamoDbApiKeyRepository } from './dynamodb-accounts.js';
-import { dynamoDocumentClient } from './dynamodb-client.js';
+import { dynamoDocumentClient, dynamoItemReader } from './dynamodb-client.js';
 import { DynamoDbModelCatalog } from './dynamodb-model-catalog.js';
 import { DynamoDbRateLimiter } from './dynamodb-rate-limiter.js';
 import { DynamoDbTaskRepository } from './dynamodb-task-repository.js';
 
 export function taskRepository() {
-  return new DynamoDbTaskRepository(dynamoDocumentClient(), {
-    tasks: requireEnv(TABLES.tasks.envVar),
-    accounts: requireEnv(TABLES.accounts.envVar),
-    apiKeys: requireEnv(TABLES.apiKeys.envVar),
-  });
+  return new DynamoDbTaskRepository(
+    dynamoDocumentClient(),
+    {
+      tasks: requireEnv(TABLES.tasks.envVar),
+      accounts: requireEnv(TABLES.accounts.envVar),
+      apiKeys: requireEnv(TABLES.apiKeys.envVar),
+    },
+    dynamoItemReader(),
+  );
 }
 
 export function authenticationDependencies() {
   const db = dynamoDocumentClient();
   return {
-    keys: new DynamoDbApiKeyRepository(db, requireEnv(TABLES.apiKeys.envVar)),
+    keys: new DynamoDbApiKeyRepository(dynamoItemReader(), requireEnv(TABLES.apiKeys.envVar)),
     limiter: new DynamoDbRateLimiter(db, requireEnv(TABLES.rateLimits.envVar)),
     defaultRatePerSecond: positiveIntegerEnv('DEFAULT_RATE_LIMIT_PER_SECOND', 10),
   };
 }
 
 export function accountRepository() {
-  return new DynamoDbAccountRepository(dynamoDocumentClient(), requireEnv(TABLES.accounts.envVar));
+  return new DynamoDbAccountRepository(dynamoItemReader(), requireEnv(TABLES.accounts.envVar));
 }
 
 export function modelCatalog() {

@@ -62,6 +62,8 @@ const TASKS_PATH = '/api/v3/contents/generations/tasks';
 const FIXTURE_URL = new URL('./fixtures/sample.mp4', import.meta.url);
 /** Ark caps a task request body at 64 MB; the simulator only needs JSON with URLs. */
 const MAX_BODY_BYTES = 1024 * 1024;
+/** How long `[simulate:slow-download]` holds back the second half of the file. */
+const SLOW_DOWNLOAD_MS = 15_000;
 
 // ---------------------------------------------------------------- behaviours
 
@@ -73,7 +75,7 @@ interface Behaviour {
   unavailablePolls: number;
   /** GET answers 404 right after creation, as if the upstream lost the task. */
   lost: boolean;
-  download: 'ok' | 'broken' | 'not-video';
+  download: 'ok' | 'broken' | 'not-video' | 'slow';
   /** POST answers 400, as Ark does for a prompt its input moderation refuses. */
   rejectCreate: boolean;
   /** Added to the running time: a long generation, whatever the simulator's timings. */
@@ -110,6 +112,7 @@ const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
   '[simulate:not-video]': { download: 'not-video' },
   '[simulate:reject]': { rejectCreate: true },
   '[simulate:slow]': { extraRunningMs: 20_000 },
+  '[simulate:slow-download]': { download: 'slow' },
 };
 
 function behaviourFor(prompt: string): Behaviour {
@@ -440,8 +443,17 @@ class Simulator {
     res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': this.video.length });
     if (req.method === 'HEAD') return void res.end();
     if (job.behaviour.download === 'ok') return void res.end(this.video);
+    const half = Math.floor(this.video.length / 2);
+    if (job.behaviour.download === 'slow') {
+      // Half now, the rest after 15 s: a transfer that takes a while (unless the reader gives up first).
+      res.write(this.video.subarray(0, half));
+      setTimeout(() => {
+        if (!res.destroyed) res.end(this.video.subarray(half));
+      }, SLOW_DOWNLOAD_MS).unref();
+      return;
+    }
     // Broken download: promise the whole file, send half, then drop the connection.
-    res.write(this.video.subarray(0, Math.floor(this.video.length / 2)), () => res.destroy());
+    res.write(this.video.subarray(0, half), () => res.destroy());
   }
 }
 

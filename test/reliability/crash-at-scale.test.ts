@@ -108,9 +108,12 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
     (counts) => counts['success']?.['success'] === 50 && counts['fail']?.['failed'] === 10,
     { timeoutMs: 30_000, intervalMs: 250 },
   );
-  // Then 50 to catch in `transferring`, 50 in `running` (a 20 s generation: still running at the kill,
-  // however long the submits take), 20 charged whose execution never started.
-  await Promise.all([submitWave('transferring', 50), submitWave('running', 50, () => ' [simulate:slow]')]);
+  // Then 50 to catch in `transferring` (a 15 s download), 50 in `running` (a 20 s generation): still so at the
+  // kill however long the submits take; and 20 charged whose execution never started.
+  await Promise.all([
+    submitWave('transferring', 50, () => ' [simulate:slow-download]'),
+    submitWave('running', 50, () => ' [simulate:slow]'),
+  ]);
   const repository = new DynamoDbTaskRepository(stack.db, {
     tasks: stack.ready.names.tables['tasks']!,
     accounts: stack.ready.names.tables['accounts']!,

@@ -6,7 +6,7 @@ import type {
   ApiKeyRepository,
 } from '../../functions/core/ports/accounts.js';
 import type { ModelCatalog } from '../../functions/core/ports/model-catalog.js';
-import type { RateLimiter, RateWindow } from '../../functions/core/ports/rate-limiter.js';
+import type { RateLimiter, RateDecision } from '../../functions/core/ports/rate-limiter.js';
 import type { Charge, TaskRepository } from '../../functions/core/ports/task-repository.js';
 import type {
   ProviderJobRequest,
@@ -197,13 +197,18 @@ export class InMemoryKeys implements ApiKeyRepository {
   }
 }
 
+/** Admits while the subject's count this window is under the limit it is asked with. */
 export class FakeLimiter implements RateLimiter {
-  readonly calls: string[] = [];
-  window: RateWindow = { hits: 1, retryAfterSeconds: 1 };
+  readonly calls: { subject: string; limit: number }[] = [];
+  readonly counts = new Map<string, number>();
+  retryAfterSeconds = 1;
 
-  async hit(subject: string): Promise<RateWindow> {
-    this.calls.push(subject);
-    return this.window;
+  async acquire(subject: string, limit: number): Promise<RateDecision> {
+    this.calls.push({ subject, limit });
+    const count = this.counts.get(subject) ?? 0;
+    if (count >= limit) return { allowed: false, retryAfterSeconds: this.retryAfterSeconds };
+    this.counts.set(subject, count + 1);
+    return { allowed: true };
   }
 }
 

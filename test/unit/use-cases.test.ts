@@ -158,8 +158,14 @@ describe('authenticate', () => {
     expect(limiter.calls).toEqual([]);
   });
 
+  it('an unknown or disabled key is not counted against any limit', async () => {
+    for (const key of [UNKNOWN, DISABLED]) await rejection(run(`Bearer ${key}`));
+    expect(limiter.calls).toEqual([]);
+  });
+
   it('rate limited → RateLimitedError (429) with the seconds to wait', async () => {
-    limiter.window = { hits: 11, retryAfterSeconds: 7 };
+    limiter.counts.set(hashApiKey(KEY), 10);
+    limiter.retryAfterSeconds = 7;
     const error = await rejection(run(`Bearer ${KEY}`));
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).code).toBe(429);
@@ -169,15 +175,12 @@ describe('authenticate', () => {
   it("limits by key hash at the key's own rate, or the service default", async () => {
     const FAST = `bc_${'f'.repeat(43)}`;
     keys = new InMemoryKeys([keyRecord(KEY), keyRecord(FAST, { rate_per_second: 50 })]);
-    limiter.window = { hits: 10, retryAfterSeconds: 1 };
-    await run(`Bearer ${KEY}`);
-    await run(`Bearer ${FAST}`);
-    limiter.window = { hits: 11, retryAfterSeconds: 1 };
+    for (let i = 0; i < 10; i += 1) await run(`Bearer ${KEY}`);
     await expect(run(`Bearer ${KEY}`)).rejects.toBeInstanceOf(RateLimitedError);
-    await run(`Bearer ${FAST}`);
-    limiter.window = { hits: 51, retryAfterSeconds: 1 };
+    for (let i = 0; i < 50; i += 1) await run(`Bearer ${FAST}`);
     await expect(run(`Bearer ${FAST}`)).rejects.toBeInstanceOf(RateLimitedError);
-    expect(limiter.calls.slice(0, 2)).toEqual([hashApiKey(KEY), hashApiKey(FAST)]);
+    expect(limiter.calls[0]).toEqual({ subject: hashApiKey(KEY), limit: 10 });
+    expect(limiter.calls.at(-1)).toEqual({ subject: hashApiKey(FAST), limit: 50 });
   });
 });
 

@@ -18,13 +18,12 @@ export interface AuthenticateDeps {
 
 export async function authenticate(authorization: string | undefined, deps: AuthenticateDeps): Promise<Caller> {
   const keyHash = hashApiKey(bearerToken(authorization));
-  // One round trip, not two: the key and its request counter are read together; the limit is the key's own.
-  const [record, window] = await Promise.all([deps.keys.findByHash(keyHash), deps.limiter.hit(keyHash)]);
+  const record = await deps.keys.findByHash(keyHash);
   if (!record) throw new AuthenticationError('invalid API key');
   if (record.status !== 'active') throw new AuthenticationError('API key is disabled');
-  if (window.hits > (record.rate_per_second ?? deps.defaultRatePerSecond)) {
-    throw new RateLimitedError(window.retryAfterSeconds);
-  }
+  // Only a valid key is counted, against its own limit; most requests are admitted without a storage call.
+  const decision = await deps.limiter.acquire(keyHash, record.rate_per_second ?? deps.defaultRatePerSecond);
+  if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
 
   return { accountId: record.account_id, keyHash: record.key_hash, keyHasQuota: record.quota_units !== undefined };
 }

@@ -1,7 +1,7 @@
 /**
- * Starts authentication (the key and its rate counter) before the handler runs. The handler awaits the
+ * Starts authentication (the key, then its rate limit) before the handler runs. The handler awaits the
  * result before it answers anything, so an auth error always wins; meanwhile the route may start its own
- * reads (see `readAhead` in api-handler.ts), which saves a storage round trip.
+ * reads (see `readAhead` in api-handler.ts), which join the key's read in one BatchGetItem.
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
