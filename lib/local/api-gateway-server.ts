@@ -32,6 +32,7 @@ export interface ApiGatewayServerOptions {
 
 /** API Gateway's own payload cap. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
+const EMPTY = Buffer.alloc(0);
 const TEXT_TYPES = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
 
 export async function startApiGatewayServer(options: ApiGatewayServerOptions) {
@@ -151,6 +152,11 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
 }
 
 async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+  // A request that announces no body (most GETs) is answered without waiting for the stream's end.
+  if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
+    req.resume();
+    return EMPTY;
+  }
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

@@ -30,7 +30,9 @@ export async function refreshFromUpstream(task: TaskRecord, deps: RefreshDeps): 
   const now = deps.now().toISOString();
   switch (job.state) {
     case 'running':
-      if (task.status === 'pending') await deps.tasks.moveTo(task.task_id, 'running', {}, now);
+      // Nothing to record for a task already running: answer from the read we have.
+      if (task.status !== 'pending') return task;
+      await deps.tasks.moveTo(task.task_id, 'running', {}, now);
       break;
     case 'succeeded':
       // The execution still does the transfer; the client is told to query again shortly.
