@@ -347,7 +347,9 @@ function retryDelaySeconds(retry: number): number {
   const { IntervalSeconds = 1, BackoffRate = 2, MaxDelaySeconds = Number.POSITIVE_INFINITY } = pollRetrier!;
   return Math.min(IntervalSeconds * BackoffRate ** (retry - 1), MaxDelaySeconds);
 }
-const schedule = Array.from({ length: 8 }, (_, index) => retryDelaySeconds(index + 1));
+const firstPollDelaySeconds = Number((definition.States['WaitBeforeFirstPoll'] as { Seconds?: number }).Seconds);
+if (!Number.isFinite(firstPollDelaySeconds)) throw new Error('no WaitBeforeFirstPoll with Seconds in the ASL');
+const schedule = [firstPollDelaySeconds, ...Array.from({ length: 7 }, (_, index) => retryDelaySeconds(index + 1))];
 
 type EventLog = ReturnType<StateMachine['run']>['eventLogs'] extends AsyncGenerator<infer E> ? E : never;
 
@@ -356,8 +358,8 @@ const toJson = <T>(value: unknown): T => JSON.parse(JSON.stringify(value ?? null
 function lambdaState(id: string) {
   return async (input: unknown) => {
     if (id === 'PollUpstream') {
-      // The retrier's wait before this try (none before the first), on the virtual clock.
-      if (polls > 0) virtualSeconds += retryDelaySeconds(polls);
+      // The wait before this try, on the virtual clock: the Wait state's before the first, the retrier's after.
+      virtualSeconds += polls === 0 ? firstPollDelaySeconds : retryDelaySeconds(polls);
       polls += 1;
     }
     return labelled(id, async () => toJson(await workflow[id]!(toJson(input), lambdaContext(id, 900_000))));
@@ -453,7 +455,11 @@ async function runTask(name: string, seconds: number, webhook: boolean): Promise
   let taskStates = 0;
   let otherStates = 0;
   const execution = machine.run(JSON.parse(begun.input) as never, {
-    overrides: { taskResourceLocalHandlers: taskHandlers, retryIntervalOverrides: { PollUpstream: [0] } },
+    overrides: {
+      taskResourceLocalHandlers: taskHandlers,
+      retryIntervalOverrides: { PollUpstream: [0] },
+      waitTimeOverrides: { WaitBeforeFirstPoll: 0 },
+    },
   });
   for await (const event of execution.eventLogs as AsyncGenerator<EventLog>) {
     if (event.type === 'StateEntered') {

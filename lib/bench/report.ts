@@ -496,9 +496,9 @@ How measured: lib/bench/lifecycle-probe.ts runs whole tasks through the **real h
 statemachine/task-lifecycle.asl.json** (aws-local-stepfunctions) against DynamoDB Local and fauxqs. The poll loop
 is PollUpstream's own Retry (a try that finds the job still generating throws GenerationInProgressError, which the
 state's first retrier retries); its waits are overridden to zero and a virtual clock stands in: each try advances the
-clock by the wait the retrier puts before it, and a stand-in upstream answers from that clock (job done once 1, 5 or
-30 minutes have passed). The retrier's waits, as the ASL sets them: \`${cost.pollSchedule.join(', ')}\` s (the
-last value repeats). Counted: states entered and retries (each one a billed transition), Lambda invocations (and
+clock by the wait before it (WaitBeforeFirstPoll's, then the retrier's), and a stand-in upstream answers from that
+clock (job done once 1, 5 or 30 minutes have passed). The waits before each poll, as the ASL sets them:
+\`${cost.pollSchedule.join(', ')}\` s (the last value repeats). Counted: states entered and retries (each one a billed transition), Lambda invocations (and
 those that threw, whose error line the runtime logs), every DynamoDB call with the capacity DynamoDB Local reports for it
 (ReturnConsumedCapacity=INDEXES, so the by-status index's writes are included), S3 and SQS requests, upstream calls,
 log bytes. The task is a 5 s \`seedance-1.5-pro\` video; the video is ${mib(cost.videoBytes, 0)} MiB (one PutObject);
@@ -533,8 +533,8 @@ ${table(
   ]),
 )}
 
-Transitions = 6 + polls (StartUpstream; PollUpstream entered once and retried once per further poll;
-RouteUpstreamState, TransferVideo, CompleteTask, NotifySuccess, TaskSucceeded), + 1 with a webhook
+Transitions = 7 + polls (StartUpstream, WaitBeforeFirstPoll; PollUpstream entered once and retried once per
+further poll; RouteUpstreamState, TransferVideo, CompleteTask, NotifySuccess, TaskSucceeded), + 1 with a webhook
 (QueueSuccessWebhook). PollUpstream itself moves the task to \`transferring\` when the job has succeeded. Lambda invocations include the submit (API); client status queries are priced apart
 below.
 

@@ -117,7 +117,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       ),
       dynamoDb: dynamoClient,
       sqs,
-      // Index 0: PollUpstream's poll-loop retrier; its transient-error retrier keeps the ASL's backoff.
+      // The wait before the first poll, and PollUpstream's poll-loop retrier (index 0; its transient-error
+      // retrier keeps the ASL's backoff).
+      waitTimeOverrides: { WaitBeforeFirstPoll: (options.pollIntervalSeconds ?? 1) * 1000 },
       retryIntervalOverrides: { PollUpstream: [(options.pollIntervalSeconds ?? 1) * 1000] },
     });
     stoppers.push(async () => {

@@ -45,6 +45,8 @@ export interface LocalStepFunctionsOptions {
    * (one value for all its retriers, or one per retrier index): lets the local stack poll in seconds.
    */
   retryIntervalOverrides?: RetryIntervalOverrides;
+  /** Milliseconds a Wait state pauses instead of its Seconds, keyed by state name. */
+  waitTimeOverrides?: Record<string, number>;
 }
 
 type RetryIntervalOverrides = NonNullable<NonNullable<RunOptions['overrides']>['retryIntervalOverrides']>;
@@ -83,7 +85,10 @@ export async function startLocalStepFunctions(o: LocalStepFunctionsOptions): Pro
   // Full validation (schema, JSONPaths, Resource ARNs, reachability): the library's defaults.
   const machine = new StateMachine(definition);
   const tasks = buildTaskInvokers(definition, o);
-  const service = new ExecutionService(machine, machineArn, tasks, o.onExecutionEnd, o.retryIntervalOverrides);
+  const service = new ExecutionService(machine, machineArn, tasks, o.onExecutionEnd, {
+    ...(o.retryIntervalOverrides && { retryIntervalOverrides: o.retryIntervalOverrides }),
+    ...(o.waitTimeOverrides && { waitTimeOverrides: o.waitTimeOverrides }),
+  });
   const server = createServer((req, res) => void handleHttp(req, res, service));
   const endpoint = await listen(server, o.port ?? 0, o.host ?? '127.0.0.1');
   return {
@@ -402,7 +407,7 @@ class ExecutionService {
     private readonly machineArn: StateMachineArn,
     private readonly tasks: Map<string, TaskInvoker>,
     private readonly onEnd?: (e: ExecutionRecord) => void,
-    private readonly retryIntervalOverrides?: RetryIntervalOverrides,
+    private readonly timing: Pick<LocalStepFunctionsOptions, 'retryIntervalOverrides' | 'waitTimeOverrides'> = {},
   ) {}
 
   readonly operations: Record<string, (input: ApiInput) => unknown> = {
@@ -454,7 +459,7 @@ class ExecutionService {
     const run = this.machine.run(input, {
       overrides: {
         taskResourceLocalHandlers: this.handlersFor(record, inflight),
-        ...(this.retryIntervalOverrides && { retryIntervalOverrides: this.retryIntervalOverrides }),
+        ...this.timing,
       },
       context: this.contextFor(record, input),
     });

@@ -397,6 +397,9 @@ describe('Step Functions', () => {
     // 6 h (the longest model deadline) of 60 s polls fits: the task's deadline, not MaxAttempts, ends the loop.
     expect(Number(loop?.['MaxAttempts']) * 60).toBeGreaterThan(6 * 3600);
     expect(Object.keys(definition.States)).not.toContain('WaitForUpstream');
+    // One wait before the first poll, so that a job just created is not polled at once.
+    expect(definition.States['StartUpstream']).toMatchObject({ Next: 'WaitBeforeFirstPoll' });
+    expect(definition.States['WaitBeforeFirstPoll']).toMatchObject({ Type: 'Wait', Seconds: 10, Next: 'PollUpstream' });
   });
 
   it('has a substitution for every ${Token} of the ASL: each function ARN, the webhook queue', () => {

@@ -85,6 +85,7 @@ async function run(fakes: Fakes, queueUrl?: string) {
     sqs,
     // The poll loop's retrier without its waits (its backoff is covered by the infra tests).
     retryIntervalOverrides: { PollUpstream: [0] },
+    waitTimeOverrides: { WaitBeforeFirstPoll: 0 },
   });
   machines.push(machine);
   const sfn = new SFNClient({ ...clientConfig, endpoint: machine.endpoint });
