@@ -5,35 +5,19 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DynamoDbItemReader } from '../../functions/adapters/dynamodb-item-reader.js';
 import { DynamoDbRateLimiter } from '../../functions/adapters/dynamodb-rate-limiter.js';
-import { createTables, startDynamoDbLocal } from '../../lib/local/emulators.js';
-import type { DynamoDbLocal } from '../../lib/local/emulators.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
-import { physicalNames } from '../../lib/resource-definitions.js';
+import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 
-let dynamo: DynamoDbLocal;
-let client: DynamoDBClient;
-let db: DynamoDBDocumentClient;
-const names = physicalNames(`limits-${randomUUID().slice(0, 8)}`);
-
-beforeAll(async () => {
-  dynamo = await startDynamoDbLocal(undefined);
-  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-  await createTables(client, names.tables);
-});
-afterAll(async () => {
-  client?.destroy();
-  await dynamo?.stop();
-});
+const local = useDynamoDbLocal('limits');
 
 /** Counts the requests a client sends, by command. */
 function countingClient() {
   const counts: Record<string, number> = {};
   const counted = DynamoDBDocumentClient.from(
-    new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }),
+    new DynamoDBClient({ endpoint: local.dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }),
   );
   counted.middlewareStack.add(
     (next, context) => async (args) => {
@@ -52,7 +36,10 @@ describe('DynamoDbRateLimiter', () => {
   it('never admits more than the limit in a second, across many instances hammering one key', async () => {
     const subject = `key-${randomUUID()}`;
     const clock = frozenAt(Math.floor(Date.now() / 1000) * 1000 + 100);
-    const instances = Array.from({ length: 8 }, () => new DynamoDbRateLimiter(db, names.tables.rateLimits, clock));
+    const instances = Array.from(
+      { length: 8 },
+      () => new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, clock),
+    );
     const decisions = await Promise.all(
       Array.from({ length: 400 }, (_, i) => instances[i % instances.length]!.acquire(subject, 100)),
     );
@@ -68,7 +55,7 @@ describe('DynamoDbRateLimiter', () => {
   it('one instance serves the whole limit, with one write per tenth of it, then refuses', async () => {
     const subject = `key-${randomUUID()}`;
     const { counted, counts } = countingClient();
-    const limiter = new DynamoDbRateLimiter(counted, names.tables.rateLimits, frozenAt(Date.now()));
+    const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, frozenAt(Date.now()));
     const decisions = [];
     for (let i = 0; i < 60; i += 1) decisions.push(await limiter.acquire(subject, 50));
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(50);
@@ -81,7 +68,7 @@ describe('DynamoDbRateLimiter', () => {
   it('a new second starts a new count', async () => {
     const subject = `key-${randomUUID()}`;
     let now = Math.floor(Date.now() / 1000) * 1000;
-    const limiter = new DynamoDbRateLimiter(db, names.tables.rateLimits, () => now);
+    const limiter = new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, () => now);
     expect((await limiter.acquire(subject, 1)).allowed).toBe(true);
     expect(await limiter.acquire(subject, 1)).toEqual({ allowed: false, retryAfterSeconds: 1 });
     now += 1000;
@@ -91,15 +78,15 @@ describe('DynamoDbRateLimiter', () => {
   it('takes what is left of a window when a full share would pass the limit', async () => {
     const subject = `key-${randomUUID()}`;
     const clock = frozenAt(Date.now());
-    const first = new DynamoDbRateLimiter(db, names.tables.rateLimits, clock);
-    const second = new DynamoDbRateLimiter(db, names.tables.rateLimits, clock);
+    const first = new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, clock);
+    const second = new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, clock);
     // Limit 25: shares of 3. The first instance takes 8 shares (24), the second gets the last one.
     for (let i = 0; i < 24; i += 1) expect((await first.acquire(subject, 25)).allowed).toBe(true);
     expect((await second.acquire(subject, 25)).allowed).toBe(true);
     expect((await second.acquire(subject, 25)).allowed).toBe(false);
     const window = Math.floor(clock() / 1000);
-    const { Item } = await db.send(
-      new GetCommand({ TableName: names.tables.rateLimits, Key: { bucket: `${subject}#${window}` } }),
+    const { Item } = await local.db.send(
+      new GetCommand({ TableName: local.names.tables.rateLimits, Key: { bucket: `${subject}#${window}` } }),
     );
     expect(Item?.['hits']).toBe(25);
   });
@@ -109,42 +96,50 @@ describe('DynamoDbItemReader', () => {
   it('reads started in one tick go out as one BatchGetItem, across tables; a read alone as a GetItem', async () => {
     const taskId = randomUUID();
     const keyHash = `hash-${randomUUID()}`;
-    await db.send(new PutCommand({ TableName: names.tables.tasks, Item: { task_id: taskId, prompt: 'fox' } }));
-    await db.send(new PutCommand({ TableName: names.tables.apiKeys, Item: { key_hash: keyHash, status: 'active' } }));
+    await local.db.send(
+      new PutCommand({ TableName: local.names.tables.tasks, Item: { task_id: taskId, prompt: 'fox' } }),
+    );
+    await local.db.send(
+      new PutCommand({ TableName: local.names.tables.apiKeys, Item: { key_hash: keyHash, status: 'active' } }),
+    );
     const { counted, counts } = countingClient();
     const reader = new DynamoDbItemReader(counted);
 
     const [task, key, missing] = await Promise.all([
-      reader.get(names.tables.tasks, { task_id: taskId }),
-      reader.get(names.tables.apiKeys, { key_hash: keyHash }),
-      reader.get(names.tables.tasks, { task_id: randomUUID() }),
+      reader.get(local.names.tables.tasks, { task_id: taskId }),
+      reader.get(local.names.tables.apiKeys, { key_hash: keyHash }),
+      reader.get(local.names.tables.tasks, { task_id: randomUUID() }),
     ]);
     expect(task).toEqual({ task_id: taskId, prompt: 'fox' });
     expect(key).toEqual({ key_hash: keyHash, status: 'active' });
     expect(missing).toBeUndefined();
     expect(counts).toEqual({ BatchGetItemCommand: 1 });
 
-    expect(await reader.get(names.tables.tasks, { task_id: taskId })).toEqual({ task_id: taskId, prompt: 'fox' });
+    expect(await reader.get(local.names.tables.tasks, { task_id: taskId })).toEqual({ task_id: taskId, prompt: 'fox' });
     expect(counts).toEqual({ BatchGetItemCommand: 1, GetItemCommand: 1 });
     counted.destroy();
   });
 
   it('reads are fresh: nothing is cached between ticks', async () => {
     const keyHash = `hash-${randomUUID()}`;
-    const reader = new DynamoDbItemReader(db);
-    await db.send(new PutCommand({ TableName: names.tables.apiKeys, Item: { key_hash: keyHash, status: 'active' } }));
-    expect(await reader.get(names.tables.apiKeys, { key_hash: keyHash })).toMatchObject({ status: 'active' });
-    await db.send(new PutCommand({ TableName: names.tables.apiKeys, Item: { key_hash: keyHash, status: 'disabled' } }));
-    expect(await reader.get(names.tables.apiKeys, { key_hash: keyHash })).toMatchObject({ status: 'disabled' });
+    const reader = new DynamoDbItemReader(local.db);
+    await local.db.send(
+      new PutCommand({ TableName: local.names.tables.apiKeys, Item: { key_hash: keyHash, status: 'active' } }),
+    );
+    expect(await reader.get(local.names.tables.apiKeys, { key_hash: keyHash })).toMatchObject({ status: 'active' });
+    await local.db.send(
+      new PutCommand({ TableName: local.names.tables.apiKeys, Item: { key_hash: keyHash, status: 'disabled' } }),
+    );
+    expect(await reader.get(local.names.tables.apiKeys, { key_hash: keyHash })).toMatchObject({ status: 'disabled' });
   });
 
   it('the same item asked twice in one tick is answered to both', async () => {
     const taskId = randomUUID();
-    await db.send(new PutCommand({ TableName: names.tables.tasks, Item: { task_id: taskId } }));
-    const reader = new DynamoDbItemReader(db);
+    await local.db.send(new PutCommand({ TableName: local.names.tables.tasks, Item: { task_id: taskId } }));
+    const reader = new DynamoDbItemReader(local.db);
     const reads = await Promise.all([
-      reader.get(names.tables.tasks, { task_id: taskId }),
-      reader.get(names.tables.tasks, { task_id: taskId }),
+      reader.get(local.names.tables.tasks, { task_id: taskId }),
+      reader.get(local.names.tables.tasks, { task_id: taskId }),
     ]);
     expect(reads).toEqual([{ task_id: taskId }, { task_id: taskId }]);
   });

@@ -2,45 +2,27 @@
  * A failed task is refunded exactly once, however often (and however concurrently) the refund step runs:
  * the refund is one transaction conditioned on the task not being final yet.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { failAndRefund } from '../../functions/core/use-cases/lifecycle-steps.js';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
 import { AdminStore } from '../../lib/admin/admin-store.js';
-import { createTables, startDynamoDbLocal } from '../../lib/local/emulators.js';
-import type { DynamoDbLocal } from '../../lib/local/emulators.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
-import { physicalNames } from '../../lib/resource-definitions.js';
+import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';
 
-let dynamo: DynamoDbLocal;
-let client: DynamoDBClient;
-let db: DynamoDBDocumentClient;
-const names = physicalNames(`refund-${randomUUID().slice(0, 8)}`);
-
-beforeAll(async () => {
-  dynamo = await startDynamoDbLocal(undefined);
-  client = new DynamoDBClient({ endpoint: dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-  db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-  await createTables(client, names.tables);
-});
-afterAll(async () => {
-  client?.destroy();
-  await dynamo?.stop();
-});
+const local = useDynamoDbLocal('refund');
 
 async function chargedTask(quotaYuan?: string) {
-  const admin = new AdminStore(db, names.tables);
+  const admin = new AdminStore(local.db, local.names.tables);
   const accountId = `acct-${randomUUID().slice(0, 8)}`;
   await admin.createAccount(accountId, '10');
   const { key } = await admin.createKey({ accountId, ...(quotaYuan ? { quotaYuan } : {}) });
-  const repository = new DynamoDbTaskRepository(db, {
-    tasks: names.tables.tasks,
-    accounts: names.tables.accounts,
-    apiKeys: names.tables.apiKeys,
+  const repository = new DynamoDbTaskRepository(local.db, {
+    tasks: local.names.tables.tasks,
+    accounts: local.names.tables.accounts,
+    apiKeys: local.names.tables.apiKeys,
   });
   const task = taskRecordFor(
     { accountId, keyHash: hashApiKey(key) },
@@ -56,20 +38,20 @@ async function chargedTask(quotaYuan?: string) {
 }
 
 async function read(table: string, key: Record<string, string>) {
-  const { Item } = await db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+  const { Item } = await local.db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
   return Item as Record<string, unknown>;
 }
 
 describe('fail and refund', () => {
   it('refunds once when the step runs twice in a row', async () => {
     const { accountId, task, repository } = await chargedTask();
-    expect((await read(names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
+    expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
     const deps = { tasks: repository, now: () => new Date() };
     const error = { Error: 'UpstreamJobFailedError', Cause: 'content rejected' };
     expect(await failAndRefund(task.task_id, error, deps)).toEqual({ status: 'failed', refunded: true });
     expect(await failAndRefund(task.task_id, error, deps)).toMatchObject({ refunded: false });
-    expect((await read(names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(100_000);
-    expect(await read(names.tables.tasks, { task_id: task.task_id })).toMatchObject({
+    expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(100_000);
+    expect(await read(local.names.tables.tasks, { task_id: task.task_id })).toMatchObject({
       status: 'failed',
       error_message: 'generation failed: content rejected',
     });
@@ -77,7 +59,7 @@ describe('fail and refund', () => {
 
   it('refunds once when 20 copies of the step race, and gives the key its spend and quota back', async () => {
     const { accountId, keyHash, task, repository } = await chargedTask('20');
-    expect(await read(names.tables.apiKeys, { key_hash: keyHash })).toMatchObject({
+    expect(await read(local.names.tables.apiKeys, { key_hash: keyHash })).toMatchObject({
       spent_units: 42_000,
       quota_remaining_units: 158_000,
     });
@@ -86,8 +68,8 @@ describe('fail and refund', () => {
       Array.from({ length: 20 }, () => failAndRefund(task.task_id, { Error: 'GenerationTimedOutError' }, deps)),
     );
     expect(results.filter((result) => result.refunded)).toHaveLength(1);
-    expect((await read(names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(100_000);
-    expect(await read(names.tables.apiKeys, { key_hash: keyHash })).toMatchObject({
+    expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(100_000);
+    expect(await read(local.names.tables.apiKeys, { key_hash: keyHash })).toMatchObject({
       spent_units: 0,
       quota_remaining_units: 200_000,
     });
@@ -108,10 +90,10 @@ describe('fail and refund', () => {
       { tasks: repository, now: () => new Date() },
     );
     expect(result.refunded).toBe(false);
-    expect((await read(names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
+    expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
     // Even the raw repository call, bypassing the use case's check, is refused by the transaction's condition.
     const again = await repository.refund({ ...task, status: 'running' }, 'failed', 'x', new Date().toISOString());
     expect(again).toBe(false);
-    expect((await read(names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
+    expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
   });
 });
