@@ -1,10 +1,12 @@
 /**
  * Per-key request limit: a counter per key and second (fixed window) in DynamoDB, so every function
  * instance shares one count and no second admits more than the limit. An instance does not write per
- * request: it reserves a share of the window's requests at once (a conditional ADD that cannot take the
- * count past the limit) and spends it locally, so a busy key costs one write per share, not per request.
- * Reservations an instance does not use lapse with their second, so a key spread over many instances
- * can be refused slightly before its limit; never after. Counters expire through the table's TTL.
+ * request: it reserves several requests at once (a conditional ADD that cannot take the count past the
+ * limit) and spends them in memory. It reserves what it is likely to spend: about as many as it served
+ * in the previous second, scaled to what is left of this one, and at most a tenth of the limit. A new
+ * or idle instance therefore writes per request, a busy one a few times a second; what one reserves
+ * and does not spend lapses with its second, so a key spread over many instances may be refused a
+ * little before its limit, never after. Counters expire through the table's TTL.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -12,19 +14,24 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateDecision, RateLimiter } from '../core/ports/rate-limiter.js';
 
 const KEEP_SECONDS = 120;
-/** A reservation is a tenth of the limit (at most this many): ten writes a second for a key at its limit. */
+/** At most a tenth of the limit (and never more than this) in one reservation. */
 const SHARES_PER_WINDOW = 10;
 const MAX_RESERVATION = 100;
+const MAX_TRACKED_SUBJECTS = 10_000;
 
-interface Reservation {
+interface SubjectState {
   window: number;
+  /** Reserved in DynamoDB for this window and not yet spent. */
   left: number;
   /** The window's count has reached the limit: refuse without asking again until the next second. */
-  spent?: true;
+  spent: boolean;
+  /** Requests this instance admitted in this window, and in the window before it. */
+  served: number;
+  servedBefore: number;
 }
 
 export class DynamoDbRateLimiter implements RateLimiter {
-  private readonly reserved = new Map<string, Reservation>();
+  private readonly subjects = new Map<string, SubjectState>();
   /** A reservation being written: concurrent requests for the subject wait for it instead of racing it. */
   private readonly refilling = new Map<string, Promise<void>>();
 
@@ -37,21 +44,24 @@ export class DynamoDbRateLimiter implements RateLimiter {
   async acquire(subject: string, limitPerSecond: number): Promise<RateDecision> {
     for (;;) {
       const nowMs = this.clock();
-      const window = Math.floor(nowMs / 1000);
-      const held = this.reserved.get(subject);
-      if (held?.window === window && held.left > 0) {
-        held.left -= 1;
+      const state = this.stateOf(subject, Math.floor(nowMs / 1000));
+      if (state.left > 0) {
+        state.left -= 1;
+        state.served += 1;
         return { allowed: true };
       }
-      if (held?.window === window && held.spent) {
-        return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(((window + 1) * 1000 - nowMs) / 1000)) };
+      if (state.spent) {
+        return {
+          allowed: false,
+          retryAfterSeconds: Math.max(1, Math.ceil(((state.window + 1) * 1000 - nowMs) / 1000)),
+        };
       }
       const inflight = this.refilling.get(subject);
       if (inflight) {
         await inflight.catch(() => undefined);
         continue;
       }
-      const refill = this.refill(subject, window, limitPerSecond, nowMs);
+      const refill = this.refill(subject, state, limitPerSecond, nowMs);
       this.refilling.set(subject, refill);
       try {
         await refill;
@@ -61,11 +71,31 @@ export class DynamoDbRateLimiter implements RateLimiter {
     }
   }
 
-  private async refill(subject: string, window: number, limit: number, nowMs: number): Promise<void> {
-    const want = Math.min(MAX_RESERVATION, Math.max(1, Math.ceil(limit / SHARES_PER_WINDOW)));
-    const granted = await this.reserve(subject, window, want, limit, nowMs);
-    this.reserved.set(subject, granted === 0 ? { window, left: 0, spent: true } : { window, left: granted });
-    if (this.reserved.size > 10_000) this.forgetOldWindows(window);
+  /** The subject's state in `window`, rolled over from the window before if need be. */
+  private stateOf(subject: string, window: number): SubjectState {
+    const known = this.subjects.get(subject);
+    if (known?.window === window) return known;
+    if (!known && this.subjects.size >= MAX_TRACKED_SUBJECTS) this.forgetIdle(window);
+    const state: SubjectState = {
+      window,
+      left: 0,
+      spent: false,
+      served: 0,
+      servedBefore: known?.window === window - 1 ? known.served : 0,
+    };
+    this.subjects.set(subject, state);
+    return state;
+  }
+
+  private async refill(subject: string, state: SubjectState, limit: number, nowMs: number): Promise<void> {
+    const leftOfWindow = ((state.window + 1) * 1000 - nowMs) / 1000;
+    const likely = Math.ceil(Math.max(state.servedBefore, state.served) * leftOfWindow);
+    const cap = Math.min(MAX_RESERVATION, Math.max(1, Math.ceil(limit / SHARES_PER_WINDOW)));
+    const granted = await this.reserve(subject, state.window, Math.min(cap, Math.max(1, likely)), limit, nowMs);
+    // The window may have rolled over while the write was out: the reservation belongs to its own second.
+    if (this.subjects.get(subject) !== state) return;
+    if (granted === 0) state.spent = true;
+    else state.left += granted;
   }
 
   /** Adds up to `want` to the window's count without passing `limit`; returns how many it added. */
@@ -98,9 +128,9 @@ export class DynamoDbRateLimiter implements RateLimiter {
     return 0;
   }
 
-  private forgetOldWindows(window: number): void {
-    for (const [subject, reservation] of this.reserved) {
-      if (reservation.window !== window) this.reserved.delete(subject);
+  private forgetIdle(window: number): void {
+    for (const [subject, state] of this.subjects) {
+      if (state.window < window - 1) this.subjects.delete(subject);
     }
   }
 }

@@ -1,7 +1,10 @@
-/** State StartUpstream: create the upstream job once (or reuse the stored one) and move to running. Its result is not kept: PollUpstream re-reads the task. */
+/**
+ * State StartUpstream: create the upstream job once (or reuse the stored one) and move to running. The
+ * state machine keeps no part of the result (ResultPath null): PollUpstream re-reads the task, and tells a
+ * task that ended meanwhile (with its webhook notice) itself.
+ */
 import * as v from 'valibot';
 import { startUpstreamJob } from '../core/use-cases/lifecycle-steps.js';
-import { withFinalNotice } from '../core/use-cases/webhook-notice.js';
 import { videoProviders } from '../adapters/provider-dependencies.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
@@ -12,6 +15,4 @@ const deps = {
   now: () => new Date(),
 };
 
-export const handler = stepHandler(v.object({ task_id: taskId }), async (input) =>
-  withFinalNotice(input.task_id, await startUpstreamJob(input.task_id, deps), deps.tasks),
-);
+export const handler = stepHandler(v.object({ task_id: taskId }), (input) => startUpstreamJob(input.task_id, deps));

@@ -51,7 +51,7 @@ const SUBMIT_BODY = JSON.stringify({ model: 'seedance-1.0-lite-i2v', prompt: 'a 
 
 export async function runApiOverhead(log: (line: string) => void): Promise<ApiOverheadResult> {
   const seconds = Number(process.env['BENCH_API_SECONDS'] ?? 4);
-  const warmupSeconds = Number(process.env['BENCH_API_WARMUP_SECONDS'] ?? 2);
+  const warmupSeconds = Number(process.env['BENCH_API_WARMUP_SECONDS'] ?? 8);
   log('starting the local stack (a child process) ...');
   // The upstream never finishes and the first poll waits an hour: after a submit, its execution does
   // only StartUpstream (as in AWS), and nothing else runs in the background of the measurement.

@@ -13,7 +13,7 @@
  * tells the cost of those calls from the cost of everything else our handlers do): for GET, the key and
  * the task in one consistent BatchGetItem (functions/adapters/dynamodb-item-reader.ts); for POST, the
  * key's GetItem before the transaction. The rate counter's write is left out: our limiter writes once per
- * reserved share (a tenth of the limit), which at the bench's limit is almost never.
+ * reservation (about a second's worth of the instance's requests for the key), so rarely.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';

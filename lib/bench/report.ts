@@ -299,8 +299,8 @@ ${table(
 
 The last two columns are a diagnostic, not a target: **baseline + auth calls** is the same bare server making the
 storage calls our handlers make: for GET the caller's key and the task in one consistent BatchGetItem, for POST the
-key's GetItem before the transaction (the rate counter is written once per reserved share, a tenth of the limit, so
-almost never here). Ours against it shows what is left once the storage calls are equal: the handlers' own work (and,
+key's GetItem before the transaction (the rate counter is written once per reservation, about a second's worth of
+the instance's requests, so rarely). Ours against it shows what is left once the storage calls are equal: the handlers' own work (and,
 for POST, StartExecution and the execution's first steps, which run in the same process locally).
 
 ${authSplit(pairs)}
@@ -312,8 +312,8 @@ call in section 4):
 
 - **GET /video/tasks/:id**: the caller's key and the task are read in the same tick, so they go out as one
   consistent BatchGetItem (functions/adapters/dynamodb-item-reader.ts): one call, as the baseline's, but for two
-  items. The per-key rate limit reserves a tenth of the key's limit per write and spends it in memory, so a request
-  rarely writes. A task still generating also costs a live upstream query (up to 2 s).
+  items. The per-key rate limit reserves about what the instance served the second before per write and spends it
+  in memory, so a request rarely writes. A task still generating also costs a live upstream query (up to 2 s).
 - **POST /video/generate**: the key's GetItem, the same TransactWriteItems, then StartExecution (the model catalog is
   cached for 30 s): 3 sequential round trips instead of 1. Locally the execution then runs in the same process
   (StartUpstream: a GetItem, the upstream create, an UpdateItem; then the first PollUpstream) against the same

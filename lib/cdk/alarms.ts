@@ -139,8 +139,10 @@ export class ServiceAlarms extends Construct {
         alarmDescription: `More than ${WORKFLOW_ERROR_RATE_PERCENT}% of ${fnId} invocations failed (with at least 5)${designedErrorsMetric ? `, not counting ${designedErrorsMetric}` : ''}.`,
         metric: new MathExpression({
           label: `${fnId} error %`,
+          // Designed throws leave the denominator too: a step that fails every real call must alarm
+          // however many "still generating" polls surround it.
           expression: designedErrorsMetric
-            ? 'IF(invocations >= 5, 100 * (errors - FILL(designed, 0)) / invocations, 0)'
+            ? 'IF((invocations - FILL(designed, 0)) >= 5, 100 * (errors - FILL(designed, 0)) / (invocations - FILL(designed, 0)), 0)'
             : 'IF(invocations >= 5, 100 * errors / invocations, 0)',
           usingMetrics: designedErrorsMetric
             ? { errors, invocations, designed: serviceMetric(designedErrorsMetric) }

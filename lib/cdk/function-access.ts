@@ -19,7 +19,8 @@ export type DynamoDbAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'Scan';
 /**
  * A table's name in the table's env var, and the given item actions on the table itself (not its
  * indexes; see `queryIndex`). With no actions the function only learns the name: a repository that
- * needs every table's name but touches only some of them.
+ * needs every table's name but touches only some of them. GetItem brings BatchGetItem with it: the
+ * adapters read through DynamoDbItemReader, which sends reads made in the same tick as one BatchGetItem.
  */
 export function table(definition: TableDefinition, resource: ITable, ...actions: DynamoDbAction[]): FunctionAccess {
   return {
@@ -28,7 +29,9 @@ export function table(definition: TableDefinition, resource: ITable, ...actions:
       grant: (grantee) =>
         Grant.addToPrincipal({
           grantee,
-          actions: actions.map((action) => `dynamodb:${action}`),
+          actions: actions.flatMap((action) =>
+            action === 'GetItem' ? ['dynamodb:GetItem', 'dynamodb:BatchGetItem'] : [`dynamodb:${action}`],
+          ),
           resourceArns: [resource.tableArn],
         }),
     }),

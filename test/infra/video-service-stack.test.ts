@@ -166,14 +166,32 @@ describe('functions', () => {
     const dynamo = (id: string) => actionsOf(id).filter((a) => a.startsWith('dynamodb:'));
     expect(dynamo('NotFound')).toEqual([]);
     expect(dynamo('TransferVideo')).toEqual([]);
-    expect(dynamo('PollUpstream').sort()).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
-    expect(dynamo('ListModels').sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:UpdateItem']);
+    expect(dynamo('PollUpstream').sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    expect(dynamo('ListModels').sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:Scan',
+      'dynamodb:UpdateItem',
+    ]);
     for (const id of ALL_FUNCTION_IDS) {
       expect(
         actionsOf(id).filter((a) => a.includes('*')),
         id,
       ).toEqual([]);
     }
+  });
+
+  it('may BatchGetItem wherever they may GetItem (the item reader coalesces reads into one BatchGetItem)', () => {
+    for (const id of ALL_FUNCTION_IDS) {
+      const statements = statementsOf(roleOf(id));
+      for (const statement of statements.filter((s) =>
+        ([] as string[]).concat(s.Action).includes('dynamodb:GetItem'),
+      )) {
+        expect(([] as string[]).concat(statement.Action), id).toContain('dynamodb:BatchGetItem');
+      }
+    }
+    expect(actionsOf('GetTask')).toContain('dynamodb:BatchGetItem');
+    expect(actionsOf(WEBHOOK_QUEUE.consumer.id)).toContain('dynamodb:BatchGetItem');
   });
 
   it('only SubmitTask and the reconciler may start executions, only CancelTask may stop them', () => {
@@ -394,8 +412,10 @@ describe('Step Functions', () => {
       MaxDelaySeconds: 60,
     });
     expect(loop).not.toHaveProperty('JitterStrategy');
-    // 6 h (the longest model deadline) of 60 s polls fits: the task's deadline, not MaxAttempts, ends the loop.
-    expect(Number(loop?.['MaxAttempts']) * 60).toBeGreaterThan(6 * 3600);
+    // The retries' waits add up to more than 6 h (the longest model deadline): the task's deadline, checked by
+    // the step, ends the loop, not MaxAttempts.
+    const waits = Array.from({ length: Number(loop?.['MaxAttempts']) }, (_, retry) => Math.min(10 * 2 ** retry, 60));
+    expect(10 + waits.reduce((total, wait) => total + wait, 0)).toBeGreaterThan(6 * 3600);
     expect(Object.keys(definition.States)).not.toContain('WaitForUpstream');
     // One wait before the first poll, so that a job just created is not polled at once.
     expect(definition.States['StartUpstream']).toMatchObject({ Next: 'WaitBeforeFirstPoll' });
@@ -543,7 +563,7 @@ describe('alarms', () => {
     const [logicalId] = fn('PollUpstream');
     const [alarm] = alarms().filter((a) => JSON.stringify(a).includes(`{"Ref":"${logicalId}"}`));
     expect(metricsOf(alarm ?? {})).toContain('"UpstreamPollsInProgress"');
-    expect(JSON.stringify(alarm)).toContain('errors - FILL(designed, 0)');
+    expect(JSON.stringify(alarm)).toContain('100 * (errors - FILL(designed, 0)) / (invocations - FILL(designed, 0))');
   });
 });
 

@@ -199,7 +199,7 @@ describe('webhook states of the task lifecycle', () => {
 
   it('a task found final without notify (cancelled) ends quietly', async () => {
     const result = await run({
-      StartUpstream: async () => ({ state: 'final', notify: false }),
+      StartUpstream: async () => ({ state: 'final' }),
       PollUpstream: async () => ({ state: 'final', notify: false }),
     });
     expect(result.status).toBe('SUCCEEDED');

@@ -510,6 +510,19 @@ describe('lifecycle steps', () => {
       },
     );
 
+    it('an upstream briefly unavailable → GenerationInProgressError: polled again, not failed', async () => {
+      provider.getError = new UpstreamTransientError('503 Service Unavailable');
+      const error = await rejection(pollUpstreamJob(TASK_ID, deps));
+      expect(error).toBeInstanceOf(GenerationInProgressError);
+      expect(error.message).toContain('503 Service Unavailable');
+      expect((await tasks.get(TASK_ID))?.status).toBe('running');
+    });
+
+    it('any other upstream error is not taken for a pause', async () => {
+      provider.getError = new UpstreamJobNotFoundError('gone');
+      expect(await rejection(pollUpstreamJob(TASK_ID, deps))).toBeInstanceOf(UpstreamJobNotFoundError);
+    });
+
     it('succeeded → the task moves to transferring, and the step returns the upstream video URL', async () => {
       provider.status = { state: 'succeeded', videoUrl: 'https://upstream.example.com/v.mp4' };
       expect(await pollUpstreamJob(TASK_ID, deps)).toEqual({

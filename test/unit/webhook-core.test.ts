@@ -198,7 +198,7 @@ describe('the notify flag the lifecycle steps return', () => {
     expect(await webhookNotice(TASK_ID, 'failed', tasks(undefined))).toBe(false);
   });
 
-  it('StartUpstream/PollUpstream: only a task found final gets the flag, true if it failed with a webhook', async () => {
+  it('PollUpstream: only a task found final gets the flag, true if it failed with a webhook', async () => {
     const waiting = { state: 'started', job_id: 'j' } as const;
     expect(await withFinalNotice(TASK_ID, waiting, tasks(webhookTask('failed')))).toEqual(waiting);
     expect(await withFinalNotice(TASK_ID, { state: 'final' }, tasks(webhookTask('failed')))).toEqual({

@@ -1,13 +1,14 @@
 /**
  * The steps of the task lifecycle that the state machine calls (statemachine/task-lifecycle.asl.json).
- * Each step re-reads the task, so a step run twice, or resumed after a crash, does no harm:
- * the upstream job is created once, and money moves only in the refund's one-time transaction.
+ * Each step that decides anything re-reads the task, so a step run twice, or resumed after a crash, does
+ * no harm: the upstream job is created once, and money moves only in the refund's one-time transaction.
  */
 import type { TaskRepository } from '../ports/task-repository.js';
 import type { VideoProvider } from '../ports/video-provider.js';
 import type { VideoTransfer, VideoUrlSigner } from '../ports/video-storage.js';
 import type { TaskRecord } from '../task.js';
 import { isFinal } from '../task-status.js';
+import { UpstreamTransientError } from '../upstream-errors.js';
 import type { StepError } from '../workflow-errors.js';
 import {
   describeFailure,
@@ -75,7 +76,7 @@ export async function pollUpstreamJob(taskId: string, deps: LifecycleDeps): Prom
   }
   const jobId = task.upstream_job_id;
   if (!jobId) throw new TaskNotFoundError(`task ${taskId} has no upstream job to poll`);
-  const job = await providerOf(task, deps).getJob(jobId);
+  const job = await askUpstream(task, jobId, deps);
   switch (job.state) {
     case 'succeeded': {
       const moved = await deps.tasks.moveTo(taskId, 'transferring', {}, now.toISOString());
@@ -88,6 +89,22 @@ export async function pollUpstreamJob(taskId: string, deps: LifecycleDeps): Prom
       throw new UpstreamJobFailedError('the generator cancelled the task');
     default:
       throw new GenerationInProgressError(`upstream job ${jobId} is ${job.state}`);
+  }
+}
+
+/**
+ * A brief upstream outage (5xx, 429, a timeout) is not the job's end: the loop polls again later, until
+ * the task's deadline. Step Functions counts a retrier's attempts over the whole life of the state, so a
+ * retrier of its own would fail a long generation after a handful of hiccups spread over hours.
+ */
+async function askUpstream(task: TaskRecord, jobId: string, deps: LifecycleDeps) {
+  try {
+    return await providerOf(task, deps).getJob(jobId);
+  } catch (error) {
+    if (error instanceof UpstreamTransientError) {
+      throw new GenerationInProgressError(`upstream unavailable (${error.message}); polling again`);
+    }
+    throw error;
   }
 }
 
