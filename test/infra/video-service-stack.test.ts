@@ -400,21 +400,21 @@ describe('Step Functions', () => {
     });
   });
 
-  it("polls the upstream as PollUpstream's first retrier: 10 s doubling to a 60 s cap, long enough for 6 h", () => {
+  it("polls the upstream as PollUpstream's first retrier: 20 s doubling to a 60 s cap, long enough for 6 h", () => {
     const definition = JSON.parse(readAslDefinition()) as {
       States: Record<string, { Retry?: Record<string, unknown>[]; TimeoutSeconds?: number }>;
     };
     const [loop] = definition.States['PollUpstream']?.Retry ?? [];
     expect(loop).toMatchObject({
       ErrorEquals: ['GenerationInProgressError'],
-      IntervalSeconds: 10,
+      IntervalSeconds: 20,
       BackoffRate: 2,
       MaxDelaySeconds: 60,
     });
     expect(loop).not.toHaveProperty('JitterStrategy');
     // The retries' waits add up to more than 6 h (the longest model deadline): the task's deadline, checked by
     // the step, ends the loop, not MaxAttempts.
-    const waits = Array.from({ length: Number(loop?.['MaxAttempts']) }, (_, retry) => Math.min(10 * 2 ** retry, 60));
+    const waits = Array.from({ length: Number(loop?.['MaxAttempts']) }, (_, retry) => Math.min(20 * 2 ** retry, 60));
     expect(10 + waits.reduce((total, wait) => total + wait, 0)).toBeGreaterThan(6 * 3600);
     expect(Object.keys(definition.States)).not.toContain('WaitForUpstream');
     // One wait before the first poll, so that a job just created is not polled at once.
