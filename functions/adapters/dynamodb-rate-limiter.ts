@@ -2,11 +2,11 @@
  * Per-key request limit: a counter per key and second (fixed window) in DynamoDB, so every function
  * instance shares one count and no second admits more than the limit. An instance does not write per
  * request: it reserves several requests at once (a conditional ADD that cannot take the count past the
- * limit) and spends them in memory. It reserves what it is likely to spend: about as many as it served
- * in the previous second, scaled to what is left of this one, and at most a tenth of the limit. A new
- * or idle instance therefore writes per request, a busy one a few times a second; what one reserves
- * and does not spend lapses with its second, so a key spread over many instances may be refused a
- * little before its limit, never after. Counters expire through the table's TTL.
+ * limit) and spends them in memory. It reserves what it is likely to spend: its recent rate (the last
+ * second's count, or half the rate before when it was quieter) over what is left of this second, and at
+ * most a tenth of the limit. A new instance therefore starts small, a steady one writes about once a
+ * second; what one reserves and does not spend lapses with its second, so a key spread over many
+ * instances may be refused a little before its limit, never after. Counters expire through the table's TTL.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -25,9 +25,10 @@ interface SubjectState {
   left: number;
   /** The window's count has reached the limit: refuse without asking again until the next second. */
   spent: boolean;
-  /** Requests this instance admitted in this window, and in the window before it. */
+  /** Requests this instance admitted in this window. */
   served: number;
-  servedBefore: number;
+  /** Requests a second this instance recently admitted: the last second's count, or the rate before it halved. */
+  rate: number;
 }
 
 export class DynamoDbRateLimiter implements RateLimiter {
@@ -76,12 +77,13 @@ export class DynamoDbRateLimiter implements RateLimiter {
     const known = this.subjects.get(subject);
     if (known?.window === window) return known;
     if (!known && this.subjects.size >= MAX_TRACKED_SUBJECTS) this.forgetIdle(window);
+    const idleSeconds = known ? Math.min(30, window - known.window - 1) : 0;
     const state: SubjectState = {
       window,
       left: 0,
       spent: false,
       served: 0,
-      servedBefore: known?.window === window - 1 ? known.served : 0,
+      rate: known ? Math.max(known.served, known.rate / 2) / 2 ** idleSeconds : 0,
     };
     this.subjects.set(subject, state);
     return state;
@@ -89,7 +91,8 @@ export class DynamoDbRateLimiter implements RateLimiter {
 
   private async refill(subject: string, state: SubjectState, limit: number, nowMs: number): Promise<void> {
     const leftOfWindow = ((state.window + 1) * 1000 - nowMs) / 1000;
-    const likely = Math.ceil(Math.max(state.servedBefore, state.served) * leftOfWindow);
+    // Enough for the rest of this second at the recent rate (and one more than what it served so far).
+    const likely = Math.max(Math.ceil(state.rate * leftOfWindow), state.served + 1);
     const cap = Math.min(MAX_RESERVATION, Math.max(1, Math.ceil(limit / SHARES_PER_WINDOW)));
     const granted = await this.reserve(subject, state.window, Math.min(cap, Math.max(1, likely)), limit, nowMs);
     // The window may have rolled over while the write was out: the reservation belongs to its own second.
