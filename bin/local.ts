@@ -10,7 +10,18 @@ import { startLocalStack } from '../lib/local/local-stack.js';
 import { REPOSITORY_ROOT } from '../lib/repository-root.js';
 import { runtimeFile } from '../lib/admin/target.js';
 
-const { values } = parseArgs({ options: { memory: { type: 'boolean', default: false } } });
+const USAGE = `usage: npm start [-- --memory]
+  --memory   keep everything in memory (nothing persists)
+environment: PORT (default 3000), DEMO_API_KEY (fixes the demo key), DATA_DIR (default .data)`;
+
+const { values } = (() => {
+  try {
+    return parseArgs({ options: { memory: { type: 'boolean', default: false } } });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
 const dataDir = resolve(REPOSITORY_ROOT, process.env['DATA_DIR'] ?? '.data');
 const persistent = !values.memory;
 const port = Number(process.env['PORT'] ?? 3000);
