@@ -6,7 +6,9 @@
  * second's count, or half the rate before when it was quieter) over what is left of this second, and at
  * most a tenth of the limit. A new instance therefore starts small, a steady one writes about once a
  * second; what one reserves and does not spend lapses with its second, so a key spread over many
- * instances may be refused a little before its limit, never after. Counters expire through the table's TTL.
+ * instances may be refused a little before its limit, never after. Seconds are fixed windows of each
+ * instance's clock (so a span across two of them may see up to twice the limit, as with any fixed
+ * window). Counters expire through the table's TTL.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -35,6 +37,8 @@ export class DynamoDbRateLimiter implements RateLimiter {
   private readonly subjects = new Map<string, SubjectState>();
   /** A reservation being written: concurrent requests for the subject wait for it instead of racing it. */
   private readonly refilling = new Map<string, Promise<void>>();
+  /** The second of the last sweep of idle subjects: at most one sweep a second. */
+  private sweptWindow = -1;
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -43,6 +47,9 @@ export class DynamoDbRateLimiter implements RateLimiter {
   ) {}
 
   async acquire(subject: string, limitPerSecond: number): Promise<RateDecision> {
+    // Whole requests only; a limit below one (a hand-edited key record) admits nothing and writes nothing.
+    const limit = Math.floor(limitPerSecond);
+    if (!Number.isFinite(limit) || limit < 1) return { allowed: false, retryAfterSeconds: 1 };
     for (;;) {
       const nowMs = this.clock();
       const state = this.stateOf(subject, Math.floor(nowMs / 1000));
@@ -59,10 +66,11 @@ export class DynamoDbRateLimiter implements RateLimiter {
       }
       const inflight = this.refilling.get(subject);
       if (inflight) {
-        await inflight.catch(() => undefined);
+        // A failed refill fails its waiters too: during an outage one slow call, not one per waiter.
+        await inflight;
         continue;
       }
-      const refill = this.refill(subject, state, limitPerSecond, nowMs);
+      const refill = this.refill(subject, state, limit, nowMs);
       this.refilling.set(subject, refill);
       try {
         await refill;
@@ -76,7 +84,10 @@ export class DynamoDbRateLimiter implements RateLimiter {
   private stateOf(subject: string, window: number): SubjectState {
     const known = this.subjects.get(subject);
     if (known?.window === window) return known;
-    if (!known && this.subjects.size >= MAX_TRACKED_SUBJECTS) this.forgetIdle(window);
+    if (!known && this.subjects.size >= MAX_TRACKED_SUBJECTS && this.sweptWindow !== window) {
+      this.sweptWindow = window;
+      this.forgetIdle(window);
+    }
     const idleSeconds = known ? Math.min(30, window - known.window - 1) : 0;
     const state: SubjectState = {
       window,
@@ -91,8 +102,11 @@ export class DynamoDbRateLimiter implements RateLimiter {
 
   private async refill(subject: string, state: SubjectState, limit: number, nowMs: number): Promise<void> {
     const leftOfWindow = ((state.window + 1) * 1000 - nowMs) / 1000;
-    // Enough for the rest of this second at the recent rate (and one more than what it served so far).
-    const likely = Math.max(Math.ceil(state.rate * leftOfWindow), state.served + 1);
+    const elapsed = 1 - leftOfWindow;
+    // An instance with no history doubles what it asks for as it serves; one with a rate asks for enough
+    // for the rest of this second at that rate (or this second's pace, if faster).
+    const pace = elapsed >= 0.1 ? state.served / elapsed : 0;
+    const likely = state.rate === 0 ? state.served + 1 : Math.ceil(Math.max(state.rate, pace) * leftOfWindow);
     const cap = Math.min(MAX_RESERVATION, Math.max(1, Math.ceil(limit / SHARES_PER_WINDOW)));
     const granted = await this.reserve(subject, state.window, Math.min(cap, Math.max(1, likely)), limit, nowMs);
     // The window may have rolled over while the write was out: the reservation belongs to its own second.

@@ -61,6 +61,7 @@ describe('DynamoDbRateLimiter', () => {
     expect(decisions.filter((decision) => decision.allowed)).toHaveLength(50);
     expect(decisions.slice(50).every((decision) => !decision.allowed)).toBe(true);
     const writes = counts['UpdateItemCommand'];
+    expect(writes).toBeGreaterThan(0);
     for (let i = 0; i < 20; i += 1) expect((await limiter.acquire(subject, 50)).allowed).toBe(false);
     expect(counts['UpdateItemCommand']).toBe(writes);
     counted.destroy();
@@ -79,6 +80,20 @@ describe('DynamoDbRateLimiter', () => {
     now += 1000;
     for (let i = 0; i < 30; i += 1) expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
     expect((counts['UpdateItemCommand'] ?? 0) - firstSecond).toBe(1);
+    counted.destroy();
+  });
+
+  it('a limit below one request (or not a number) admits nothing and writes nothing; 2.5 means 2', async () => {
+    const { counted, counts } = countingClient();
+    const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, frozenAt(Date.now()));
+    for (const limit of [0, -3, 0.5, Number.NaN]) {
+      expect(await limiter.acquire(`key-${randomUUID()}`, limit)).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    }
+    expect(counts['UpdateItemCommand']).toBeUndefined();
+    const subject = `key-${randomUUID()}`;
+    const decisions = [];
+    for (let i = 0; i < 4; i += 1) decisions.push((await limiter.acquire(subject, 2.5)).allowed);
+    expect(decisions).toEqual([true, true, false, false]);
     counted.destroy();
   });
 
