@@ -42,7 +42,6 @@ export class StatefulResources extends Construct {
    * Service-level webhook signing material (issue #5). NOTE: the webhook consumer as written signs with
    * per-account secrets kept in the accounts table (dynamodb-webhooks.ts), so no function reads this.
    */
-  readonly webhookSigningKey: Secret;
   /** The CloudFront key pair's private key (PEM), used to sign video URLs. */
   readonly cloudFrontPrivateKey: Secret;
 
@@ -135,12 +134,6 @@ export class StatefulResources extends Construct {
       description: 'API key of the upstream video provider (Ark). Set it: aws secretsmanager put-secret-value.',
       removalPolicy: RemovalPolicy.RETAIN,
     });
-    this.webhookSigningKey = new Secret(this, 'WebhookSigningKey', {
-      secretName: `${props.prefix}/webhook-signing-key`,
-      description: 'HMAC key that signs outgoing webhook deliveries (generated).',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
     this.cloudFrontPrivateKey = new Secret(this, 'CloudFrontPrivateKey', {
       secretName: `${props.prefix}/cloudfront-private-key`,
       description:
@@ -152,11 +145,6 @@ export class StatefulResources extends Construct {
       id: 'AwsSolutions-SMG4',
       reason:
         'The key is issued by the upstream provider; it can only be rotated in their console, then stored here by hand.',
-    });
-    Validations.of(this.webhookSigningKey).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'Customers verify webhooks with this key; rotating it needs a customer-facing overlap period, a manual procedure.',
     });
     Validations.of(this.cloudFrontPrivateKey).acknowledge({
       id: 'AwsSolutions-SMG4',

@@ -482,8 +482,8 @@ describe('SQS', () => {
 });
 
 describe('Secrets Manager', () => {
-  it('holds the upstream key, the webhook signing key and the CloudFront private key', () => {
-    for (const name of ['ark-api-key', 'webhook-signing-key', 'cloudfront-private-key']) {
+  it('holds the upstream key and the CloudFront private key (webhook secrets are per account, in its table)', () => {
+    for (const name of ['ark-api-key', 'cloudfront-private-key']) {
       const [, secret] = resourceWith(
         service.statefulJson,
         'AWS::SecretsManager::Secret',
@@ -493,6 +493,7 @@ describe('Secrets Manager', () => {
       expect(secret.Properties).not.toHaveProperty('SecretString');
       expect(secret).toMatchObject({ DeletionPolicy: 'Retain' });
     }
+    expect(resourcesOfType(service.statefulJson, 'AWS::SecretsManager::Secret')).toHaveLength(2);
   });
 });
 
