@@ -17,6 +17,7 @@ import { spawnTsx } from './child.js';
 import type { Child } from './child.js';
 import { startStackProcess } from './stack-client.js';
 import type { StackProcess } from './stack-client.js';
+import { nodeTreeCpuMs } from './process-cpu.js';
 import { percentile } from './stats.js';
 
 export interface LoadRun {
@@ -30,6 +31,8 @@ export interface LoadRun {
   p99: number;
   non2xx: number;
   errors: number;
+  /** CPU milliseconds the server's Node process spent per answered request (undefined off Linux). */
+  cpuMsPerRequest?: number;
 }
 
 export interface ApiOverheadResult {
@@ -80,6 +83,7 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
     const baselineUrl = (await baseline.waitFor<{ url: string }>('ready')).url;
     const targets = { ours: stack.ready.baseUrl, baseline: baselineUrl, 'baseline + auth calls': baselineUrl } as const;
     const servers = ['ours', 'baseline', 'baseline + auth calls'] as const;
+    const serverPid = { ours: stack.child.pid, baseline: baseline.pid, 'baseline + auth calls': baseline.pid };
 
     const runs: LoadRun[] = [];
     for (const endpoint of ['GET task', 'POST generate'] as const) {
@@ -89,10 +93,16 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
       }
       for (const connections of CONCURRENCY) {
         for (const server of servers) {
+          const cpuBefore = nodeTreeCpuMs(serverPid[server]);
           const run = await load(targets[server], server, endpoint, clients, connections, seconds);
+          const cpuAfter = nodeTreeCpuMs(serverPid[server]);
+          if (cpuBefore !== undefined && cpuAfter !== undefined && run.requests > 0) {
+            run.cpuMsPerRequest = (cpuAfter - cpuBefore) / run.requests;
+          }
           log(
             `${endpoint.padEnd(13)} ${server.padEnd(21)} ${String(connections).padStart(2)} clients: ` +
               `${run.rps.toFixed(0).padStart(5)} req/s, p50 ${run.p50.toFixed(2)} ms, p99 ${run.p99.toFixed(2)} ms` +
+              (run.cpuMsPerRequest === undefined ? '' : `, ${run.cpuMsPerRequest.toFixed(2)} ms CPU/request`) +
               (run.non2xx + run.errors > 0 ? `, ${run.non2xx} non-2xx, ${run.errors} errors` : ''),
           );
           runs.push(run);

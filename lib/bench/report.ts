@@ -277,6 +277,7 @@ ${table(
     'p99 ratio',
     'Baseline + auth calls: req/s, p50 (ms)',
     'Ours vs it: throughput, p50',
+    'Server CPU per request (ms): ours, baseline, + auth calls',
   ],
   pairs.map((pair) => [
     pair.endpoint,
@@ -294,6 +295,9 @@ ${table(
     pair.withAuth
       ? `${fixed(pair.ours.rps / pair.withAuth.rps, 2)}×, ${fixed(pair.ours.p50 / pair.withAuth.p50, 2)}×`
       : '–',
+    [pair.ours, pair.baseline, pair.withAuth]
+      .map((run) => (run?.cpuMsPerRequest === undefined ? '–' : fixed(run.cpuMsPerRequest, 2)))
+      .join(', '),
   ]),
 )}
 
@@ -301,7 +305,10 @@ The last two columns are a diagnostic, not a target: **baseline + auth calls** i
 storage calls our handlers make: for GET the caller's key and the task in one consistent BatchGetItem, for POST the
 key's GetItem before the transaction (the rate counter is written once per reservation, about a second's worth of
 the instance's requests, so rarely). Ours against it shows what is left once the storage calls are equal: the handlers' own work (and,
-for POST, StartExecution and the execution's first steps, which run in the same process locally).
+for POST, StartExecution and the execution's first steps, which run in the same process locally). The last column is
+the CPU time (user + system, from /proc) the server's Node process spent per answered request during the run: for
+ours, the local stack's process (API Gateway, handlers and, for POST, the local Step Functions with the execution's
+first step and the simulated upstream); for the baselines, the bare server.
 
 ${authSplit(pairs)}
 
@@ -716,6 +723,14 @@ function findings(results: BenchResults): string {
   }
   if (results.api) {
     const single = apiPairs(results.api.runs).filter((pair) => pair.connections === 1 && pair.withAuth);
+    const cpu = apiPairs(results.api.runs).filter(
+      (pair) => pair.connections === 16 && pair.ours.cpuMsPerRequest !== undefined && pair.withAuth?.cpuMsPerRequest,
+    );
+    if (cpu.length > 0) {
+      items.push(
+        `**CPU per request says where the time goes.** At 16 clients the local stack's process spends ${cpu.map((pair) => `${fixed(pair.ours.cpuMsPerRequest!, 2)} ms per ${pair.endpoint} against the diagnostic server's ${fixed(pair.withAuth!.cpuMsPerRequest!, 2)} ms`).join(', and ')}. For POST most of the difference is the execution the submit starts, which locally runs in the same process (StartExecution on both sides of the local Step Functions API, then StartUpstream: a read, the upstream create through the simulator, a write); in AWS that work runs in Step Functions and other Lambdas, and the API function's own share is the submit's three calls.`,
+      );
+    }
     if (single.length > 0) {
       items.push(
         `**Equal storage calls do not close the gap.** Against the diagnostic server that makes the same storage calls as our handlers, ours is still ${single.map((pair) => `${fixed(pair.ours.p50 / pair.withAuth!.p50, 2)}× at p50 for ${pair.endpoint}`).join(' and ')} at one client. A CPU profile of the local stack under 16 clients of GET (\`node --cpu-prof\`) puts about 60 % of the process's busy time in the SDK's one call (signing, middleware, the socket writes) and about 15 % in the local API Gateway, middy, Powertools and our handler together; in a loop without HTTP the handler costs 0.1 ms of CPU over its BatchGetItem. The rest of the gap is the shared machine: the local stack's process also hosts fauxqs, the simulated upstream and the local Step Functions, and, for POST, the StartExecution call and the execution's first step (StartUpstream: a read, the upstream create, a write) run in it too, where in AWS they run in other Lambdas.`,
