@@ -1,7 +1,7 @@
 /**
  * Child entry: one transfer of one generated video into the local bucket, in a fresh process so that its
  * resident memory is its own. BENCH_TRANSFER (JSON) says which: `ours` runs the TransferVideo step's
- * adapter (HttpToS3VideoTransfer: fetch → byte counter → multipart Upload, 8 MiB × 4 parts in flight);
+ * adapter (HttpToS3VideoTransfer: fetch → byte counter → multipart Upload, its own part size and parts in flight);
  * `baseline` is a plain `Upload` of the same HTTP stream with the SDK's default part size and queue;
  * `download only` drains the HTTP stream and uploads nothing (a diagnostic).
  * RSS is sampled every 10 ms; the peak is the larger of the samples and the kernel's maxRSS (which may

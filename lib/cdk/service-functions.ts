@@ -162,7 +162,7 @@ export class ServiceFunctions extends Construct {
           }),
         ],
         timeout: TRANSFER_TIMEOUT,
-        // Network throughput grows with memory; the upload itself keeps 3 × 5 MiB parts in flight.
+        // Network throughput grows with memory; the upload itself keeps 2 × 5 MiB parts in flight.
         memorySize: 1024,
       },
       CompleteTask: {
