@@ -31,10 +31,11 @@ import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS, webhookMaxAttempts } from '../.
 import { AdminStore } from '../admin/admin-store.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from '../local/emulators.js';
 import { lambdaContext } from '../local/lambda-context.js';
+import { localHandlerEnvironment } from '../local/handler-environment.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
 import { createWebhookQueues } from '../local/local-queues.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
-import { physicalNames, resourceEnvironment, STATE_MACHINE, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import { physicalNames, STATE_MACHINE, WEBHOOK_QUEUE } from '../resource-definitions.js';
 import { API_ROUTES, ASL_RESOURCE_TOKENS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { MESSAGE_PREFIX, sendToParent } from './child.js';
 
@@ -283,24 +284,17 @@ const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMa
 const functionArn = (id: string) =>
   `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${names.stateMachine}-${id}`;
 Object.assign(process.env, {
-  AWS_REGION: LOCAL_REGION,
-  AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-  AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-  AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-  AWS_ENDPOINT_URL_S3: fauxqs.endpoint,
-  AWS_ENDPOINT_URL_SQS: fauxqs.endpoint,
-  AWS_ENDPOINT_URL_SFN: sfnUrl,
-  S3_FORCE_PATH_STYLE: 'true',
-  STATE_MACHINE_ARN: stateMachineArn,
-  ARK_BASE_URL: upstreamUrl,
-  ARK_API_KEY: 'bench-ark-key',
-  POWERTOOLS_SERVICE_NAME: 'video-generation',
+  ...localHandlerEnvironment(names, {
+    dynamodb: dynamo.endpoint,
+    s3AndSqs: fauxqs.endpoint,
+    sfn: sfnUrl,
+    upstreamBaseUrl: upstreamUrl,
+    upstreamApiKey: 'bench-ark-key',
+    stateMachineArn,
+    webhookQueueUrl: queues.queue.url,
+  }),
   // As deployed (lib/cdk/service-function.ts): the log volume is part of the cost.
   POWERTOOLS_LOG_LEVEL: 'INFO',
-  [WEBHOOK_QUEUE.envVar]: queues.queue.url,
-  WEBHOOK_ALLOW_LOOPBACK: 'true',
-  ALLOW_LOOPBACK_TARGETS: 'true',
-  ...resourceEnvironment(names),
 });
 
 // Handlers load after the environment is set (they read their configuration at load).

@@ -18,12 +18,13 @@ import {
   parseWebhookRetrySchedule,
   webhookMaxAttempts,
 } from '../../functions/core/webhook.js';
-import { physicalNames, resourceEnvironment, STATE_MACHINE, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import { physicalNames, STATE_MACHINE, WEBHOOK_QUEUE } from '../resource-definitions.js';
 import { API_ROUTES, ASL_RESOURCE_TOKENS, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { startApiGatewayServer } from './api-gateway-server.js';
 import type { HttpHandler } from './api-gateway-server.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from './emulators.js';
+import { localHandlerEnvironment } from './handler-environment.js';
 import { LOCAL_ACCOUNT as ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { lambdaContext } from './lambda-context.js';
 import { createWebhookQueues } from './local-queues.js';
@@ -129,24 +130,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
 
     Object.assign(process.env, {
-      AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
-      AWS_ENDPOINT_URL_S3: fauxqs.endpoint,
-      AWS_ENDPOINT_URL_SQS: fauxqs.endpoint,
-      AWS_ENDPOINT_URL_SFN: stepFunctions.endpoint,
-      S3_FORCE_PATH_STYLE: 'true',
-      STATE_MACHINE_ARN: stateMachineArn,
-      ARK_BASE_URL: upstream.baseUrl,
-      ARK_API_KEY: UPSTREAM_API_KEY,
-      POWERTOOLS_SERVICE_NAME: 'video-generation',
-      [WEBHOOK_QUEUE.envVar]: webhookQueues.queue.url,
-      // Developers receive webhooks on 127.0.0.1; every other private range stays refused.
-      ALLOW_LOOPBACK_TARGETS: 'true',
+      ...localHandlerEnvironment(names, {
+        dynamodb: dynamo.endpoint,
+        s3AndSqs: fauxqs.endpoint,
+        sfn: stepFunctions.endpoint,
+        upstreamBaseUrl: upstream.baseUrl,
+        upstreamApiKey: UPSTREAM_API_KEY,
+        stateMachineArn,
+        webhookQueueUrl: webhookQueues.queue.url,
+      }),
       // Metrics are CloudWatch EMF log lines: noise on a terminal, so off locally.
       POWERTOOLS_METRICS_DISABLED: 'true',
-      ...resourceEnvironment(names),
       ...options.environment,
     });
     process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
