@@ -31,8 +31,14 @@ export interface LoadRun {
   p99: number;
   non2xx: number;
   errors: number;
-  /** CPU milliseconds the server's Node process spent per answered request (undefined off Linux). */
+  /**
+   * CPU milliseconds the server's Node process spent per answered request (undefined off Linux). For ours,
+   * the API process: the local API Gateway and the API handlers (fauxqs and the simulated upstream live in
+   * it too).
+   */
   cpuMsPerRequest?: number;
+  /** Ours only: CPU milliseconds per answered request of the workflow process (the executions the submits start). */
+  workflowCpuMsPerRequest?: number;
 }
 
 export interface ApiOverheadResult {
@@ -93,16 +99,28 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
       }
       for (const connections of CONCURRENCY) {
         for (const server of servers) {
-          const cpuBefore = nodeTreeCpuMs(serverPid[server]);
+          const cpu = () => ({
+            server: nodeTreeCpuMs(serverPid[server], [stack.ready.workflowPid]),
+            workflow: server === 'ours' ? nodeTreeCpuMs(stack.ready.workflowPid) : undefined,
+          });
+          const cpuBefore = cpu();
           const run = await load(targets[server], server, endpoint, clients, connections, seconds);
-          const cpuAfter = nodeTreeCpuMs(serverPid[server]);
-          if (cpuBefore !== undefined && cpuAfter !== undefined && run.requests > 0) {
-            run.cpuMsPerRequest = (cpuAfter - cpuBefore) / run.requests;
-          }
+          const cpuAfter = cpu();
+          const perRequest = (before: number | undefined, after: number | undefined) =>
+            before === undefined || after === undefined || run.requests === 0
+              ? undefined
+              : (after - before) / run.requests;
+          const serverCpu = perRequest(cpuBefore.server, cpuAfter.server);
+          const workflowCpu = perRequest(cpuBefore.workflow, cpuAfter.workflow);
+          if (serverCpu !== undefined) run.cpuMsPerRequest = serverCpu;
+          if (workflowCpu !== undefined) run.workflowCpuMsPerRequest = workflowCpu;
           log(
             `${endpoint.padEnd(13)} ${server.padEnd(21)} ${String(connections).padStart(2)} clients: ` +
               `${run.rps.toFixed(0).padStart(5)} req/s, p50 ${run.p50.toFixed(2)} ms, p99 ${run.p99.toFixed(2)} ms` +
               (run.cpuMsPerRequest === undefined ? '' : `, ${run.cpuMsPerRequest.toFixed(2)} ms CPU/request`) +
+              (run.workflowCpuMsPerRequest === undefined
+                ? ''
+                : ` (+ ${run.workflowCpuMsPerRequest.toFixed(2)} ms in the workflow process)`) +
               (run.non2xx + run.errors > 0 ? `, ${run.non2xx} non-2xx, ${run.errors} errors` : ''),
           );
           runs.push(run);

@@ -28,8 +28,11 @@ function readStat(pid: number): ProcStat | undefined {
   }
 }
 
-/** Milliseconds of CPU used so far by the `node` processes in the tree under `rootPid` (itself included). */
-export function nodeTreeCpuMs(rootPid: number): number | undefined {
+/**
+ * Milliseconds of CPU used so far by the `node` processes in the tree under `rootPid` (itself included),
+ * leaving out the subtrees under `excludePids` (the local stack's workflow process, counted apart).
+ */
+export function nodeTreeCpuMs(rootPid: number, excludePids: number[] = []): number | undefined {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
@@ -44,7 +47,7 @@ export function nodeTreeCpuMs(rootPid: number): number | undefined {
   for (let grew = true; grew;) {
     grew = false;
     for (const stat of stats) {
-      if (!inTree.has(stat.pid) && inTree.has(stat.ppid)) {
+      if (!inTree.has(stat.pid) && inTree.has(stat.ppid) && !excludePids.includes(stat.pid)) {
         inTree.add(stat.pid);
         grew = true;
       }

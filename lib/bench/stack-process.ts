@@ -18,6 +18,8 @@ export interface StackReady {
   demo: { accountId: string; apiKey: string };
   endpoints: { dynamodb: string; s3: string; sqs: string; sfn: string; upstream: string };
   names: { tables: Record<string, string>; videoBucket: string; stateMachine: string };
+  /** The local stack's workflow process (local Step Functions, workflow handlers), a child of this one. */
+  workflowPid: number;
   /** GET {control}/upstream-jobs and {control}/executions. */
   control: string;
   startedInMs: number;
@@ -41,9 +43,20 @@ if (options.dataDir) {
   );
 }
 
-const control = createServer((req, res) => {
+const control = createServer(
+  (req, res) =>
+    void answer(req.url).then((body) => {
+      if (body === undefined) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    }),
+);
+
+async function answer(url: string | undefined): Promise<unknown> {
   let body: unknown;
-  if (req.url === '/upstream-jobs') {
+  if (url === '/upstream-jobs') {
     const summary: UpstreamJobsSummary = { total: 0, byStatus: {}, prompts: {} };
     for (const job of stack.upstream.jobs()) {
       summary.total += 1;
@@ -51,18 +64,15 @@ const control = createServer((req, res) => {
       summary.prompts[job.prompt] = (summary.prompts[job.prompt] ?? 0) + 1;
     }
     body = summary;
-  } else if (req.url === '/executions') {
+  } else if (url === '/executions') {
     const byStatus: Record<string, number> = {};
-    for (const execution of stack.stepFunctions.executions()) {
+    for (const execution of await stack.workflow.executions()) {
       byStatus[execution.status] = (byStatus[execution.status] ?? 0) + 1;
     }
     body = { byStatus };
-  } else {
-    res.writeHead(404).end();
-    return;
   }
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-});
+  return body;
+}
 await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
 
 let stopping = false;
@@ -82,6 +92,7 @@ const ready: StackReady = {
   demo: stack.demo,
   endpoints: stack.endpoints,
   names: stack.names,
+  workflowPid: stack.workflow.pid,
   control: `http://127.0.0.1:${(control.address() as AddressInfo).port}`,
   startedInMs: Date.now() - started,
 };

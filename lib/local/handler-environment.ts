@@ -1,7 +1,8 @@
 /**
  * The environment the handlers read at load when they run in-process against the local emulators: the
  * same variables CDK gives them in AWS (lib/cdk/service-functions.ts), pointed at local endpoints. Shared
- * by the local stack and the bench's lifecycle probe, which runs the same handlers its own way.
+ * by the local stack's two processes (API and workflow) and the bench's lifecycle probe, which runs the
+ * same handlers its own way.
  */
 import type { physicalNames } from '../resource-definitions.js';
 import { resourceEnvironment, WEBHOOK_QUEUE } from '../resource-definitions.js';
@@ -40,4 +41,21 @@ export function localHandlerEnvironment(
     ALLOW_LOOPBACK_TARGETS: 'true',
     ...resourceEnvironment(names),
   };
+}
+
+/**
+ * Sets the handlers' environment in this process, before any handler loads. Metrics are CloudWatch EMF
+ * log lines: noise on a terminal, so off locally; logs default to WARN unless `extra` says otherwise.
+ */
+export function applyLocalHandlerEnvironment(
+  names: ReturnType<typeof physicalNames>,
+  endpoints: LocalHandlerEndpoints,
+  extra: Record<string, string> = {},
+): void {
+  Object.assign(process.env, {
+    ...localHandlerEnvironment(names, endpoints),
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    ...extra,
+  });
+  process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
 }

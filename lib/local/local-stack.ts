@@ -1,40 +1,39 @@
 /**
- * The whole service on one machine: emulators (DynamoDB Local, fauxqs), the simulated upstream, the
- * local Step Functions running statemachine/task-lifecycle.asl.json, and a local API Gateway, all wired
- * to the very handlers that run in Lambda. Handlers find everything through the same environment
- * variables as in AWS, so one process holds one stack.
+ * The whole service on one machine: emulators (DynamoDB Local, fauxqs), the simulated upstream, a local
+ * API Gateway in this process, and, in a child process (lib/local/workflow-process.ts), the local Step
+ * Functions running statemachine/task-lifecycle.asl.json with the workflow steps, the reconciler and the
+ * webhook consumer: two processes, as the API's Lambdas and the workflow's are apart in AWS. All of them
+ * run the very handlers that run in Lambda and find everything through the same environment variables.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Context } from 'aws-lambda';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { AdminStore } from '../admin/admin-store.js';
 import {
   DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS,
   parseWebhookRetrySchedule,
   webhookMaxAttempts,
 } from '../../functions/core/webhook.js';
-import { physicalNames, STATE_MACHINE, WEBHOOK_QUEUE } from '../resource-definitions.js';
-import { API_ROUTES, ASL_RESOURCE_TOKENS, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
+import { physicalNames } from '../resource-definitions.js';
+import { API_ROUTES, DEFAULT_ROUTE } from '../routes.js';
 import { startApiGatewayServer } from './api-gateway-server.js';
 import type { HttpHandler } from './api-gateway-server.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from './emulators.js';
-import { localHandlerEnvironment } from './handler-environment.js';
-import { LOCAL_ACCOUNT as ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+import { applyLocalHandlerEnvironment } from './handler-environment.js';
+import { loadHandler } from './handler-loader.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { lambdaContext } from './lambda-context.js';
 import { createWebhookQueues } from './local-queues.js';
 import type { WebhookQueues } from './local-queues.js';
-import { startSqsEventSource } from './sqs-event-source.js';
-import type { SqsHandler } from './sqs-event-source.js';
-import { startLocalStepFunctions } from './step-functions-server.js';
-import type { LocalStepFunctions } from './step-functions-server.js';
+import { localStateMachineArn } from './local-workflow.js';
 import { startUpstreamSimulator } from './upstream-simulator.js';
 import type { UpstreamSimulator } from './upstream-simulator.js';
+import { startWorkflowProcess } from './workflow-process-client.js';
+import type { WorkflowProcess } from './workflow-process-client.js';
 
 const UPSTREAM_API_KEY = 'local-ark-key';
 
@@ -69,9 +68,10 @@ export interface LocalStack {
   names: ReturnType<typeof physicalNames>;
   admin: AdminStore;
   db: DynamoDBDocumentClient;
-  stepFunctions: LocalStepFunctions;
+  /** The workflow side (local Step Functions, workflow handlers, reconciler, webhook consumer): a child process. */
+  workflow: WorkflowProcess;
   upstream: UpstreamSimulator;
-  /** The webhook queue (consumed in-process, as Lambda's event source would) and its dead-letter queue. */
+  /** The webhook queue (consumed by the workflow process, as Lambda's event source would) and its dead-letter queue. */
   webhookQueues: WebhookQueues;
   stop(): Promise<void>;
 }
@@ -107,43 +107,35 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     );
     const webhookQueues = await createWebhookQueues(sqs, fauxqs.endpoint, names, webhookMaxAttempts(webhookSchedule));
 
-    const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${ACCOUNT}:stateMachine:${names.stateMachine}`;
-    const functionArn = (id: string) =>
-      `arn:aws:lambda:${LOCAL_REGION}:${ACCOUNT}:function:${names.stateMachine}-${id}`;
-    const stepFunctions = await startLocalStepFunctions({
-      definition: loadDefinition(names, functionArn, webhookQueues.queue.url),
-      stateMachineArn,
-      lambdaHandlers: Object.fromEntries(
-        WORKFLOW_FUNCTIONS.map((fn) => [functionArn(fn.id), lazyStepHandler(fn.entry, fn.id)]),
-      ),
-      dynamoDb: dynamoClient,
-      sqs,
-      // The wait before the first poll, and PollUpstream's poll-loop retrier (index 0; its transient-error
-      // retrier keeps the ASL's backoff).
-      waitTimeOverrides: { WaitBeforeFirstPoll: (options.pollIntervalSeconds ?? 1) * 1000 },
-      retryIntervalOverrides: { PollUpstream: [(options.pollIntervalSeconds ?? 1) * 1000] },
-    });
-    stoppers.push(async () => {
-      await stepFunctions.close();
-      // A handler stuck in I/O must not hold the shutdown hostage.
-      await Promise.race([stepFunctions.idle(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
-    });
-
-    Object.assign(process.env, {
-      ...localHandlerEnvironment(names, {
+    const stateMachineArn = localStateMachineArn(names);
+    const workflow = await startWorkflowProcess({
+      names,
+      endpoints: {
         dynamodb: dynamo.endpoint,
         s3AndSqs: fauxqs.endpoint,
-        sfn: stepFunctions.endpoint,
+        upstreamBaseUrl: upstream.baseUrl,
+        upstreamApiKey: UPSTREAM_API_KEY,
+      },
+      webhookQueue: { url: webhookQueues.queue.url, arn: webhookQueues.queue.arn },
+      pollIntervalSeconds: options.pollIntervalSeconds ?? 1,
+      reconcileIntervalMs: options.reconcileIntervalMs ?? 30_000,
+      environment: options.environment ?? {},
+    });
+    stoppers.push(() => workflow.stop());
+
+    applyLocalHandlerEnvironment(
+      names,
+      {
+        dynamodb: dynamo.endpoint,
+        s3AndSqs: fauxqs.endpoint,
+        sfn: workflow.sfnEndpoint,
         upstreamBaseUrl: upstream.baseUrl,
         upstreamApiKey: UPSTREAM_API_KEY,
         stateMachineArn,
         webhookQueueUrl: webhookQueues.queue.url,
-      }),
-      // Metrics are CloudWatch EMF log lines: noise on a terminal, so off locally.
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      ...options.environment,
-    });
-    process.env['POWERTOOLS_LOG_LEVEL'] ??= 'WARN';
+      },
+      options.environment,
+    );
 
     const db = DynamoDBDocumentClient.from(dynamoClient, { marshallOptions: { removeUndefinedValues: true } });
     const admin = new AdminStore(db, names.tables);
@@ -161,32 +153,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     stoppers.push(api.close);
 
-    // The scheduled reconciler, locally: once now (executions live in memory, so after a restart every
-    // task in flight has lost its execution), then periodically like the one-minute schedule in AWS.
-    const reconcile = await loadHandler<(event: unknown, context: Context) => Promise<unknown>>(
-      SCHEDULED_FUNCTIONS[0].entry,
-    );
-    const runReconcile = (minAgeSeconds?: number) =>
-      reconcile(minAgeSeconds === undefined ? {} : { minAgeSeconds }, lambdaContext('ReconcileTasks')).catch(
-        (error: unknown) => console.error('reconcile failed:', error),
-      );
-    await runReconcile(0);
-    const reconcileTimer = setInterval(() => void runReconcile(), options.reconcileIntervalMs ?? 30_000);
-    reconcileTimer.unref();
-    stoppers.push(async () => clearInterval(reconcileTimer));
-
-    // Lambda's SQS event source, locally: pushed last so it stops first, before the queues and tables go.
-    const webhookConsumer = startSqsEventSource({
-      sqs,
-      queueUrl: webhookQueues.queue.url,
-      queueArn: webhookQueues.queue.arn,
-      handler: () => loadHandler<SqsHandler>(WEBHOOK_QUEUE.consumer.entry),
-      functionName: `${names.stateMachine}-${WEBHOOK_QUEUE.consumer.id}`,
-      timeoutMs: WEBHOOK_QUEUE.consumer.timeoutSeconds * 1000,
-      batchSize: WEBHOOK_QUEUE.consumer.batchSize,
-    });
-    stoppers.push(webhookConsumer.stop);
-
     return {
       baseUrl: api.url,
       demo,
@@ -194,13 +160,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         dynamodb: dynamo.endpoint,
         s3: fauxqs.endpoint,
         sqs: fauxqs.endpoint,
-        sfn: stepFunctions.endpoint,
+        sfn: workflow.sfnEndpoint,
         upstream: upstream.baseUrl,
       },
       names,
       admin,
       db,
-      stepFunctions,
+      workflow,
       upstream,
       webhookQueues,
       stop: stopAll,
@@ -209,40 +175,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await stopAll();
     throw error;
   }
-}
-
-function loadDefinition(
-  names: ReturnType<typeof physicalNames>,
-  functionArn: (id: string) => string,
-  webhookQueueUrl: string,
-) {
-  const substitutions: Record<string, string> = {
-    [ASL_RESOURCE_TOKENS.webhookQueueUrl]: webhookQueueUrl,
-  };
-  for (const fn of WORKFLOW_FUNCTIONS) substitutions[fn.aslToken] = functionArn(fn.id);
-  const text = readFileSync(join(REPOSITORY_ROOT, STATE_MACHINE.definitionFile), 'utf8').replace(
-    /\$\{(\w+)\}/g,
-    (_match, token: string) => {
-      const value = substitutions[token];
-      if (value === undefined) throw new Error(`no substitution for \${${token}} in ${STATE_MACHINE.definitionFile}`);
-      return value;
-    },
-  );
-  return JSON.parse(text) as Record<string, unknown>;
-}
-
-/** Handlers are imported only after the environment is set: they read their config at load time. */
-async function loadHandler<T>(entry: string): Promise<T> {
-  const module = (await import(pathToFileURL(join(REPOSITORY_ROOT, entry)).href)) as { handler: T };
-  return module.handler;
-}
-
-function lazyStepHandler(entry: string, id: string) {
-  let handler: Promise<(event: unknown, context: Context) => Promise<unknown>> | undefined;
-  return async (event: unknown) => {
-    handler ??= loadHandler(entry);
-    return (await handler)(event, lambdaContext(id, 900_000));
-  };
 }
 
 async function ensureDemoAccount(admin: AdminStore, options: LocalStackOptions) {

@@ -52,7 +52,7 @@ describe('cancel', () => {
     });
     expect(await balance(key)).toBe(10);
     const execution = await pollUntil(
-      async () => stack.stepFunctions.executions().find((record) => record.name === taskId),
+      async () => (await stack.workflow.executions()).find((record) => record.name === taskId),
       (record) => record?.status === 'ABORTED',
     );
     expect(execution?.status).toBe('ABORTED');

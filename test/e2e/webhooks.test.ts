@@ -195,7 +195,7 @@ describe.concurrent('a receiver that answers 200', () => {
     );
     expect(task.webhook).toBeNull();
     const execution = await pollUntil(
-      async () => stack.stepFunctions.executions().find((record) => record.input.includes(taskId)),
+      async () => (await stack.workflow.executions()).find((record) => record.input.includes(taskId)),
       (record) => record?.status === 'SUCCEEDED',
       { timeoutMs: 5_000 },
     );

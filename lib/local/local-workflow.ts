@@ -1,0 +1,146 @@
+/**
+ * The workflow side of the local stack: the local Step Functions running statemachine/task-lifecycle.asl.json
+ * with the workflow steps' handlers, the scheduled reconciler, and the webhook queue's event source. In AWS
+ * none of this runs on the API's Lambdas, so locally it runs in a process of its own
+ * (lib/local/workflow-process.ts): the API's event loop never waits behind an execution's steps, and the
+ * two sides share no module state, as two sets of Lambdas would not.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { Context } from 'aws-lambda';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { physicalNames } from '../resource-definitions.js';
+import { STATE_MACHINE, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import { ASL_RESOURCE_TOKENS, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
+import { REPOSITORY_ROOT } from '../repository-root.js';
+import { applyLocalHandlerEnvironment } from './handler-environment.js';
+import { lazyStepHandler, loadHandler } from './handler-loader.js';
+import { lambdaContext } from './lambda-context.js';
+import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+import { startSqsEventSource } from './sqs-event-source.js';
+import type { SqsHandler } from './sqs-event-source.js';
+import { startLocalStepFunctions } from './step-functions-server.js';
+import type { ExecutionRecord } from './step-functions-server.js';
+
+export interface LocalWorkflowConfig {
+  names: ReturnType<typeof physicalNames>;
+  endpoints: { dynamodb: string; s3AndSqs: string; upstreamBaseUrl: string; upstreamApiKey: string };
+  webhookQueue: { url: string; arn: string };
+  /** Seconds before the first poll and between polls (see LocalStackOptions.pollIntervalSeconds). */
+  pollIntervalSeconds: number;
+  /** How often the reconciler runs after its first run at start. */
+  reconcileIntervalMs: number;
+  /** Extra environment for the handlers. */
+  environment: Record<string, string>;
+}
+
+export interface LocalWorkflow {
+  /** The local Step Functions' endpoint, for the API's StartExecution and StopExecution. */
+  sfnEndpoint: string;
+  executions(): ExecutionRecord[];
+  stop(): Promise<void>;
+}
+
+export function localStateMachineArn(names: ReturnType<typeof physicalNames>): string {
+  return `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:${names.stateMachine}`;
+}
+
+export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<LocalWorkflow> {
+  const { names } = config;
+  const stoppers: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const stop of stoppers.reverse()) await stop().catch((error) => console.error('stop failed:', error));
+    stoppers.length = 0;
+  };
+  try {
+    const clientConfig = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+    const dynamoDb = new DynamoDBClient({ ...clientConfig, endpoint: config.endpoints.dynamodb });
+    const sqs = new SQSClient({ ...clientConfig, endpoint: config.endpoints.s3AndSqs });
+    stoppers.push(async () => [dynamoDb, sqs].forEach((client) => client.destroy()));
+
+    const stateMachineArn = localStateMachineArn(names);
+    const functionArn = (id: string) =>
+      `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${names.stateMachine}-${id}`;
+    const pollMs = config.pollIntervalSeconds * 1000;
+    const stepFunctions = await startLocalStepFunctions({
+      definition: loadDefinition(functionArn, config.webhookQueue.url),
+      stateMachineArn,
+      lambdaHandlers: Object.fromEntries(
+        WORKFLOW_FUNCTIONS.map((fn) => [functionArn(fn.id), lazyStepHandler(fn.entry, fn.id)]),
+      ),
+      dynamoDb,
+      sqs,
+      // The wait before the first poll, and PollUpstream's poll-loop retrier (index 0; its transient-error
+      // retrier keeps the ASL's backoff).
+      waitTimeOverrides: { WaitBeforeFirstPoll: pollMs },
+      retryIntervalOverrides: { PollUpstream: [pollMs] },
+    });
+    stoppers.push(async () => {
+      await stepFunctions.close();
+      // A handler stuck in I/O must not hold the shutdown hostage.
+      await Promise.race([stepFunctions.idle(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+    });
+
+    applyLocalHandlerEnvironment(
+      names,
+      {
+        dynamodb: config.endpoints.dynamodb,
+        s3AndSqs: config.endpoints.s3AndSqs,
+        sfn: stepFunctions.endpoint,
+        upstreamBaseUrl: config.endpoints.upstreamBaseUrl,
+        upstreamApiKey: config.endpoints.upstreamApiKey,
+        stateMachineArn,
+        webhookQueueUrl: config.webhookQueue.url,
+      },
+      config.environment,
+    );
+
+    // The scheduled reconciler: once now (executions live in memory, so after a restart every task in
+    // flight has lost its execution), then periodically like the one-minute schedule in AWS.
+    const reconcile = await loadHandler<(event: unknown, context: Context) => Promise<unknown>>(
+      SCHEDULED_FUNCTIONS[0].entry,
+    );
+    const runReconcile = (minAgeSeconds?: number) =>
+      reconcile(minAgeSeconds === undefined ? {} : { minAgeSeconds }, lambdaContext('ReconcileTasks')).catch(
+        (error: unknown) => console.error('reconcile failed:', error),
+      );
+    await runReconcile(0);
+    const reconcileTimer = setInterval(() => void runReconcile(), config.reconcileIntervalMs);
+    reconcileTimer.unref();
+    stoppers.push(async () => clearInterval(reconcileTimer));
+
+    // Lambda's SQS event source: pushed last so it stops first.
+    const webhookConsumer = startSqsEventSource({
+      sqs,
+      queueUrl: config.webhookQueue.url,
+      queueArn: config.webhookQueue.arn,
+      handler: () => loadHandler<SqsHandler>(WEBHOOK_QUEUE.consumer.entry),
+      functionName: `${names.stateMachine}-${WEBHOOK_QUEUE.consumer.id}`,
+      timeoutMs: WEBHOOK_QUEUE.consumer.timeoutSeconds * 1000,
+      batchSize: WEBHOOK_QUEUE.consumer.batchSize,
+    });
+    stoppers.push(webhookConsumer.stop);
+
+    return { sfnEndpoint: stepFunctions.endpoint, executions: () => stepFunctions.executions(), stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+function loadDefinition(functionArn: (id: string) => string, webhookQueueUrl: string) {
+  const substitutions: Record<string, string> = {
+    [ASL_RESOURCE_TOKENS.webhookQueueUrl]: webhookQueueUrl,
+  };
+  for (const fn of WORKFLOW_FUNCTIONS) substitutions[fn.aslToken] = functionArn(fn.id);
+  const text = readFileSync(join(REPOSITORY_ROOT, STATE_MACHINE.definitionFile), 'utf8').replace(
+    /\$\{(\w+)\}/g,
+    (_match, token: string) => {
+      const value = substitutions[token];
+      if (value === undefined) throw new Error(`no substitution for \${${token}} in ${STATE_MACHINE.definitionFile}`);
+      return value;
+    },
+  );
+  return JSON.parse(text) as Record<string, unknown>;
+}

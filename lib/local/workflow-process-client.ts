@@ -1,0 +1,79 @@
+/**
+ * The parent's side of lib/local/workflow-process.ts: forks the workflow side of the local stack (on this
+ * Node, through the repository's tsx) and waits until its local Step Functions answers.
+ */
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
+import { REPOSITORY_ROOT } from '../repository-root.js';
+import type { LocalWorkflowConfig } from './local-workflow.js';
+import type { ExecutionRecord } from './step-functions-server.js';
+import type { ParentMessage, WorkflowMessage } from './workflow-process.js';
+
+export interface WorkflowProcess {
+  pid: number;
+  sfnEndpoint: string;
+  /** Every execution the local Step Functions holds, oldest first. */
+  executions(): Promise<ExecutionRecord[]>;
+  /** Stops the workflow side in order (event sources, reconciler, executions); SIGKILL after `graceMs`. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const ENTRY = join(REPOSITORY_ROOT, 'lib', 'local', 'workflow-process.ts');
+
+export async function startWorkflowProcess(config: LocalWorkflowConfig, timeoutMs = 60_000): Promise<WorkflowProcess> {
+  const child = fork(ENTRY, [], {
+    cwd: REPOSITORY_ROOT,
+    execArgv: ['--import', 'tsx', '--disable-warning=ExperimentalWarning'],
+    env: { ...process.env, LOCAL_WORKFLOW_CONFIG: JSON.stringify(config) },
+    // Dates in execution records survive the trip.
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const send = (message: ParentMessage) => child.connected && child.send(message);
+
+  const ready = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the workflow process did not start within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onMessage = (message: WorkflowMessage) => {
+      if (message.type !== 'ready' && message.type !== 'failed') return;
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      if (message.type === 'ready') resolve(message.sfnEndpoint);
+      else reject(new Error(`the workflow process failed to start: ${message.message}`));
+    };
+    child.on('message', onMessage);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`the workflow process exited (${child.exitCode ?? child.signalCode}) before it was ready`));
+    });
+  });
+
+  let nextId = 0;
+  const pending = new Map<number, (records: ExecutionRecord[]) => void>();
+  child.on('message', (message: WorkflowMessage) => {
+    if (message.type !== 'executions') return;
+    pending.get(message.id)?.(message.records);
+    pending.delete(message.id);
+  });
+  return {
+    pid: child.pid!,
+    sfnEndpoint: ready,
+    executions: () =>
+      new Promise((resolve, reject) => {
+        if (!child.connected) return reject(new Error('the workflow process is gone'));
+        const id = nextId++;
+        pending.set(id, resolve);
+        send({ type: 'executions', id });
+      }),
+    stop: async (graceMs = 10_000) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      send({ type: 'stop' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
