@@ -13,6 +13,8 @@ export interface TableDefinition {
   ttlAttribute?: string;
   /** Global secondary indexes (string keys, all attributes projected). */
   indexes?: readonly { name: string; partitionKey: string; sortKey: string }[];
+  /** The table's DynamoDB stream, when something consumes its changes. */
+  stream?: 'NEW_IMAGE';
 }
 
 /** Finds tasks by state and age: the reconciler's view of what is still in flight. */
@@ -21,7 +23,8 @@ export const TASKS_BY_STATUS_INDEX = { name: 'by-status', partitionKey: 'status'
 export const TABLES = {
   accounts: { envVar: 'ACCOUNTS_TABLE', partitionKey: 'account_id' },
   apiKeys: { envVar: 'API_KEYS_TABLE', partitionKey: 'key_hash' },
-  tasks: { envVar: 'TASKS_TABLE', partitionKey: 'task_id', indexes: [TASKS_BY_STATUS_INDEX] },
+  // Its stream starts each new task's execution (TASK_STARTS).
+  tasks: { envVar: 'TASKS_TABLE', partitionKey: 'task_id', indexes: [TASKS_BY_STATUS_INDEX], stream: 'NEW_IMAGE' },
   models: { envVar: 'MODELS_TABLE', partitionKey: 'id' },
   rateLimits: { envVar: 'RATE_LIMITS_TABLE', partitionKey: 'bucket', ttlAttribute: 'expires_at' },
 } as const satisfies Record<string, TableDefinition>;
@@ -60,6 +63,31 @@ export const WEBHOOK_QUEUE = {
     /** The handler returns `{ batchItemFailures }`: the event source must have ReportBatchItemFailures. */
     reportBatchItemFailures: true,
   },
+} as const;
+
+/**
+ * How a new task's execution starts: not from the submit (StartExecution is the slowest call a submit
+ * could make, and a submit that failed after its transaction would leave a charged task unstarted) but
+ * from the tasks table's stream. The submit's transaction writes the task; Lambda's event source on the
+ * stream (in AWS) or lib/local/dynamodb-stream-source.ts (locally) hands each new `pending` task to the
+ * starter, which starts the execution named by the task id (a second start of that name is a no-op, so a
+ * redelivered record does nothing). A start that never happens (records dropped after the retries, a
+ * local restart) is the reconciler's: a pending task without an execution is started once it is older
+ * than RECONCILE_MIN_AGE_SECONDS.
+ */
+export const TASK_STARTS = {
+  starter: { id: 'StartExecutions', entry: 'functions/workflow/start-executions.ts', timeoutSeconds: 30 },
+  /** Lambda's filter criteria, applied alike by the local event source: a task created as pending, nothing else. */
+  filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { status: { S: ['pending'] } } } },
+  /** Records per invocation, and how long the event source may wait to fill a batch. */
+  batchSize: 100,
+  maxBatchingWindowSeconds: 0,
+  /** A failing batch is retried, halved each time (bisect), this many times; then left to the reconciler. */
+  retryAttempts: 8,
+  /** Records older than this are left to the reconciler too. */
+  maxRecordAgeSeconds: 3600,
+  /** The handler returns `{ batchItemFailures }`: the event source must have ReportBatchItemFailures. */
+  reportBatchItemFailures: true,
 } as const;
 
 /** Physical names for one deployment (or one local run): `<prefix>-<logical name>`. */

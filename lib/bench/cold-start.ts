@@ -1,6 +1,6 @@
 /**
  * Section 2, cold start: every handler of lib/routes.ts (API_ROUTES, DEFAULT_ROUTE, WORKFLOW_FUNCTIONS,
- * SCHEDULED_FUNCTIONS and the webhook consumer) bundled with esbuild the way lib/cdk/service-function.ts
+ * SCHEDULED_FUNCTIONS, the webhook consumer and the task starter) bundled with esbuild the way lib/cdk/service-function.ts
  * has CDK bundle it for Lambda (ESM, platform node, target node22, minified, the AWS SDK inside, the
  * createRequire banner, an external source map), then imported in a fresh Node 22 process, outside the
  * repository and with dummy configuration, ten times: the median import time is the cold start's share
@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { REPOSITORY_ROOT } from '../repository-root.js';
-import { physicalNames, resourceEnvironment, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import { physicalNames, resourceEnvironment, TASK_STARTS, WEBHOOK_QUEUE } from '../resource-definitions.js';
 import { API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { NODE_22 } from './child.js';
 import { median } from './stats.js';
@@ -71,6 +71,7 @@ export function handlerEntries(): { id: string; entry: string }[] {
     ...WORKFLOW_FUNCTIONS.map((fn) => ({ id: fn.id, entry: fn.entry })),
     ...SCHEDULED_FUNCTIONS.map((fn) => ({ id: fn.id, entry: fn.entry })),
     { id: WEBHOOK_QUEUE.consumer.id, entry: WEBHOOK_QUEUE.consumer.entry },
+    { id: TASK_STARTS.starter.id, entry: TASK_STARTS.starter.entry },
   ];
 }
 

@@ -71,6 +71,7 @@ export interface LifecycleCostResult {
 
 const LAMBDA_LABELS = new Set([
   'SubmitTask (API)',
+  'StartExecutions (stream)',
   'StartUpstream',
   'PollUpstream',
   'TransferVideo',

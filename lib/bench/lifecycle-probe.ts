@@ -35,9 +35,12 @@ import { localHandlerEnvironment } from '../local/handler-environment.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
 import { createWebhookQueues } from '../local/local-queues.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
-import { physicalNames, STATE_MACHINE, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import { physicalNames, STATE_MACHINE, TASK_STARTS, WEBHOOK_QUEUE } from '../resource-definitions.js';
 import { API_ROUTES, ASL_RESOURCE_TOKENS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { MESSAGE_PREFIX, sendToParent } from './child.js';
+
+/** The task starter's label in the counts (lib/bench/lifecycle-cost.ts's LAMBDA_LABELS prices it as a Lambda). */
+const STARTER_LABEL = 'StartExecutions (stream)';
 
 // ------------------------------------------------------------------ what is measured
 
@@ -225,7 +228,7 @@ const upstreamUrl = await listen(async (req, res) => {
   });
 });
 
-/** StartExecution is recorded; the probe runs the execution itself once the submit handler has returned. */
+/** StartExecution is recorded; the probe runs the execution itself once the task starter has returned. */
 let started: { name: string; input: string } | undefined;
 const sfnUrl = await listen(async (req, res) => {
   const body = JSON.parse(await readBody(req)) as { name?: string; input?: string };
@@ -308,6 +311,35 @@ const route = (id: string) => API_ROUTES.find((candidate) => candidate.id === id
 const submitHandler = await load(route('SubmitTask'));
 const getTaskHandler = await load(route('GetTask'));
 const webhookHandler = await load(WEBHOOK_QUEUE.consumer.entry);
+const starterHandler = await load(TASK_STARTS.starter.entry);
+
+/**
+ * The tasks stream's delivery of a new task to the starter, as Lambda makes it: one invocation per task here
+ * (in AWS a batch holds up to TASK_STARTS.batchSize new tasks, so this counts high). Lambda reads the stream
+ * for its event source at no charge.
+ */
+async function startFromStream(taskId: string): Promise<void> {
+  await labelled(STARTER_LABEL, () =>
+    starterHandler(
+      {
+        Records: [
+          {
+            eventID: randomUUID(),
+            eventName: 'INSERT',
+            eventSource: 'aws:dynamodb',
+            dynamodb: {
+              Keys: { task_id: { S: taskId } },
+              NewImage: { task_id: { S: taskId }, status: { S: 'pending' } },
+              SequenceNumber: String(Date.now()),
+              StreamViewType: 'NEW_IMAGE',
+            },
+          },
+        ],
+      },
+      lambdaContext(STARTER_LABEL),
+    ),
+  );
+}
 const documents = DynamoDBDocumentClient.from(dynamoClient);
 
 // ------------------------------------------------------------------ the state machine, with waits overridden
@@ -441,8 +473,9 @@ async function runTask(name: string, seconds: number, webhook: boolean): Promise
     apiEvent('POST', '/api/v1/video/generate', body),
   );
   const taskId = submitted['task_id'] as string;
+  await startFromStream(taskId);
   const begun = started as { name: string; input: string } | undefined;
-  if (!begun) throw new Error('the submit did not start an execution');
+  if (!begun) throw new Error('the task starter did not start an execution');
 
   const entered: Record<string, number> = {};
   let stateDataBytes = 0;

@@ -21,6 +21,11 @@ const PERIOD = Duration.minutes(5);
 export const API_5XX_RATE_PERCENT = 5;
 /** Percentage of upstream (Ark) calls that may fail in 5 minutes before it alarms. */
 export const UPSTREAM_ERROR_RATE_PERCENT = 20;
+/**
+ * Age of the oldest record a stream consumer has not processed that alarms: new tasks waiting this long to
+ * start. The reconciler starts a pending task after 2 minutes whatever the stream does.
+ */
+export const ITERATOR_AGE_ALARM_SECONDS = 60;
 /** Percentage of a workflow function's invocations that may fail before it alarms. */
 export const WORKFLOW_ERROR_RATE_PERCENT = 20;
 
@@ -44,6 +49,11 @@ export interface ServiceAlarmsProps {
     readonly handler: IFunction;
     readonly designedErrorsMetric?: string | undefined;
   }[];
+  /**
+   * Functions fed by a DynamoDB stream: they alarm when the stream's oldest unprocessed record is older
+   * than ITERATOR_AGE_ALARM_SECONDS (new tasks waiting to start).
+   */
+  readonly streamConsumers: readonly { readonly id: string; readonly handler: IFunction }[];
   /** Subscribed to the topic when given. */
   readonly email?: string;
 }
@@ -130,6 +140,14 @@ export class ServiceAlarms extends Construct {
         metric: handler.metricErrors({ period: PERIOD, statistic: 'Sum' }),
         threshold: 1,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      });
+    }
+    for (const { id: fnId, handler } of props.streamConsumers) {
+      this.add(`${fnId}IteratorAgeAlarm`, {
+        alarmDescription: `${fnId} is more than ${ITERATOR_AGE_ALARM_SECONDS} s behind its stream: new tasks wait to start.`,
+        metric: handler.metric('IteratorAge', { period: Duration.minutes(1), statistic: 'Maximum' }),
+        threshold: ITERATOR_AGE_ALARM_SECONDS * 1000,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       });
     }
     for (const { id: fnId, handler, designedErrorsMetric } of props.workflowFunctions) {

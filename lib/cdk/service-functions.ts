@@ -8,11 +8,12 @@
 import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { physicalNames, TABLES, TASKS_BY_STATUS_INDEX, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import { physicalNames, TABLES, TASK_STARTS, TASKS_BY_STATUS_INDEX, WEBHOOK_QUEUE } from '../resource-definitions.js';
 import type { RouteDefinition, WorkflowFunctionDefinition } from '../routes.js';
 import { API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import type { DynamoDbAction } from './function-access.js';
@@ -64,6 +65,8 @@ export class ServiceFunctions extends Construct {
   readonly workflow: readonly { readonly definition: WorkflowFunctionDefinition; readonly handler: ServiceFunction }[];
   /** Delivers completion webhooks from the webhook queue. */
   readonly webhookConsumer: ServiceFunction;
+  /** Starts each new task's execution from the tasks table's stream. */
+  readonly taskStarter: ServiceFunction;
   readonly scheduled: readonly ServiceFunction[];
 
   constructor(scope: Construct, id: string, props: ServiceFunctionsProps) {
@@ -122,8 +125,8 @@ export class ServiceFunctions extends Construct {
         uses: [
           ...authentication,
           table(TABLES.models, tables.models, 'Scan'),
+          // One transaction; the task's execution starts from the table's stream (StartExecutions).
           ...taskRepository(['PutItem'], ['UpdateItem'], ['UpdateItem']),
-          taskExecutions(stateMachine, names.stateMachine, { start: true }),
         ],
       },
       // A query of a running task asks the upstream and may record a move, or a failure with its refund.
@@ -181,6 +184,12 @@ export class ServiceFunctions extends Construct {
         timeout: Duration.seconds(WEBHOOK_QUEUE.consumer.timeoutSeconds),
       },
 
+      // The tasks table's stream consumer (TASK_STARTS); the event source grants the stream's read.
+      [TASK_STARTS.starter.id]: {
+        uses: [taskExecutions(stateMachine, names.stateMachine, { start: true })],
+        timeout: Duration.seconds(TASK_STARTS.starter.timeoutSeconds),
+      },
+
       // Scheduled: restarts executions of stuck tasks.
       ReconcileTasks: {
         uses: [
@@ -224,6 +233,23 @@ export class ServiceFunctions extends Construct {
       }),
     );
 
+    const starts = TASK_STARTS;
+    this.taskStarter = make(starts.starter.id, starts.starter.entry, "Starts each new task's execution (tasks stream)");
+    this.taskStarter.addEventSource(
+      new DynamoEventSource(tables.tasks, {
+        // TRIM_HORIZON: nothing written before the mapping existed is skipped (a start of a task that has
+        // one already is a no-op).
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        filters: [FilterCriteria.filter(starts.filterPattern)],
+        batchSize: starts.batchSize,
+        maxBatchingWindow: Duration.seconds(starts.maxBatchingWindowSeconds),
+        bisectBatchOnError: true,
+        retryAttempts: starts.retryAttempts,
+        maxRecordAge: Duration.seconds(starts.maxRecordAgeSeconds),
+        reportBatchItemFailures: starts.reportBatchItemFailures,
+      }),
+    );
+
     this.scheduled = SCHEDULED_FUNCTIONS.map((definition) => {
       const handler = make(definition.id, definition.entry, `Every ${definition.everyMinutes} min: ${definition.id}`);
       new Rule(scope, `${definition.id}Schedule`, {
@@ -236,7 +262,7 @@ export class ServiceFunctions extends Construct {
 
     const unused = Object.keys(specs).filter(
       (fnId) =>
-        ![...WORKFLOW_FUNCTIONS, ...API_ROUTES, DEFAULT_ROUTE, consumer, ...SCHEDULED_FUNCTIONS].some(
+        ![...WORKFLOW_FUNCTIONS, ...API_ROUTES, DEFAULT_ROUTE, consumer, starts.starter, ...SCHEDULED_FUNCTIONS].some(
           (d) => d.id === fnId,
         ),
     );
@@ -249,6 +275,7 @@ export class ServiceFunctions extends Construct {
         ...this.routes.map(({ handler }) => handler),
         this.defaultRoute,
         this.webhookConsumer,
+        this.taskStarter,
         ...this.scheduled,
       ].map((handler) => [handler.node.id.replace(/Function$/, ''), handler]),
     );

@@ -5,7 +5,14 @@
  * so each is retained when its stack is deleted and tables are also protected against deletion.
  */
 import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  StreamViewType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -60,6 +67,8 @@ export class StatefulResources extends Construct {
         deletionProtection: true,
         removalPolicy: RemovalPolicy.RETAIN,
         ...('ttlAttribute' in definition && { timeToLiveAttribute: definition.ttlAttribute }),
+        // The tasks table's stream starts each new task's execution (TASK_STARTS).
+        ...('stream' in definition && { stream: StreamViewType[definition.stream] }),
       });
       for (const index of 'indexes' in definition ? definition.indexes : []) {
         tables[tableId].addGlobalSecondaryIndex({

@@ -11,7 +11,7 @@
 import type { App, Environment, StackProps } from 'aws-cdk-lib';
 import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { physicalNames, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import { physicalNames, TASK_STARTS, WEBHOOK_QUEUE } from '../resource-definitions.js';
 import { DEFAULT_ROUTE } from '../routes.js';
 import type { ApiThrottle } from './api.js';
 import { DEFAULT_API_THROTTLE, ServiceApi } from './api.js';
@@ -145,10 +145,12 @@ export class StatelessStack extends Stack {
       deadLetterQueues: [{ name: 'WebhookDlq', queue: data.webhookDeadLetterQueue }],
       stateMachine: this.workflow.stateMachine,
       httpApi: this.api.httpApi,
+      streamConsumers: [{ id: TASK_STARTS.starter.id, handler: functions.taskStarter }],
       crashOnlyFunctions: [
         ...functions.routes.map(({ route, handler }) => ({ id: route.id, handler })),
         { id: DEFAULT_ROUTE.id, handler: functions.defaultRoute },
         { id: WEBHOOK_QUEUE.consumer.id, handler: functions.webhookConsumer },
+        { id: TASK_STARTS.starter.id, handler: functions.taskStarter },
         ...functions.scheduled.map((handler) => ({ id: handler.node.id.replace(/Function$/, ''), handler })),
       ],
       workflowFunctions: functions.workflow.map(({ definition, handler }) => ({

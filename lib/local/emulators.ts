@@ -74,7 +74,8 @@ type IndexDefinition = { name: string; partitionKey: string; sortKey: string };
 
 /**
  * Creates the tables (and TTL) from the shared definitions. A table kept in `.data/` from an older
- * checkout gets the indexes it lacks, so a persistent local stack follows the definitions as they grow.
+ * checkout gets the indexes (and the stream) it lacks, so a persistent local stack follows the definitions
+ * as they grow.
  */
 export async function createTables(client: DynamoDBClient, names: Record<TableId, string>): Promise<void> {
   for (const [id, definition] of Object.entries(TABLES) as [TableId, (typeof TABLES)[TableId]][]) {
@@ -90,6 +91,9 @@ export async function createTables(client: DynamoDBClient, names: Record<TableId
           AttributeDefinitions: attributeDefinitions,
           KeySchema: [{ AttributeName: definition.partitionKey, KeyType: 'HASH' }],
           ...(indexes.length > 0 ? { GlobalSecondaryIndexes: indexes.map(indexSpecification) } : {}),
+          ...('stream' in definition && {
+            StreamSpecification: { StreamEnabled: true, StreamViewType: definition.stream },
+          }),
         }),
       );
       if ('ttlAttribute' in definition) {
@@ -103,6 +107,7 @@ export async function createTables(client: DynamoDBClient, names: Record<TableId
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
       await addMissingIndexes(client, names[id], indexes, attributeDefinitions);
+      if ('stream' in definition) await enableStream(client, names[id], definition.stream);
     }
   }
 }
@@ -135,6 +140,17 @@ async function addMissingIndexes(
       }),
     );
   }
+}
+
+async function enableStream(client: DynamoDBClient, table: string, viewType: 'NEW_IMAGE'): Promise<void> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+  if (Table?.StreamSpecification?.StreamEnabled) return;
+  await client.send(
+    new UpdateTableCommand({
+      TableName: table,
+      StreamSpecification: { StreamEnabled: true, StreamViewType: viewType },
+    }),
+  );
 }
 
 export async function createBucket(client: S3Client, bucket: string): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * The workflow side of the local stack: the local Step Functions running statemachine/task-lifecycle.asl.json
- * with the workflow steps' handlers, the scheduled reconciler, and the webhook queue's event source. In AWS
+ * with the workflow steps' handlers, the tasks stream's event source that starts each new task's execution,
+ * the scheduled reconciler, and the webhook queue's event source. In AWS
  * none of this runs on the API's Lambdas, so locally it runs in a process of its own
  * (lib/local/workflow-process.ts): the API's event loop never waits behind an execution's steps, and the
  * two sides share no module state, as two sets of Lambdas would not.
@@ -11,9 +12,11 @@ import type { Context } from 'aws-lambda';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { physicalNames } from '../resource-definitions.js';
-import { STATE_MACHINE, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import { STATE_MACHINE, TASK_STARTS, WEBHOOK_QUEUE } from '../resource-definitions.js';
 import { ASL_RESOURCE_TOKENS, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
+import { startDynamoDbStreamSource } from './dynamodb-stream-source.js';
+import type { DynamoDbStreamHandler } from './dynamodb-stream-source.js';
 import { applyLocalHandlerEnvironment } from './handler-environment.js';
 import { lazyStepHandler, loadHandler } from './handler-loader.js';
 import { lambdaContext } from './lambda-context.js';
@@ -105,6 +108,21 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       reconcile(minAgeSeconds === undefined ? {} : { minAgeSeconds }, lambdaContext('ReconcileTasks')).catch(
         (error: unknown) => console.error('reconcile failed:', error),
       );
+    // Lambda's event source on the tasks table's stream: each new task's execution starts from it. Started
+    // (at the stream's end) before the reconciler's first run, so no new task falls between the two.
+    const taskStarts = await startDynamoDbStreamSource({
+      dynamoDb,
+      endpoint: config.endpoints.dynamodb,
+      tableName: names.tables.tasks,
+      handler: () => loadHandler<DynamoDbStreamHandler>(TASK_STARTS.starter.entry),
+      functionName: `${names.stateMachine}-${TASK_STARTS.starter.id}`,
+      timeoutMs: TASK_STARTS.starter.timeoutSeconds * 1000,
+      batchSize: TASK_STARTS.batchSize,
+      filterPattern: TASK_STARTS.filterPattern,
+      retryAttempts: TASK_STARTS.retryAttempts,
+    });
+    stoppers.push(taskStarts.stop);
+
     await runReconcile(0);
     const reconcileTimer = setInterval(() => void runReconcile(), config.reconcileIntervalMs);
     reconcileTimer.unref();

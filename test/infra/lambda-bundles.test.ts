@@ -12,7 +12,7 @@ import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { WEBHOOK_QUEUE } from '../../lib/resource-definitions.js';
+import { TASK_STARTS, WEBHOOK_QUEUE } from '../../lib/resource-definitions.js';
 import { API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../../lib/routes.js';
 import type { CfnResource } from './synth.js';
 import { cdkJson, REPOSITORY_ROOT } from './synth.js';
@@ -113,6 +113,7 @@ it('synthesizes both stacks, bundling every function with the local esbuild (nev
     DEFAULT_ROUTE.id,
     ...WORKFLOW_FUNCTIONS.map((f) => f.id),
     WEBHOOK_QUEUE.consumer.id,
+    TASK_STARTS.starter.id,
     ...SCHEDULED_FUNCTIONS.map((f) => f.id),
   ];
   expect(bundles.map((b) => b.functionName).sort()).toEqual(expected.map((id) => `vgs-${id}`).sort());

@@ -5,7 +5,13 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aslTokens, readAslDefinition } from '../../lib/cdk/task-workflow.js';
-import { physicalNames, TABLES, TASKS_BY_STATUS_INDEX, WEBHOOK_QUEUE } from '../../lib/resource-definitions.js';
+import {
+  physicalNames,
+  TABLES,
+  TASK_STARTS,
+  TASKS_BY_STATUS_INDEX,
+  WEBHOOK_QUEUE,
+} from '../../lib/resource-definitions.js';
 import type { TableId } from '../../lib/resource-definitions.js';
 import {
   API_ROUTES,
@@ -28,6 +34,7 @@ const ALL_FUNCTION_IDS = [
   DEFAULT_ROUTE.id,
   ...WORKFLOW_FUNCTIONS.map((f) => f.id),
   WEBHOOK_QUEUE.consumer.id,
+  TASK_STARTS.starter.id,
   ...SCHEDULED_FUNCTIONS.map((f) => f.id),
 ];
 
@@ -75,7 +82,7 @@ describe('stacks', () => {
 });
 
 describe('functions', () => {
-  it('are one per route, default route, workflow step, webhook consumer and schedule: Node.js 22, arm64, traced', () => {
+  it('are one per route, default route, workflow step, webhook consumer, task starter and schedule: Node.js 22, arm64, traced', () => {
     const functions = resourcesOfType(service.statelessJson, 'AWS::Lambda::Function');
     expect(functions).toHaveLength(ALL_FUNCTION_IDS.length);
     for (const id of ALL_FUNCTION_IDS) {
@@ -194,14 +201,16 @@ describe('functions', () => {
     expect(actionsOf(WEBHOOK_QUEUE.consumer.id)).toContain('dynamodb:BatchGetItem');
   });
 
-  it('only SubmitTask and the reconciler may start executions, only CancelTask may stop them', () => {
+  it('only the task starter and the reconciler may start executions, only CancelTask may stop them', () => {
     for (const id of ALL_FUNCTION_IDS) {
-      expect(actionsOf(id).includes('states:StartExecution'), id).toBe(id === 'SubmitTask' || id === 'ReconcileTasks');
+      expect(actionsOf(id).includes('states:StartExecution'), id).toBe(
+        id === TASK_STARTS.starter.id || id === 'ReconcileTasks',
+      );
       expect(actionsOf(id).includes('states:StopExecution'), id).toBe(id === 'CancelTask');
       expect(actionsOf(id).includes('states:DescribeExecution'), id).toBe(id === 'ReconcileTasks');
     }
     // By its fixed name: the state machine is made after the functions it calls.
-    const arn = JSON.stringify(envOf('SubmitTask')['STATE_MACHINE_ARN']);
+    const arn = JSON.stringify(envOf(TASK_STARTS.starter.id)['STATE_MACHINE_ARN']);
     expect(arn).toContain(`:stateMachine:${physicalNames(service.prefix).stateMachine}`);
     service.stateless.hasResourceProperties('AWS::StepFunctions::StateMachine', {
       StateMachineName: physicalNames(service.prefix).stateMachine,
@@ -218,6 +227,28 @@ describe('functions', () => {
     expect(actionsOf(WEBHOOK_QUEUE.consumer.id)).toContain('sqs:ChangeMessageVisibility');
     expect(envOf(WEBHOOK_QUEUE.consumer.id)).toHaveProperty(WEBHOOK_QUEUE.envVar);
     expect(fn(WEBHOOK_QUEUE.consumer.id)[1].Properties['Timeout']).toBe(WEBHOOK_QUEUE.consumer.timeoutSeconds);
+  });
+
+  it('the task starter is fed by the tasks stream, filtered to tasks created pending, with batch item failures', () => {
+    const [logicalId] = fn(TASK_STARTS.starter.id);
+    service.stateless.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalId },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: TASK_STARTS.batchSize,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: TASK_STARTS.retryAttempts,
+      MaximumRecordAgeInSeconds: TASK_STARTS.maxRecordAgeSeconds,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify(TASK_STARTS.filterPattern) }] },
+    });
+    expect(actionsOf(TASK_STARTS.starter.id)).toEqual(
+      expect.arrayContaining(['dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:DescribeStream']),
+    );
+    const names = physicalNames(service.prefix);
+    const [, tasks] = resourceWith(service.statefulJson, 'AWS::DynamoDB::Table', 'TableName', names.tables.tasks);
+    expect(tasks.Properties['StreamSpecification']).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    // Submits only write: their execution starts from the stream.
+    expect(actionsOf('SubmitTask').some((action) => action.startsWith('states:'))).toBe(false);
   });
 
   it('scheduled functions run from an EventBridge rule at their rate, and the reconciler may query by status', () => {

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import type { TaskRecord } from '../../functions/core/task.js';
@@ -109,7 +109,7 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
     { timeoutMs: 30_000, intervalMs: 250 },
   );
   // Then 50 to catch in `transferring` (a 15 s download), 50 in `running` (a 20 s generation): still so at the
-  // kill however long the submits take; and 20 charged whose execution never started.
+  // kill however long the submits take; and 20 charged whose execution never started (the orphans below).
   await Promise.all([
     submitWave('transferring', 50, () => ' [simulate:slow-download]'),
     submitWave('running', 50, () => ' [simulate:slow]'),
@@ -119,16 +119,26 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
     accounts: stack.ready.names.tables['accounts']!,
     apiKeys: stack.ready.names.tables['apiKeys']!,
   });
+  // The orphans are charged like any submit, but their stream record never starts them (as when the stack
+  // dies before its stream event source reads them): created `running`, which the stream's filter passes
+  // over, then set `pending` with no execution and no upstream job.
   await Promise.all(
     Array.from({ length: 20 }, async (_, i) => {
       const account = accounts[i % ACCOUNTS]!;
       const orphan = orphanTask(account.accountId, hashApiKey(account.key), `orphan-${i}-${RUN}`);
-      await repository.createCharged(orphan, {
-        accountId: account.accountId,
-        keyHash: orphan.key_hash,
-        keyHasQuota: false,
-        costUnits: orphan.cost_units,
-      });
+      await repository.createCharged(
+        { ...orphan, status: 'running' },
+        { accountId: account.accountId, keyHash: orphan.key_hash, keyHasQuota: false, costUnits: orphan.cost_units },
+      );
+      await stack!.db.send(
+        new UpdateCommand({
+          TableName: stack!.ready.names.tables['tasks'],
+          Key: { task_id: orphan.task_id },
+          UpdateExpression: 'SET #status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':pending': 'pending' },
+        }),
+      );
       tasks.push({ id: orphan.task_id, prompt: orphan.generation.prompt, wave: 'orphan', account, costUnits: 30_000 });
     }),
   );

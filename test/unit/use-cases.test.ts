@@ -688,35 +688,28 @@ describe('lifecycle steps', () => {
 
 describe('submitTask', () => {
   let tasks: InMemoryTasks;
-  let workflow: FakeWorkflow;
   let catalog: InMemoryCatalog;
-  let startFailures: unknown[];
   let deps: SubmitTaskDeps;
   const NEW_ID = '99999999-9999-4999-8999-999999999999';
 
   beforeEach(() => {
     tasks = new InMemoryTasks();
-    workflow = new FakeWorkflow();
     catalog = new InMemoryCatalog(catalogRecords().map((record) => toVideoModel(record)));
-    startFailures = [];
     deps = {
       models: catalog,
       tasks,
-      workflow,
       urls: { assertPublic: async () => undefined },
       now: () => NOW,
       newTaskId: () => NEW_ID,
-      onStartFailure: (taskId, error) => startFailures.push([taskId, error]),
     };
   });
 
-  it('validates, prices, charges, stores a pending task and starts its lifecycle', async () => {
+  it('validates, prices, charges and stores a pending task (its stream starts the lifecycle)', async () => {
     const result = await submitTask(CALLER, { model: PRO, prompt: 'A fox', duration: 5 }, deps);
     expect(result).toEqual({ task_id: NEW_ID, status: 'pending', cost: 4.2, created_at: NOW.toISOString() });
     expect(tasks.charges).toEqual([
       { accountId: ACCOUNT, keyHash: 'key-hash-1', keyHasQuota: false, costUnits: 42_000 },
     ]);
-    expect(workflow.started).toEqual([NEW_ID]);
     expect(await tasks.get(NEW_ID)).toMatchObject({
       status: 'pending',
       form: 'A',
@@ -750,21 +743,14 @@ describe('submitTask', () => {
   it('an invalid body → 400 and nothing charged', async () => {
     expect(await rejection(submitTask(CALLER, { model: PRO }, deps))).toBeInstanceOf(InvalidRequestError);
     expect(tasks.charges).toEqual([]);
-    expect(workflow.started).toEqual([]);
+    expect(await tasks.get(NEW_ID)).toBeUndefined();
   });
 
-  it('insufficient balance → 402, no lifecycle started', async () => {
+  it('insufficient balance → 402, no task stored', async () => {
     tasks.chargeError = new InsufficientBalanceError();
     const error = await rejection(submitTask(CALLER, { model: PRO, prompt: 'p' }, deps));
     expect((error as ApiError).code).toBe(402);
-    expect(workflow.started).toEqual([]);
-  });
-
-  it('a lifecycle that does not start is reported, and the submit still answers', async () => {
-    workflow.startError = new Error('throttled');
-    const result = await submitTask(CALLER, { model: PRO, prompt: 'p' }, deps);
-    expect(result.status).toBe('pending');
-    expect(startFailures).toEqual([[NEW_ID, workflow.startError]]);
+    expect(await tasks.get(NEW_ID)).toBeUndefined();
   });
 });
 

@@ -1,4 +1,8 @@
-/** POST /api/v1/video/generate: validate, price, charge and create in one transaction, then start the lifecycle. */
+/**
+ * POST /api/v1/video/generate: validate, price, charge and create in one transaction. The lifecycle starts
+ * from the tasks table's stream (functions/workflow/start-executions.ts), not from here: the submit answers
+ * after its one write, and a charged task is never left unstarted by a submit that failed half-way.
+ */
 import { InvalidRequestError } from '../api-error.js';
 import { parseGenerationBody } from '../generation-request.js';
 import type { GenerationBody, ModelReference } from '../generation-request.js';
@@ -6,7 +10,6 @@ import { unitsToYuan } from '../money.js';
 import type { ModelCatalog } from '../ports/model-catalog.js';
 import type { TaskRepository } from '../ports/task-repository.js';
 import type { OutboundUrlPolicy } from '../ports/url-policy.js';
-import type { WorkflowStarter } from '../ports/workflow-starter.js';
 import { resolveGeneration } from '../resolve-generation.js';
 import type { TaskRecord } from '../task.js';
 import type { VideoModel } from '../video-model.js';
@@ -15,12 +18,9 @@ import type { Caller } from './authenticate.js';
 export interface SubmitTaskDeps {
   models: ModelCatalog;
   tasks: TaskRepository;
-  workflow: WorkflowStarter;
   urls: OutboundUrlPolicy;
   now: () => Date;
   newTaskId: () => string;
-  /** Told when the lifecycle could not be started; the task stays charged and the reconciler restarts it. */
-  onStartFailure: (taskId: string, error: unknown) => void;
 }
 
 export interface SubmitTaskResult {
@@ -59,12 +59,6 @@ export async function submitTask(caller: Caller, body: unknown, deps: SubmitTask
     keyHasQuota: caller.keyHasQuota,
     costUnits,
   });
-  try {
-    await deps.workflow.start(task.task_id);
-  } catch (error) {
-    // The money and the task are safely recorded; answering 500 would invite a second, double-charged submit.
-    deps.onStartFailure(task.task_id, error);
-  }
   return { task_id: task.task_id, status: 'pending', cost: unitsToYuan(costUnits), created_at: createdAt };
 }
 

@@ -1,0 +1,235 @@
+/**
+ * A local stand-in for Lambda's DynamoDB stream event source mapping: reads a table's stream on DynamoDB
+ * Local, keeps the records that match the filter pattern (Lambda's filter criteria, equality rules only),
+ * and hands them to the handler in batches as a DynamoDB stream event (the record shape Lambda builds).
+ * With ReportBatchItemFailures semantics: when the handler names failed records, or throws, the shard is
+ * read again from the earliest failed record after a pause, up to `retryAttempts` times; then the batch is
+ * passed over, as Lambda does once its retries are spent.
+ *
+ * It starts at the stream's end, as a new event source at LATEST would: records written while the stack was
+ * down are not replayed (the reconciler's first run at start covers them). A shard that closes hands over
+ * to its children, read from their start.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { _Record as StreamRecord, ShardIteratorType } from '@aws-sdk/client-dynamodb-streams';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { lambdaContext } from './lambda-context.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+
+export type DynamoDbStreamHandler = (
+  event: DynamoDBStreamEvent,
+  context: Context,
+) => Promise<DynamoDBBatchResponse | void>;
+
+/** Lambda filter criteria, equality only: `{ field: [value, ...], nested: { field: [value] } }`. */
+export type FilterPattern = { readonly [key: string]: readonly (string | number | boolean)[] | FilterPattern };
+
+export interface DynamoDbStreamSourceOptions {
+  /** Reaches DynamoDB Local (for the table's stream ARN). */
+  dynamoDb: DynamoDBClient;
+  /** DynamoDB Local's endpoint: its streams API is served there too. */
+  endpoint: string;
+  tableName: string;
+  /** Resolved on the first batch, so the handler module loads after the environment is set. */
+  handler: () => Promise<DynamoDbStreamHandler>;
+  functionName: string;
+  timeoutMs: number;
+  batchSize: number;
+  filterPattern: FilterPattern;
+  retryAttempts: number;
+  /** Pause between reads of a shard that had nothing new. Default 100 ms. */
+  idlePollMs?: number;
+  /** Pause before a failed batch is retried. Default 1 s. */
+  retryPauseMs?: number;
+  onError?: (error: unknown) => void;
+}
+
+export interface DynamoDbStreamSource {
+  /** Stops reading and waits for the batch in hand to finish. */
+  stop(): Promise<void>;
+}
+
+/** Resolves once every open shard is positioned at its end: anything written after this is delivered. */
+export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOptions): Promise<DynamoDbStreamSource> {
+  assertEqualityOnly(options.filterPattern);
+  const streams = new DynamoDBStreamsClient({
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    endpoint: options.endpoint,
+  });
+  const { Table } = await options.dynamoDb.send(new DescribeTableCommand({ TableName: options.tableName }));
+  const streamArn = Table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`table ${options.tableName} has no stream`);
+
+  const abort = new AbortController();
+  const seen = new Set<string>();
+  const readers = new Set<Promise<void>>();
+  let handler: Promise<DynamoDbStreamHandler> | undefined;
+  const reportError = options.onError ?? ((error: unknown) => console.error(`${options.functionName}:`, error));
+
+  const iterator = async (shardId: string, type: ShardIteratorType, sequenceNumber?: string) =>
+    (
+      await streams.send(
+        new GetShardIteratorCommand({
+          StreamArn: streamArn,
+          ShardId: shardId,
+          ShardIteratorType: type,
+          ...(sequenceNumber && { SequenceNumber: sequenceNumber }),
+        }),
+      )
+    ).ShardIterator;
+
+  const follow = (shardId: string, first: string | undefined, lastSeen: bigint | undefined) => {
+    const reader = readShard(shardId, first, lastSeen).catch(reportError);
+    readers.add(reader);
+    void reader.finally(() => readers.delete(reader));
+  };
+
+  /**
+   * Shards not seen yet: at start, the open ones from their end; later, a closed shard's children from
+   * their start. "From the end" is found by reading the shard through, not with a LATEST iterator: DynamoDB
+   * Local numbers stream records across all its tables, and a LATEST iterator on an empty shard points at
+   * the shard's first number, which the shard's first record then lies past (TrimmedDataAccessException).
+   */
+  const discover = async (from: 'end' | 'start') => {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
+    for (const shard of StreamDescription?.Shards ?? []) {
+      const shardId = shard.ShardId!;
+      if (seen.has(shardId)) continue;
+      seen.add(shardId);
+      const open = shard.SequenceNumberRange?.EndingSequenceNumber === undefined;
+      if (from === 'end' && !open) continue;
+      let next = await iterator(shardId, 'TRIM_HORIZON');
+      let lastSeen: bigint | undefined;
+      while (from === 'end' && next) {
+        const page = await streams.send(new GetRecordsCommand({ ShardIterator: next, Limit: 1000 }));
+        if ((page.Records ?? []).length === 0) break;
+        lastSeen = BigInt(page.Records!.at(-1)!.dynamodb!.SequenceNumber!);
+        next = page.NextShardIterator;
+      }
+      follow(shardId, next, lastSeen);
+    }
+  };
+
+  /** Records numbered up to `lastSeen` were read already: a re-read from the shard's start skips them. */
+  const readShard = async (shardId: string, first: string | undefined, lastSeen: bigint | undefined) => {
+    let next = first;
+    let attempts = 0;
+    while (next && !abort.signal.aborted) {
+      let page;
+      try {
+        page = await streams.send(new GetRecordsCommand({ ShardIterator: next, Limit: options.batchSize }), {
+          abortSignal: abort.signal,
+        });
+      } catch (error) {
+        // See `discover`: the iterator of a shard that was empty lies before its first record.
+        if ((error as Error).name !== 'TrimmedDataAccessException') throw error;
+        await sleep(options.idlePollMs ?? 100, undefined, { signal: abort.signal }).catch(() => undefined);
+        next = await iterator(shardId, 'TRIM_HORIZON');
+        continue;
+      }
+      const records = (page.Records ?? [])
+        .filter((record) => lastSeen === undefined || BigInt(record.dynamodb!.SequenceNumber!) > lastSeen)
+        .map((record) => lambdaRecord(record, streamArn));
+      const matching = records.filter((record) => matches(options.filterPattern, record));
+      if (matching.length > 0) {
+        const failedAt = await deliver(matching);
+        if (failedAt !== undefined && attempts < options.retryAttempts) {
+          attempts += 1;
+          await sleep(options.retryPauseMs ?? 1_000, undefined, { signal: abort.signal }).catch(() => undefined);
+          next = await iterator(shardId, 'AT_SEQUENCE_NUMBER', failedAt);
+          lastSeen = BigInt(failedAt) - 1n;
+          continue;
+        }
+        if (failedAt !== undefined) {
+          reportError(new Error(`gave up on a batch after ${attempts} retries (from sequence number ${failedAt})`));
+        }
+      }
+      attempts = 0;
+      const last = records.at(-1)?.dynamodb?.SequenceNumber;
+      if (last !== undefined) lastSeen = BigInt(last);
+      next = page.NextShardIterator;
+      if (!next) await discover('start');
+      else if (records.length === 0) {
+        await sleep(options.idlePollMs ?? 100, undefined, { signal: abort.signal }).catch(() => undefined);
+      }
+    }
+  };
+
+  /** Invokes the handler; answers the earliest failed sequence number, if any. */
+  const deliver = async (records: DynamoDBRecord[]): Promise<string | undefined> => {
+    try {
+      handler ??= options.handler();
+      const response = await (
+        await handler
+      )({ Records: records }, lambdaContext(options.functionName, options.timeoutMs));
+      // Sequence numbers are zero-padded decimal strings: compared as numbers, passed on as written.
+      const failed = (response?.batchItemFailures ?? []).map((failure) => String(failure.itemIdentifier));
+      if (failed.length === 0) return undefined;
+      return failed.reduce((lowest, value) => (BigInt(value) < BigInt(lowest) ? value : lowest));
+    } catch (error) {
+      reportError(error);
+      return records[0]!.dynamodb!.SequenceNumber;
+    }
+  };
+
+  await discover('end');
+  return {
+    stop: async () => {
+      abort.abort();
+      await Promise.all([...readers]);
+      streams.destroy();
+    },
+  };
+}
+
+/** The record as Lambda hands it over (its attribute values have the same JSON shape). */
+function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
+  const change = record.dynamodb ?? {};
+  return {
+    eventID: record.eventID!,
+    eventName: record.eventName!,
+    eventVersion: '1.1',
+    eventSource: 'aws:dynamodb',
+    awsRegion: LOCAL_REGION,
+    eventSourceARN: streamArn,
+    dynamodb: {
+      ...(change.ApproximateCreationDateTime && {
+        ApproximateCreationDateTime: Math.floor(change.ApproximateCreationDateTime.getTime() / 1000),
+      }),
+      Keys: change.Keys as NonNullable<DynamoDBRecord['dynamodb']>['Keys'],
+      ...(change.NewImage && { NewImage: change.NewImage as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'] }),
+      ...(change.OldImage && { OldImage: change.OldImage as NonNullable<DynamoDBRecord['dynamodb']>['OldImage'] }),
+      SequenceNumber: change.SequenceNumber!,
+      SizeBytes: change.SizeBytes!,
+      StreamViewType: change.StreamViewType!,
+    },
+  };
+}
+
+export function matches(pattern: FilterPattern, value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(pattern).every(([key, rule]) => {
+    const field = (value as Record<string, unknown>)[key];
+    if (Array.isArray(rule)) return (rule as readonly unknown[]).includes(field);
+    return matches(rule as FilterPattern, field);
+  });
+}
+
+function assertEqualityOnly(pattern: FilterPattern): void {
+  for (const rule of Object.values(pattern)) {
+    if (Array.isArray(rule)) {
+      if (rule.some((value) => typeof value === 'object')) {
+        throw new Error('the local stream event source supports equality filters only ({ field: [value] })');
+      }
+    } else assertEqualityOnly(rule as FilterPattern);
+  }
+}

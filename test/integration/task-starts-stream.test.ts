@@ -1,0 +1,115 @@
+/**
+ * The local stand-in for Lambda's event source on the tasks table's stream (lib/local/dynamodb-stream-source.ts),
+ * against DynamoDB Local, with the service's own filter (TASK_STARTS): only tasks created as pending reach
+ * the handler, in batches; a record the handler names as failed comes back (with those after it) until it
+ * succeeds; and what was written before the source started is not replayed.
+ */
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDynamoDbStreamSource } from '../../lib/local/dynamodb-stream-source.js';
+import type { DynamoDbStreamSource } from '../../lib/local/dynamodb-stream-source.js';
+import { TASK_STARTS } from '../../lib/resource-definitions.js';
+import { useDynamoDbLocal } from '../support/dynamodb-local.js';
+import { pollUntil } from '../support/test-stack.js';
+
+const local = useDynamoDbLocal('starts');
+let source: DynamoDbStreamSource | undefined;
+
+afterEach(async () => {
+  await source?.stop();
+  source = undefined;
+});
+
+/** Starts the source with `handle` as the starter; answers what it was handed, record by record. */
+async function startSource(handle: (event: DynamoDBStreamEvent) => DynamoDBBatchResponse | void = () => undefined) {
+  const seen: { taskId: string; sequence: string }[] = [];
+  source = await startDynamoDbStreamSource({
+    dynamoDb: local.client,
+    endpoint: local.dynamo.endpoint,
+    tableName: local.names.tables.tasks,
+    handler: async () => async (event) => {
+      for (const record of event.Records) {
+        seen.push({
+          taskId: record.dynamodb!.NewImage!['task_id']!.S!,
+          sequence: record.dynamodb!.SequenceNumber!,
+        });
+      }
+      return handle(event) ?? undefined;
+    },
+    functionName: 'StartExecutions',
+    timeoutMs: 5_000,
+    batchSize: TASK_STARTS.batchSize,
+    filterPattern: TASK_STARTS.filterPattern,
+    retryAttempts: TASK_STARTS.retryAttempts,
+    idlePollMs: 20,
+    retryPauseMs: 20,
+  });
+  return seen;
+}
+
+const putTask = (taskId: string, status: string) =>
+  local.db.send(
+    new PutCommand({
+      TableName: local.names.tables.tasks,
+      Item: { task_id: taskId, status, updated_at: new Date().toISOString() },
+    }),
+  );
+
+describe('the tasks stream event source (local)', () => {
+  it('hands over only tasks created pending, once each, and nothing written before it started', async () => {
+    const before = `before-${randomUUID()}`;
+    await putTask(before, 'pending');
+    const seen = await startSource();
+    const pending = Array.from({ length: 30 }, () => `pending-${randomUUID()}`);
+    const running = `running-${randomUUID()}`;
+    await Promise.all(pending.map((taskId) => putTask(taskId, 'pending')));
+    await putTask(running, 'running');
+    // A pending task that changes is a MODIFY: not a new task.
+    await local.db.send(
+      new UpdateCommand({
+        TableName: local.names.tables.tasks,
+        Key: { task_id: pending[0] },
+        UpdateExpression: 'SET updated_at = :now',
+        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      }),
+    );
+    const last = `last-${randomUUID()}`;
+    await putTask(last, 'pending');
+    await pollUntil(
+      async () => seen.map((record) => record.taskId),
+      (ids) => ids.includes(last),
+      { timeoutMs: 10_000, intervalMs: 20 },
+    );
+    expect(seen.map((record) => record.taskId).sort()).toEqual([...pending, last].sort());
+  });
+
+  it('a record the handler names as failed is delivered again, with the ones after it, until it succeeds', async () => {
+    let failuresLeft = 2;
+    const failing = `failing-${randomUUID()}`;
+    const seen = await startSource((event) => {
+      const record = event.Records.find((candidate) => candidate.dynamodb?.NewImage?.['task_id']?.S === failing);
+      if (!record || failuresLeft === 0) return { batchItemFailures: [] };
+      failuresLeft -= 1;
+      return { batchItemFailures: [{ itemIdentifier: record.dynamodb!.SequenceNumber! }] };
+    });
+    const after = `after-${randomUUID()}`;
+    await putTask(failing, 'pending');
+    await putTask(after, 'pending');
+    await pollUntil(
+      async () => seen.filter((record) => record.taskId === failing).length,
+      (count) => count === 3,
+      { timeoutMs: 10_000, intervalMs: 20 },
+    );
+    await pollUntil(
+      async () => seen.filter((record) => record.taskId === after).length,
+      (count) => count >= 1,
+      { timeoutMs: 10_000, intervalMs: 20 },
+    );
+    // Sequence numbers only grow within a delivery; the retried record was never skipped.
+    expect(failuresLeft).toBe(0);
+    const lastDelivery = seen.filter((record) => record.taskId === failing).at(-1)!;
+    expect(seen.slice(seen.indexOf(lastDelivery)).map((record) => record.taskId)).toContain(after);
+  });
+});
