@@ -257,7 +257,9 @@ function apiSection(api: ApiOverheadResult): string {
 Each row: ${api.seconds} s of closed-loop load by autocannon (each client sends its next request when the previous one is
 answered) after a ${api.warmupSeconds} s warm-up per server and endpoint; each client is an account with its own key
 (${api.accounts} accounts). **Ours** is the local stack as \`npm start\` runs it (the local API Gateway, the real
-handlers with their middy chain, the local Step Functions), in a child process; **baseline** is a bare node:http
+handlers with their middy chain; the local Step Functions, the tasks stream's event source and the workflow steps
+in a workflow process of their own, as the workflow's Lambdas are apart from the API's in AWS), in a child process;
+**baseline** is a bare node:http
 server (lib/bench/baseline-server.ts) doing only the storage call each endpoint cannot do without, against the same
 DynamoDB Local: one consistent GetItem for GET, one TransactWriteItems (debit, key spend, new task) for POST.
 The GET reads a finished task; the POST submits \`seedance-1.0-lite-i2v\` (3 CNY).
@@ -277,7 +279,7 @@ ${table(
     'p99 ratio',
     'Baseline + auth calls: req/s, p50 (ms)',
     'Ours vs it: throughput, p50',
-    'Server CPU per request (ms): ours, baseline, + auth calls',
+    'Server CPU per request (ms): ours (API process + workflow process), baseline, + auth calls',
   ],
   pairs.map((pair) => [
     pair.endpoint,
@@ -296,7 +298,12 @@ ${table(
       ? `${fixed(pair.ours.rps / pair.withAuth.rps, 2)}×, ${fixed(pair.ours.p50 / pair.withAuth.p50, 2)}×`
       : '–',
     [pair.ours, pair.baseline, pair.withAuth]
-      .map((run) => (run?.cpuMsPerRequest === undefined ? '–' : fixed(run.cpuMsPerRequest, 2)))
+      .map((run) =>
+        run?.cpuMsPerRequest === undefined
+          ? '–'
+          : fixed(run.cpuMsPerRequest, 2) +
+            (run.workflowCpuMsPerRequest === undefined ? '' : ` (+ ${fixed(run.workflowCpuMsPerRequest, 2)})`),
+      )
       .join(', '),
   ]),
 )}
@@ -304,11 +311,18 @@ ${table(
 The last two columns are a diagnostic, not a target: **baseline + auth calls** is the same bare server making the
 storage calls our handlers make: for GET the caller's key and the task in one consistent BatchGetItem, for POST the
 key's GetItem before the transaction (the rate counter is written once per reservation, about a second's worth of
-the instance's requests, so rarely). Ours against it shows what is left once the storage calls are equal: the handlers' own work (and,
-for POST, StartExecution and the execution's first steps, which run in the same process locally). The last column is
-the CPU time (user + system, from /proc) the server's Node process spent per answered request during the run: for
-ours, the local stack's process (API Gateway, handlers and, for POST, the local Step Functions with the execution's
-first step and the simulated upstream); for the baselines, the bare server.
+the instance's requests, so rarely). Ours against it shows what is left once the storage calls are equal: the
+handlers' own work. The last column is the CPU time (user + system, from /proc) each server's Node processes spent
+per answered request: for ours, the API process (local API Gateway, the API handlers; fauxqs and the simulated
+upstream live in it too) and, in brackets, the workflow process (the stream's event source, StartExecutions, the
+local Step Functions and StartUpstream for each task submitted, counted until it has caught up); for the
+baselines, the bare server.
+
+In AWS the executions a submit starts run on other machines; here they would take their CPU from the API,
+DynamoDB Local and the load generator on the same two cores. So the workflow process runs at a lower priority
+(nice 10) while the API is measured, and each run of ours waits for it to catch up (its CPU under 5 % of a core)
+before the next run starts: no run pays for another's executions, and none is measured with executions
+competing for the cores that in AWS they would not share.
 
 ${authSplit(pairs)}
 
@@ -321,10 +335,11 @@ call in section 4):
   consistent BatchGetItem (functions/adapters/dynamodb-item-reader.ts): one call, as the baseline's, but for two
   items. The per-key rate limit reserves about what the instance served the second before per write and spends it
   in memory, so a request rarely writes. A task still generating also costs a live upstream query (up to 2 s).
-- **POST /video/generate**: the key's GetItem, the same TransactWriteItems, then StartExecution (the model catalog is
-  cached for 30 s): 3 sequential round trips instead of 1. Locally the execution then runs in the same process
-  (StartUpstream: a GetItem, the upstream create, an UpdateItem; then the first PollUpstream) against the same
-  DynamoDB Local; in AWS that work runs in other Lambdas, but it still loads the same tables.
+- **POST /video/generate**: the key's GetItem, then the same TransactWriteItems (the model catalog is cached for
+  30 s): 2 sequential round trips instead of 1. The submit does not call Step Functions: the tasks table's stream
+  hands the new task to StartExecutions, which starts its execution (locally in the workflow process: the stream
+  read, StartExecution, then StartUpstream's GetItem, the upstream create and an UpdateItem against the same
+  DynamoDB Local).
 - In-process, per request: the local API Gateway's event mapping, middy (Powertools context, envelope, auth),
   valibot validation, pricing, JSON.
 
@@ -683,7 +698,7 @@ ${table(
 )}
 
 ${t.unsuccessfulWithUpstreamJob} of them nevertheless have a job at the (simulated) upstream, which went on to generate a
-video nobody will collect. Under the burst the local stack's one Node process runs all 1,000 executions, the API and
+video nobody will collect. Under the burst the local stack's two Node processes run all 1,000 executions, the API and
 the simulated upstream at once, so the upstream's answers to creates came back after the adapter's create timeout;
 StartUpstream rightly does not retry a create whose outcome is unknown (it could make a second job), and the state
 machine's Catch fails and refunds the task. The books stay exact, but in AWS the same happens whenever Ark takes
@@ -691,8 +706,9 @@ longer than 10 s to confirm a create (a burst, a slow region): the customer gets
 job. See the findings below.`
 }
 
-Locally every task's whole life (API, executions, DynamoDB Local, fauxqs, the simulated upstream) shares one
-Node process and the machine's cores: this is the throughput of the local stack, not a prediction for AWS.`;
+Locally every task's whole life (API, stream, executions, DynamoDB Local, fauxqs, the simulated upstream) shares
+two Node processes, a JVM and the machine's cores: this is the throughput of the local stack, not a prediction for
+AWS.`;
 }
 
 // ------------------------------------------------------------------ findings
@@ -727,17 +743,22 @@ function findings(results: BenchResults): string {
       (pair) => pair.connections === 16 && pair.ours.cpuMsPerRequest !== undefined && pair.withAuth?.cpuMsPerRequest,
     );
     if (cpu.length > 0) {
+      const workflow = cpu.find((pair) => pair.endpoint === 'POST generate')?.ours.workflowCpuMsPerRequest;
+      const workflowText =
+        workflow === undefined
+          ? ''
+          : ` Each submit then costs the workflow process ${fixed(workflow, 2)} ms (reading the tasks stream, StartExecutions, the local Step Functions, StartUpstream with its upstream create): work that in AWS runs in Lambda's stream pollers, Step Functions and other Lambdas.`;
       items.push(
-        `**CPU per request says where the time goes.** At 16 clients the local stack's process spends ${cpu.map((pair) => `${fixed(pair.ours.cpuMsPerRequest!, 2)} ms per ${pair.endpoint} against the diagnostic server's ${fixed(pair.withAuth!.cpuMsPerRequest!, 2)} ms`).join(', and ')}. For POST most of the difference is the execution the submit starts, which locally runs in the same process (StartExecution on both sides of the local Step Functions API, then StartUpstream: a read, the upstream create through the simulator, a write); in AWS that work runs in Step Functions and other Lambdas, and the API function's own share is the submit's three calls.`,
+        `**CPU per request says where the time goes.** At 16 clients the API process spends ${cpu.map((pair) => `${fixed(pair.ours.cpuMsPerRequest!, 2)} ms per ${pair.endpoint} against the diagnostic server's ${fixed(pair.withAuth!.cpuMsPerRequest!, 2)} ms`).join(', and ')}.${workflowText}`,
       );
     }
     if (single.length > 0) {
       items.push(
-        `**Equal storage calls do not close the gap.** Against the diagnostic server that makes the same storage calls as our handlers, ours is still ${single.map((pair) => `${fixed(pair.ours.p50 / pair.withAuth!.p50, 2)}× at p50 for ${pair.endpoint}`).join(' and ')} at one client. A CPU profile of the local stack under 16 clients of GET (\`node --cpu-prof\`) puts about 60 % of the process's busy time in the SDK's one call (signing, middleware, the socket writes) and about 15 % in the local API Gateway, middy, Powertools and our handler together; in a loop without HTTP the handler costs 0.1 ms of CPU over its BatchGetItem. The rest of the gap is the shared machine: the local stack's process also hosts fauxqs, the simulated upstream and the local Step Functions, and, for POST, the StartExecution call and the execution's first step (StartUpstream: a read, the upstream create, a write) run in it too, where in AWS they run in other Lambdas.`,
+        `**Equal storage calls do not close the gap.** Against the diagnostic server that makes the same storage calls as our handlers, ours is still ${single.map((pair) => `${fixed(pair.ours.p50 / pair.withAuth!.p50, 2)}× at p50 for ${pair.endpoint}`).join(' and ')} at one client. A CPU profile of the local stack under 16 clients of GET (\`node --cpu-prof\`) puts about 60 % of the process's busy time in the SDK's one call (signing, middleware, the socket writes) and about 15 % in the local API Gateway, middy, Powertools and our handler together; in a loop without HTTP the handler costs 0.1 ms of CPU over its BatchGetItem. The rest of the gap is the local API Gateway's emulation (a Lambda-shaped event and context per request) and the shared machine: the API process also hosts fauxqs and the simulated upstream.`,
       );
     }
     items.push(
-      "**Authentication costs no round trip of its own on GET.** The key and the task are read in the same tick and go out as one BatchGetItem; the rate limit reserves about a second of the instance's requests per counter write and spends them in memory, and unknown or disabled keys are refused before any count. POST still reads the key before its transaction (the transaction needs the key's account and quota), then starts the execution: three sequential round trips. Taking StartExecution off the request path (a DynamoDB stream on the tasks table feeding a small starter function) is the next step for POST latency; the reconciler already covers a start that never happened.",
+      "**Authentication costs no round trip of its own on GET.** The key and the task are read in the same tick and go out as one BatchGetItem; the rate limit reserves about a second of the instance's requests per counter write and spends them in memory, and unknown or disabled keys are refused before any count. POST reads the key before its transaction (the transaction needs the key's account and quota): two sequential round trips, and no Step Functions call: the tasks table's stream starts each execution (StartExecutions), and the reconciler covers a start that never happens. In AWS that takes StartExecution, the slowest of the submit's former three calls, off every submit. Next, if POST must come closer: the key's account never changes, so a short cache of key → account, with the key's state (enabled, quota) checked by a ConditionCheck inside the transaction, would make the submit one round trip, as the baseline's.",
     );
   }
   if (results.transfer) {
