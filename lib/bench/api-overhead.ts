@@ -38,7 +38,7 @@ export interface LoadRun {
    * it too).
    */
   cpuMsPerRequest?: number;
-  /** Ours only: CPU milliseconds per answered request of the workflow process (the executions the submits start). */
+  /** Ours only: CPU milliseconds per answered request of the workflow process (the stream's starts and the executions). */
   workflowCpuMsPerRequest?: number;
 }
 

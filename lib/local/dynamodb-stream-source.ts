@@ -4,7 +4,8 @@
  * and hands them to the handler in batches as a DynamoDB stream event (the record shape Lambda builds).
  * With ReportBatchItemFailures semantics: when the handler names failed records, or throws, the shard is
  * read again from the earliest failed record after a pause, up to `retryAttempts` times; then the batch is
- * passed over, as Lambda does once its retries are spent.
+ * passed over, as Lambda does once its retries are spent. A read that fails is reported and retried: the
+ * reader of a shard never gives up while the source runs.
  *
  * It starts at the stream's end, as a new event source at LATEST would: records written while the stack was
  * down are not replayed (the reconciler's first run at start covers them). A shard that closes hands over
@@ -18,7 +19,7 @@ import {
   GetRecordsCommand,
   GetShardIteratorCommand,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { _Record as StreamRecord, ShardIteratorType } from '@aws-sdk/client-dynamodb-streams';
+import type { Shard, ShardIteratorType, _Record as StreamRecord } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { lambdaContext } from './lambda-context.js';
@@ -87,21 +88,38 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
       )
     ).ShardIterator;
 
+  const pause = (ms: number) => sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);
+
   const follow = (shardId: string, first: string | undefined, lastSeen: bigint | undefined) => {
-    const reader = readShard(shardId, first, lastSeen).catch(reportError);
+    const reader = readShard(shardId, first, lastSeen);
     readers.add(reader);
     void reader.finally(() => readers.delete(reader));
   };
 
+  /** Every shard of the stream (DescribeStream pages them). */
+  const listShards = async () => {
+    const shards: Shard[] = [];
+    let after: string | undefined;
+    do {
+      const { StreamDescription } = await streams.send(
+        new DescribeStreamCommand({ StreamArn: streamArn, ...(after && { ExclusiveStartShardId: after }) }),
+      );
+      shards.push(...(StreamDescription?.Shards ?? []));
+      after = StreamDescription?.LastEvaluatedShardId;
+    } while (after);
+    return shards;
+  };
+
   /**
    * Shards not seen yet: at start, the open ones from their end; later, a closed shard's children from
-   * their start. "From the end" is found by reading the shard through, not with a LATEST iterator: DynamoDB
-   * Local numbers stream records across all its tables, and a LATEST iterator on an empty shard points at
-   * the shard's first number, which the shard's first record then lies past (TrimmedDataAccessException).
+   * their start. Answers how many it found. "From the end" is found by reading the shard through, not with
+   * a LATEST iterator: DynamoDB Local numbers stream records across all its tables, and a LATEST iterator
+   * on an empty shard points at the shard's first number, which its first record then lies past
+   * (TrimmedDataAccessException).
    */
-  const discover = async (from: 'end' | 'start') => {
-    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }));
-    for (const shard of StreamDescription?.Shards ?? []) {
+  const discover = async (from: 'end' | 'start'): Promise<number> => {
+    let found = 0;
+    for (const shard of await listShards()) {
       const shardId = shard.ShardId!;
       if (seen.has(shardId)) continue;
       seen.add(shardId);
@@ -116,50 +134,62 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
         next = page.NextShardIterator;
       }
       follow(shardId, next, lastSeen);
+      found += 1;
     }
+    return found;
   };
 
-  /** Records numbered up to `lastSeen` were read already: a re-read from the shard's start skips them. */
+  /**
+   * Reads one shard until it closes (then hands over to its children) or the source stops. Records numbered
+   * up to `lastSeen` were handled already: any re-read (from the shard's start, after an error) skips them.
+   * An error never ends the reader: it is reported, and the shard is read again after a pause.
+   */
   const readShard = async (shardId: string, first: string | undefined, lastSeen: bigint | undefined) => {
     let next = first;
     let attempts = 0;
-    while (next && !abort.signal.aborted) {
-      let page;
+    let failing = false;
+    while (!abort.signal.aborted) {
       try {
-        page = await streams.send(new GetRecordsCommand({ ShardIterator: next, Limit: options.batchSize }), {
-          abortSignal: abort.signal,
-        });
-      } catch (error) {
-        // See `discover`: the iterator of a shard that was empty lies before its first record.
-        if ((error as Error).name !== 'TrimmedDataAccessException') throw error;
-        await sleep(options.idlePollMs ?? 100, undefined, { signal: abort.signal }).catch(() => undefined);
-        next = await iterator(shardId, 'TRIM_HORIZON');
-        continue;
-      }
-      const records = (page.Records ?? [])
-        .filter((record) => lastSeen === undefined || BigInt(record.dynamodb!.SequenceNumber!) > lastSeen)
-        .map((record) => lambdaRecord(record, streamArn));
-      const matching = records.filter((record) => matches(options.filterPattern, record));
-      if (matching.length > 0) {
-        const failedAt = await deliver(matching);
-        if (failedAt !== undefined && attempts < options.retryAttempts) {
-          attempts += 1;
-          await sleep(options.retryPauseMs ?? 1_000, undefined, { signal: abort.signal }).catch(() => undefined);
-          next = await iterator(shardId, 'AT_SEQUENCE_NUMBER', failedAt);
-          lastSeen = BigInt(failedAt) - 1n;
+        if (!next) {
+          // The shard has closed: its children are listed once DynamoDB has made them.
+          if ((await discover('start')) > 0) return;
+          await pause(options.idlePollMs ?? 100);
           continue;
         }
-        if (failedAt !== undefined) {
-          reportError(new Error(`gave up on a batch after ${attempts} retries (from sequence number ${failedAt})`));
+        const page = await streams.send(new GetRecordsCommand({ ShardIterator: next, Limit: options.batchSize }), {
+          abortSignal: abort.signal,
+        });
+        failing = false;
+        const records = (page.Records ?? [])
+          .filter((record) => lastSeen === undefined || BigInt(record.dynamodb!.SequenceNumber!) > lastSeen)
+          .map((record) => lambdaRecord(record, streamArn));
+        const matching = records.filter((record) => matches(options.filterPattern, record));
+        if (matching.length > 0) {
+          const failedAt = await deliver(matching);
+          if (failedAt !== undefined && attempts < options.retryAttempts) {
+            attempts += 1;
+            await pause(options.retryPauseMs ?? 1_000);
+            next = await iterator(shardId, 'AT_SEQUENCE_NUMBER', failedAt);
+            lastSeen = BigInt(failedAt) - 1n;
+            continue;
+          }
+          if (failedAt !== undefined) {
+            reportError(new Error(`gave up on a batch after ${attempts} retries (from sequence number ${failedAt})`));
+          }
         }
-      }
-      attempts = 0;
-      const last = records.at(-1)?.dynamodb?.SequenceNumber;
-      if (last !== undefined) lastSeen = BigInt(last);
-      next = page.NextShardIterator;
-      if (!next) await discover('start');
-      else if (records.length === 0) {
-        await sleep(options.idlePollMs ?? 100, undefined, { signal: abort.signal }).catch(() => undefined);
+        attempts = 0;
+        const last = records.at(-1)?.dynamodb?.SequenceNumber;
+        if (last !== undefined) lastSeen = BigInt(last);
+        next = page.NextShardIterator;
+        if (next && records.length === 0) await pause(options.idlePollMs ?? 100);
+      } catch (error) {
+        if (abort.signal.aborted) return;
+        // See `discover`: the iterator of a shard that was empty lies before its first record. Anything
+        // else (DynamoDB Local restarting, a refused iterator) is reported once per streak.
+        if ((error as Error).name !== 'TrimmedDataAccessException' && !failing) reportError(error);
+        failing = (error as Error).name !== 'TrimmedDataAccessException';
+        await pause(failing ? (options.retryPauseMs ?? 1_000) : (options.idlePollMs ?? 100));
+        next = await iterator(shardId, 'TRIM_HORIZON').catch(() => next);
       }
     }
   };
@@ -171,9 +201,12 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
       const response = await (
         await handler
       )({ Records: records }, lambdaContext(options.functionName, options.timeoutMs));
-      // Sequence numbers are zero-padded decimal strings: compared as numbers, passed on as written.
-      const failed = (response?.batchItemFailures ?? []).map((failure) => String(failure.itemIdentifier));
+      // Sequence numbers are zero-padded decimal strings: compared as numbers, passed on as written. A
+      // failure that names no record of the batch fails the whole batch, as on AWS.
+      const failed = (response?.batchItemFailures ?? []).map((failure) => String(failure.itemIdentifier ?? ''));
       if (failed.length === 0) return undefined;
+      const known = new Set(records.map((record) => record.dynamodb!.SequenceNumber!));
+      if (failed.some((identifier) => !known.has(identifier))) return records[0]!.dynamodb!.SequenceNumber;
       return failed.reduce((lowest, value) => (BigInt(value) < BigInt(lowest) ? value : lowest));
     } catch (error) {
       reportError(error);

@@ -39,7 +39,7 @@ export interface LocalWorkflowConfig {
 }
 
 export interface LocalWorkflow {
-  /** The local Step Functions' endpoint, for the API's StartExecution and StopExecution. */
+  /** The local Step Functions' endpoint, for the API's StopExecution (a cancel). */
   sfnEndpoint: string;
   executions(): ExecutionRecord[];
   stop(): Promise<void>;
@@ -104,10 +104,12 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
     const reconcile = await loadHandler<(event: unknown, context: Context) => Promise<unknown>>(
       SCHEDULED_FUNCTIONS[0].entry,
     );
+    let reconciling: Promise<unknown> = Promise.resolve();
     const runReconcile = (minAgeSeconds?: number) =>
-      reconcile(minAgeSeconds === undefined ? {} : { minAgeSeconds }, lambdaContext('ReconcileTasks')).catch(
-        (error: unknown) => console.error('reconcile failed:', error),
-      );
+      (reconciling = reconcile(
+        minAgeSeconds === undefined ? {} : { minAgeSeconds },
+        lambdaContext('ReconcileTasks'),
+      ).catch((error: unknown) => console.error('reconcile failed:', error)));
     // Lambda's event source on the tasks table's stream: each new task's execution starts from it. Started
     // (at the stream's end) before the reconciler's first run, so no new task falls between the two.
     const taskStarts = await startDynamoDbStreamSource({
@@ -126,7 +128,10 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
     await runReconcile(0);
     const reconcileTimer = setInterval(() => void runReconcile(), config.reconcileIntervalMs);
     reconcileTimer.unref();
-    stoppers.push(async () => clearInterval(reconcileTimer));
+    stoppers.push(async () => {
+      clearInterval(reconcileTimer);
+      await reconciling;
+    });
 
     // Lambda's SQS event source: pushed last so it stops first.
     const webhookConsumer = startSqsEventSource({

@@ -52,11 +52,15 @@ export async function startWorkflowProcess(config: LocalWorkflowConfig, timeoutM
   });
 
   let nextId = 0;
-  const pending = new Map<number, (records: ExecutionRecord[]) => void>();
+  const pending = new Map<number, { resolve: (records: ExecutionRecord[]) => void; reject: (error: Error) => void }>();
   child.on('message', (message: WorkflowMessage) => {
     if (message.type !== 'executions') return;
-    pending.get(message.id)?.(message.records);
+    pending.get(message.id)?.resolve(message.records);
     pending.delete(message.id);
+  });
+  void exited.then(() => {
+    for (const request of pending.values()) request.reject(new Error('the workflow process exited'));
+    pending.clear();
   });
   return {
     pid: child.pid!,
@@ -65,7 +69,7 @@ export async function startWorkflowProcess(config: LocalWorkflowConfig, timeoutM
       new Promise((resolve, reject) => {
         if (!child.connected) return reject(new Error('the workflow process is gone'));
         const id = nextId++;
-        pending.set(id, resolve);
+        pending.set(id, { resolve, reject });
         send({ type: 'executions', id });
       }),
     stop: async (graceMs = 10_000) => {

@@ -31,13 +31,12 @@ if (!config || !process.send) {
   process.exit(2);
 }
 
-let workflow: LocalWorkflow;
-try {
-  workflow = await startLocalWorkflow(config);
-} catch (error) {
-  send({ type: 'failed', message: (error as Error).stack ?? String(error) });
-  process.exit(1);
-}
+const workflow: LocalWorkflow = await startLocalWorkflow(config).catch(async (error: unknown) => {
+  // Exit once the message is out: exiting at once could drop it.
+  const failed: WorkflowMessage = { type: 'failed', message: (error as Error).stack ?? String(error) };
+  await new Promise<void>((resolve) => process.send!(failed, () => resolve()));
+  return process.exit(1);
+});
 
 process.on('message', (message: ParentMessage) => {
   if (message.type === 'executions') {

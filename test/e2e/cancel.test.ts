@@ -5,8 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
-import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
-import { taskRecordFor } from '../support/task-records.js';
+import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
 import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
 import type { LocalStack } from '../support/test-stack.js';
 
@@ -65,19 +64,9 @@ describe('cancel', () => {
 
   it('refunds a pending task whose execution never started', async () => {
     const { accountId, key } = await newAccount(stack, '10');
-    const repository = new DynamoDbTaskRepository(stack.db, {
-      tasks: stack.names.tables.tasks,
-      accounts: stack.names.tables.accounts,
-      apiKeys: stack.names.tables.apiKeys,
-    });
     const task = taskRecordFor({ accountId, keyHash: hashApiKey(key) });
     const taskId = task.task_id;
-    await repository.createCharged(task, {
-      accountId,
-      keyHash: task.key_hash,
-      keyHasQuota: false,
-      costUnits: task.cost_units,
-    });
+    await createUnstartedTask(stack.db, stack.names.tables, task);
     expect(await balance(key)).toBe(7);
     expect((await cancel(key, taskId)).body).toMatchObject({ code: 0, data: { status: 'refunded' } });
     expect(await balance(key)).toBe(10);

@@ -13,11 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
-import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
 import { freePort } from '../../lib/local/emulators.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
-import { taskRecordFor } from '../support/task-records.js';
+import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
 import { callApi, pollUntil } from '../support/test-stack.js';
 
 const DEMO_KEY = `bc_${randomUUID().replaceAll('-', '')}`;
@@ -93,19 +92,9 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
     region: LOCAL_REGION,
     credentials: LOCAL_CREDENTIALS,
   });
-  const repository = new DynamoDbTaskRepository(DynamoDBDocumentClient.from(client), {
-    tasks: runtime.names.tables.tasks,
-    accounts: runtime.names.tables.accounts,
-    apiKeys: runtime.names.tables.apiKeys,
-  });
   const orphan = taskRecordFor({ accountId: 'demo', keyHash: hashApiKey(DEMO_KEY) });
   orphan.generation.prompt = 'orphan';
-  await repository.createCharged(orphan, {
-    accountId: 'demo',
-    keyHash: orphan.key_hash,
-    keyHasQuota: false,
-    costUnits: orphan.cost_units,
-  });
+  await createUnstartedTask(DynamoDBDocumentClient.from(client), runtime.names.tables, orphan);
   client.destroy();
 
   const ids = [...waveA, ...waveB].map((response) => response.body.data.task_id).concat(orphan.task_id);

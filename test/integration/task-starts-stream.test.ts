@@ -112,4 +112,27 @@ describe('the tasks stream event source (local)', () => {
     const lastDelivery = seen.filter((record) => record.taskId === failing).at(-1)!;
     expect(seen.slice(seen.indexOf(lastDelivery)).map((record) => record.taskId)).toContain(after);
   });
+
+  it('a failure that names no record of the batch fails the whole batch, and reading goes on', async () => {
+    let answeredBadly = false;
+    const first = `first-${randomUUID()}`;
+    const seen = await startSource(() => {
+      if (answeredBadly) return { batchItemFailures: [] };
+      answeredBadly = true;
+      return { batchItemFailures: [{ itemIdentifier: '' }] };
+    });
+    await putTask(first, 'pending');
+    await pollUntil(
+      async () => seen.filter((record) => record.taskId === first).length,
+      (count) => count === 2,
+      { timeoutMs: 10_000, intervalMs: 20 },
+    );
+    const later = `later-${randomUUID()}`;
+    await putTask(later, 'pending');
+    await pollUntil(
+      async () => seen.map((record) => record.taskId),
+      (ids) => ids.includes(later),
+      { timeoutMs: 10_000, intervalMs: 20 },
+    );
+  });
 });

@@ -14,17 +14,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import type { TaskRecord } from '../../functions/core/task.js';
-import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
 import { startStackProcess } from '../../lib/bench/stack-client.js';
 import type { StackProcess } from '../../lib/bench/stack-client.js';
 import type { LocalStackOptions } from '../../lib/local/local-stack.js';
 import { callApi, pollUntil } from '../support/test-stack.js';
 import { FINAL, sumUnits, toUnits } from './support/money.js';
-import { taskRecordFor } from '../support/task-records.js';
+import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
 
 const RUN = randomUUID().slice(0, 8);
 const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-scale-'));
@@ -114,31 +113,17 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
     submitWave('transferring', 50, () => ' [simulate:slow-download]'),
     submitWave('running', 50, () => ' [simulate:slow]'),
   ]);
-  const repository = new DynamoDbTaskRepository(stack.db, {
+  const tables = {
     tasks: stack.ready.names.tables['tasks']!,
     accounts: stack.ready.names.tables['accounts']!,
     apiKeys: stack.ready.names.tables['apiKeys']!,
-  });
-  // The orphans are charged like any submit, but their stream record never starts them (as when the stack
-  // dies before its stream event source reads them): created `running`, which the stream's filter passes
-  // over, then set `pending` with no execution and no upstream job.
+  };
+  // The orphans are charged like any submit, but their execution never started (createUnstartedTask).
   await Promise.all(
     Array.from({ length: 20 }, async (_, i) => {
       const account = accounts[i % ACCOUNTS]!;
       const orphan = orphanTask(account.accountId, hashApiKey(account.key), `orphan-${i}-${RUN}`);
-      await repository.createCharged(
-        { ...orphan, status: 'running' },
-        { accountId: account.accountId, keyHash: orphan.key_hash, keyHasQuota: false, costUnits: orphan.cost_units },
-      );
-      await stack!.db.send(
-        new UpdateCommand({
-          TableName: stack!.ready.names.tables['tasks'],
-          Key: { task_id: orphan.task_id },
-          UpdateExpression: 'SET #status = :pending',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':pending': 'pending' },
-        }),
-      );
+      await createUnstartedTask(stack!.db, tables, orphan);
       tasks.push({ id: orphan.task_id, prompt: orphan.generation.prompt, wave: 'orphan', account, costUnits: 30_000 });
     }),
   );

@@ -102,7 +102,8 @@ export class InMemoryTasks implements TaskRepository {
   async recordUpstreamJob(taskId: string, jobId: string, now: string): Promise<TaskRecord> {
     this.recordUpstreamJobCalls += 1;
     const task = this.require(taskId);
-    if (task.upstream_job_id === undefined) {
+    // As the table's condition: no job yet, and the task still pending or running.
+    if (task.upstream_job_id === undefined && (task.status === 'pending' || task.status === 'running')) {
       task.upstream_job_id = jobId;
       if (task.status === 'pending') task.status = 'running';
       task.updated_at = now;

@@ -465,6 +465,34 @@ describe('lifecycle steps', () => {
       expect(second).toEqual(first);
     });
 
+    it('a task cancelled while its job was being created: the new job is cancelled upstream, the task stays final', async () => {
+      const create = provider.createJob.bind(provider);
+      provider.createJob = async (request) => {
+        const job = await create(request);
+        // The customer's cancel lands between StartUpstream's read and its write.
+        await tasks.moveTo(TASK_ID, 'refunded', {}, NOW.toISOString());
+        return job;
+      };
+      expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'final' });
+      expect(provider.cancelled).toEqual(['job-1']);
+      expect(await tasks.get(TASK_ID)).toMatchObject({ status: 'refunded' });
+      expect((await tasks.get(TASK_ID))?.upstream_job_id).toBeUndefined();
+    });
+
+    it('an orphan job that cannot be cancelled is reported, and the step still ends', async () => {
+      const failures: unknown[] = [];
+      deps.onOrphanJobCancelFailure = (taskId, jobId, error) => failures.push([taskId, jobId, error]);
+      provider.cancelError = new Error('upstream down');
+      const create = provider.createJob.bind(provider);
+      provider.createJob = async (request) => {
+        const job = await create(request);
+        await tasks.moveTo(TASK_ID, 'refunded', {}, NOW.toISOString());
+        return job;
+      };
+      expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'final' });
+      expect(failures).toEqual([[TASK_ID, 'job-1', provider.cancelError]]);
+    });
+
     it('reuses a stored upstream_job_id and never calls createJob', async () => {
       use(taskRecord({ status: 'running', upstream_job_id: 'job-stored' }));
       expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'started', job_id: 'job-stored' });

@@ -7,5 +7,5 @@ export interface TaskWorkflow {
   status(executionName: string): Promise<'running' | 'ended' | 'missing'>;
 }
 
-/** Kept for the submit path, which only starts. */
+/** For the tasks stream's starter (functions/workflow/start-executions.ts), which only starts. */
 export type WorkflowStarter = Pick<TaskWorkflow, 'start'>;

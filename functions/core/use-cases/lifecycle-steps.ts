@@ -22,6 +22,8 @@ export interface LifecycleDeps {
   tasks: TaskRepository;
   providers: Readonly<Record<string, VideoProvider>>;
   now: () => Date;
+  /** Told when a job made for a task that ended meanwhile could not be cancelled upstream. */
+  onOrphanJobCancelFailure?: (taskId: string, jobId: string, error: unknown) => void;
 }
 
 /** What the state machine keeps after the poll loop (`$.upstream`). */
@@ -39,8 +41,18 @@ export type StartOutcome = { state: 'final' } | { state: 'started'; job_id: stri
 export async function startUpstreamJob(taskId: string, deps: LifecycleDeps): Promise<StartOutcome> {
   const task = await loadTask(taskId, deps.tasks);
   if (isFinal(task.status)) return { state: 'final' };
-  const jobId = task.upstream_job_id ?? (await createUpstreamJob(task, deps));
-  return { state: 'started', job_id: jobId };
+  if (task.upstream_job_id) return { state: 'started', job_id: task.upstream_job_id };
+  const jobId = await createUpstreamJob(task, deps);
+  const recorded = await deps.tasks.recordUpstreamJob(task.task_id, jobId, deps.now().toISOString());
+  if (recorded.upstream_job_id === jobId) return { state: 'started', job_id: jobId };
+  // A cancel (or another final move) came between our read and our write: the job we just made belongs
+  // to no task, and the upstream would bill a video nobody collects. Cancel it, best effort.
+  await providerOf(task, deps)
+    .cancelJob(jobId)
+    .catch((error: unknown) => deps.onOrphanJobCancelFailure?.(task.task_id, jobId, error));
+  return isFinal(recorded.status) || !recorded.upstream_job_id
+    ? { state: 'final' }
+    : { state: 'started', job_id: recorded.upstream_job_id };
 }
 
 async function createUpstreamJob(task: TaskRecord, deps: LifecycleDeps): Promise<string> {
@@ -57,7 +69,6 @@ async function createUpstreamJob(task: TaskRecord, deps: LifecycleDeps): Promise
     videoUrls: generation.videoUrls,
     audioUrls: generation.audioUrls,
   });
-  await deps.tasks.recordUpstreamJob(task.task_id, jobId, deps.now().toISOString());
   return jobId;
 }
 

@@ -1,6 +1,6 @@
 /**
- * Nothing stays stuck: a task still in flight whose execution never started (a crash between the submit
- * transaction and StartExecution) or has died is started again. The workflow resumes from the task
+ * Nothing stays stuck: a task still in flight whose execution never started (its stream record dropped
+ * after the event source's retries, or written while the local stack was down) or has died is started again. The workflow resumes from the task
  * record: a stored upstream job id means no second upstream job, and a charged task is never charged
  * again (charging happens only at submit).
  */
