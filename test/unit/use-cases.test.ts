@@ -431,6 +431,16 @@ describe('lifecycle steps', () => {
   });
 
   describe('startUpstreamJob', () => {
+    /** The customer's cancel lands between StartUpstream's read of the task and its write of the job id. */
+    const cancelWhileCreating = () => {
+      const create = provider.createJob.bind(provider);
+      provider.createJob = async (request) => {
+        const job = await create(request);
+        await tasks.moveTo(TASK_ID, 'refunded', {}, NOW.toISOString());
+        return job;
+      };
+    };
+
     it('creates the upstream job from the stored generation and records it (pending → running)', async () => {
       use(taskRecord({ generation: { ...taskRecord().generation, seed: 42 } }));
       const progress = await startUpstreamJob(TASK_ID, deps);
@@ -466,13 +476,7 @@ describe('lifecycle steps', () => {
     });
 
     it('a task cancelled while its job was being created: the new job is cancelled upstream, the task stays final', async () => {
-      const create = provider.createJob.bind(provider);
-      provider.createJob = async (request) => {
-        const job = await create(request);
-        // The customer's cancel lands between StartUpstream's read and its write.
-        await tasks.moveTo(TASK_ID, 'refunded', {}, NOW.toISOString());
-        return job;
-      };
+      cancelWhileCreating();
       expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'final' });
       expect(provider.cancelled).toEqual(['job-1']);
       expect(await tasks.get(TASK_ID)).toMatchObject({ status: 'refunded' });
@@ -483,12 +487,7 @@ describe('lifecycle steps', () => {
       const failures: unknown[] = [];
       deps.onOrphanJobCancelFailure = (taskId, jobId, error) => failures.push([taskId, jobId, error]);
       provider.cancelError = new Error('upstream down');
-      const create = provider.createJob.bind(provider);
-      provider.createJob = async (request) => {
-        const job = await create(request);
-        await tasks.moveTo(TASK_ID, 'refunded', {}, NOW.toISOString());
-        return job;
-      };
+      cancelWhileCreating();
       expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'final' });
       expect(failures).toEqual([[TASK_ID, 'job-1', provider.cancelError]]);
     });
