@@ -11,7 +11,6 @@ import autocannon from 'autocannon';
 import type { Client, Instance } from 'autocannon';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { setPriority } from 'node:os';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { spawnTsx } from './child.js';
@@ -23,7 +22,7 @@ import { percentile } from './stats.js';
 
 export interface LoadRun {
   endpoint: 'GET task' | 'POST generate';
-  server: 'ours' | 'baseline' | 'baseline + auth calls';
+  server: 'ours' | 'ours, starts alongside' | 'baseline' | 'baseline + auth calls';
   connections: number;
   seconds: number;
   requests: number;
@@ -71,10 +70,6 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
     reconcileIntervalMs: 3_600_000,
     environment: { DEFAULT_RATE_LIMIT_PER_SECOND: '1000000', POWERTOOLS_LOG_LEVEL: 'ERROR' },
   });
-  // In AWS the executions a submit starts run on other machines; here they share two cores with the API,
-  // DynamoDB Local and the load generator. The workflow process yields the CPU to them while a run lasts
-  // (nice 10) and catches up between runs (waitForWorkflowIdle), so no run pays for another's executions.
-  setPriority(stack.ready.workflowPid, WORKFLOW_NICE);
   let baseline: Child | undefined;
   try {
     const clients = await createClients(stack, Math.max(...CONCURRENCY));
@@ -92,9 +87,19 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
       },
     });
     const baselineUrl = (await baseline.waitFor<{ url: string }>('ready')).url;
-    const targets = { ours: stack.ready.baseUrl, baseline: baselineUrl, 'baseline + auth calls': baselineUrl } as const;
-    const servers = ['ours', 'baseline', 'baseline + auth calls'] as const;
-    const serverPid = { ours: stack.child.pid, baseline: baseline.pid, 'baseline + auth calls': baseline.pid };
+    const targets = {
+      ours: stack.ready.baseUrl,
+      'ours, starts alongside': stack.ready.baseUrl,
+      baseline: baselineUrl,
+      'baseline + auth calls': baselineUrl,
+    } as const;
+    const serverPid = {
+      ours: stack.child.pid,
+      'ours, starts alongside': stack.child.pid,
+      baseline: baseline.pid,
+      'baseline + auth calls': baseline.pid,
+    };
+    const isOurs = (server: LoadRun['server']) => server === 'ours' || server === 'ours, starts alongside';
 
     const runs: LoadRun[] = [];
     for (const endpoint of ['GET task', 'POST generate'] as const) {
@@ -103,20 +108,30 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
         await load(targets[server], server, endpoint, clients, 16, warmupSeconds);
         if (server === 'ours') await waitForWorkflowIdle(stack.ready.workflowPid, log);
       }
+      // POST also runs with the new tasks' starts going on beside it (a diagnostic): what this two-core
+      // machine does when it must also run the executions, which in AWS run elsewhere.
+      const servers =
+        endpoint === 'POST generate'
+          ? (['ours', 'ours, starts alongside', 'baseline', 'baseline + auth calls'] as const)
+          : (['ours', 'baseline', 'baseline + auth calls'] as const);
       for (const connections of CONCURRENCY) {
         for (const server of servers) {
           const cpu = () => ({
             server: nodeTreeCpuMs(serverPid[server], [stack.ready.workflowPid]),
-            workflow: server === 'ours' ? nodeTreeCpuMs(stack.ready.workflowPid) : undefined,
+            workflow: isOurs(server) ? nodeTreeCpuMs(stack.ready.workflowPid) : undefined,
           });
+          // Every measured run goes without the executions its submits start (held, as a disabled event
+          // source mapping holds them: the baselines write to the same tasks table, so their submits would
+          // start executions too); they run once the run is over, and for ours their CPU is counted.
+          const held = server !== 'ours, starts alongside';
+          if (held) await stack.pauseTaskStarts();
           const cpuBefore = cpu();
           const run = await load(targets[server], server, endpoint, clients, connections, seconds);
           const cpuAfter = cpu();
-          if (server === 'ours') {
-            // The executions this run started, finished before the next run: their CPU counts here too.
-            await waitForWorkflowIdle(stack.ready.workflowPid, log);
-            cpuAfter.workflow = nodeTreeCpuMs(stack.ready.workflowPid);
-          }
+          if (held) await stack.resumeTaskStarts();
+          // The executions this run started finish before the next run; for ours their CPU counts here.
+          await waitForWorkflowIdle(stack.ready.workflowPid, log);
+          if (isOurs(server)) cpuAfter.workflow = nodeTreeCpuMs(stack.ready.workflowPid);
           const perRequest = (before: number | undefined, after: number | undefined) =>
             before === undefined || after === undefined || run.requests === 0
               ? undefined
@@ -144,9 +159,6 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
     await stack.stop();
   }
 }
-
-/** The workflow process's priority during the API runs (0 is normal, 19 the lowest). */
-const WORKFLOW_NICE = 10;
 
 /** Waits (up to a minute) until the workflow process uses less than 5 % of a core over half a second. */
 async function waitForWorkflowIdle(pid: number, log: (line: string) => void): Promise<void> {
@@ -200,7 +212,7 @@ function load(
         setupClient: (client: Client) => {
           const who = clients[next++ % clients.length]!;
           const headers: Record<string, string> = { authorization: `Bearer ${who.key}` };
-          if (server !== 'ours') {
+          if (server === 'baseline' || server === 'baseline + auth calls') {
             Object.assign(headers, { 'x-bench-account': who.accountId, 'x-bench-key-hash': who.keyHash });
           }
           if (server === 'baseline + auth calls') headers['x-bench-same-calls'] = '1';

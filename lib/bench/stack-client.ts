@@ -22,6 +22,9 @@ export interface StackProcess {
   tasks(accountId?: string): Promise<TaskRecord[]>;
   upstreamJobs(): Promise<UpstreamJobsSummary>;
   executions(): Promise<{ byStatus: Record<string, number> }>;
+  /** Holds new tasks' starts (the tasks stream's event source) in the stack, and lets them go again. */
+  pauseTaskStarts(): Promise<void>;
+  resumeTaskStarts(): Promise<void>;
   /** Stops the child (SIGTERM, then SIGKILL) and closes the clients. */
   stop(): Promise<void>;
   /** kill -9 of the whole process group; resolves once the child is gone. */
@@ -73,6 +76,8 @@ export async function startStackProcess(options: LocalStackOptions, timeoutMs = 
     },
     upstreamJobs: () => json<UpstreamJobsSummary>('/upstream-jobs'),
     executions: () => json<{ byStatus: Record<string, number> }>('/executions'),
+    pauseTaskStarts: async () => void (await json('/task-starts/pause')),
+    resumeTaskStarts: async () => void (await json('/task-starts/resume')),
     stop: async () => {
       client.destroy();
       await child.stop();

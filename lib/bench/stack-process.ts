@@ -20,7 +20,7 @@ export interface StackReady {
   names: { tables: Record<string, string>; videoBucket: string; stateMachine: string };
   /** The local stack's workflow process (local Step Functions, workflow handlers), a child of this one. */
   workflowPid: number;
-  /** GET {control}/upstream-jobs and {control}/executions. */
+  /** GET {control}/upstream-jobs, {control}/executions, {control}/task-starts/pause and …/resume. */
   control: string;
   startedInMs: number;
 }
@@ -64,6 +64,12 @@ async function answer(url: string | undefined): Promise<unknown> {
       summary.prompts[job.prompt] = (summary.prompts[job.prompt] ?? 0) + 1;
     }
     body = summary;
+  } else if (url === '/task-starts/pause') {
+    stack.workflow.pauseTaskStarts();
+    body = { paused: true };
+  } else if (url === '/task-starts/resume') {
+    stack.workflow.resumeTaskStarts();
+    body = { paused: false };
   } else if (url === '/executions') {
     const byStatus: Record<string, number> = {};
     for (const execution of await stack.workflow.executions()) {

@@ -54,6 +54,12 @@ export interface DynamoDbStreamSourceOptions {
 }
 
 export interface DynamoDbStreamSource {
+  /**
+   * Stops handing records over until resume(), as disabling an event source mapping does; what is written
+   * meanwhile is delivered after. The batch in hand finishes.
+   */
+  pause(): void;
+  resume(): void;
   /** Stops reading and waits for the batch in hand to finish. */
   stop(): Promise<void>;
 }
@@ -89,6 +95,12 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
     ).ShardIterator;
 
   const pause = (ms: number) => sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);
+  const aborted = new Promise<void>((resolve) =>
+    abort.signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
+  /** Resolved while the source runs; pending while it is paused. */
+  let running: Promise<void> = Promise.resolve();
+  let resumeReaders: (() => void) | undefined;
 
   const follow = (shardId: string, first: string | undefined, lastSeen: bigint | undefined) => {
     const reader = readShard(shardId, first, lastSeen);
@@ -149,6 +161,8 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
     let attempts = 0;
     let failing = false;
     while (!abort.signal.aborted) {
+      await Promise.race([running, aborted]);
+      if (abort.signal.aborted) return;
       try {
         if (!next) {
           // The shard has closed: its children are listed once DynamoDB has made them.
@@ -216,6 +230,15 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
 
   await discover('end');
   return {
+    pause: () => {
+      if (resumeReaders) return;
+      running = new Promise((resolve) => (resumeReaders = resolve));
+    },
+    resume: () => {
+      resumeReaders?.();
+      resumeReaders = undefined;
+      running = Promise.resolve();
+    },
     stop: async () => {
       abort.abort();
       await Promise.all([...readers]);

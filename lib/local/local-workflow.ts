@@ -42,6 +42,9 @@ export interface LocalWorkflow {
   /** The local Step Functions' endpoint, for the API's StopExecution (a cancel). */
   sfnEndpoint: string;
   executions(): ExecutionRecord[];
+  /** Holds new tasks' starts (the tasks stream's event source) until resumed: what the bench measures the API without. */
+  pauseTaskStarts(): void;
+  resumeTaskStarts(): void;
   stop(): Promise<void>;
 }
 
@@ -145,7 +148,13 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
     });
     stoppers.push(webhookConsumer.stop);
 
-    return { sfnEndpoint: stepFunctions.endpoint, executions: () => stepFunctions.executions(), stop: stopAll };
+    return {
+      sfnEndpoint: stepFunctions.endpoint,
+      executions: () => stepFunctions.executions(),
+      pauseTaskStarts: () => taskStarts.pause(),
+      resumeTaskStarts: () => taskStarts.resume(),
+      stop: stopAll,
+    };
   } catch (error) {
     await stopAll();
     throw error;

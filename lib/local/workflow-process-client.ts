@@ -14,6 +14,10 @@ export interface WorkflowProcess {
   sfnEndpoint: string;
   /** Every execution the local Step Functions holds, oldest first. */
   executions(): Promise<ExecutionRecord[]>;
+  /** Holds new tasks' starts (the tasks stream's event source), as disabling the event source mapping would. */
+  pauseTaskStarts(): void;
+  /** Hands over what was written while paused, and what comes next. */
+  resumeTaskStarts(): void;
   /** Stops the workflow side in order (event sources, reconciler, executions); SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -72,6 +76,8 @@ export async function startWorkflowProcess(config: LocalWorkflowConfig, timeoutM
         pending.set(id, { resolve, reject });
         send({ type: 'executions', id });
       }),
+    pauseTaskStarts: () => send({ type: 'pause-task-starts' }),
+    resumeTaskStarts: () => send({ type: 'resume-task-starts' }),
     stop: async (graceMs = 10_000) => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       send({ type: 'stop' });

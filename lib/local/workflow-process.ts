@@ -2,14 +2,18 @@
  * Child entry: the local stack's workflow side (lib/local/local-workflow.ts) in a process of its own,
  * forked by lib/local/workflow-process-client.ts. It talks to its parent over the IPC channel only:
  * `ready` (with the local Step Functions' endpoint) or `failed` once started; it answers `executions`
- * requests and stops on `stop`. Signals are the parent's business (a Ctrl-C reaches the whole process
+ * requests, pauses and resumes new tasks' starts, and stops on `stop`. Signals are the parent's business (a Ctrl-C reaches the whole process
  * group; the parent then stops this side in order), and when the parent dies (kill -9), the channel
  * closes and this process exits at once, as the rest of the stack has.
  */
 import { startLocalWorkflow } from './local-workflow.js';
 import type { LocalWorkflow, LocalWorkflowConfig } from './local-workflow.js';
 
-export type ParentMessage = { type: 'executions'; id: number } | { type: 'stop' };
+export type ParentMessage =
+  | { type: 'executions'; id: number }
+  | { type: 'pause-task-starts' }
+  | { type: 'resume-task-starts' }
+  | { type: 'stop' };
 export type WorkflowMessage =
   | { type: 'ready'; sfnEndpoint: string }
   | { type: 'failed'; message: string }
@@ -41,6 +45,10 @@ const workflow: LocalWorkflow = await startLocalWorkflow(config).catch(async (er
 process.on('message', (message: ParentMessage) => {
   if (message.type === 'executions') {
     send({ type: 'executions', id: message.id, records: workflow.executions() });
+  } else if (message.type === 'pause-task-starts') {
+    workflow.pauseTaskStarts();
+  } else if (message.type === 'resume-task-starts') {
+    workflow.resumeTaskStarts();
   } else if (message.type === 'stop' && !stopping) {
     stopping = true;
     void workflow.stop().finally(() => process.exit(0));
