@@ -120,16 +120,16 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
             server: nodeTreeCpuMs(serverPid[server], [stack.ready.workflowPid]),
             workflow: isOurs(server) ? nodeTreeCpuMs(stack.ready.workflowPid) : undefined,
           });
-          // Every measured run goes without the executions its submits start (held, as a disabled event
-          // source mapping holds them: the baselines write to the same tasks table, so their submits would
-          // start executions too); they run once the run is over, and for ours their CPU is counted.
+          // A run is measured without the executions its submits start (held, as a disabled event source
+          // mapping holds them); they run once the run is over, before the next run, and for ours their CPU is
+          // counted. Held for the baselines too, so that no run has the stream read beside it (their tasks
+          // start nothing when it is read: lib/bench/baseline-server.ts).
           const held = server !== 'ours, starts alongside';
           if (held) await stack.pauseTaskStarts();
           const cpuBefore = cpu();
           const run = await load(targets[server], server, endpoint, clients, connections, seconds);
           const cpuAfter = cpu();
           if (held) await stack.resumeTaskStarts();
-          // The executions this run started finish before the next run; for ours their CPU counts here.
           await waitForWorkflowIdle(stack.ready.workflowPid, log);
           if (isOurs(server)) cpuAfter.workflow = nodeTreeCpuMs(stack.ready.workflowPid);
           const perRequest = (before: number | undefined, after: number | undefined) =>

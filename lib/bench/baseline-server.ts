@@ -76,7 +76,9 @@ async function submit(req: IncomingMessage, res: ServerResponse) {
     key_hash: keyHash,
     key_quota_charged: false,
     form: 'A',
-    status: 'pending',
+    // The same item a submit writes, but a status the tasks stream's starter passes over (TASK_STARTS): the
+    // baseline pays for the write and its stream record, and starts no execution in the stack beside it.
+    status: 'baseline',
     cost_units: COST_UNITS,
     generation: { modelName: body.model, prompt: body.prompt, durationSeconds: body.duration, resolution: '720p' },
     upstream_provider: 'ark',

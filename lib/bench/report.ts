@@ -328,10 +328,10 @@ baselines, the bare server.
 A submit's work does not end with its answer: the tasks stream starts its execution, which creates the upstream
 job. In AWS that runs on other machines (Lambda's stream pollers, Step Functions, other functions); here it would
 take its CPU from the API, DynamoDB Local and the load generator on the same two cores. So while a run is measured,
-new tasks' starts are held (as disabling the stream's event source mapping holds them; the baselines' submits write
-to the same tasks table, so theirs are held too) and go on when the run is over; the next run waits until the
-workflow process is idle again, and for ours the workflow process's CPU for those starts is counted in the CPU
-column. The last column is the diagnostic the other way round: the same POST runs
+new tasks' starts are held (as disabling the stream's event source mapping holds them) and go on when the run is
+over; the next run waits until the workflow process is idle again, and for ours the workflow process's CPU for
+those starts is counted in the CPU column. The baselines write the same task item to the same table (stream record
+included) with a status the starter passes over, so reading their records starts nothing. The last column is the diagnostic the other way round: the same POST runs
 with the starts going on beside them, on this machine's two cores.
 
 ${authSplit(pairs)}
