@@ -121,8 +121,9 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
             workflow: isOurs(server) ? nodeTreeCpuMs(stack.ready.workflowPid) : undefined,
           });
           // A run is measured without the executions its submits start (held, as a disabled event source
-          // mapping holds them); they run once the run is over, before the next run, and for ours their CPU is
-          // counted. Held for the baselines too, so that no run has the stream read beside it (their tasks
+          // mapping holds them); they run once the run is over, before the next run, and for ours the workflow
+          // process's CPU for them is counted (not the simulated upstream's, in the API process: in AWS the
+          // upstream is not ours). Held for the baselines too, so that no run has the stream read beside it (their tasks
           // start nothing when it is read: lib/bench/baseline-server.ts).
           const held = server !== 'ours, starts alongside';
           if (held) await stack.pauseTaskStarts();

@@ -65,10 +65,10 @@ async function answer(url: string | undefined): Promise<unknown> {
     }
     body = summary;
   } else if (url === '/task-starts/pause') {
-    stack.workflow.pauseTaskStarts();
+    await stack.workflow.pauseTaskStarts();
     body = { paused: true };
   } else if (url === '/task-starts/resume') {
-    stack.workflow.resumeTaskStarts();
+    await stack.workflow.resumeTaskStarts();
     body = { paused: false };
   } else if (url === '/executions') {
     const byStatus: Record<string, number> = {};

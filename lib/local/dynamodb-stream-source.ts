@@ -56,7 +56,7 @@ export interface DynamoDbStreamSourceOptions {
 export interface DynamoDbStreamSource {
   /**
    * Stops handing records over until resume(), as disabling an event source mapping does; what is written
-   * meanwhile is delivered after. The batch in hand finishes.
+   * meanwhile is delivered after. Only a batch already in the handler's hands finishes.
    */
   pause(): void;
   resume(): void;
@@ -129,13 +129,15 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
    * on an empty shard points at the shard's first number, which its first record then lies past
    * (TrimmedDataAccessException).
    */
-  const discover = async (from: 'end' | 'start'): Promise<number> => {
+  const discover = async (from: 'end' | 'start', parentShardId?: string): Promise<number> => {
     let found = 0;
     for (const shard of await listShards()) {
       const shardId = shard.ShardId!;
       if (seen.has(shardId)) continue;
-      seen.add(shardId);
       const open = shard.SequenceNumberRange?.EndingSequenceNumber === undefined;
+      // A closed shard hands over to its own children only: each parent's records come before its children's.
+      if (parentShardId !== undefined && shard.ParentShardId !== parentShardId) continue;
+      seen.add(shardId);
       if (from === 'end' && !open) continue;
       let next = await iterator(shardId, 'TRIM_HORIZON');
       let lastSeen: bigint | undefined;
@@ -161,13 +163,14 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
     let attempts = 0;
     let failing = false;
     while (!abort.signal.aborted) {
-      await Promise.race([running, aborted]);
+      // Only while paused: a race with the long-lived `aborted` on every pass would pile up reactions on it.
+      if (resumeReaders) await Promise.race([running, aborted]);
       if (abort.signal.aborted) return;
       try {
         if (!next) {
           // The shard has closed: its children are listed once DynamoDB has made them.
-          if ((await discover('start')) > 0) return;
-          await pause(options.idlePollMs ?? 100);
+          if ((await discover('start', shardId)) > 0) return;
+          await pause(options.retryPauseMs ?? 1_000);
           continue;
         }
         const page = await streams.send(new GetRecordsCommand({ ShardIterator: next, Limit: options.batchSize }), {
@@ -178,13 +181,16 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
           .filter((record) => lastSeen === undefined || BigInt(record.dynamodb!.SequenceNumber!) > lastSeen)
           .map((record) => lambdaRecord(record, streamArn));
         const matching = records.filter((record) => matches(options.filterPattern, record));
+        // A read that was under way when the source paused holds its records until it resumes.
+        if (matching.length > 0 && resumeReaders) await Promise.race([running, aborted]);
+        if (abort.signal.aborted) return;
         if (matching.length > 0) {
           const failedAt = await deliver(matching);
           if (failedAt !== undefined && attempts < options.retryAttempts) {
             attempts += 1;
             await pause(options.retryPauseMs ?? 1_000);
-            next = await iterator(shardId, 'AT_SEQUENCE_NUMBER', failedAt);
             lastSeen = BigInt(failedAt) - 1n;
+            next = await iterator(shardId, 'AT_SEQUENCE_NUMBER', failedAt);
             continue;
           }
           if (failedAt !== undefined) {

@@ -14,10 +14,13 @@ export interface WorkflowProcess {
   sfnEndpoint: string;
   /** Every execution the local Step Functions holds, oldest first. */
   executions(): Promise<ExecutionRecord[]>;
-  /** Holds new tasks' starts (the tasks stream's event source), as disabling the event source mapping would. */
-  pauseTaskStarts(): void;
+  /**
+   * Holds new tasks' starts (the tasks stream's event source), as disabling the event source mapping would;
+   * resolves once the workflow process has applied it.
+   */
+  pauseTaskStarts(): Promise<void>;
   /** Hands over what was written while paused, and what comes next. */
-  resumeTaskStarts(): void;
+  resumeTaskStarts(): Promise<void>;
   /** Stops the workflow side in order (event sources, reconciler, executions); SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -56,28 +59,33 @@ export async function startWorkflowProcess(config: LocalWorkflowConfig, timeoutM
   });
 
   let nextId = 0;
-  const pending = new Map<number, { resolve: (records: ExecutionRecord[]) => void; reject: (error: Error) => void }>();
+  const pending = new Map<number, { resolve: (message: WorkflowMessage) => void; reject: (error: Error) => void }>();
   child.on('message', (message: WorkflowMessage) => {
-    if (message.type !== 'executions') return;
-    pending.get(message.id)?.resolve(message.records);
+    if (message.type !== 'executions' && message.type !== 'done') return;
+    pending.get(message.id)?.resolve(message);
     pending.delete(message.id);
   });
   void exited.then(() => {
     for (const request of pending.values()) request.reject(new Error('the workflow process exited'));
     pending.clear();
   });
+  /** Sends a request and resolves with its answer. */
+  const ask = (type: 'executions' | 'pause-task-starts' | 'resume-task-starts') =>
+    new Promise<WorkflowMessage>((resolve, reject) => {
+      if (!child.connected) return reject(new Error('the workflow process is gone'));
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      send({ type, id });
+    });
   return {
     pid: child.pid!,
     sfnEndpoint: ready,
-    executions: () =>
-      new Promise((resolve, reject) => {
-        if (!child.connected) return reject(new Error('the workflow process is gone'));
-        const id = nextId++;
-        pending.set(id, { resolve, reject });
-        send({ type: 'executions', id });
-      }),
-    pauseTaskStarts: () => send({ type: 'pause-task-starts' }),
-    resumeTaskStarts: () => send({ type: 'resume-task-starts' }),
+    executions: async () => {
+      const answer = await ask('executions');
+      return answer.type === 'executions' ? answer.records : [];
+    },
+    pauseTaskStarts: async () => void (await ask('pause-task-starts')),
+    resumeTaskStarts: async () => void (await ask('resume-task-starts')),
     stop: async (graceMs = 10_000) => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       send({ type: 'stop' });

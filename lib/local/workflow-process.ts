@@ -9,15 +9,17 @@
 import { startLocalWorkflow } from './local-workflow.js';
 import type { LocalWorkflow, LocalWorkflowConfig } from './local-workflow.js';
 
+/** Requests carry an id; the answer (`done`, or `executions` with the records) carries it back. */
 export type ParentMessage =
   | { type: 'executions'; id: number }
-  | { type: 'pause-task-starts' }
-  | { type: 'resume-task-starts' }
+  | { type: 'pause-task-starts'; id: number }
+  | { type: 'resume-task-starts'; id: number }
   | { type: 'stop' };
 export type WorkflowMessage =
   | { type: 'ready'; sfnEndpoint: string }
   | { type: 'failed'; message: string }
-  | { type: 'executions'; id: number; records: ReturnType<LocalWorkflow['executions']> };
+  | { type: 'executions'; id: number; records: ReturnType<LocalWorkflow['executions']> }
+  | { type: 'done'; id: number };
 
 const send = (message: WorkflowMessage) => process.send?.(message);
 let stopping = false;
@@ -47,8 +49,10 @@ process.on('message', (message: ParentMessage) => {
     send({ type: 'executions', id: message.id, records: workflow.executions() });
   } else if (message.type === 'pause-task-starts') {
     workflow.pauseTaskStarts();
+    send({ type: 'done', id: message.id });
   } else if (message.type === 'resume-task-starts') {
     workflow.resumeTaskStarts();
+    send({ type: 'done', id: message.id });
   } else if (message.type === 'stop' && !stopping) {
     stopping = true;
     void workflow.stop().finally(() => process.exit(0));

@@ -135,4 +135,45 @@ describe('the tasks stream event source (local)', () => {
       { timeoutMs: 10_000, intervalMs: 20 },
     );
   });
+
+  it('paused, it hands nothing over; resumed, it hands over what was written meanwhile', async () => {
+    const seen = await startSource();
+    source!.pause();
+    const during = Array.from({ length: 5 }, () => `paused-${randomUUID()}`);
+    await Promise.all(during.map((taskId) => putTask(taskId, 'pending')));
+    // A marker written after, on a second source that is not paused, proves the stream has those records.
+    const witness: string[] = [];
+    const other = await startDynamoDbStreamSource({
+      dynamoDb: local.client,
+      endpoint: local.dynamo.endpoint,
+      tableName: local.names.tables.tasks,
+      handler: async () => async (event) => {
+        for (const record of event.Records) witness.push(record.dynamodb!.NewImage!['task_id']!.S!);
+      },
+      functionName: 'Witness',
+      timeoutMs: 5_000,
+      batchSize: TASK_STARTS.batchSize,
+      filterPattern: TASK_STARTS.filterPattern,
+      retryAttempts: 0,
+      idlePollMs: 20,
+    });
+    try {
+      const marker = `marker-${randomUUID()}`;
+      await putTask(marker, 'pending');
+      await pollUntil(
+        async () => witness,
+        (ids) => ids.includes(marker),
+        { timeoutMs: 10_000, intervalMs: 20 },
+      );
+    } finally {
+      await other.stop();
+    }
+    expect(seen.filter((record) => during.includes(record.taskId))).toEqual([]);
+    source!.resume();
+    await pollUntil(
+      async () => seen.map((record) => record.taskId),
+      (ids) => during.every((taskId) => ids.includes(taskId)),
+      { timeoutMs: 10_000, intervalMs: 20 },
+    );
+  });
 });
