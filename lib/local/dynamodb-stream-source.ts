@@ -94,13 +94,20 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
       )
     ).ShardIterator;
 
-  const pause = (ms: number) => sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);
+  const wait = (ms: number) => sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);
   const aborted = new Promise<void>((resolve) =>
     abort.signal.addEventListener('abort', () => resolve(), { once: true }),
   );
   /** Resolved while the source runs; pending while it is paused. */
   let running: Promise<void> = Promise.resolve();
   let resumeReaders: (() => void) | undefined;
+  /**
+   * Waits until the source runs (or stops); at once unless paused. The race with the long-lived `aborted`
+   * happens only while paused: on every pass it would pile up reactions on that promise.
+   */
+  const untilRunning = async () => {
+    if (resumeReaders) await Promise.race([running, aborted]);
+  };
 
   const follow = (shardId: string, first: string | undefined, lastSeen: bigint | undefined) => {
     const reader = readShard(shardId, first, lastSeen);
@@ -163,14 +170,13 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
     let attempts = 0;
     let failing = false;
     while (!abort.signal.aborted) {
-      // Only while paused: a race with the long-lived `aborted` on every pass would pile up reactions on it.
-      if (resumeReaders) await Promise.race([running, aborted]);
+      await untilRunning();
       if (abort.signal.aborted) return;
       try {
         if (!next) {
           // The shard has closed: its children are listed once DynamoDB has made them.
           if ((await discover('start', shardId)) > 0) return;
-          await pause(options.retryPauseMs ?? 1_000);
+          await wait(options.retryPauseMs ?? 1_000);
           continue;
         }
         const page = await streams.send(new GetRecordsCommand({ ShardIterator: next, Limit: options.batchSize }), {
@@ -182,13 +188,13 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
           .map((record) => lambdaRecord(record, streamArn));
         const matching = records.filter((record) => matches(options.filterPattern, record));
         // A read that was under way when the source paused holds its records until it resumes.
-        if (matching.length > 0 && resumeReaders) await Promise.race([running, aborted]);
+        if (matching.length > 0) await untilRunning();
         if (abort.signal.aborted) return;
         if (matching.length > 0) {
           const failedAt = await deliver(matching);
           if (failedAt !== undefined && attempts < options.retryAttempts) {
             attempts += 1;
-            await pause(options.retryPauseMs ?? 1_000);
+            await wait(options.retryPauseMs ?? 1_000);
             lastSeen = BigInt(failedAt) - 1n;
             next = await iterator(shardId, 'AT_SEQUENCE_NUMBER', failedAt);
             continue;
@@ -201,14 +207,14 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
         const last = records.at(-1)?.dynamodb?.SequenceNumber;
         if (last !== undefined) lastSeen = BigInt(last);
         next = page.NextShardIterator;
-        if (next && records.length === 0) await pause(options.idlePollMs ?? 100);
+        if (next && records.length === 0) await wait(options.idlePollMs ?? 100);
       } catch (error) {
         if (abort.signal.aborted) return;
         // See `discover`: the iterator of a shard that was empty lies before its first record. Anything
         // else (DynamoDB Local restarting, a refused iterator) is reported once per streak.
         if ((error as Error).name !== 'TrimmedDataAccessException' && !failing) reportError(error);
         failing = (error as Error).name !== 'TrimmedDataAccessException';
-        await pause(failing ? (options.retryPauseMs ?? 1_000) : (options.idlePollMs ?? 100));
+        await wait(failing ? (options.retryPauseMs ?? 1_000) : (options.idlePollMs ?? 100));
         next = await iterator(shardId, 'TRIM_HORIZON').catch(() => next);
       }
     }
