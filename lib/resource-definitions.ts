@@ -88,6 +88,11 @@ export const TASK_STARTS = {
   maxRecordAgeSeconds: 3600,
   /** The handler returns `{ batchItemFailures }`: the event source must have ReportBatchItemFailures. */
   reportBatchItemFailures: true,
+  /**
+   * Where the event source reports a batch it gave up on (its shard and sequence range, not the records):
+   * those tasks wait for the reconciler, and the queue's alarm says that happened.
+   */
+  deadLetterName: 'task-starts-dlq',
 } as const;
 
 /** Physical names for one deployment (or one local run): `<prefix>-<logical name>`. */
@@ -103,6 +108,7 @@ export function physicalNames(prefix: string) {
     stateMachine: `${prefix}-${STATE_MACHINE.name}`,
     webhookQueue: `${prefix}-${WEBHOOK_QUEUE.name}`,
     webhookDeadLetterQueue: `${prefix}-${WEBHOOK_QUEUE.deadLetterName}`,
+    taskStartsDeadLetterQueue: `${prefix}-${TASK_STARTS.deadLetterName}`,
   };
 }
 

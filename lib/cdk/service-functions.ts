@@ -9,7 +9,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import { DynamoEventSource, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
@@ -247,6 +247,7 @@ export class ServiceFunctions extends Construct {
         retryAttempts: starts.retryAttempts,
         maxRecordAge: Duration.seconds(starts.maxRecordAgeSeconds),
         reportBatchItemFailures: starts.reportBatchItemFailures,
+        onFailure: new SqsDlq(data.taskStartsDeadLetterQueue),
       }),
     );
 

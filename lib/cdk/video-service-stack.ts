@@ -142,7 +142,10 @@ export class StatelessStack extends Stack {
     const functions = this.functions;
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       prefix,
-      deadLetterQueues: [{ name: 'WebhookDlq', queue: data.webhookDeadLetterQueue }],
+      deadLetterQueues: [
+        { name: 'WebhookDlq', queue: data.webhookDeadLetterQueue },
+        { name: 'TaskStartsDlq', queue: data.taskStartsDeadLetterQueue },
+      ],
       stateMachine: this.workflow.stateMachine,
       httpApi: this.api.httpApi,
       streamConsumers: [{ id: TASK_STARTS.starter.id, handler: functions.taskStarter }],

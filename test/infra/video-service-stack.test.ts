@@ -241,7 +241,7 @@ describe('functions', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       FilterCriteria: { Filters: [{ Pattern: JSON.stringify(TASK_STARTS.filterPattern) }] },
     });
-    // The stream's reads and the one start: nothing on any table, nothing else in Step Functions.
+    // The stream's reads, the one start and the on-failure report: nothing on any table, nothing else.
     expect(
       actionsOf(TASK_STARTS.starter.id)
         .filter((action) => !action.startsWith('xray:'))
@@ -251,11 +251,30 @@ describe('functions', () => {
       'dynamodb:GetRecords',
       'dynamodb:GetShardIterator',
       'dynamodb:ListStreams',
+      'sqs:GetQueueAttributes',
+      'sqs:GetQueueUrl',
+      'sqs:SendMessage',
       'states:StartExecution',
     ]);
     const names = physicalNames(service.prefix);
     const [, tasks] = resourceWith(service.statefulJson, 'AWS::DynamoDB::Table', 'TableName', names.tables.tasks);
     expect(tasks.Properties['StreamSpecification']).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    // A batch given up on is reported to the task starts DLQ (encrypted, TLS only); the reconciler starts its tasks.
+    const [dlqId, dlq] = resourceWith(
+      service.statefulJson,
+      'AWS::SQS::Queue',
+      'QueueName',
+      names.taskStartsDeadLetterQueue,
+    );
+    expect(dlq.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    expect(hasTlsOnlyPolicy('AWS::SQS::QueuePolicy', 'Queues', dlqId)).toBe(true);
+    const [, mapping] = resourcesOfType(service.statelessJson, 'AWS::Lambda::EventSourceMapping').find(
+      ([, resource]) => JSON.stringify(resource.Properties['FunctionName']) === JSON.stringify({ Ref: logicalId }),
+    )!;
+    const destination = (mapping.Properties['DestinationConfig'] as { OnFailure: { Destination: unknown } }).OnFailure;
+    expect(crossStackResource(service, destination.Destination)[1].Properties['QueueName']).toBe(
+      names.taskStartsDeadLetterQueue,
+    );
     // Submits only write: their execution starts from the stream.
     expect(actionsOf('SubmitTask').some((action) => action.startsWith('states:'))).toBe(false);
   });
@@ -558,13 +577,17 @@ describe('alarms', () => {
     });
   });
 
-  it('fire on any message in the webhook DLQ', () => {
-    const dlq = alarms().find((a) => a['MetricName'] === 'ApproximateNumberOfMessagesVisible');
-    expect(dlq).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', Namespace: 'AWS/SQS' });
-    const dimension = (dlq?.['Dimensions'] as { Name: string; Value: unknown }[])[0];
-    expect(crossStackResource(service, dimension?.Value)[1].Properties['QueueName']).toBe(
-      physicalNames(service.prefix).webhookDeadLetterQueue,
-    );
+  it('fire on any message in the webhook DLQ or the task starts DLQ', () => {
+    const dlqAlarms = alarms().filter((a) => a['MetricName'] === 'ApproximateNumberOfMessagesVisible');
+    for (const alarm of dlqAlarms) {
+      expect(alarm).toMatchObject({ Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', Namespace: 'AWS/SQS' });
+    }
+    const queues = dlqAlarms.map((alarm) => {
+      const dimension = (alarm['Dimensions'] as { Name: string; Value: unknown }[])[0];
+      return crossStackResource(service, dimension?.Value)[1].Properties['QueueName'];
+    });
+    const names = physicalNames(service.prefix);
+    expect(queues.sort()).toEqual([names.taskStartsDeadLetterQueue, names.webhookDeadLetterQueue].sort());
   });
 
   it('fire on failed and timed-out executions', () => {
