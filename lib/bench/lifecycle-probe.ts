@@ -26,17 +26,18 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS, webhookMaxAttempts } from '../../functions/core/webhook.js';
 import { AdminStore } from '../admin/admin-store.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from '../local/emulators.js';
+import { loadHandler } from '../local/handler-loader.js';
 import { lambdaContext } from '../local/lambda-context.js';
+import { loadDefinition, localFunctionArn, localStateMachineArn } from '../local/local-workflow.js';
 import { localHandlerEnvironment } from '../local/handler-environment.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
 import { createWebhookQueues } from '../local/local-queues.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
-import { physicalNames, STATE_MACHINE, TASK_STARTS, WEBHOOK_QUEUE } from '../resource-definitions.js';
-import { API_ROUTES, ASL_RESOURCE_TOKENS, WORKFLOW_FUNCTIONS } from '../routes.js';
+import { physicalNames, TASK_STARTS, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import { API_ROUTES, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { MESSAGE_PREFIX, sendToParent } from './child.js';
 
 /** The task starter's label in the counts (lib/bench/lifecycle-cost.ts's LAMBDA_LABELS prices it as a Lambda). */
@@ -284,9 +285,8 @@ await admin.createAccount('cost', '100000');
 const { key } = await admin.createKey({ accountId: 'cost', ratePerSecond: 1_000_000 });
 await admin.webhookSecret('cost');
 
-const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:${names.stateMachine}`;
-const functionArn = (id: string) =>
-  `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${names.stateMachine}-${id}`;
+const stateMachineArn = localStateMachineArn(names);
+const functionArn = (id: string) => localFunctionArn(names, id);
 Object.assign(process.env, {
   ...localHandlerEnvironment(names, {
     dynamodb: dynamo.endpoint,
@@ -303,8 +303,7 @@ Object.assign(process.env, {
 
 // Handlers load after the environment is set (they read their configuration at load).
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
-const load = async (entry: string) =>
-  ((await import(pathToFileURL(join(REPOSITORY_ROOT, entry)).href)) as { handler: Handler }).handler;
+const load = (entry: string) => loadHandler<Handler>(entry);
 const workflow = Object.fromEntries(
   await Promise.all(WORKFLOW_FUNCTIONS.map(async (fn) => [fn.id, await load(fn.entry)] as const)),
 );
@@ -345,15 +344,7 @@ const documents = DynamoDBDocumentClient.from(dynamoClient);
 
 // ------------------------------------------------------------------ the state machine, with waits overridden
 
-const substitutions: Record<string, string> = {
-  [ASL_RESOURCE_TOKENS.webhookQueueUrl]: queues.queue.url,
-};
-for (const fn of WORKFLOW_FUNCTIONS) substitutions[fn.aslToken] = functionArn(fn.id);
-const definitionText = readFileSync(join(REPOSITORY_ROOT, STATE_MACHINE.definitionFile), 'utf8').replace(
-  /\$\{(\w+)\}/g,
-  (_match, token: string) => substitutions[token] ?? `\${${token}}`,
-);
-const definition = JSON.parse(definitionText) as StateMachineDefinition & {
+const definition = loadDefinition(functionArn, queues.queue.url) as unknown as StateMachineDefinition & {
   States: Record<string, { Type: string; Resource?: string }>;
 };
 const machine = new StateMachine(definition);

@@ -48,6 +48,11 @@ export interface LocalWorkflow {
   stop(): Promise<void>;
 }
 
+/** The ARN a workflow function has locally, as the ASL's `${Token}` for it is filled in. */
+export function localFunctionArn(names: ReturnType<typeof physicalNames>, id: string): string {
+  return `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${names.stateMachine}-${id}`;
+}
+
 export function localStateMachineArn(names: ReturnType<typeof physicalNames>): string {
   return `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:${names.stateMachine}`;
 }
@@ -66,8 +71,7 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
     stoppers.push(async () => [dynamoDb, sqs].forEach((client) => client.destroy()));
 
     const stateMachineArn = localStateMachineArn(names);
-    const functionArn = (id: string) =>
-      `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:${names.stateMachine}-${id}`;
+    const functionArn = (id: string) => localFunctionArn(names, id);
     const pollMs = config.pollIntervalSeconds * 1000;
     const stepFunctions = await startLocalStepFunctions({
       definition: loadDefinition(functionArn, config.webhookQueue.url),
@@ -161,7 +165,8 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
   }
 }
 
-function loadDefinition(functionArn: (id: string) => string, webhookQueueUrl: string) {
+/** statemachine/task-lifecycle.asl.json with its `${Token}`s filled in: every one must have a value. */
+export function loadDefinition(functionArn: (id: string) => string, webhookQueueUrl: string) {
   const substitutions: Record<string, string> = {
     [ASL_RESOURCE_TOKENS.webhookQueueUrl]: webhookQueueUrl,
   };
