@@ -20,10 +20,19 @@ export function optionalEnv(name: string, fallback: string): string {
 }
 
 export function positiveIntegerEnv(name: string, fallback: number): number {
+  return integerEnv(name, fallback, 1, 'a positive integer');
+}
+
+/** Where 0 means "off". */
+export function nonNegativeIntegerEnv(name: string, fallback: number): number {
+  return integerEnv(name, fallback, 0, 'an integer ≥ 0');
+}
+
+function integerEnv(name: string, fallback: number, min: number, what: string): number {
   const text = optionalEnv(name, String(fallback));
   const value = Number(text);
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new MissingConfigError(`environment variable ${name} must be a positive integer (got "${text}")`);
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw new MissingConfigError(`environment variable ${name} must be ${what} (got "${text}")`);
   }
   return value;
 }

@@ -19,8 +19,8 @@ export class DynamoDbApiKeyRepository implements ApiKeyRepository {
     private readonly table: string,
   ) {}
 
+  /** Always the stored record: consistent (every read of the reader is); copies are cached-api-keys.ts's. */
   async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    // Consistent (every read of the reader is), so a key disabled a moment ago is refused at once.
     return (await this.reader.get(this.table, { key_hash: keyHash })) as ApiKeyRecord | undefined;
   }
 }

@@ -5,6 +5,7 @@ import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-
 import { DynamoDbItemReader } from './dynamodb-item-reader.js';
 import { TASKS_BY_STATUS_INDEX } from '../../lib/resource-definitions.js';
 import { AuthenticationError, InsufficientBalanceError, KeyQuotaExceededError } from '../core/api-error.js';
+import { KeyChangedError } from '../core/ports/task-repository.js';
 import type { Charge, TaskRepository } from '../core/ports/task-repository.js';
 import type { TaskRecord } from '../core/task.js';
 import { statesBefore } from '../core/task-status.js';
@@ -245,10 +246,12 @@ function chargeError(error: unknown, charge: Charge): Error | undefined {
   // The key's conditions first: a disabled key is a 401, and a quota refusal must name the quota
   // (DESIGN §3 row 15) even when the balance is short too.
   if (key?.Code === 'ConditionalCheckFailed') {
-    // The key's old image tells disabled from over quota; without it, the quota is the likelier cause.
-    const status = key.Item?.['status']?.S;
-    if (status !== undefined && status !== 'active') return new AuthenticationError('API key is disabled');
-    return charge.keyHasQuota ? new KeyQuotaExceededError() : new AuthenticationError('API key is disabled');
+    // The key's stored image (ReturnValuesOnConditionCheckFailure) tells which of its conditions failed.
+    const stored = key.Item;
+    if (!stored) return new AuthenticationError('invalid API key');
+    if (stored['status']?.S !== 'active') return new AuthenticationError('API key is disabled');
+    if ((stored['quota_remaining_units'] !== undefined) !== charge.keyHasQuota) return new KeyChangedError();
+    return new KeyQuotaExceededError();
   }
   if (balance?.Code === 'ConditionalCheckFailed') return new InsufficientBalanceError();
   return undefined;

@@ -5,7 +5,8 @@
  * clients it uses.
  */
 import { TABLES } from '../../lib/resource-definitions.js';
-import { positiveIntegerEnv, requireEnv } from './config.js';
+import { CachedApiKeyRepository } from './cached-api-keys.js';
+import { nonNegativeIntegerEnv, positiveIntegerEnv, requireEnv } from './config.js';
 import { DynamoDbAccountRepository, DynamoDbApiKeyRepository } from './dynamodb-accounts.js';
 import { dynamoDocumentClient, dynamoItemReader } from './dynamodb-client.js';
 import { DynamoDbModelCatalog } from './dynamodb-model-catalog.js';
@@ -24,10 +25,21 @@ export function taskRepository() {
   );
 }
 
+let keys: CachedApiKeyRepository | undefined;
+
+/** One per process: the submit's re-read of a key refreshes the copy authentication uses. */
+export function apiKeyRepository() {
+  keys ??= new CachedApiKeyRepository(
+    new DynamoDbApiKeyRepository(dynamoItemReader(), requireEnv(TABLES.apiKeys.envVar)),
+    { ttlMs: nonNegativeIntegerEnv('API_KEY_CACHE_SECONDS', 5) * 1000 },
+  );
+  return keys;
+}
+
 export function authenticationDependencies() {
   const db = dynamoDocumentClient();
   return {
-    keys: new DynamoDbApiKeyRepository(dynamoItemReader(), requireEnv(TABLES.apiKeys.envVar)),
+    keys: apiKeyRepository(),
     limiter: new DynamoDbRateLimiter(db, requireEnv(TABLES.rateLimits.envVar)),
     defaultRatePerSecond: positiveIntegerEnv('DEFAULT_RATE_LIMIT_PER_SECOND', 10),
   };

@@ -24,6 +24,8 @@ export type RouteFunction<R = undefined> = (
 export interface RouteOptions<R> {
   /** Starts reads that do not depend on the caller, in parallel with authentication (nothing is answered before it). */
   readAhead?: (event: APIGatewayProxyEventV2) => R;
+  /** Authenticate with the key's stored record, not the instance's recent copy (functions/adapters/cached-api-keys.ts). */
+  freshKey?: boolean;
 }
 
 let authDeps: ReturnType<typeof authenticationDependencies> | undefined;
@@ -34,7 +36,7 @@ export function authenticatedRoute<R = undefined>(route: RouteFunction<R>, optio
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(publishMetrics())
     .use(apiEnvelope())
-    .use(authenticateCaller(authDeps))
+    .use(authenticateCaller(authDeps, { freshKey: options.freshKey ?? false }))
     .handler(async (event, context) => {
       const readAhead = options.readAhead?.(event) as R;
       const caller = await (context as CallerContext).caller;

@@ -25,8 +25,9 @@ export const handler = authenticatedRoute<Promise<TaskRecord | undefined> | unde
     return { data: view, message };
   },
   {
-    // The task is read in the same tick as the key, so both go out as one BatchGetItem (one call, one round
-    // trip). Nothing is shown unless authentication succeeds and the task belongs to the caller.
+    // The task is read in the same tick as the key: when the instance has no copy of the key, both go out as
+    // one BatchGetItem (one call, one round trip). Nothing is shown unless authentication succeeds and the task
+    // belongs to the caller.
     readAhead: (event) => {
       const id = event.pathParameters?.['id'];
       if (!isTaskId(id)) return undefined;

@@ -1,12 +1,13 @@
 /** POST /api/v1/video/generate */
 import { randomUUID } from 'node:crypto';
 import { submitTask } from '../core/use-cases/submit-task.js';
-import { modelCatalog, taskRepository } from '../adapters/service-dependencies.js';
+import { apiKeyRepository, modelCatalog, taskRepository } from '../adapters/service-dependencies.js';
 import { outboundUrlPolicy } from '../adapters/url-policy-dependencies.js';
 import { authenticatedRoute, jsonBody } from './api-handler.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
 
 const deps = {
+  keys: apiKeyRepository(),
   models: modelCatalog(),
   tasks: taskRepository(),
   urls: outboundUrlPolicy(),

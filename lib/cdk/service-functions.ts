@@ -35,6 +35,8 @@ import type { VideoDelivery } from './video-delivery.js';
 /** Upper bound on an accepted upstream video (the functions' own default, stated here to be visible). */
 export const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
 export const DEFAULT_RATE_LIMIT_PER_SECOND = 10;
+/** Seconds an instance may answer from its copy of an active key (functions/adapters/cached-api-keys.ts). */
+export const API_KEY_CACHE_SECONDS = 5;
 const TRANSFER_TIMEOUT = Duration.minutes(15);
 /** The download gets the Lambda's time less three minutes, left to finish the multipart upload. */
 const VIDEO_DOWNLOAD_TIMEOUT = TRANSFER_TIMEOUT.minus(Duration.minutes(3));
@@ -86,7 +88,10 @@ export class ServiceFunctions extends Construct {
     const authentication: FunctionAccess[] = [
       table(TABLES.apiKeys, tables.apiKeys, 'GetItem'),
       table(TABLES.rateLimits, tables.rateLimits, 'UpdateItem'),
-      config({ DEFAULT_RATE_LIMIT_PER_SECOND: String(DEFAULT_RATE_LIMIT_PER_SECOND) }),
+      config({
+        DEFAULT_RATE_LIMIT_PER_SECOND: String(DEFAULT_RATE_LIMIT_PER_SECOND),
+        API_KEY_CACHE_SECONDS: String(API_KEY_CACHE_SECONDS),
+      }),
     ];
     /** taskRepository() needs all three tables' names, whichever of them the function touches. */
     const taskRepository = (

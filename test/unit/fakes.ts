@@ -4,9 +4,11 @@ import type {
   AccountRepository,
   ApiKeyRecord,
   ApiKeyRepository,
+  KeyLookupOptions,
 } from '../../functions/core/ports/accounts.js';
 import type { ModelCatalog } from '../../functions/core/ports/model-catalog.js';
 import type { RateLimiter, RateDecision } from '../../functions/core/ports/rate-limiter.js';
+import { KeyChangedError } from '../../functions/core/ports/task-repository.js';
 import type { Charge, TaskRepository } from '../../functions/core/ports/task-repository.js';
 import type {
   ProviderJobRequest,
@@ -68,6 +70,8 @@ export class InMemoryTasks implements TaskRepository {
   recordUpstreamJobCalls = 0;
   /** Thrown by createCharged when set (e.g. InsufficientBalanceError). */
   chargeError: Error | undefined;
+  /** Whether the stored key has a quota, when a test says so: a charge that disagrees is refused. */
+  storedKeyHasQuota: boolean | undefined;
 
   constructor(...tasks: TaskRecord[]) {
     for (const task of tasks) this.tasks.set(task.task_id, structuredClone(task));
@@ -95,6 +99,10 @@ export class InMemoryTasks implements TaskRepository {
 
   async createCharged(task: TaskRecord, charge: Charge): Promise<void> {
     if (this.chargeError) throw this.chargeError;
+    // As the key's condition in the table: the charge's quota shape must be the stored key's.
+    if (this.storedKeyHasQuota !== undefined && this.storedKeyHasQuota !== charge.keyHasQuota) {
+      throw new KeyChangedError();
+    }
     this.charges.push(charge);
     this.tasks.set(task.task_id, structuredClone(task));
   }
@@ -190,10 +198,12 @@ export class FakeTransfer implements VideoTransfer {
 
 export class InMemoryKeys implements ApiKeyRepository {
   readonly lookups: string[] = [];
+  readonly freshLookups: string[] = [];
   constructor(private readonly records: ApiKeyRecord[]) {}
 
-  async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+  async findByHash(keyHash: string, options: KeyLookupOptions = {}): Promise<ApiKeyRecord | undefined> {
     this.lookups.push(keyHash);
+    if (options.fresh) this.freshLookups.push(keyHash);
     return this.records.find((record) => record.key_hash === keyHash);
   }
 }

@@ -124,6 +124,13 @@ describe('authenticate', () => {
     expect(keys.lookups[0]).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('may use a recent copy of the key, unless the route asks for the stored one', async () => {
+    await run(`Bearer ${KEY}`);
+    expect(keys.freshLookups).toEqual([]);
+    await authenticate(`Bearer ${KEY}`, { keys, limiter, defaultRatePerSecond: 10 }, { freshKey: true });
+    expect(keys.freshLookups).toEqual([hashApiKey(KEY)]);
+  });
+
   it.each([`bearer ${KEY}`, `BEARER ${KEY}`, `Bearer   ${KEY}  `])('accepts the scheme spelled %j', async (header) => {
     expect((await run(header)).accountId).toBe(ACCOUNT);
   });
@@ -723,12 +730,47 @@ describe('submitTask', () => {
     tasks = new InMemoryTasks();
     catalog = new InMemoryCatalog(catalogRecords().map((record) => toVideoModel(record)));
     deps = {
+      keys: new InMemoryKeys([storedKey()]),
       models: catalog,
       tasks,
       urls: { assertPublic: async () => undefined },
       now: () => NOW,
       newTaskId: () => NEW_ID,
     };
+  });
+
+  function storedKey(fields: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+    return {
+      key_hash: CALLER.keyHash,
+      key_id: 'id-1',
+      account_id: ACCOUNT,
+      status: 'active',
+      spent_units: 0,
+      created_at: '2026-11-01T00:00:00.000Z',
+      ...fields,
+    };
+  }
+
+  it('a charge that finds the key given a quota since the caller read it charges again, by the stored key', async () => {
+    tasks.storedKeyHasQuota = true;
+    const keys = new InMemoryKeys([storedKey({ quota_units: 100_000, quota_remaining_units: 100_000 })]);
+    const result = await submitTask(CALLER, { model: PRO, prompt: 'A fox', duration: 5 }, { ...deps, keys });
+    expect(result.task_id).toBe(NEW_ID);
+    expect(keys.freshLookups).toEqual([CALLER.keyHash]);
+    expect(tasks.charges).toEqual([
+      { accountId: ACCOUNT, keyHash: CALLER.keyHash, keyHasQuota: true, costUnits: 42_000 },
+    ]);
+    expect((await tasks.get(NEW_ID))?.key_quota_charged).toBe(true);
+  });
+
+  it('… and refuses it when the stored key turns out disabled: 401, nothing charged', async () => {
+    tasks.storedKeyHasQuota = true;
+    const keys = new InMemoryKeys([storedKey({ status: 'disabled', quota_units: 1, quota_remaining_units: 1 })]);
+    await expect(
+      submitTask(CALLER, { model: PRO, prompt: 'A fox', duration: 5 }, { ...deps, keys }),
+    ).rejects.toMatchObject({ code: 401, message: 'API key is disabled' });
+    expect(tasks.charges).toEqual([]);
+    expect(await tasks.get(NEW_ID)).toBeUndefined();
   });
 
   it('validates, prices, charges and stores a pending task (its stream starts the lifecycle)', async () => {

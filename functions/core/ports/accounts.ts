@@ -23,6 +23,11 @@ export interface AccountRepository {
   get(accountId: string): Promise<AccountRecord | undefined>;
 }
 
+export interface KeyLookupOptions {
+  /** Read the stored record, not a recent copy of it (a copy may be up to API_KEY_CACHE_SECONDS old). */
+  fresh?: boolean;
+}
+
 export interface ApiKeyRepository {
-  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  findByHash(keyHash: string, options?: KeyLookupOptions): Promise<ApiKeyRecord | undefined>;
 }

@@ -8,11 +8,23 @@ export interface Charge {
   costUnits: number;
 }
 
+/**
+ * The charge was written for a key with (or without) a spend quota, and the stored key now says otherwise:
+ * the caller's copy of the key is out of date. Nothing was charged; read the key again and retry.
+ */
+export class KeyChangedError extends Error {
+  override readonly name = 'KeyChangedError';
+  constructor() {
+    super("the API key's quota changed while the task was being charged");
+  }
+}
+
 export interface TaskRepository {
   get(taskId: string): Promise<TaskRecord | undefined>;
   /**
    * One transaction: debit the balance (if enough), add to the key's spend (if under its quota), put the task.
-   * Throws InsufficientBalanceError, KeyQuotaExceededError or AuthenticationError (key disabled meanwhile).
+   * Throws InsufficientBalanceError, KeyQuotaExceededError, AuthenticationError (key disabled or gone) or
+   * KeyChangedError (`charge.keyHasQuota` no longer matches the stored key).
    */
   createCharged(task: TaskRecord, charge: Charge): Promise<void>;
   /** Stores the upstream job id once and moves pending → running. Returns the task after the write. */

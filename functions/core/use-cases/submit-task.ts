@@ -8,14 +8,19 @@ import { parseGenerationBody } from '../generation-request.js';
 import type { GenerationBody, ModelReference } from '../generation-request.js';
 import { unitsToYuan } from '../money.js';
 import type { ModelCatalog } from '../ports/model-catalog.js';
+import type { ApiKeyRepository } from '../ports/accounts.js';
+import { KeyChangedError } from '../ports/task-repository.js';
 import type { TaskRepository } from '../ports/task-repository.js';
 import type { OutboundUrlPolicy } from '../ports/url-policy.js';
 import { resolveGeneration } from '../resolve-generation.js';
 import type { TaskRecord } from '../task.js';
 import type { VideoModel } from '../video-model.js';
+import { reauthenticate } from './authenticate.js';
 import type { Caller } from './authenticate.js';
 
 export interface SubmitTaskDeps {
+  /** Read again only when the charge finds the caller's copy of the key out of date. */
+  keys: ApiKeyRepository;
   models: ModelCatalog;
   tasks: TaskRepository;
   urls: OutboundUrlPolicy;
@@ -53,13 +58,24 @@ export async function submitTask(caller: Caller, body: unknown, deps: SubmitTask
     updated_at: createdAt,
     deadline_at: new Date(now.getTime() + model.record.max_generation_seconds * 1000).toISOString(),
   };
-  await deps.tasks.createCharged(task, {
+  try {
+    await charge(task, caller, deps.tasks);
+  } catch (error) {
+    if (!(error instanceof KeyChangedError)) throw error;
+    // The key's quota was set or lifted since the caller's copy of it was read: once more, from the stored key.
+    const current = await reauthenticate(caller, deps.keys);
+    await charge({ ...task, key_quota_charged: current.keyHasQuota }, current, deps.tasks);
+  }
+  return { task_id: task.task_id, status: 'pending', cost: unitsToYuan(costUnits), created_at: createdAt };
+}
+
+function charge(task: TaskRecord, caller: Caller, tasks: TaskRepository): Promise<void> {
+  return tasks.createCharged(task, {
     accountId: caller.accountId,
     keyHash: caller.keyHash,
     keyHasQuota: caller.keyHasQuota,
-    costUnits,
+    costUnits: task.cost_units,
   });
-  return { task_id: task.task_id, status: 'pending', cost: unitsToYuan(costUnits), created_at: createdAt };
 }
 
 async function findModel(reference: ModelReference, models: ModelCatalog): Promise<VideoModel> {

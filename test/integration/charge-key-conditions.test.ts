@@ -1,0 +1,117 @@
+/**
+ * The submit's transaction checks the stored key itself (status, quota and quota shape), so a caller's
+ * out-of-date copy of the key (functions/adapters/cached-api-keys.ts) can never spend: each refusal names
+ * its cause and charges nothing.
+ */
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../functions/core/api-key.js';
+import { KeyChangedError } from '../../functions/core/ports/task-repository.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
+import { AdminStore } from '../../lib/admin/admin-store.js';
+import { useDynamoDbLocal } from '../support/dynamodb-local.js';
+import { taskRecordFor } from '../support/task-records.js';
+
+const local = useDynamoDbLocal('charge-key');
+
+async function setUp(options: { quotaYuan?: string; balanceYuan?: string } = {}) {
+  const admin = new AdminStore(local.db, local.names.tables);
+  const accountId = `acct-${randomUUID().slice(0, 8)}`;
+  await admin.createAccount(accountId, options.balanceYuan ?? '10');
+  const { key } = await admin.createKey({ accountId, ...(options.quotaYuan ? { quotaYuan: options.quotaYuan } : {}) });
+  const keyHash = hashApiKey(key);
+  const repository = new DynamoDbTaskRepository(local.db, {
+    tasks: local.names.tables.tasks,
+    accounts: local.names.tables.accounts,
+    apiKeys: local.names.tables.apiKeys,
+  });
+  /** Charges 4.2 CNY as a caller whose copy of the key says `keyHasQuota`. */
+  const charge = (keyHasQuota: boolean) => {
+    const task = taskRecordFor({ accountId, keyHash }, { cost_units: 42_000, key_quota_charged: keyHasQuota });
+    return {
+      task,
+      done: repository.createCharged(task, { accountId, keyHash, keyHasQuota, costUnits: task.cost_units }),
+    };
+  };
+  const nothingCharged = async (taskId: string, balanceUnits: number) => {
+    expect(await read(local.names.tables.accounts, { account_id: accountId })).toMatchObject({
+      balance_units: balanceUnits,
+    });
+    expect(await read(local.names.tables.tasks, { task_id: taskId })).toBeUndefined();
+  };
+  return { admin, key, keyHash, charge, nothingCharged };
+}
+
+async function read(table: string, key: Record<string, string>) {
+  const { Item } = await local.db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+  return Item;
+}
+
+describe("the submit's transaction and the stored key", () => {
+  it('a key disabled since the caller read it: 401 disabled, nothing charged', async () => {
+    const { admin, key, charge, nothingCharged } = await setUp();
+    await admin.disableKey(key);
+    const { task, done } = charge(false);
+    await expect(done).rejects.toMatchObject({ code: 401, message: 'API key is disabled' });
+    await nothingCharged(task.task_id, 100_000);
+  });
+
+  it('a key deleted since: 401 invalid, nothing charged', async () => {
+    const { keyHash, charge, nothingCharged } = await setUp();
+    await local.db.send(new DeleteCommand({ TableName: local.names.tables.apiKeys, Key: { key_hash: keyHash } }));
+    const { task, done } = charge(false);
+    await expect(done).rejects.toMatchObject({ code: 401, message: 'invalid API key' });
+    await nothingCharged(task.task_id, 100_000);
+  });
+
+  it('a key given a quota since: KeyChangedError (re-read and retry), nothing charged', async () => {
+    const { keyHash, charge, nothingCharged } = await setUp();
+    await local.db.send(
+      new UpdateCommand({
+        TableName: local.names.tables.apiKeys,
+        Key: { key_hash: keyHash },
+        UpdateExpression: 'SET quota_units = :q, quota_remaining_units = :q',
+        ExpressionAttributeValues: { ':q': 1_000_000 },
+      }),
+    );
+    const { task, done } = charge(false);
+    await expect(done).rejects.toBeInstanceOf(KeyChangedError);
+    await nothingCharged(task.task_id, 100_000);
+  });
+
+  it('a key whose quota was lifted since: KeyChangedError, nothing charged', async () => {
+    const { keyHash, charge, nothingCharged } = await setUp({ quotaYuan: '100' });
+    await local.db.send(
+      new UpdateCommand({
+        TableName: local.names.tables.apiKeys,
+        Key: { key_hash: keyHash },
+        UpdateExpression: 'REMOVE quota_units, quota_remaining_units',
+      }),
+    );
+    const { task, done } = charge(true);
+    await expect(done).rejects.toBeInstanceOf(KeyChangedError);
+    await nothingCharged(task.task_id, 100_000);
+  });
+
+  it('over the quota: 402 naming the quota, even when the balance is short too', async () => {
+    const { charge, nothingCharged } = await setUp({ quotaYuan: '4', balanceYuan: '1' });
+    const { task, done } = charge(true);
+    await expect(done).rejects.toMatchObject({ code: 402, message: expect.stringMatching(/quota/) });
+    await nothingCharged(task.task_id, 10_000);
+  });
+
+  it('the balance short: 402 insufficient balance', async () => {
+    const { charge, nothingCharged } = await setUp({ balanceYuan: '4.1999' });
+    const { task, done } = charge(false);
+    await expect(done).rejects.toMatchObject({ code: 402, message: expect.stringMatching(/balance/) });
+    await nothingCharged(task.task_id, 41_999);
+  });
+
+  it('the copy agrees with the stored key: charged once', async () => {
+    const { charge } = await setUp({ quotaYuan: '100' });
+    const { task, done } = charge(true);
+    await done;
+    expect(await read(local.names.tables.tasks, { task_id: task.task_id })).toMatchObject({ key_quota_charged: true });
+  });
+});
