@@ -4,8 +4,9 @@
  * request: it reserves several requests at once (a conditional ADD that cannot take the count past the
  * limit) and spends them in memory. It reserves what it is likely to spend: its recent rate (the last
  * second's count, or half the rate before when it was quieter) over what is left of this second, and at
- * most a tenth of the limit. A new instance therefore starts small, a steady one writes about once a
- * second; what one reserves and does not spend lapses with its second, so a key spread over many
+ * most a tenth of the limit; a further reservation in the same second asks for at least twice the one
+ * before, so a key that outruns its estimate costs a few writes, not one per request. A new instance
+ * therefore starts small, a steady one writes about once a second; what one reserves and does not spend lapses with its second, so a key spread over many
  * instances may be refused a little before its limit, never after. Seconds are fixed windows of each
  * instance's clock (so a span across two of them may see up to twice the limit, as with any fixed
  * window). Counters expire through the table's TTL.
@@ -31,6 +32,8 @@ interface SubjectState {
   served: number;
   /** Requests a second this instance recently admitted: the last second's count, or the rate before it halved. */
   rate: number;
+  /** What the last reservation in this window asked for (0: none yet). */
+  lastAsked: number;
 }
 
 export class DynamoDbRateLimiter implements RateLimiter {
@@ -95,6 +98,7 @@ export class DynamoDbRateLimiter implements RateLimiter {
       spent: false,
       served: 0,
       rate: known ? Math.max(known.served, known.rate / 2) / 2 ** idleSeconds : 0,
+      lastAsked: 0,
     };
     this.subjects.set(subject, state);
     return state;
@@ -108,7 +112,10 @@ export class DynamoDbRateLimiter implements RateLimiter {
     const pace = elapsed >= 0.1 ? state.served / elapsed : 0;
     const likely = state.rate === 0 ? state.served + 1 : Math.ceil(Math.max(state.rate, pace) * leftOfWindow);
     const cap = Math.min(MAX_RESERVATION, Math.max(1, Math.ceil(limit / SHARES_PER_WINDOW)));
-    const granted = await this.reserve(subject, state.window, Math.min(cap, Math.max(1, likely)), limit, nowMs);
+    // Asking again within the second means the estimate fell short: at least double, as a growing buffer does.
+    const ask = Math.min(cap, Math.max(1, likely, 2 * state.lastAsked));
+    state.lastAsked = ask;
+    const granted = await this.reserve(subject, state.window, ask, limit, nowMs);
     // The window may have rolled over while the write was out: the reservation belongs to its own second.
     if (this.subjects.get(subject) !== state) return;
     if (granted === 0) state.spent = true;

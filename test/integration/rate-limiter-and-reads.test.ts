@@ -83,6 +83,24 @@ describe('DynamoDbRateLimiter', () => {
     counted.destroy();
   });
 
+  it('a key that outruns its reservation late in a second costs a few more writes, not one per request', async () => {
+    const subject = `key-${randomUUID()}`;
+    const { counted, counts } = countingClient();
+    const second = (Math.floor(Date.now() / 1000) + 1) * 1000;
+    let now = second;
+    const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, () => now);
+    for (let i = 0; i < 10; i += 1) expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
+    // The next second starts at the same pace (a reservation of about 10), then 40 more arrive at its very end.
+    now = second + 1000;
+    expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
+    const before = counts['UpdateItemCommand'] ?? 0;
+    now = second + 1950;
+    for (let i = 0; i < 40; i += 1) expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
+    // Reservations of 20, 40, ...: each asks for at least twice the one before.
+    expect((counts['UpdateItemCommand'] ?? 0) - before).toBeLessThanOrEqual(3);
+    counted.destroy();
+  });
+
   it('a limit below one request (or not a number) admits nothing and writes nothing; 2.5 means 2', async () => {
     const { counted, counts } = countingClient();
     const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, frozenAt(Date.now()));
