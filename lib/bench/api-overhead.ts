@@ -22,7 +22,7 @@ import { percentile } from './stats.js';
 
 export interface LoadRun {
   endpoint: 'GET task' | 'POST generate';
-  server: 'ours' | 'ours, starts alongside' | 'baseline' | 'baseline + auth calls';
+  server: 'ours' | 'ours, starts alongside' | 'baseline';
   connections: number;
   seconds: number;
   requests: number;
@@ -43,7 +43,9 @@ export interface LoadRun {
 
 export interface ApiOverheadResult {
   runs: LoadRun[];
+  /** Per server and row, split into `rounds` turns. */
   seconds: number;
+  rounds: number;
   warmupSeconds: number;
   accounts: number;
 }
@@ -56,11 +58,13 @@ interface BenchClient {
 }
 
 const CONCURRENCY = [1, 16, 64] as const;
+/** Turns each server takes per cell (endpoint × clients); each turn lasts BENCH_API_SECONDS / ROUNDS. */
+const ROUNDS = 3;
 const SUBMIT_BODY = JSON.stringify({ model: 'seedance-1.0-lite-i2v', prompt: 'a paper boat on a pond', duration: 5 });
 
 export async function runApiOverhead(log: (line: string) => void): Promise<ApiOverheadResult> {
   const seconds = Number(process.env['BENCH_API_SECONDS'] ?? 4);
-  const warmupSeconds = Number(process.env['BENCH_API_WARMUP_SECONDS'] ?? 8);
+  const warmupSeconds = Number(process.env['BENCH_API_WARMUP_SECONDS'] ?? 5);
   log('starting the local stack (a child process) ...');
   // The upstream never finishes and the first poll waits an hour: after a submit, its execution does
   // only StartUpstream (as in AWS), and nothing else runs in the background of the measurement.
@@ -87,19 +91,8 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
       },
     });
     const baselineUrl = (await baseline.waitFor<{ url: string }>('ready')).url;
-    const targets = {
-      ours: stack.ready.baseUrl,
-      'ours, starts alongside': stack.ready.baseUrl,
-      baseline: baselineUrl,
-      'baseline + auth calls': baselineUrl,
-    } as const;
-    const serverPid = {
-      ours: stack.child.pid,
-      'ours, starts alongside': stack.child.pid,
-      baseline: baseline.pid,
-      'baseline + auth calls': baseline.pid,
-    };
-    const isOurs = (server: LoadRun['server']) => server === 'ours' || server === 'ours, starts alongside';
+    const targets = { ours: stack.ready.baseUrl, baseline: baselineUrl };
+    const serverPid = { ours: stack.child.pid, baseline: baseline.pid };
 
     const runs: LoadRun[] = [];
     for (const endpoint of ['GET task', 'POST generate'] as const) {
@@ -108,53 +101,60 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
         await load(targets[server], server, endpoint, clients, 16, warmupSeconds);
         if (server === 'ours') await waitForWorkflowIdle(stack.ready.workflowPid, log);
       }
-      // POST also runs with the new tasks' starts going on beside it (a diagnostic): what this two-core
-      // machine does when it must also run the executions, which in AWS run elsewhere.
-      const servers =
-        endpoint === 'POST generate'
-          ? (['ours', 'ours, starts alongside', 'baseline', 'baseline + auth calls'] as const)
-          : (['ours', 'baseline', 'baseline + auth calls'] as const);
+      const servers = ['ours', 'baseline'] as const;
       for (const connections of CONCURRENCY) {
+        // The servers take turns, ROUNDS times, each round in a rotated order: a burst of load from the
+        // machine's other tenants, or a drift over the minutes, then falls on all of them alike, and the
+        // ratios are of figures pooled over the same minutes.
+        const cell = new Map(servers.map((server) => [server, emptyCell()]));
+        // A run is measured without the executions its submits start (held, as a disabled event source mapping
+        // holds them); they run once the rounds are over, and the workflow process's CPU for them is counted for
+        // ours (not the simulated upstream's, in the API process: in AWS the upstream is not ours). Held for the
+        // baselines too, so that no round has the stream read beside it (their tasks start nothing when it is
+        // read: lib/bench/baseline-server.ts).
+        await stack.pauseTaskStarts();
+        const workflowBefore = nodeTreeCpuMs(stack.ready.workflowPid);
+        for (let round = 0; round < ROUNDS; round++) {
+          for (let i = 0; i < servers.length; i++) {
+            const server = servers[(i + round) % servers.length]!;
+            const cpuBefore = nodeTreeCpuMs(serverPid[server], [stack.ready.workflowPid]);
+            const sample = await load(targets[server], server, endpoint, clients, connections, seconds / ROUNDS);
+            const cpuAfter = nodeTreeCpuMs(serverPid[server], [stack.ready.workflowPid]);
+            addSample(cell.get(server)!, sample, cpuBefore, cpuAfter);
+          }
+        }
+        await stack.resumeTaskStarts();
+        await waitForWorkflowIdle(stack.ready.workflowPid, log);
+        const workflowAfter = nodeTreeCpuMs(stack.ready.workflowPid);
         for (const server of servers) {
-          const cpu = () => ({
-            server: nodeTreeCpuMs(serverPid[server], [stack.ready.workflowPid]),
-            workflow: isOurs(server) ? nodeTreeCpuMs(stack.ready.workflowPid) : undefined,
-          });
-          // A run is measured without the executions its submits start (held, as a disabled event source
-          // mapping holds them); they run once the run is over, before the next run, and for ours the workflow
-          // process's CPU for them is counted (not the simulated upstream's, in the API process: in AWS the
-          // upstream is not ours). Held for the baselines too, so that no run has the stream read beside it (their tasks
-          // start nothing when it is read: lib/bench/baseline-server.ts).
-          const held = server !== 'ours, starts alongside';
-          if (held) await stack.pauseTaskStarts();
-          const cpuBefore = cpu();
-          const run = await load(targets[server], server, endpoint, clients, connections, seconds);
-          const cpuAfter = cpu();
-          if (held) await stack.resumeTaskStarts();
+          const run = summarize(endpoint, server, connections, cell.get(server)!);
+          if (server === 'ours' && workflowBefore !== undefined && workflowAfter !== undefined && run.requests > 0) {
+            run.workflowCpuMsPerRequest = (workflowAfter - workflowBefore) / run.requests;
+          }
+          logRun(run, log);
+          runs.push(run);
+        }
+        if (endpoint === 'POST generate') {
+          // A diagnostic: the same POST with the new tasks' starts going on beside it, on the same two cores,
+          // as in AWS they would run elsewhere.
+          const cpuBefore = nodeTreeCpuMs(stack.child.pid, [stack.ready.workflowPid]);
+          const workflowCpuBefore = nodeTreeCpuMs(stack.ready.workflowPid);
+          const sample = await load(stack.ready.baseUrl, 'ours', endpoint, clients, connections, seconds / ROUNDS);
+          const cpuAfter = nodeTreeCpuMs(stack.child.pid, [stack.ready.workflowPid]);
           await waitForWorkflowIdle(stack.ready.workflowPid, log);
-          if (isOurs(server)) cpuAfter.workflow = nodeTreeCpuMs(stack.ready.workflowPid);
-          const perRequest = (before: number | undefined, after: number | undefined) =>
-            before === undefined || after === undefined || run.requests === 0
-              ? undefined
-              : (after - before) / run.requests;
-          const serverCpu = perRequest(cpuBefore.server, cpuAfter.server);
-          const workflowCpu = perRequest(cpuBefore.workflow, cpuAfter.workflow);
-          if (serverCpu !== undefined) run.cpuMsPerRequest = serverCpu;
-          if (workflowCpu !== undefined) run.workflowCpuMsPerRequest = workflowCpu;
-          log(
-            `${endpoint.padEnd(13)} ${server.padEnd(21)} ${String(connections).padStart(2)} clients: ` +
-              `${run.rps.toFixed(0).padStart(5)} req/s, p50 ${run.p50.toFixed(2)} ms, p99 ${run.p99.toFixed(2)} ms` +
-              (run.cpuMsPerRequest === undefined ? '' : `, ${run.cpuMsPerRequest.toFixed(2)} ms CPU/request`) +
-              (run.workflowCpuMsPerRequest === undefined
-                ? ''
-                : ` (+ ${run.workflowCpuMsPerRequest.toFixed(2)} ms in the workflow process)`) +
-              (run.non2xx + run.errors > 0 ? `, ${run.non2xx} non-2xx, ${run.errors} errors` : ''),
-          );
+          const alongside = emptyCell();
+          addSample(alongside, sample, cpuBefore, cpuAfter);
+          const run = summarize(endpoint, 'ours, starts alongside', connections, alongside);
+          const workflowCpuAfter = nodeTreeCpuMs(stack.ready.workflowPid);
+          if (workflowCpuBefore !== undefined && workflowCpuAfter !== undefined && run.requests > 0) {
+            run.workflowCpuMsPerRequest = (workflowCpuAfter - workflowCpuBefore) / run.requests;
+          }
+          logRun(run, log);
           runs.push(run);
         }
       }
     }
-    return { runs, seconds, warmupSeconds, accounts: clients.length };
+    return { runs, seconds, rounds: ROUNDS, warmupSeconds, accounts: clients.length };
   } finally {
     await baseline?.stop(2_000);
     await stack.stop();
@@ -193,6 +193,73 @@ async function createClients(stack: StackProcess, count: number): Promise<BenchC
   );
 }
 
+/** One stretch of load against one server: what autocannon saw. */
+interface LoadSample {
+  seconds: number;
+  latencies: number[];
+  non2xx: number;
+  errors: number;
+}
+
+/** The samples of one server in one cell (endpoint × clients), pooled over its rounds. */
+interface CellTotals {
+  seconds: number;
+  latencies: number[];
+  non2xx: number;
+  errors: number;
+  cpuMs: number | undefined;
+}
+
+function emptyCell(): CellTotals {
+  return { seconds: 0, latencies: [], non2xx: 0, errors: 0, cpuMs: 0 };
+}
+
+function addSample(cell: CellTotals, sample: LoadSample, cpuBefore: number | undefined, cpuAfter: number | undefined) {
+  cell.seconds += sample.seconds;
+  for (const latency of sample.latencies) cell.latencies.push(latency);
+  cell.non2xx += sample.non2xx;
+  cell.errors += sample.errors;
+  cell.cpuMs =
+    cell.cpuMs === undefined || cpuBefore === undefined || cpuAfter === undefined
+      ? undefined
+      : cell.cpuMs + (cpuAfter - cpuBefore);
+}
+
+function summarize(
+  endpoint: LoadRun['endpoint'],
+  server: LoadRun['server'],
+  connections: number,
+  cell: CellTotals,
+): LoadRun {
+  const requests = cell.latencies.length;
+  const run: LoadRun = {
+    endpoint,
+    server,
+    connections,
+    seconds: cell.seconds,
+    requests,
+    rps: requests / cell.seconds,
+    p50: percentile(cell.latencies, 50),
+    p99: percentile(cell.latencies, 99),
+    non2xx: cell.non2xx,
+    errors: cell.errors,
+  };
+  if (cell.cpuMs !== undefined && requests > 0) run.cpuMsPerRequest = cell.cpuMs / requests;
+  return run;
+}
+
+function logRun(run: LoadRun, log: (line: string) => void) {
+  log(
+    `${run.endpoint.padEnd(13)} ${run.server.padEnd(21)} ${String(run.connections).padStart(2)} clients: ` +
+      `${run.rps.toFixed(0).padStart(5)} req/s, p50 ${run.p50.toFixed(2)} ms, p99 ${run.p99.toFixed(2)} ms` +
+      (run.cpuMsPerRequest === undefined ? '' : `, ${run.cpuMsPerRequest.toFixed(2)} ms CPU/request`) +
+      (run.workflowCpuMsPerRequest === undefined
+        ? ''
+        : ` (+ ${run.workflowCpuMsPerRequest.toFixed(2)} ms in the workflow process)`) +
+      (run.non2xx + run.errors > 0 ? `, ${run.non2xx} non-2xx, ${run.errors} errors` : ''),
+  );
+}
+
 function load(
   url: string,
   server: LoadRun['server'],
@@ -200,7 +267,7 @@ function load(
   clients: BenchClient[],
   connections: number,
   seconds: number,
-): Promise<LoadRun> {
+): Promise<LoadSample> {
   let next = 0;
   const latencies: number[] = [];
   return new Promise((resolve, reject) => {
@@ -213,10 +280,9 @@ function load(
         setupClient: (client: Client) => {
           const who = clients[next++ % clients.length]!;
           const headers: Record<string, string> = { authorization: `Bearer ${who.key}` };
-          if (server === 'baseline' || server === 'baseline + auth calls') {
+          if (server === 'baseline') {
             Object.assign(headers, { 'x-bench-account': who.accountId, 'x-bench-key-hash': who.keyHash });
           }
-          if (server === 'baseline + auth calls') headers['x-bench-same-calls'] = '1';
           if (endpoint === 'GET task') {
             client.setRequests([{ method: 'GET', path: `/api/v1/video/tasks/${who.taskId}`, headers }]);
           } else {
@@ -227,19 +293,7 @@ function load(
       },
       (error, result) => {
         if (error) return reject(error);
-        const requests = latencies.length;
-        resolve({
-          endpoint,
-          server,
-          connections,
-          seconds: result.duration,
-          requests,
-          rps: requests / result.duration,
-          p50: percentile(latencies, 50),
-          p99: percentile(latencies, 99),
-          non2xx: result.non2xx,
-          errors: result.errors,
-        });
+        resolve({ seconds: result.duration, latencies, non2xx: result.non2xx, errors: result.errors });
       },
     );
     instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));

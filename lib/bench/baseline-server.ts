@@ -8,15 +8,9 @@
  *
  * No authentication, rate limit, validation, pricing, workflow start or middleware: the caller names its
  * account and key hash in x-bench-account / x-bench-key-hash. Config: BASELINE_CONFIG (JSON).
- *
- * With `x-bench-same-calls: 1` it makes the storage calls our handlers make instead (a diagnostic that
- * tells the cost of those calls from the cost of everything else our handlers do): for GET, the key and
- * the task in one consistent BatchGetItem (functions/adapters/dynamodb-item-reader.ts); for POST, the
- * key's GetItem before the transaction. The rate counter's write is left out: our limiter writes once per
- * reservation (about a second's worth of the instance's requests for the key), so rarely.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -52,8 +46,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function getTask(res: ServerResponse, taskId: string, keyHash: string | undefined) {
-  const Item = keyHash === undefined ? await readTask(taskId) : await readTaskWithKey(taskId, keyHash);
+async function getTask(res: ServerResponse, taskId: string) {
+  const Item = await readTask(taskId);
   if (!Item) return reply(res, 404, null, 'no such task');
   reply(res, 200, {
     task_id: Item['task_id'],
@@ -123,34 +117,14 @@ async function readTask(taskId: string) {
   return Item;
 }
 
-/** Our GET's one storage call: the caller's key and the task, read together. */
-async function readTaskWithKey(taskId: string, keyHash: string) {
-  const { Responses } = await db.send(
-    new BatchGetCommand({
-      RequestItems: {
-        [config.tables.tasks]: { Keys: [{ task_id: taskId }], ConsistentRead: true },
-        [config.tables.apiKeys]: { Keys: [{ key_hash: keyHash }], ConsistentRead: true },
-      },
-    }),
-  );
-  return Responses?.[config.tables.tasks]?.[0];
-}
-
-/** Our POST's read before its transaction: the caller's key. */
-async function readKey(keyHash: string) {
-  await db.send(new GetCommand({ TableName: config.tables.apiKeys, Key: { key_hash: keyHash }, ConsistentRead: true }));
-}
-
 const server = createServer((req, res) => {
   const path = (req.url ?? '/').split('?')[0] ?? '/';
   const task = TASK_PATH.exec(path);
-  const sameCalls = req.headers['x-bench-same-calls'] === '1';
-  const keyHash = String(req.headers['x-bench-key-hash']);
   const work =
     req.method === 'GET' && task?.[1]
-      ? getTask(res, task[1], sameCalls ? keyHash : undefined)
+      ? getTask(res, task[1])
       : req.method === 'POST' && path === '/api/v1/video/generate'
-        ? (sameCalls ? readKey(keyHash) : Promise.resolve()).then(() => submit(req, res))
+        ? submit(req, res)
         : Promise.resolve(reply(res, 404, null, 'no such endpoint'));
   work.catch((error: unknown) => reply(res, 500, null, String(error)));
 });

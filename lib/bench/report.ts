@@ -207,7 +207,6 @@ interface ApiPair {
   connections: number;
   ours: LoadRun;
   baseline: LoadRun;
-  withAuth?: LoadRun;
   /** POST only: ours with the new tasks' starts running beside it (a diagnostic). */
   alongside?: LoadRun;
   p50Ratio: number;
@@ -229,7 +228,6 @@ function apiPairs(runs: LoadRun[]): ApiPair[] {
         connections: ours.connections,
         ours,
         baseline,
-        withAuth: find('baseline + auth calls'),
         alongside: find('ours, starts alongside'),
         p50Ratio: ours.p50 / baseline.p50,
         p99Ratio: ours.p99 / baseline.p99,
@@ -238,28 +236,16 @@ function apiPairs(runs: LoadRun[]): ApiPair[] {
     });
 }
 
-/** At one client: how much of the p50 gap to the baseline our storage calls (the key's read) account for. */
-function authSplit(pairs: ApiPair[]): string {
-  const parts = pairs
-    .filter((pair) => pair.connections === 1 && pair.withAuth)
-    .map((pair) => {
-      const gap = pair.ours.p50 - pair.baseline.p50;
-      const auth = pair.withAuth!.p50 - pair.baseline.p50;
-      return `${pair.endpoint}: ${fixed(auth, 2)} of the ${fixed(gap, 2)} ms (${fixed((auth / gap) * 100, 0)} %)`;
-    });
-  return parts.length === 0
-    ? ''
-    : `At one client, our storage calls account for this much of the p50 gap to the baseline: ${parts.join('; ')}; the rest is in-process work.`;
-}
-
 function apiSection(api: ApiOverheadResult): string {
   const pairs = apiPairs(api.runs);
   const failures = api.runs.filter((run) => run.non2xx + run.errors > 0);
   return `## 1. API overhead
 
-Each row: ${api.seconds} s of closed-loop load by autocannon (each client sends its next request when the previous one is
-answered) after a ${api.warmupSeconds} s warm-up per server and endpoint; each client is an account with its own key
-(${api.accounts} accounts). **Ours** is the local stack as \`npm start\` runs it (the local API Gateway, the real
+Each row: ${api.seconds} s of closed-loop load per server by autocannon (each client sends its next request when the
+previous one is answered), in ${api.rounds} turns of ${fixed(api.seconds / api.rounds, 2)} s: the servers of a row take turns, in a rotated
+order each round, so that a burst of load from the machine's other tenants falls on all of them alike, and each
+figure is pooled over its server's turns. Before the rows, a ${api.warmupSeconds} s warm-up per server and endpoint; each
+client is an account with its own key (${api.accounts} accounts). **Ours** is the local stack as \`npm start\` runs it (the local API Gateway, the real
 handlers with their middy chain; the local Step Functions, the tasks stream's event source and the workflow steps
 in a workflow process of their own, as the workflow's Lambdas are apart from the API's in AWS), in a child process;
 **baseline** is a bare node:http
@@ -280,9 +266,7 @@ ${table(
     'Ours p99 (ms)',
     'Baseline p99 (ms)',
     'p99 ratio',
-    'Baseline + auth calls: req/s, p50 (ms)',
-    'Ours vs it: throughput, p50',
-    'Server CPU per request (ms): ours (API process + workflow process), baseline, + auth calls',
+    'Server CPU per request (ms): ours (API process + workflow process), baseline',
     'Ours with starts alongside: req/s, p50 (ms), vs baseline',
   ],
   pairs.map((pair) => [
@@ -297,13 +281,9 @@ ${table(
     fixed(pair.ours.p99, 2),
     fixed(pair.baseline.p99, 2),
     `${fixed(pair.p99Ratio, 2)}×`,
-    pair.withAuth ? `${fixed(pair.withAuth.rps, 0)}, ${fixed(pair.withAuth.p50, 2)}` : '–',
-    pair.withAuth
-      ? `${fixed(pair.ours.rps / pair.withAuth.rps, 2)}×, ${fixed(pair.ours.p50 / pair.withAuth.p50, 2)}×`
-      : '–',
-    [pair.ours, pair.baseline, pair.withAuth]
+    [pair.ours, pair.baseline]
       .map((run) =>
-        run?.cpuMsPerRequest === undefined
+        run.cpuMsPerRequest === undefined
           ? '–'
           : fixed(run.cpuMsPerRequest, 2) +
             (run.workflowCpuMsPerRequest === undefined ? '' : ` (+ ${fixed(run.workflowCpuMsPerRequest, 2)})`),
@@ -315,46 +295,42 @@ ${table(
   ]),
 )}
 
-The last two columns are a diagnostic, not a target: **baseline + auth calls** is the same bare server making the
-storage calls our handlers make: for GET the caller's key and the task in one consistent BatchGetItem, for POST the
-key's GetItem before the transaction (the rate counter is written once per reservation, about a second's worth of
-the instance's requests, so rarely). Ours against it shows what is left once the storage calls are equal: the
-handlers' own work. The last column is the CPU time (user + system, from /proc) each server's Node processes spent
-per answered request: for ours, the API process (local API Gateway, the API handlers; fauxqs and the simulated
+The last two columns are diagnostics, not targets. The CPU column is the CPU time (user + system, from /proc) each
+server's Node processes spent per answered request: for ours, the API process (local API Gateway, the API handlers; fauxqs and the simulated
 upstream live in it too) and, in brackets, the workflow process (the stream's event source, StartExecutions, the
 local Step Functions and StartUpstream for each task submitted, counted until it has caught up); for the
-baselines, the bare server.
+baseline, the bare server.
 
 A submit's work does not end with its answer: the tasks stream starts its execution, which creates the upstream
 job. In AWS that runs on other machines (Lambda's stream pollers, Step Functions, other functions); here it would
-take its CPU from the API, DynamoDB Local and the load generator on the same two cores. So while a run is measured,
-new tasks' starts are held (as disabling the stream's event source mapping holds them) and go on when the run is
-over; the next run waits until the workflow process is idle again, and for ours the workflow process's CPU for
-those starts is counted in the CPU column. The baselines write the same task item to the same table (stream record
-included) with a status the starter passes over, so reading their records starts nothing. The last column is the diagnostic the other way round: the same POST runs
-with the starts going on beside them, on this machine's two cores.
-
-${authSplit(pairs)}
+take its CPU from the API, DynamoDB Local and the load generator on the same two cores. So while a row is measured,
+new tasks' starts are held (as disabling the stream's event source mapping holds them) and go on when its turns are
+over; the next row waits until the workflow process is idle again, and for ours the workflow process's CPU for
+those starts is counted in the CPU column. The baseline writes the same task item to the same table (stream record
+included) with a status the starter passes over, so reading its records starts nothing. The last column is the
+diagnostic the other way round: the same POST with the starts going on beside it, on this machine's two cores.
 
 ${failures.length === 0 ? 'Every request of every run was answered 2xx.' : `Runs with failed requests: ${failures.map((run) => `${run.endpoint} ${run.server} ${run.connections} clients: ${run.non2xx} non-2xx, ${run.errors} errors`).join('; ')}.`}
 
 What our side does per request, beyond the baseline's one call (from the code at the commit above; counted call by
 call in section 4):
 
-- **GET /video/tasks/:id**: the caller's key and the task are read in the same tick, so they go out as one
-  consistent BatchGetItem (functions/adapters/dynamodb-item-reader.ts): one call, as the baseline's, but for two
-  items. The per-key rate limit reserves about what the instance served the second before per write and spends it
-  in memory, so a request rarely writes. A task still generating also costs a live upstream query (up to 2 s).
-- **POST /video/generate**: the key's GetItem, then the same TransactWriteItems (the model catalog is cached for
-  30 s): 2 sequential round trips instead of 1. The submit does not call Step Functions: the tasks table's stream
+- **GET /video/tasks/:id**: the task's consistent GetItem, as the baseline's. The caller's key comes from the
+  instance's copy of it (functions/adapters/cached-api-keys.ts); when the copy is older than 5 s the key is read
+  again, in the same tick as the task, so both go out as one BatchGetItem (functions/adapters/dynamodb-item-reader.ts).
+  The per-key rate limit reserves about what the instance served the second before per write and spends it in
+  memory, so a request rarely writes. A task still generating also costs a live upstream query (up to 2 s).
+- **POST /video/generate**: the same TransactWriteItems, one round trip as the baseline's; its key update checks
+  the stored key's status and quota, so the instance's copy of the key never lets a disabled key spend (the model
+  catalog is cached for 30 s). The submit does not call Step Functions: the tasks table's stream
   hands the new task to StartExecutions, which starts its execution (locally in the workflow process: the stream
   read, StartExecution, then StartUpstream's GetItem, the upstream create and an UpdateItem against the same
   DynamoDB Local).
 - In-process, per request: the local API Gateway's event mapping, middy (Powertools context, envelope, auth),
   valibot validation, pricing, JSON.
 
-With every call on one machine, the ratio at 1 client follows the sequential round trips; at 16 and 64 clients both
-servers saturate the shared CPU and DynamoDB Local, so throughput falls to the ratio of work per request.`;
+With every call on one machine, the ratio at 1 client follows the work in each request's path; at 16 and 64 clients
+both servers saturate the shared CPU and DynamoDB Local, so throughput falls to the ratio of work per request.`;
 }
 
 // ------------------------------------------------------------------ 2. cold start
@@ -748,9 +724,9 @@ function findings(results: BenchResults): string {
     }
   }
   if (results.api) {
-    const single = apiPairs(results.api.runs).filter((pair) => pair.connections === 1 && pair.withAuth);
+    const single = apiPairs(results.api.runs).filter((pair) => pair.connections === 1);
     const cpu = apiPairs(results.api.runs).filter(
-      (pair) => pair.connections === 16 && pair.ours.cpuMsPerRequest !== undefined && pair.withAuth?.cpuMsPerRequest,
+      (pair) => pair.connections === 16 && pair.ours.cpuMsPerRequest !== undefined && pair.baseline.cpuMsPerRequest,
     );
     if (cpu.length > 0) {
       const workflow = cpu.find((pair) => pair.endpoint === 'POST generate')?.ours.workflowCpuMsPerRequest;
@@ -759,16 +735,16 @@ function findings(results: BenchResults): string {
           ? ''
           : ` Each submit then costs the workflow process ${fixed(workflow, 2)} ms (reading the tasks stream, StartExecutions, the local Step Functions, StartUpstream with its upstream create): work that in AWS runs in Lambda's stream pollers, Step Functions and other Lambdas.`;
       items.push(
-        `**CPU per request says where the time goes.** At 16 clients the API process spends ${cpu.map((pair) => `${fixed(pair.ours.cpuMsPerRequest!, 2)} ms per ${pair.endpoint} against the diagnostic server's ${fixed(pair.withAuth!.cpuMsPerRequest!, 2)} ms`).join(', and ')}.${workflowText}`,
+        `**CPU per request says where the time goes.** At 16 clients the API process spends ${cpu.map((pair) => `${fixed(pair.ours.cpuMsPerRequest!, 2)} ms per ${pair.endpoint} against the baseline's ${fixed(pair.baseline.cpuMsPerRequest!, 2)} ms`).join(', and ')}, with the same storage calls.${workflowText}`,
       );
     }
     if (single.length > 0) {
       items.push(
-        `**Equal storage calls do not close the gap.** Against the diagnostic server that makes the same storage calls as our handlers, ours is still ${single.map((pair) => `${fixed(pair.ours.p50 / pair.withAuth!.p50, 2)}× at p50 for ${pair.endpoint}`).join(' and ')} at one client. A CPU profile of the local stack under 16 clients of GET (\`node --cpu-prof\`) puts about 60 % of the process's busy time in the SDK's one call (signing, middleware, the socket writes) and about 15 % in the local API Gateway, middy, Powertools and our handler together; in a loop without HTTP the handler costs 0.1 ms of CPU over its BatchGetItem. The rest of the gap is the local API Gateway's emulation (a Lambda-shaped event and context per request) and the shared machine: the API process also hosts fauxqs and the simulated upstream.`,
+        `**What is left is in-process work.** Ours and the baseline now make the same storage calls (the key from the instance's copy), and ours is ${single.map((pair) => `${fixed(pair.p50Ratio, 2)}× at p50 for ${pair.endpoint}`).join(' and ')} at one client. In a loop without HTTP the GET handler (middy with Powertools' logger context and metrics, the envelope, authentication and the rate limit, the use case) costs about 0.1 ms of CPU over its GetItem, and the local API Gateway about 0.02–0.04 ms per request over a bare node:http server (a Lambda-shaped event and context per request); the rest is the same SDK call running slower in the larger API process, which also hosts fauxqs and the simulated upstream, on two cores shared with DynamoDB Local's JVM, the load generator and the machine's other tenants. A CPU profile finds no single hot spot.`,
       );
     }
     items.push(
-      "**Authentication costs no round trip of its own on GET.** The key and the task are read in the same tick and go out as one BatchGetItem; the rate limit reserves about a second of the instance's requests per counter write and spends them in memory, and unknown or disabled keys are refused before any count. POST reads the key before its transaction (the transaction needs the key's account and quota): two sequential round trips, and no Step Functions call: the tasks table's stream starts each execution (StartExecutions), and the reconciler covers a start that never happens. In AWS that takes StartExecution, the slowest of the submit's former three calls, off every submit. Next, if POST must come closer: the key's account never changes, so a short cache of key → account, with the key's state (enabled, quota) checked by a ConditionCheck inside the transaction, would make the submit one round trip, as the baseline's.",
+      "**The key's copy is the one trade.** Each function instance answers from a copy of an active key for up to 5 s (`API_KEY_CACHE_SECONDS`; 0 turns it off): a key disabled meanwhile can still read (task, balance) in that instance for those seconds, but never spend: the submit's transaction checks the stored key's status and quota, a cancel reads the key fresh, and unknown or disabled keys are never kept. POST is one transaction and calls no Step Functions API: the tasks table's stream starts each execution (StartExecutions), and the reconciler covers a start that never happens.",
     );
   }
   if (results.transfer) {
