@@ -32,7 +32,7 @@ interface SubjectState {
   served: number;
   /** Requests a second this instance recently admitted: the last second's count, or the rate before it halved. */
   rate: number;
-  /** What the last reservation in this window asked for (0: none yet). */
+  /** What the last reservation in this window was granted (0: none yet). */
   lastAsked: number;
 }
 
@@ -114,12 +114,12 @@ export class DynamoDbRateLimiter implements RateLimiter {
     const cap = Math.min(MAX_RESERVATION, Math.max(1, Math.ceil(limit / SHARES_PER_WINDOW)));
     // Asking again within the second means the estimate fell short: at least double, as a growing buffer does.
     const ask = Math.min(cap, Math.max(1, likely, 2 * state.lastAsked));
-    state.lastAsked = ask;
     const granted = await this.reserve(subject, state.window, ask, limit, nowMs);
     // The window may have rolled over while the write was out: the reservation belongs to its own second.
     if (this.subjects.get(subject) !== state) return;
     if (granted === 0) state.spent = true;
     else state.left += granted;
+    state.lastAsked = granted;
   }
 
   /** Adds up to `want` to the window's count without passing `limit`; returns how many it added. */

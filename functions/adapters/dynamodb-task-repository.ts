@@ -69,6 +69,8 @@ export class DynamoDbTaskRepository implements TaskRepository {
       ],
     });
     try {
+      // The SDK gives the transaction an idempotency token (ClientRequestToken) once, before its own retries:
+      // a retry after a commit whose answer was lost succeeds without charging twice.
       await withTransactionConflictRetry(() => this.db.send(command));
     } catch (error) {
       throw chargeError(error, charge) ?? error;

@@ -8,6 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { KeyChangedError } from '../../functions/core/ports/task-repository.js';
+import { reauthenticate } from '../../functions/core/use-cases/authenticate.js';
+import { submitTask } from '../../functions/core/use-cases/submit-task.js';
+import { toVideoModel } from '../../functions/core/video-model.js';
+import { CachedApiKeyRepository } from '../../functions/adapters/cached-api-keys.js';
+import { DynamoDbApiKeyRepository } from '../../functions/adapters/dynamodb-accounts.js';
+import { DynamoDbItemReader } from '../../functions/adapters/dynamodb-item-reader.js';
+import { InMemoryCatalog } from '../unit/fakes.js';
+import { catalogRecords, PRO } from '../unit/support.js';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
 import { AdminStore } from '../../lib/admin/admin-store.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
@@ -106,6 +114,50 @@ describe("the submit's transaction and the stored key", () => {
     const { task, done } = charge(false);
     await expect(done).rejects.toMatchObject({ code: 402, message: expect.stringMatching(/balance/) });
     await nothingCharged(task.task_id, 41_999);
+  });
+
+  it('a submit by a caller whose copy of the key predates its quota is charged against the quota, once', async () => {
+    const { keyHash } = await setUp({ balanceYuan: '100' });
+    const cached = new CachedApiKeyRepository(
+      new DynamoDbApiKeyRepository(new DynamoDbItemReader(local.db), local.names.tables.apiKeys),
+      { ttlMs: 60_000 },
+    );
+    const caller = await reauthenticate({ accountId: '', keyHash, keyHasQuota: false }, cached);
+    expect(caller.keyHasQuota).toBe(false);
+    await local.db.send(
+      new UpdateCommand({
+        TableName: local.names.tables.apiKeys,
+        Key: { key_hash: keyHash },
+        UpdateExpression: 'SET quota_units = :q, quota_remaining_units = :q',
+        ExpressionAttributeValues: { ':q': 1_000_000 },
+      }),
+    );
+    expect((await cached.findByHash(keyHash))?.quota_remaining_units).toBeUndefined();
+    const result = await submitTask(
+      caller,
+      { model: PRO, prompt: 'a fox', duration: 5 },
+      {
+        keys: cached,
+        models: new InMemoryCatalog(catalogRecords().map((record) => toVideoModel(record))),
+        tasks: new DynamoDbTaskRepository(local.db, {
+          tasks: local.names.tables.tasks,
+          accounts: local.names.tables.accounts,
+          apiKeys: local.names.tables.apiKeys,
+        }),
+        urls: { assertPublic: async () => undefined },
+        now: () => new Date(),
+        newTaskId: randomUUID,
+      },
+    );
+    expect(await read(local.names.tables.tasks, { task_id: result.task_id })).toMatchObject({
+      key_quota_charged: true,
+    });
+    expect(await read(local.names.tables.apiKeys, { key_hash: keyHash })).toMatchObject({
+      quota_remaining_units: 1_000_000 - 42_000,
+    });
+    expect(await read(local.names.tables.accounts, { account_id: caller.accountId })).toMatchObject({
+      balance_units: 1_000_000 - 42_000,
+    });
   });
 
   it('the copy agrees with the stored key: charged once', async () => {

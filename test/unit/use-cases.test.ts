@@ -763,6 +763,15 @@ describe('submitTask', () => {
     expect((await tasks.get(NEW_ID))?.key_quota_charged).toBe(true);
   });
 
+  it('a charge the stored key refuses (disabled meanwhile) re-reads the key, so the copy of it is replaced', async () => {
+    tasks.chargeError = new AuthenticationError('API key is disabled');
+    const keys = new InMemoryKeys([storedKey({ status: 'disabled' })]);
+    await expect(
+      submitTask(CALLER, { model: PRO, prompt: 'A fox', duration: 5 }, { ...deps, keys }),
+    ).rejects.toMatchObject({ code: 401 });
+    expect(keys.freshLookups).toEqual([CALLER.keyHash]);
+  });
+
   it('… and refuses it when the stored key turns out disabled: 401, nothing charged', async () => {
     tasks.storedKeyHasQuota = true;
     const keys = new InMemoryKeys([storedKey({ status: 'disabled', quota_units: 1, quota_remaining_units: 1 })]);

@@ -46,7 +46,12 @@ function activeKey(record: ApiKeyRecord | undefined): ApiKeyRecord {
 }
 
 function callerOf(record: ApiKeyRecord): Caller {
-  return { accountId: record.account_id, keyHash: record.key_hash, keyHasQuota: record.quota_units !== undefined };
+  // The field the charge's transaction checks and moves (not quota_units, the cap as set): the two agree.
+  return {
+    accountId: record.account_id,
+    keyHash: record.key_hash,
+    keyHasQuota: record.quota_remaining_units !== undefined,
+  };
 }
 
 function bearerToken(authorization: string | undefined): string {

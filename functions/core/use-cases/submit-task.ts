@@ -3,7 +3,7 @@
  * from the tasks table's stream (functions/workflow/start-executions.ts), not from here: the submit answers
  * after its one write, and a charged task is never left unstarted by a submit that failed half-way.
  */
-import { InvalidRequestError } from '../api-error.js';
+import { AuthenticationError, InvalidRequestError } from '../api-error.js';
 import { parseGenerationBody } from '../generation-request.js';
 import type { GenerationBody, ModelReference } from '../generation-request.js';
 import { unitsToYuan } from '../money.js';
@@ -61,6 +61,12 @@ export async function submitTask(caller: Caller, body: unknown, deps: SubmitTask
   try {
     await charge(task, caller, deps.tasks);
   } catch (error) {
+    if (error instanceof AuthenticationError) {
+      // The stored key refused what the caller's copy allowed: re-reading it replaces the copy, so this
+      // instance's reads with the key stop at once too.
+      await deps.keys.findByHash(caller.keyHash, { fresh: true });
+      throw error;
+    }
     if (!(error instanceof KeyChangedError)) throw error;
     // The key's quota was set or lifted since the caller's copy of it was read: once more, from the stored key.
     const current = await reauthenticate(caller, deps.keys);
