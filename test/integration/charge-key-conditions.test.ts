@@ -51,6 +51,18 @@ async function setUp(options: { quotaYuan?: string; balanceYuan?: string } = {})
   return { admin, key, keyHash, charge, nothingCharged };
 }
 
+/** Sets a quota on a key that had none, as an operator editing the table would. */
+async function giveQuota(keyHash: string, units: number) {
+  await local.db.send(
+    new UpdateCommand({
+      TableName: local.names.tables.apiKeys,
+      Key: { key_hash: keyHash },
+      UpdateExpression: 'SET quota_units = :q, quota_remaining_units = :q',
+      ExpressionAttributeValues: { ':q': units },
+    }),
+  );
+}
+
 async function read(table: string, key: Record<string, string>) {
   const { Item } = await local.db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
   return Item;
@@ -75,14 +87,7 @@ describe("the submit's transaction and the stored key", () => {
 
   it('a key given a quota since: KeyChangedError (re-read and retry), nothing charged', async () => {
     const { keyHash, charge, nothingCharged } = await setUp();
-    await local.db.send(
-      new UpdateCommand({
-        TableName: local.names.tables.apiKeys,
-        Key: { key_hash: keyHash },
-        UpdateExpression: 'SET quota_units = :q, quota_remaining_units = :q',
-        ExpressionAttributeValues: { ':q': 1_000_000 },
-      }),
-    );
+    await giveQuota(keyHash, 1_000_000);
     const { task, done } = charge(false);
     await expect(done).rejects.toBeInstanceOf(KeyChangedError);
     await nothingCharged(task.task_id, 100_000);
@@ -124,14 +129,7 @@ describe("the submit's transaction and the stored key", () => {
     );
     const caller = await reauthenticate({ accountId: '', keyHash, keyHasQuota: false }, cached);
     expect(caller.keyHasQuota).toBe(false);
-    await local.db.send(
-      new UpdateCommand({
-        TableName: local.names.tables.apiKeys,
-        Key: { key_hash: keyHash },
-        UpdateExpression: 'SET quota_units = :q, quota_remaining_units = :q',
-        ExpressionAttributeValues: { ':q': 1_000_000 },
-      }),
-    );
+    await giveQuota(keyHash, 1_000_000);
     expect((await cached.findByHash(keyHash))?.quota_remaining_units).toBeUndefined();
     const result = await submitTask(
       caller,
