@@ -743,6 +743,12 @@ function findings(results: BenchResults): string {
         `**What is left is in-process work.** Ours and the baseline now make the same storage calls (the key from the instance's copy), and ours is ${single.map((pair) => `${fixed(pair.p50Ratio, 2)}× at p50 for ${pair.endpoint}`).join(' and ')} at one client. In a loop without HTTP the GET handler (middy with Powertools' logger context and metrics, the envelope, authentication and the rate limit, the use case) costs about 0.1 ms of CPU over its GetItem, and the local API Gateway about 0.02–0.04 ms per request over a bare node:http server (a Lambda-shaped event and context per request); the rest is the same SDK call running slower in the larger API process, which also hosts fauxqs and the simulated upstream, on two cores shared with DynamoDB Local's JVM, the load generator and the machine's other tenants. A CPU profile finds no single hot spot.`,
       );
     }
+    const many = apiPairs(results.api.runs).find((pair) => pair.endpoint === 'GET task' && pair.connections === 64);
+    if (many && many.rpsRatio < TARGETS.throughputRatio) {
+      items.push(
+        `**At 64 clients the tail is the rate limiter's turn of the second.** Each of the 64 keys needs one counter write per second (its reservation for that second), and they all fall due at the same moment; DynamoDB Local applies writes one at a time (SQLite), so the reads queued behind them wait: in a separate trace of this load, two thirds of the GETs slower than 150 ms had started within 100 ms of a second's turn, and ours' p99 here is ${fixed(many.p99Ratio, 2)}× the baseline's. In DynamoDB the counters are independent items. Reserving each key's next second ahead, in the last 200 ms of the current one, was tried and made it worse (the burst only moved); a counter item holding several seconds, reserved in one write, would thin the writes out and is the next step.`,
+      );
+    }
     items.push(
       "**The key's copy is the one trade.** Each function instance answers from a copy of an active key for up to 5 s (`API_KEY_CACHE_SECONDS`; 0 turns it off): a key disabled meanwhile can still read (task, balance) in that instance for those seconds, but never spend: the submit's transaction checks the stored key's status and quota, a cancel reads the key fresh, and unknown or disabled keys are never kept. POST is one transaction and calls no Step Functions API: the tasks table's stream starts each execution (StartExecutions), and the reconciler covers a start that never happens.",
     );
