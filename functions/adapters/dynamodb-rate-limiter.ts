@@ -9,7 +9,10 @@
  * therefore starts small, a steady one writes about once a second; what one reserves and does not spend lapses with its second, so a key spread over many
  * instances may be refused a little before its limit, never after. Seconds are fixed windows of each
  * instance's clock (so a span across two of them may see up to twice the limit, as with any fixed
- * window). Counters expire through the table's TTL.
+ * window), and each key's seconds start at an offset of their own within the clock's second, taken from
+ * the key (the same in every instance): the keys' reservations, one at least per busy key and second,
+ * then spread over the second instead of all falling due at its turn. Counters expire through the
+ * table's TTL.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -47,6 +50,8 @@ export class DynamoDbRateLimiter implements RateLimiter {
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
     private readonly clock: () => number = Date.now,
+    /** Where, in milliseconds of the clock's second, the subject's seconds begin. */
+    private readonly phaseMs: (subject: string) => number = subjectPhaseMs,
   ) {}
 
   async acquire(subject: string, limitPerSecond: number): Promise<RateDecision> {
@@ -54,7 +59,8 @@ export class DynamoDbRateLimiter implements RateLimiter {
     const limit = Math.floor(limitPerSecond);
     if (!Number.isFinite(limit) || limit < 1) return { allowed: false, retryAfterSeconds: 1 };
     for (;;) {
-      const nowMs = this.clock();
+      // The subject's own time: its seconds begin at its phase (every window below is in this time).
+      const nowMs = this.clock() - this.phaseMs(subject);
       const state = this.stateOf(subject, Math.floor(nowMs / 1000));
       if (state.left > 0) {
         state.left -= 1;
@@ -157,4 +163,14 @@ export class DynamoDbRateLimiter implements RateLimiter {
       if (state.window < window - 1) this.subjects.delete(subject);
     }
   }
+}
+
+/** A subject's phase: 0–999 ms, from an FNV-1a hash of it, so every instance gives a subject the same one. */
+export function subjectPhaseMs(subject: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < subject.length; i += 1) {
+    hash ^= subject.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % 1000;
 }

@@ -7,7 +7,7 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DynamoDbItemReader } from '../../functions/adapters/dynamodb-item-reader.js';
-import { DynamoDbRateLimiter } from '../../functions/adapters/dynamodb-rate-limiter.js';
+import { DynamoDbRateLimiter, subjectPhaseMs } from '../../functions/adapters/dynamodb-rate-limiter.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 
@@ -28,6 +28,9 @@ function countingClient() {
   );
   return { counted, counts };
 }
+
+/** Subjects' seconds aligned with the clock's, for tests that step the clock by whole seconds. */
+const NO_PHASE = () => 0;
 
 /** A clock frozen inside one second, so a burst cannot straddle two windows. */
 const frozenAt = (ms: number) => () => ms;
@@ -71,7 +74,7 @@ describe('DynamoDbRateLimiter', () => {
     const subject = `key-${randomUUID()}`;
     const { counted, counts } = countingClient();
     let now = (Math.floor(Date.now() / 1000) + 1) * 1000;
-    const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, () => now);
+    const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, () => now, NO_PHASE);
     for (let i = 0; i < 30; i += 1) expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
     const firstSecond = counts['UpdateItemCommand'] ?? 0;
     // A new instance knows nothing of its rate yet: small reservations, growing with what it serves.
@@ -88,7 +91,7 @@ describe('DynamoDbRateLimiter', () => {
     const { counted, counts } = countingClient();
     const second = (Math.floor(Date.now() / 1000) + 1) * 1000;
     let now = second;
-    const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, () => now);
+    const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, () => now, NO_PHASE);
     for (let i = 0; i < 10; i += 1) expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
     // The next second starts at the same pace (a reservation of about 10), then 40 more arrive at its very end.
     now = second + 1000;
@@ -99,6 +102,29 @@ describe('DynamoDbRateLimiter', () => {
     // Reservations of 20, 40, ...: each asks for at least twice the one before.
     expect((counts['UpdateItemCommand'] ?? 0) - before).toBeLessThanOrEqual(3);
     counted.destroy();
+  });
+
+  it("each key's seconds begin at its own phase, the same in every instance, spread over the second", async () => {
+    const phases = Array.from({ length: 1000 }, () => subjectPhaseMs(randomUUID()));
+    expect(Math.min(...phases)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...phases)).toBeLessThan(1000);
+    // Spread: every tenth of the second holds some of 1,000 keys' phases.
+    const tenths = new Set(phases.map((phase) => Math.floor(phase / 100)));
+    expect(tenths.size).toBe(10);
+    const subject = `key-${randomUUID()}`;
+    const phase = subjectPhaseMs(subject);
+    expect(subjectPhaseMs(subject)).toBe(phase);
+    // The subject's second runs from phase to phase + 1000 ms of the clock: a limit of 1 admits one request in
+    // it, refuses the rest (Retry-After until the phase comes round), and admits again after it.
+    const start = (Math.floor(Date.now() / 1000) + 1) * 1000 + phase;
+    let now = start;
+    const first = new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, () => now);
+    const second = new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, () => now);
+    expect((await first.acquire(subject, 1)).allowed).toBe(true);
+    now = start + 999;
+    expect(await second.acquire(subject, 1)).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    now = start + 1000;
+    expect((await second.acquire(subject, 1)).allowed).toBe(true);
   });
 
   it('a limit below one request (or not a number) admits nothing and writes nothing; 2.5 means 2', async () => {
@@ -118,7 +144,7 @@ describe('DynamoDbRateLimiter', () => {
   it('a new second starts a new count', async () => {
     const subject = `key-${randomUUID()}`;
     let now = Math.floor(Date.now() / 1000) * 1000;
-    const limiter = new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, () => now);
+    const limiter = new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, () => now, NO_PHASE);
     expect((await limiter.acquire(subject, 1)).allowed).toBe(true);
     expect(await limiter.acquire(subject, 1)).toEqual({ allowed: false, retryAfterSeconds: 1 });
     now += 1000;
