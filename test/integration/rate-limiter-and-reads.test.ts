@@ -154,8 +154,9 @@ describe('DynamoDbRateLimiter', () => {
   it('takes what is left of a window when a full reservation would pass the limit', async () => {
     const subject = `key-${randomUUID()}`;
     const clock = frozenAt(Date.now());
-    const first = new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, clock);
-    const second = new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, clock);
+    // Seconds aligned with the clock's, so that the counter's item is found below.
+    const first = new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, clock, NO_PHASE);
+    const second = new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, clock, NO_PHASE);
     // Limit 25, two instances taking turns: reservations that would pass the limit shrink to what is left,
     // so together they serve exactly 25.
     let admitted = 0;
