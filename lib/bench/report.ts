@@ -244,7 +244,7 @@ function apiSection(api: ApiOverheadResult): string {
 Each row: ${api.seconds} s of closed-loop load per server by autocannon (each client sends its next request when the
 previous one is answered), in ${api.rounds} turns of ${fixed(api.seconds / api.rounds, 2)} s: the servers of a row take turns, in a rotated
 order each round, so that a burst of load from the machine's other tenants falls on all of them alike, and each
-figure is pooled over its server's turns. Before the rows, a ${api.warmupSeconds} s warm-up per server and endpoint; each
+figure is pooled over its server's turns.${api.leadInSeconds ? ` The first ${api.leadInSeconds} s of each turn is load but not counted: a turn opens new connections, and ours' per-key state (the instance's copy of the key, the rate counter's reservation) starts again after the other server's turn, as it would for a client that had paused; steady state is what is compared.` : ''} Before the rows, a ${api.warmupSeconds} s warm-up per server and endpoint; each
 client is an account with its own key (${api.accounts} accounts). **Ours** is the local stack as \`npm start\` runs it (the local API Gateway, the real
 handlers with their middy chain; the local Step Functions, the tasks stream's event source and the workflow steps
 in a workflow process of their own, as the workflow's Lambdas are apart from the API's in AWS), in a child process;
