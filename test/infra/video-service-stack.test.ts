@@ -132,6 +132,13 @@ describe('functions', () => {
     }
   });
 
+  it('that authenticate get the rate limit default and the life of their copy of a key', () => {
+    for (const id of API_ROUTES.map((route) => route.id)) {
+      expect(envOf(id), id).toMatchObject({ DEFAULT_RATE_LIMIT_PER_SECOND: '10', API_KEY_CACHE_SECONDS: '5' });
+    }
+    expect(envOf(DEFAULT_ROUTE.id)).not.toHaveProperty('API_KEY_CACHE_SECONDS');
+  });
+
   it('that call the upstream get its URL and the Ark key secret, and may read it', () => {
     for (const id of ['StartUpstream', 'PollUpstream', 'GetTask', 'CancelTask']) {
       expect(envOf(id)).toMatchObject({ ARK_BASE_URL: expect.stringMatching(/^https:\/\//) });
