@@ -772,7 +772,19 @@ describe('submitTask', () => {
     expect(keys.freshLookups).toEqual([CALLER.keyHash]);
   });
 
-  it('… and refuses it when the stored key turns out disabled: 401, nothing charged', async () => {
+  it('… and answers the 401 even when that re-read fails', async () => {
+    tasks.chargeError = new AuthenticationError('API key is disabled');
+    const keys = {
+      findByHash: async () => {
+        throw new Error('DynamoDB unavailable');
+      },
+    };
+    await expect(
+      submitTask(CALLER, { model: PRO, prompt: 'A fox', duration: 5 }, { ...deps, keys }),
+    ).rejects.toMatchObject({ code: 401 });
+  });
+
+  it('a charge that finds the key changed, and the re-read finds it disabled: 401, nothing charged', async () => {
     tasks.storedKeyHasQuota = true;
     const keys = new InMemoryKeys([storedKey({ status: 'disabled', quota_units: 1, quota_remaining_units: 1 })]);
     await expect(

@@ -63,8 +63,8 @@ export async function submitTask(caller: Caller, body: unknown, deps: SubmitTask
   } catch (error) {
     if (error instanceof AuthenticationError) {
       // The stored key refused what the caller's copy allowed: re-reading it replaces the copy, so this
-      // instance's reads with the key stop at once too.
-      await deps.keys.findByHash(caller.keyHash, { fresh: true });
+      // instance's reads with the key stop at once too. Best effort: the answer is the 401 either way.
+      await deps.keys.findByHash(caller.keyHash, { fresh: true }).catch(() => undefined);
       throw error;
     }
     if (!(error instanceof KeyChangedError)) throw error;
