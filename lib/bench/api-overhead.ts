@@ -106,6 +106,12 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
         if (server === 'ours') await waitForWorkflowIdle(stack.ready.workflowPid, log);
       }
       const servers = ['ours', 'baseline'] as const;
+      /** One turn of load against a server, with the CPU its Node processes spent meanwhile. */
+      const turn = async (server: LoadRun['server'], url: string, pid: number, connections: number) => {
+        const cpuBefore = nodeTreeCpuMs(pid, [stack.ready.workflowPid]);
+        const sample = await load(url, server, endpoint, clients, connections, seconds / ROUNDS);
+        return { sample, cpuBefore, cpuAfter: nodeTreeCpuMs(pid, [stack.ready.workflowPid]) };
+      };
       for (const connections of CONCURRENCY) {
         // The servers take turns, ROUNDS times, each round in a rotated order: a burst of load from the
         // machine's other tenants, or a drift over the minutes, then falls on all of them alike, and the
@@ -121,9 +127,7 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
         for (let round = 0; round < ROUNDS; round++) {
           for (let i = 0; i < servers.length; i++) {
             const server = servers[(i + round) % servers.length]!;
-            const cpuBefore = nodeTreeCpuMs(serverPid[server], [stack.ready.workflowPid]);
-            const sample = await load(targets[server], server, endpoint, clients, connections, seconds / ROUNDS);
-            const cpuAfter = nodeTreeCpuMs(serverPid[server], [stack.ready.workflowPid]);
+            const { sample, cpuBefore, cpuAfter } = await turn(server, targets[server], serverPid[server], connections);
             addSample(cell.get(server)!, sample, cpuBefore, cpuAfter);
           }
         }
@@ -132,27 +136,20 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
         const workflowAfter = nodeTreeCpuMs(stack.ready.workflowPid);
         for (const server of servers) {
           const run = summarize(endpoint, server, connections, cell.get(server)!);
-          if (server === 'ours' && workflowBefore !== undefined && workflowAfter !== undefined && run.requests > 0) {
-            run.workflowCpuMsPerRequest = (workflowAfter - workflowBefore) / run.requests;
-          }
+          if (server === 'ours') setWorkflowCpu(run, workflowBefore, workflowAfter);
           logRun(run, log);
           runs.push(run);
         }
         if (endpoint === 'POST generate') {
           // A diagnostic: the same POST with the new tasks' starts going on beside it, on the same two cores,
           // as in AWS they would run elsewhere.
-          const cpuBefore = nodeTreeCpuMs(stack.child.pid, [stack.ready.workflowPid]);
           const workflowCpuBefore = nodeTreeCpuMs(stack.ready.workflowPid);
-          const sample = await load(stack.ready.baseUrl, 'ours', endpoint, clients, connections, seconds / ROUNDS);
-          const cpuAfter = nodeTreeCpuMs(stack.child.pid, [stack.ready.workflowPid]);
+          const { sample, cpuBefore, cpuAfter } = await turn('ours', targets.ours, serverPid.ours, connections);
           await waitForWorkflowIdle(stack.ready.workflowPid, log);
           const alongside = emptyCell();
           addSample(alongside, sample, cpuBefore, cpuAfter);
           const run = summarize(endpoint, 'ours, starts alongside', connections, alongside);
-          const workflowCpuAfter = nodeTreeCpuMs(stack.ready.workflowPid);
-          if (workflowCpuBefore !== undefined && workflowCpuAfter !== undefined && run.requests > 0) {
-            run.workflowCpuMsPerRequest = (workflowCpuAfter - workflowCpuBefore) / run.requests;
-          }
+          setWorkflowCpu(run, workflowCpuBefore, nodeTreeCpuMs(stack.ready.workflowPid));
           logRun(run, log);
           runs.push(run);
         }
@@ -250,6 +247,13 @@ function summarize(
   };
   if (cell.cpuMs !== undefined && requests > 0) run.cpuMsPerRequest = cell.cpuMs / requests;
   return run;
+}
+
+/** Ours only: the workflow process's CPU between two readings, per answered request. */
+function setWorkflowCpu(run: LoadRun, before: number | undefined, after: number | undefined) {
+  if (before !== undefined && after !== undefined && run.requests > 0) {
+    run.workflowCpuMsPerRequest = (after - before) / run.requests;
+  }
 }
 
 function logRun(run: LoadRun, log: (line: string) => void) {
