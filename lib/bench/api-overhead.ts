@@ -101,8 +101,10 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
     const runs: LoadRun[] = [];
     for (const endpoint of ['GET task', 'POST generate'] as const) {
       for (const server of ['ours', 'baseline'] as const) {
-        log(`warm-up: ${endpoint} on ${server} (${warmupSeconds} s, 16 clients)`);
-        await load(targets[server], server, endpoint, clients, 16, warmupSeconds);
+        // Every client, so that every key has been used before the rows: an instance's first second with a key
+        // ramps up its rate counter's reservations from one request, as a cold start warms the code.
+        log(`warm-up: ${endpoint} on ${server} (${warmupSeconds} s, ${clients.length} clients)`);
+        await load(targets[server], server, endpoint, clients, clients.length, warmupSeconds);
         if (server === 'ours') await waitForWorkflowIdle(stack.ready.workflowPid, log);
       }
       const servers = ['ours', 'baseline'] as const;

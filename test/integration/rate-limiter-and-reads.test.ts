@@ -7,26 +7,41 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DynamoDbItemReader } from '../../functions/adapters/dynamodb-item-reader.js';
-import { DynamoDbRateLimiter, subjectPhaseMs } from '../../functions/adapters/dynamodb-rate-limiter.js';
+import {
+  BLOCK_SECONDS,
+  counterLocation,
+  DynamoDbRateLimiter,
+  subjectPhaseMs,
+} from '../../functions/adapters/dynamodb-rate-limiter.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 
 const local = useDynamoDbLocal('limits');
 
-/** Counts the requests a client sends, by command. */
+/** Counts the requests a client sends, by command; `holdWrites` holds its UpdateItems until released. */
 function countingClient() {
   const counts: Record<string, number> = {};
+  let held: Promise<void> | undefined;
   const counted = DynamoDBDocumentClient.from(
     new DynamoDBClient({ endpoint: local.dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }),
   );
   counted.middlewareStack.add(
     (next, context) => async (args) => {
       counts[context.commandName ?? '?'] = (counts[context.commandName ?? '?'] ?? 0) + 1;
+      if (context.commandName === 'UpdateItemCommand') await held;
       return next(args);
     },
     { step: 'initialize' },
   );
-  return { counted, counts };
+  const holdWrites = () => {
+    let release = () => {};
+    held = new Promise((resolve) => (release = resolve));
+    return () => {
+      held = undefined;
+      release();
+    };
+  };
+  return { counted, counts, holdWrites };
 }
 
 /** Subjects' seconds aligned with the clock's, for tests that step the clock by whole seconds. */
@@ -70,19 +85,112 @@ describe('DynamoDbRateLimiter', () => {
     counted.destroy();
   });
 
-  it('reserves about what it served the second before: a steady instance writes once a second', async () => {
+  it('reserves about what it served the second before, and a block of seconds per write: a steady key writes once a block', async () => {
     const subject = `key-${randomUUID()}`;
     const { counted, counts } = countingClient();
-    let now = (Math.floor(Date.now() / 1000) + 1) * 1000;
+    const blockMs = BLOCK_SECONDS * 1000;
+    const blockStart = (Math.floor(Date.now() / blockMs) + 1) * blockMs;
+    let now = blockStart;
     const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, () => now, NO_PHASE);
+    const writes = () => counts['UpdateItemCommand'] ?? 0;
     for (let i = 0; i < 30; i += 1) expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
-    const firstSecond = counts['UpdateItemCommand'] ?? 0;
+    const firstSecond = writes();
     // A new instance knows nothing of its rate yet: small reservations, growing with what it serves.
     expect(firstSecond).toBeGreaterThan(1);
     expect(firstSecond).toBeLessThan(30);
-    now += 1000;
-    for (let i = 0; i < 30; i += 1) expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
-    expect((counts['UpdateItemCommand'] ?? 0) - firstSecond).toBe(1);
+    // The second second: one write, for it and for the rest of the block. Then one a block, in its last
+    // second, for the whole next block, before it begins: no request waits for a write at its start.
+    const perSecondWrites: number[] = [];
+    for (let second = 1; second < 2 * BLOCK_SECONDS; second += 1) {
+      const before = writes();
+      // 30 requests spread over the second, as a steady client sends them.
+      for (let i = 0; i < 30; i += 1) {
+        now = blockStart + second * 1000 + i * 33;
+        expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
+      }
+      perSecondWrites.push(writes() - before);
+    }
+    expect(perSecondWrites).toEqual([1, 0, 1, 0, 0, 0, 1]);
+    // Every admitted request was counted in its own second, and the margin reserved beyond it lapses.
+    const { bucket, attribute } = counterLocation(subject, Math.floor(now / 1000));
+    const { Item } = await local.db.send(new GetCommand({ TableName: local.names.tables.rateLimits, Key: { bucket } }));
+    expect(Item?.[attribute]).toBeGreaterThanOrEqual(30);
+    // (The pace of a second is taken before its end, so the margin is of a quarter, or a little more.)
+    expect(Item?.[attribute]).toBeLessThanOrEqual(30 * 1.5);
+    counted.destroy();
+  });
+
+  it('seconds reserved ahead never take a second past half its limit, and never let it pass the limit', async () => {
+    const subject = `key-${randomUUID()}`;
+    const blockMs = BLOCK_SECONDS * 1000;
+    let now = (Math.floor(Date.now() / blockMs) + 1) * blockMs;
+    const clock = () => now;
+    const limit = 100;
+    // Six steady instances of 10 a second each: the first ones reserve the block's later seconds ahead.
+    const steady = Array.from(
+      { length: 6 },
+      () => new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, clock, NO_PHASE),
+    );
+    const blockStart = now;
+    for (let second = 0; second < 2; second += 1) {
+      for (let i = 0; i < 10; i += 1) {
+        for (const [n, limiter] of steady.entries()) {
+          now = blockStart + second * 1000 + i * 100 + n;
+          expect((await limiter.acquire(subject, limit)).allowed).toBe(true);
+        }
+      }
+    }
+    now = blockStart + 2000;
+    // The third second of the block: what the instances reserved ahead for it is at most half the limit.
+    const { bucket, attribute } = counterLocation(subject, Math.floor(now / 1000));
+    const { Item } = await local.db.send(new GetCommand({ TableName: local.names.tables.rateLimits, Key: { bucket } }));
+    expect(Item?.[attribute]).toBeGreaterThan(0);
+    expect(Item?.[attribute]).toBeLessThanOrEqual(limit / 2);
+    // A burst from new instances and the steady ones alike still admits no more than the limit in it.
+    const burst = Array.from(
+      { length: 4 },
+      () => new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, clock, NO_PHASE),
+    );
+    const everyone = [...steady, ...burst];
+    const decisions = await Promise.all(
+      Array.from({ length: 300 }, (_, i) => everyone[i % everyone.length]!.acquire(subject, limit)),
+    );
+    const admitted = decisions.filter((decision) => decision.allowed).length;
+    expect(admitted).toBeLessThanOrEqual(limit);
+    expect(admitted).toBeGreaterThanOrEqual(limit / 2);
+  });
+
+  it('a key that runs short reserves more before it runs out: its requests do not wait for that write', async () => {
+    const subject = `key-${randomUUID()}`;
+    const { counted, counts, holdWrites } = countingClient();
+    const blockMs = BLOCK_SECONDS * 1000;
+    const blockStart = (Math.floor(Date.now() / blockMs) + 1) * blockMs;
+    let now = blockStart;
+    const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, () => now, NO_PHASE);
+    const writes = () => counts['UpdateItemCommand'] ?? 0;
+    // A second at 20 a second, then the next one's first request reserves for that rate (25, with the margin).
+    for (let i = 0; i < 20; i += 1) {
+      now = blockStart + i * 50;
+      expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
+    }
+    now = blockStart + 1000;
+    expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
+    // Now at twice the pace: with a quarter of a second's worth left, it writes for more, and while that write
+    // is out (held here), its requests are still admitted from what it has.
+    const release = holdWrites();
+    const before = writes();
+    for (let i = 1; i <= 20; i += 1) {
+      now = blockStart + 1000 + i * 25;
+      expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
+    }
+    expect(writes() - before).toBe(1);
+    release();
+    // Once the write is back, the rest of the second at that pace needs no other.
+    for (let i = 21; i <= 35; i += 1) {
+      now = blockStart + 1000 + i * 25;
+      expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
+    }
+    expect(writes() - before).toBe(1);
     counted.destroy();
   });
 
@@ -104,13 +212,15 @@ describe('DynamoDbRateLimiter', () => {
     counted.destroy();
   });
 
-  it("each key's seconds begin at its own phase, the same in every instance, spread over the second", async () => {
+  it("each key's seconds begin at its own phase, the same in every instance, spread over the block", async () => {
     const phases = Array.from({ length: 1000 }, () => subjectPhaseMs(randomUUID()));
     expect(Math.min(...phases)).toBeGreaterThanOrEqual(0);
-    expect(Math.max(...phases)).toBeLessThan(1000);
-    // Spread: every tenth of the second holds some of 1,000 keys' phases.
-    const tenths = new Set(phases.map((phase) => Math.floor(phase / 100)));
+    expect(Math.max(...phases)).toBeLessThan(BLOCK_SECONDS * 1000);
+    // Spread: every tenth of the second, and every second of the block, holds some of 1,000 keys' phases.
+    const tenths = new Set(phases.map((phase) => Math.floor((phase % 1000) / 100)));
     expect(tenths.size).toBe(10);
+    const seconds = new Set(phases.map((phase) => Math.floor(phase / 1000)));
+    expect(seconds.size).toBe(BLOCK_SECONDS);
     const subject = `key-${randomUUID()}`;
     const phase = subjectPhaseMs(subject);
     expect(subjectPhaseMs(subject)).toBe(phase);
@@ -165,12 +275,10 @@ describe('DynamoDbRateLimiter', () => {
     }
     expect(admitted).toBeLessThanOrEqual(25);
     expect(admitted).toBeGreaterThanOrEqual(20);
-    const window = Math.floor(clock() / 1000);
-    const { Item } = await local.db.send(
-      new GetCommand({ TableName: local.names.tables.rateLimits, Key: { bucket: `${subject}#${window}` } }),
-    );
+    const { bucket, attribute } = counterLocation(subject, Math.floor(clock() / 1000));
+    const { Item } = await local.db.send(new GetCommand({ TableName: local.names.tables.rateLimits, Key: { bucket } }));
     // Every admitted request was reserved; unspent reservations are the only gap, and nothing passed 25.
-    expect(Item?.['hits']).toBe(25);
+    expect(Item?.[attribute]).toBe(25);
   });
 });
 
