@@ -65,21 +65,31 @@ interface SubjectState {
   ahead: Map<number, number>;
   /** The next block's windows have been asked for (in the last window of a block). */
   nextBlockAsked: boolean;
+  /** A write started early failed in this window: no more early writes in it. */
+  earlyFailed: boolean;
+  /** Windows before this one are not reserved ahead: their half of the limit was found taken. */
+  noAheadBefore: number;
 }
 
 /** Why a reservation is written: a request needs one, the subject runs short, or its next block is near. */
 type RefillKind = 'needed' | 'short' | 'next block';
 
+function blockStartOf(window: number): number {
+  return Math.floor(window / BLOCK_SECONDS) * BLOCK_SECONDS;
+}
+
 /** Where a subject's count for a window is kept: the block's item and the window's attribute in it. */
 export function counterLocation(subject: string, window: number): { bucket: string; attribute: string } {
-  const block = Math.floor(window / BLOCK_SECONDS);
-  return { bucket: `${subject}#${block}`, attribute: `second_${window - block * BLOCK_SECONDS}` };
+  const start = blockStartOf(window);
+  return { bucket: `${subject}#${start / BLOCK_SECONDS}`, attribute: `second_${window - start}` };
 }
 
 export class DynamoDbRateLimiter implements RateLimiter {
   private readonly subjects = new Map<string, SubjectState>();
   /** A reservation being written: concurrent requests for the subject wait for it instead of racing it. */
   private readonly refilling = new Map<string, Promise<void>>();
+  /** A write of a subject's next block, and that block's first window (no request waits for it before then). */
+  private readonly nextBlockWrites = new Map<string, { from: number; write: Promise<void> }>();
   /** The second of the last sweep of idle subjects: at most one sweep a second. */
   private sweptWindow = -1;
 
@@ -103,9 +113,17 @@ export class DynamoDbRateLimiter implements RateLimiter {
         state.left -= 1;
         state.served += 1;
         // Reserve before the subject runs out, or before its next block begins, so that no request waits for
-        // the write. A failure is met by the request that next needs a reservation.
-        const early = this.refilling.has(subject) ? undefined : this.earlyRefill(state, nowMs);
-        if (early) this.startRefill(subject, state, limit, nowMs, early).catch(() => undefined);
+        // the write. After a failure, no more early writes this second: the request that next needs a
+        // reservation meets it. The next block's write is no use to this second, so no request waits for it.
+        const early = this.earlyRefill(subject, state, nowMs);
+        if (early === 'short') {
+          this.startRefill(subject, state, limit, nowMs, early).catch(() => (state.earlyFailed = true));
+        } else if (early === 'next block') {
+          const write = this.refill(subject, state, limit, nowMs, early)
+            .catch(() => void (state.earlyFailed = true))
+            .finally(() => this.nextBlockWrites.delete(subject));
+          this.nextBlockWrites.set(subject, { from: blockStartOf(state.window) + BLOCK_SECONDS, write });
+        }
         return { allowed: true };
       }
       if (state.spent) {
@@ -113,6 +131,12 @@ export class DynamoDbRateLimiter implements RateLimiter {
           allowed: false,
           retryAfterSeconds: Math.max(1, Math.ceil(((state.window + 1) * 1000 - nowMs) / 1000)),
         };
+      }
+      // The next block's write, once that block has begun, may bring this window's share: wait for it first.
+      const nextBlock = this.nextBlockWrites.get(subject);
+      if (nextBlock && state.window >= nextBlock.from) {
+        await nextBlock.write;
+        continue;
       }
       // A failed refill fails its waiters too: during an outage one slow call, not one per waiter.
       await (this.refilling.get(subject) ?? this.startRefill(subject, state, limit, nowMs, 'needed'));
@@ -130,12 +154,14 @@ export class DynamoDbRateLimiter implements RateLimiter {
    * longer than that (near its end a reservation would mostly lapse: the next window has its own). 'next
    * block': a subject with a rate is in the last PREFETCH_SECONDS of its block, and has not asked for the next.
    */
-  private earlyRefill(state: SubjectState, nowMs: number): RefillKind | undefined {
+  private earlyRefill(subject: string, state: SubjectState, nowMs: number): RefillKind | undefined {
+    if (state.spent || state.earlyFailed) return undefined;
     const leftOfWindow = ((state.window + 1) * 1000 - nowMs) / 1000;
     if (leftOfWindow > PREFETCH_SECONDS) {
-      return state.left < this.perSecond(state, leftOfWindow) * PREFETCH_SECONDS ? 'short' : undefined;
+      const short = state.left < this.perSecond(state, leftOfWindow) * PREFETCH_SECONDS;
+      return short && !this.refilling.has(subject) ? 'short' : undefined;
     }
-    const lastOfBlock = state.window % BLOCK_SECONDS === BLOCK_SECONDS - 1;
+    const lastOfBlock = state.window - blockStartOf(state.window) === BLOCK_SECONDS - 1;
     return lastOfBlock && state.rate > 0 && !state.nextBlockAsked ? 'next block' : undefined;
   }
 
@@ -167,6 +193,8 @@ export class DynamoDbRateLimiter implements RateLimiter {
       lastAsked: left,
       ahead,
       nextBlockAsked: false,
+      earlyFailed: false,
+      noAheadBefore: known?.noAheadBefore ?? 0,
     };
     this.subjects.set(subject, state);
     return state;
@@ -183,12 +211,12 @@ export class DynamoDbRateLimiter implements RateLimiter {
     // Later windows are reserved only by an instance that knows its rate, and within half the limit.
     const each = Math.min(cap, Math.ceil(perSecond * MARGIN));
     const reserveAhead = state.rate > 0 && each <= Math.floor(limit / 2);
-    const blockStart = state.window - (state.window % BLOCK_SECONDS);
+    const blockStart = blockStartOf(state.window);
     const ahead: [number, number][] = [];
     let ask = 0;
     if (kind === 'next block') {
       state.nextBlockAsked = true;
-      if (!reserveAhead) return;
+      if (!reserveAhead || blockStart + BLOCK_SECONDS < state.noAheadBefore) return;
       for (let window = blockStart + BLOCK_SECONDS; window < blockStart + 2 * BLOCK_SECONDS; window += 1) {
         ahead.push([window, each]);
       }
@@ -202,13 +230,18 @@ export class DynamoDbRateLimiter implements RateLimiter {
       // Running out (or short) within the second means the estimate fell short: at least double, as a growing
       // buffer does.
       ask = Math.min(cap, Math.max(1, likely, 2 * state.lastAsked));
-      for (let window = state.window + 1; reserveAhead && window < blockStart + BLOCK_SECONDS; window += 1) {
+      const aheadAllowed = reserveAhead && state.window + 1 >= state.noAheadBefore;
+      for (let window = state.window + 1; aheadAllowed && window < blockStart + BLOCK_SECONDS; window += 1) {
         const more = each - (state.ahead.get(window) ?? 0);
         if (more > 0) ahead.push([window, more]);
       }
     }
     const granted = await this.reserve(subject, state.window, ask, ahead, limit, nowMs);
     const current = this.subjects.get(subject);
+    if (granted.aheadRefused && current) {
+      // Others hold half of those seconds: this block (or the next) is reserved second by second.
+      current.noAheadBefore = Math.max(current.noAheadBefore, blockStartOf(ahead[0]![0]) + BLOCK_SECONDS);
+    }
     // The window may have rolled over while the write was out: each reservation belongs to its own second.
     for (const [window, count] of granted.ahead) {
       if (current?.window === window) current.left += count;
@@ -232,11 +265,12 @@ export class DynamoDbRateLimiter implements RateLimiter {
     ahead: [number, number][],
     limit: number,
     nowMs: number,
-  ): Promise<{ now: number; ahead: [number, number][] }> {
+  ): Promise<{ now: number; ahead: [number, number][]; aheadRefused?: boolean }> {
     const { attribute } = counterLocation(subject, window);
     let take = want;
     let later = ahead;
-    while (take > 0 || later.length > 0) {
+    let refused = false;
+    for (let attempt = 0; attempt < 3 && (take > 0 || later.length > 0); attempt += 1) {
       const parts = [
         ...(take > 0 ? [{ window, count: take, most: limit - take }] : []),
         ...later.map(([laterWindow, count]) => ({ window: laterWindow, count, most: Math.floor(limit / 2) - count })),
@@ -262,17 +296,19 @@ export class DynamoDbRateLimiter implements RateLimiter {
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
-        return { now: take, ahead: later };
+        return { now: take, ahead: later, aheadRefused: refused };
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        if (take === 0) break;
+        const aheadRefused = later.length > 0;
+        if (take === 0) return { now: 0, ahead: [], aheadRefused };
         // What is left of this window, if anything: ask for exactly that, and for no later window.
         const hits = error.Item ? Number(error.Item[attribute]?.N ?? 0) : limit;
         take = Math.min(want, limit - hits);
         later = [];
+        if (aheadRefused) refused = true;
       }
     }
-    return { now: 0, ahead: [] };
+    return { now: 0, ahead: [], aheadRefused: refused };
   }
 
   private forgetIdle(window: number): void {

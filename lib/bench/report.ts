@@ -318,8 +318,9 @@ call in section 4):
 - **GET /video/tasks/:id**: the task's consistent GetItem, as the baseline's. The caller's key comes from the
   instance's copy of it (functions/adapters/cached-api-keys.ts); when the copy is older than 5 s the key is read
   again, in the same tick as the task, so both go out as one BatchGetItem (functions/adapters/dynamodb-item-reader.ts).
-  The per-key rate limit reserves about what the instance served the second before per write and spends it in
-  memory, so a request rarely writes. A task still generating also costs a live upstream query (up to 2 s).
+  The per-key rate limit reserves about what the instance served the second before, for the rest of a block of
+  4 s, per write, and spends it in memory; a steady key writes about once a block, ahead of need, so a request
+  rarely writes or waits for a write. A task still generating also costs a live upstream query (up to 2 s).
 - **POST /video/generate**: the same TransactWriteItems, one round trip as the baseline's; its key update checks
   the stored key's status and quota, so the instance's copy of the key never lets a disabled key spend (the model
   catalog is cached for 30 s). The submit does not call Step Functions: the tasks table's stream
@@ -746,7 +747,7 @@ function findings(results: BenchResults): string {
     const many = apiPairs(results.api.runs).find((pair) => pair.endpoint === 'GET task' && pair.connections === 64);
     if (many && many.rpsRatio < TARGETS.throughputRatio) {
       items.push(
-        `**At 64 clients the keys' rate counters weigh.** Each of the 64 keys writes its counter at least once a second (its reservation for that second): about one write per ${fixed(many.ours.rps / 64, 0)} GETs here, where the baseline writes nothing, and DynamoDB Local applies writes one at a time (SQLite), so reads queue behind them. The writes used to fall due together at each turn of the second (in a trace, two thirds of the GETs slower than 150 ms started within 100 ms of it); each key's seconds now begin at a phase of their own, which spread them (such GETs fell from about 300 to 40 in 6 s), and ours' p99 here is ${fixed(many.p99Ratio, 2)}× the baseline's. In DynamoDB the counters are independent items. A counter item holding several seconds, reserved in one write, would thin the writes out further.`,
+        `**At 64 clients the keys' rate counters weigh.** Every busy key still writes its counter about once every 4 s (a block of seconds reserved in one write), and a turn that starts after a pause ramps its reservations back up: about one write per ${fixed(many.ours.rps / 16, 0)} GETs here, where the baseline writes nothing, and DynamoDB Local applies writes one at a time (SQLite), so reads queue behind them. In DynamoDB the counters are independent items. Ours' p99 here is ${fixed(many.p99Ratio, 2)}× the baseline's.`,
       );
     }
     items.push(

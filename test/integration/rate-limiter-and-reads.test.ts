@@ -18,17 +18,24 @@ import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 
 const local = useDynamoDbLocal('limits');
 
-/** Counts the requests a client sends, by command; `holdWrites` holds its UpdateItems until released. */
+/**
+ * Counts the requests a client sends, by command; `holdWrites` holds its UpdateItems until released, and
+ * `failWrites` makes them fail (as a network error would).
+ */
 function countingClient() {
   const counts: Record<string, number> = {};
   let held: Promise<void> | undefined;
+  let failing = false;
   const counted = DynamoDBDocumentClient.from(
     new DynamoDBClient({ endpoint: local.dynamo.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS }),
   );
   counted.middlewareStack.add(
     (next, context) => async (args) => {
       counts[context.commandName ?? '?'] = (counts[context.commandName ?? '?'] ?? 0) + 1;
-      if (context.commandName === 'UpdateItemCommand') await held;
+      if (context.commandName === 'UpdateItemCommand') {
+        await held;
+        if (failing) throw new Error('socket hang up');
+      }
       return next(args);
     },
     { step: 'initialize' },
@@ -41,7 +48,10 @@ function countingClient() {
       release();
     };
   };
-  return { counted, counts, holdWrites };
+  const failWrites = (on: boolean) => {
+    failing = on;
+  };
+  return { counted, counts, holdWrites, failWrites };
 }
 
 /** Subjects' seconds aligned with the clock's, for tests that step the clock by whole seconds. */
@@ -191,6 +201,60 @@ describe('DynamoDbRateLimiter', () => {
       expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
     }
     expect(writes() - before).toBe(1);
+    counted.destroy();
+  });
+
+  it('a small limit, hammered steadily by one instance: every second admits exactly its limit', async () => {
+    const subject = `key-${randomUUID()}`;
+    const blockMs = BLOCK_SECONDS * 1000;
+    const blockStart = (Math.floor(Date.now() / blockMs) + 1) * blockMs;
+    let now = blockStart;
+    const limiter = new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, () => now, NO_PHASE);
+    const admittedPerSecond: number[] = [];
+    // Two blocks and more, 10 requests a second against a limit of 3: reservations ahead and of the next
+    // block are made, and each must count in its own second.
+    for (let second = 0; second < 2 * BLOCK_SECONDS + 2; second += 1) {
+      let admitted = 0;
+      for (let i = 0; i < 10; i += 1) {
+        now = blockStart + second * 1000 + i * 99;
+        if ((await limiter.acquire(subject, 3)).allowed) admitted += 1;
+      }
+      admittedPerSecond.push(admitted);
+    }
+    expect(admittedPerSecond).toEqual(Array.from({ length: 2 * BLOCK_SECONDS + 2 }, () => 3));
+  });
+
+  it('a write that fails: nothing unreserved is admitted, the request that needed it gets the error', async () => {
+    const subject = `key-${randomUUID()}`;
+    const { counted, failWrites } = countingClient();
+    const blockMs = BLOCK_SECONDS * 1000;
+    const blockStart = (Math.floor(Date.now() / blockMs) + 1) * blockMs;
+    let now = blockStart;
+    const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, () => now, NO_PHASE);
+    for (let i = 0; i < 20; i += 1) {
+      now = blockStart + i * 50;
+      expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
+    }
+    now = blockStart + 1000;
+    expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
+    // From here every write fails: the early one (running short) in the background, unseen, then the one a
+    // request needs, which that request gets. What was reserved before is still spent.
+    failWrites(true);
+    let admitted = 1;
+    let failure: unknown;
+    for (let i = 1; i <= 60 && failure === undefined; i += 1) {
+      now = blockStart + 1000 + i * 10;
+      try {
+        if ((await limiter.acquire(subject, 1000)).allowed) admitted += 1;
+      } catch (error) {
+        failure = error;
+      }
+    }
+    expect((failure as Error | undefined)?.message).toBe('socket hang up');
+    // The second's one reservation (20 at that rate, with the margin: 25) is all it admitted.
+    expect(admitted).toBe(25);
+    failWrites(false);
+    expect((await limiter.acquire(subject, 1000)).allowed).toBe(true);
     counted.destroy();
   });
 
