@@ -57,6 +57,12 @@ function countingClient() {
 /** Subjects' seconds aligned with the clock's, for tests that step the clock by whole seconds. */
 const NO_PHASE = () => 0;
 
+/** The start of the next block of seconds (with NO_PHASE): a test's first second is its block's first. */
+const nextBlockStart = () => {
+  const blockMs = BLOCK_SECONDS * 1000;
+  return (Math.floor(Date.now() / blockMs) + 1) * blockMs;
+};
+
 /** A clock frozen inside one second, so a burst cannot straddle two windows. */
 const frozenAt = (ms: number) => () => ms;
 
@@ -98,8 +104,7 @@ describe('DynamoDbRateLimiter', () => {
   it('reserves about what it served the second before, and a block of seconds per write: a steady key writes once a block', async () => {
     const subject = `key-${randomUUID()}`;
     const { counted, counts } = countingClient();
-    const blockMs = BLOCK_SECONDS * 1000;
-    const blockStart = (Math.floor(Date.now() / blockMs) + 1) * blockMs;
+    const blockStart = nextBlockStart();
     let now = blockStart;
     const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, () => now, NO_PHASE);
     const writes = () => counts['UpdateItemCommand'] ?? 0;
@@ -132,8 +137,7 @@ describe('DynamoDbRateLimiter', () => {
 
   it('seconds reserved ahead never take a second past half its limit, and never let it pass the limit', async () => {
     const subject = `key-${randomUUID()}`;
-    const blockMs = BLOCK_SECONDS * 1000;
-    let now = (Math.floor(Date.now() / blockMs) + 1) * blockMs;
+    let now = nextBlockStart();
     const clock = () => now;
     const limit = 100;
     // Six steady instances of 10 a second each: the first ones reserve the block's later seconds ahead.
@@ -173,8 +177,7 @@ describe('DynamoDbRateLimiter', () => {
   it('a key that runs short reserves more before it runs out: its requests do not wait for that write', async () => {
     const subject = `key-${randomUUID()}`;
     const { counted, counts, holdWrites } = countingClient();
-    const blockMs = BLOCK_SECONDS * 1000;
-    const blockStart = (Math.floor(Date.now() / blockMs) + 1) * blockMs;
+    const blockStart = nextBlockStart();
     let now = blockStart;
     const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, () => now, NO_PHASE);
     const writes = () => counts['UpdateItemCommand'] ?? 0;
@@ -206,8 +209,7 @@ describe('DynamoDbRateLimiter', () => {
 
   it('a small limit, hammered steadily by one instance: every second admits exactly its limit', async () => {
     const subject = `key-${randomUUID()}`;
-    const blockMs = BLOCK_SECONDS * 1000;
-    const blockStart = (Math.floor(Date.now() / blockMs) + 1) * blockMs;
+    const blockStart = nextBlockStart();
     let now = blockStart;
     const limiter = new DynamoDbRateLimiter(local.db, local.names.tables.rateLimits, () => now, NO_PHASE);
     const admittedPerSecond: number[] = [];
@@ -227,8 +229,7 @@ describe('DynamoDbRateLimiter', () => {
   it('a write that fails: nothing unreserved is admitted, the request that needed it gets the error', async () => {
     const subject = `key-${randomUUID()}`;
     const { counted, failWrites } = countingClient();
-    const blockMs = BLOCK_SECONDS * 1000;
-    const blockStart = (Math.floor(Date.now() / blockMs) + 1) * blockMs;
+    const blockStart = nextBlockStart();
     let now = blockStart;
     const limiter = new DynamoDbRateLimiter(counted, local.names.tables.rateLimits, () => now, NO_PHASE);
     for (let i = 0; i < 20; i += 1) {
