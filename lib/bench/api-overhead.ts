@@ -15,6 +15,7 @@ import { hashApiKey } from '../../functions/core/api-key.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { spawnTsx } from './child.js';
 import type { Child } from './child.js';
+import { startCounterWrites } from './counter-writes.js';
 import { startStackProcess } from './stack-client.js';
 import type { StackProcess } from './stack-client.js';
 import { nodeTreeCpuMs } from './process-cpu.js';
@@ -22,7 +23,7 @@ import { percentile } from './stats.js';
 
 export interface LoadRun {
   endpoint: 'GET task' | 'POST generate';
-  server: 'ours' | 'ours, starts alongside' | 'baseline';
+  server: 'ours' | 'ours, starts alongside' | 'baseline' | 'baseline, counter writes alongside';
   connections: number;
   seconds: number;
   requests: number;
@@ -50,6 +51,8 @@ export interface ApiOverheadResult {
   leadInSeconds?: number;
   warmupSeconds: number;
   accounts: number;
+  /** The GET diagnostic's counter writes a second (absent in results from before it). */
+  counterWritesPerSecond?: number;
 }
 
 interface BenchClient {
@@ -64,6 +67,12 @@ const CONCURRENCY = [1, 16, 64] as const;
 const ROUNDS = 3;
 /** The start of each turn that is not counted: steady state is what is compared. */
 const LEAD_IN_SECONDS = 0.25;
+/**
+ * The GET diagnostic's counter writes a second: about what ours' rate counters write while ours serves GET to 16
+ * or 64 clients in these turns (a side experiment counted about one write per 20 GETs, at 1,000–1,500 GETs a
+ * second: each turn restarts every key after the baseline's turn).
+ */
+const COUNTER_WRITES_PER_SECOND = 50;
 const SUBMIT_BODY = JSON.stringify({ model: 'seedance-1.0-lite-i2v', prompt: 'a paper boat on a pond', duration: 5 });
 
 export async function runApiOverhead(log: (line: string) => void): Promise<ApiOverheadResult> {
@@ -142,6 +151,29 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
           logRun(run, log);
           runs.push(run);
         }
+        if (endpoint === 'GET task') {
+          // A diagnostic: the baseline's GET with counter writes beside it at about the rate ours' rate counters
+          // write during its GET turns, to show what DynamoDB Local's one-write-at-a-time costs a server that
+          // makes no writes of its own.
+          const writes = startCounterWrites(
+            stack.db,
+            stack.ready.names.tables['rateLimits']!,
+            COUNTER_WRITES_PER_SECOND,
+          );
+          const { sample, cpuBefore, cpuAfter } = await turn(
+            'baseline',
+            targets.baseline,
+            serverPid.baseline,
+            connections,
+          );
+          const made = await writes.stop();
+          const alongside = emptyCell();
+          addSample(alongside, sample, cpuBefore, cpuAfter);
+          const run = summarize(endpoint, 'baseline, counter writes alongside', connections, alongside);
+          logRun(run, log);
+          log(`  (${made} counter writes beside it)`);
+          runs.push(run);
+        }
         if (endpoint === 'POST generate') {
           // A diagnostic: the same POST with the new tasks' starts going on beside it, on the same two cores,
           // as in AWS they would run elsewhere.
@@ -157,7 +189,15 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
         }
       }
     }
-    return { runs, seconds, rounds: ROUNDS, leadInSeconds: LEAD_IN_SECONDS, warmupSeconds, accounts: clients.length };
+    return {
+      runs,
+      seconds,
+      rounds: ROUNDS,
+      leadInSeconds: LEAD_IN_SECONDS,
+      warmupSeconds,
+      accounts: clients.length,
+      counterWritesPerSecond: COUNTER_WRITES_PER_SECOND,
+    };
   } finally {
     await baseline?.stop(2_000);
     await stack.stop();

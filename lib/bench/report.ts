@@ -8,6 +8,7 @@ import type { ApiOverheadResult, LoadRun } from './api-overhead.js';
 import type { ColdStartResult, ColdStartRow } from './cold-start.js';
 import type { CostRow, LifecycleCostResult, Service } from './lifecycle-cost.js';
 import type { MachineInfo } from './machine.js';
+import { BLOCK_SECONDS } from '../../functions/adapters/dynamodb-rate-limiter.js';
 import { ASSUMPTIONS, PRICES, PRICES_CHECKED_ON, PRICES_SOURCE_NOTE } from './pricing.js';
 import { fixed, kib, mib } from './stats.js';
 import type { ThroughputResult } from './task-throughput.js';
@@ -207,7 +208,7 @@ interface ApiPair {
   connections: number;
   ours: LoadRun;
   baseline: LoadRun;
-  /** POST only: ours with the new tasks' starts running beside it (a diagnostic). */
+  /** A diagnostic: for POST, ours with the new tasks' starts running beside it; for GET, the baseline with counter writes. */
   alongside?: LoadRun;
   p50Ratio: number;
   p99Ratio: number;
@@ -228,7 +229,7 @@ function apiPairs(runs: LoadRun[]): ApiPair[] {
         connections: ours.connections,
         ours,
         baseline,
-        alongside: find('ours, starts alongside'),
+        alongside: find('ours, starts alongside') ?? find('baseline, counter writes alongside'),
         p50Ratio: ours.p50 / baseline.p50,
         p99Ratio: ours.p99 / baseline.p99,
         rpsRatio: ours.rps / baseline.rps,
@@ -267,7 +268,7 @@ ${table(
     'Baseline p99 (ms)',
     'p99 ratio',
     'Server CPU per request (ms): ours (API process + workflow process), baseline',
-    'Ours with starts alongside: req/s, p50 (ms), vs baseline',
+    'Diagnostic (POST: ours with starts alongside; GET: the baseline with counter writes alongside): req/s, p50 (ms), vs baseline',
   ],
   pairs.map((pair) => [
     pair.endpoint,
@@ -309,6 +310,9 @@ over; the next row waits until the workflow process is idle again, and for ours 
 those starts is counted in the CPU column. The baseline writes the same task item to the same table (stream record
 included) with a status the starter passes over, so reading its records starts nothing. The last column is the
 diagnostic the other way round: the same POST with the starts going on beside it, on this machine's two cores.
+For GET, the last column is the baseline again, with ${api.counterWritesPerSecond ?? 50} conditional counter writes a second beside it
+(lib/bench/counter-writes.ts: the rate limiter's kind of write, on the rate-limit table), about what ours' rate
+counters write while ours serves GET here: DynamoDB Local applies writes one at a time, so reads queue behind them.
 
 ${failures.length === 0 ? 'Every request of every run was answered 2xx.' : `Runs with failed requests: ${failures.map((run) => `${run.endpoint} ${run.server} ${run.connections} clients: ${run.non2xx} non-2xx, ${run.errors} errors`).join('; ')}.`}
 
@@ -319,7 +323,7 @@ call in section 4):
   instance's copy of it (functions/adapters/cached-api-keys.ts); when the copy is older than 5 s the key is read
   again, in the same tick as the task, so both go out as one BatchGetItem (functions/adapters/dynamodb-item-reader.ts).
   The per-key rate limit reserves about what the instance served the second before, for the rest of a block of
-  4 s, per write, and spends it in memory; a steady key writes about once a block, ahead of need, so a request
+  ${BLOCK_SECONDS} s, per write, and spends it in memory; a steady key writes about once a block, ahead of need, so a request
   rarely writes or waits for a write. A task still generating also costs a live upstream query (up to 2 s).
 - **POST /video/generate**: the same TransactWriteItems, one round trip as the baseline's; its key update checks
   the stored key's status and quota, so the instance's copy of the key never lets a disabled key spend (the model
@@ -747,7 +751,7 @@ function findings(results: BenchResults): string {
     const many = apiPairs(results.api.runs).find((pair) => pair.endpoint === 'GET task' && pair.connections === 64);
     if (many && many.rpsRatio < TARGETS.throughputRatio) {
       items.push(
-        `**At 64 clients the keys' rate counters weigh.** Every busy key still writes its counter about once every 4 s (a block of seconds reserved in one write), and a turn that starts after a pause ramps its reservations back up: about one write per ${fixed(many.ours.rps / 16, 0)} GETs here, where the baseline writes nothing, and DynamoDB Local applies writes one at a time (SQLite), so reads queue behind them. In DynamoDB the counters are independent items. Ours' p99 here is ${fixed(many.p99Ratio, 2)}× the baseline's.`,
+        `**At 64 clients the keys' rate counters weigh.** A busy key writes its counter about once a block of ${BLOCK_SECONDS} s, but each of ours' turns starts after the baseline's, so every key ramps its reservations up again, where the baseline writes nothing. DynamoDB Local applies writes one at a time (SQLite), and reads queue behind them${many.alongside ? `: the baseline itself, with ${results.api.counterWritesPerSecond ?? 50} counter writes a second beside it, answered ${fixed(many.alongside.rps, 0)} GETs a second, ${fixed(many.alongside.rps / many.baseline.rps, 2)}× its own figure without them` : ''}. In DynamoDB the counters are independent items, written apart from the tasks. Ours' p99 here is ${fixed(many.p99Ratio, 2)}× the baseline's.`,
       );
     }
     items.push(
