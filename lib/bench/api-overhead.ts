@@ -11,15 +11,17 @@ import autocannon from 'autocannon';
 import type { Client, Instance } from 'autocannon';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
+import { BLOCK_SECONDS } from '../../functions/adapters/dynamodb-rate-limiter.js';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { spawnTsx } from './child.js';
 import type { Child } from './child.js';
 import { startCounterWrites } from './counter-writes.js';
+import type { CounterWritesResult } from './counter-writes.js';
 import { startStackProcess } from './stack-client.js';
 import type { StackProcess } from './stack-client.js';
 import { nodeTreeCpuMs } from './process-cpu.js';
-import { percentile } from './stats.js';
+import { fixed, percentile } from './stats.js';
 
 export interface LoadRun {
   endpoint: 'GET task' | 'POST generate';
@@ -40,6 +42,8 @@ export interface LoadRun {
   cpuMsPerRequest?: number;
   /** Ours only: CPU milliseconds per answered request of the workflow process (the stream's starts and the executions). */
   workflowCpuMsPerRequest?: number;
+  /** The GET diagnostic only: counter writes a second made beside the baseline, as achieved. */
+  counterWritesPerSecond?: number;
 }
 
 export interface ApiOverheadResult {
@@ -51,8 +55,10 @@ export interface ApiOverheadResult {
   leadInSeconds?: number;
   warmupSeconds: number;
   accounts: number;
-  /** The GET diagnostic's counter writes a second (absent in results from before it). */
+  /** The GET diagnostic's counter writes a second, as set (absent in results from before it). */
   counterWritesPerSecond?: number;
+  /** The rate limiter's block of seconds in the code measured (absent in results from before it). */
+  rateLimiterBlockSeconds?: number;
 }
 
 interface BenchClient {
@@ -160,18 +166,21 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
             stack.ready.names.tables['rateLimits']!,
             COUNTER_WRITES_PER_SECOND,
           );
-          const { sample, cpuBefore, cpuAfter } = await turn(
-            'baseline',
-            targets.baseline,
-            serverPid.baseline,
-            connections,
-          );
-          const made = await writes.stop();
+          let measured: Awaited<ReturnType<typeof turn>>;
+          let written: CounterWritesResult;
+          try {
+            measured = await turn('baseline', targets.baseline, serverPid.baseline, connections);
+          } finally {
+            written = await writes.stop();
+          }
           const alongside = emptyCell();
-          addSample(alongside, sample, cpuBefore, cpuAfter);
+          addSample(alongside, measured.sample, measured.cpuBefore, measured.cpuAfter);
           const run = summarize(endpoint, 'baseline, counter writes alongside', connections, alongside);
+          run.counterWritesPerSecond = written.perSecond;
           logRun(run, log);
-          log(`  (${made} counter writes beside it)`);
+          log(
+            `  (${fixed(written.perSecond, 0)} counter writes a second beside it; ${written.made} answered, ${written.failed} failed)`,
+          );
           runs.push(run);
         }
         if (endpoint === 'POST generate') {
@@ -197,6 +206,7 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
       warmupSeconds,
       accounts: clients.length,
       counterWritesPerSecond: COUNTER_WRITES_PER_SECOND,
+      rateLimiterBlockSeconds: BLOCK_SECONDS,
     };
   } finally {
     await baseline?.stop(2_000);
@@ -300,7 +310,7 @@ function setWorkflowCpu(run: LoadRun, before: number | undefined, after: number 
 
 function logRun(run: LoadRun, log: (line: string) => void) {
   log(
-    `${run.endpoint.padEnd(13)} ${run.server.padEnd(21)} ${String(run.connections).padStart(2)} clients: ` +
+    `${run.endpoint.padEnd(13)} ${run.server.padEnd(34)} ${String(run.connections).padStart(2)} clients: ` +
       `${run.rps.toFixed(0).padStart(5)} req/s, p50 ${run.p50.toFixed(2)} ms, p99 ${run.p99.toFixed(2)} ms` +
       (run.cpuMsPerRequest === undefined ? '' : `, ${run.cpuMsPerRequest.toFixed(2)} ms CPU/request`) +
       (run.workflowCpuMsPerRequest === undefined

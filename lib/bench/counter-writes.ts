@@ -10,20 +10,34 @@ import { randomUUID } from 'node:crypto';
 
 /** Counter items written round-robin, as many keys' blocks would be. */
 const ITEMS = 64;
+/** How often the writer catches up with the writes due (the load generator shares this event loop). */
+const TICK_MS = 10;
+
+export interface CounterWritesResult {
+  /** Writes answered. */
+  made: number;
+  /** Writes that failed (a timeout or socket error from DynamoDB Local): counted, never thrown. */
+  failed: number;
+  /** Writes started per second of the stretch, as achieved. */
+  perSecond: number;
+}
 
 export interface CounterWrites {
-  /** Stops starting writes, waits for those under way; answers how many were made. */
-  stop(): Promise<number>;
+  /** Stops starting writes and waits for those under way. */
+  stop(): Promise<CounterWritesResult>;
 }
 
 export function startCounterWrites(db: DynamoDBDocumentClient, table: string, perSecond: number): CounterWrites {
   const run = randomUUID().slice(0, 8);
-  const pending = new Set<Promise<unknown>>();
+  const pending = new Set<Promise<void>>();
+  const started = performance.now();
+  let sent = 0;
   let made = 0;
+  let failed = 0;
   const write = () => {
-    const bucket = `bench-writes-${run}-${made % ITEMS}#0`;
-    made += 1;
-    const sent = db
+    const bucket = `bench-writes-${run}-${sent % ITEMS}#0`;
+    sent += 1;
+    const answer = db
       .send(
         new UpdateCommand({
           TableName: table,
@@ -38,16 +52,26 @@ export function startCounterWrites(db: DynamoDBDocumentClient, table: string, pe
           },
         }),
       )
-      .finally(() => pending.delete(sent));
-    pending.add(sent);
+      .then(
+        () => void (made += 1),
+        () => void (failed += 1),
+      )
+      .finally(() => pending.delete(answer));
+    pending.add(answer);
   };
-  // Paced by the clock, not by answers: the rate holds however slow each write is.
-  const timer = setInterval(write, 1000 / perSecond);
+  // Paced by elapsed time, not by ticks or answers: a late tick makes up the writes it missed, and the rate
+  // holds however slow each write is.
+  const timer = setInterval(() => {
+    const due = Math.floor(((performance.now() - started) / 1000) * perSecond);
+    while (sent < due) write();
+  }, TICK_MS);
+  timer.unref();
   return {
     async stop() {
       clearInterval(timer);
+      const seconds = (performance.now() - started) / 1000;
       await Promise.all(pending);
-      return made;
+      return { made, failed, perSecond: seconds > 0 ? sent / seconds : 0 };
     },
   };
 }

@@ -8,7 +8,6 @@ import type { ApiOverheadResult, LoadRun } from './api-overhead.js';
 import type { ColdStartResult, ColdStartRow } from './cold-start.js';
 import type { CostRow, LifecycleCostResult, Service } from './lifecycle-cost.js';
 import type { MachineInfo } from './machine.js';
-import { BLOCK_SECONDS } from '../../functions/adapters/dynamodb-rate-limiter.js';
 import { ASSUMPTIONS, PRICES, PRICES_CHECKED_ON, PRICES_SOURCE_NOTE } from './pricing.js';
 import { fixed, kib, mib } from './stats.js';
 import type { ThroughputResult } from './task-throughput.js';
@@ -237,6 +236,20 @@ function apiPairs(runs: LoadRun[]): ApiPair[] {
     });
 }
 
+/** The GET diagnostic's paragraph, from the rates its runs achieved (nothing for results from before it). */
+function counterWritesText(api: ApiOverheadResult): string {
+  const rates = api.runs
+    .filter((run) => run.server === 'baseline, counter writes alongside' && run.counterWritesPerSecond !== undefined)
+    .map((run) => run.counterWritesPerSecond!);
+  if (rates.length === 0) return '';
+  const range = `${fixed(Math.min(...rates), 0)}–${fixed(Math.max(...rates), 0)}`;
+  return `For GET, the last column is the baseline again, in one more turn, with ${range} conditional counter writes a second
+beside it (lib/bench/counter-writes.ts: the rate limiter's kind of write, on the rate-limit table, set to ${api.counterWritesPerSecond ?? '?'}
+a second), about what ours' rate counters write while ours serves GET to 16 or 64 clients in these turns (at 1 client
+ours has a single key, which writes a few times a second): DynamoDB Local applies writes one at a time, so reads
+queue behind them.`;
+}
+
 function apiSection(api: ApiOverheadResult): string {
   const pairs = apiPairs(api.runs);
   const failures = api.runs.filter((run) => run.non2xx + run.errors > 0);
@@ -310,9 +323,7 @@ over; the next row waits until the workflow process is idle again, and for ours 
 those starts is counted in the CPU column. The baseline writes the same task item to the same table (stream record
 included) with a status the starter passes over, so reading its records starts nothing. The last column is the
 diagnostic the other way round: the same POST with the starts going on beside it, on this machine's two cores.
-For GET, the last column is the baseline again, with ${api.counterWritesPerSecond ?? 50} conditional counter writes a second beside it
-(lib/bench/counter-writes.ts: the rate limiter's kind of write, on the rate-limit table), about what ours' rate
-counters write while ours serves GET here: DynamoDB Local applies writes one at a time, so reads queue behind them.
+${counterWritesText(api)}
 
 ${failures.length === 0 ? 'Every request of every run was answered 2xx.' : `Runs with failed requests: ${failures.map((run) => `${run.endpoint} ${run.server} ${run.connections} clients: ${run.non2xx} non-2xx, ${run.errors} errors`).join('; ')}.`}
 
@@ -323,7 +334,7 @@ call in section 4):
   instance's copy of it (functions/adapters/cached-api-keys.ts); when the copy is older than 5 s the key is read
   again, in the same tick as the task, so both go out as one BatchGetItem (functions/adapters/dynamodb-item-reader.ts).
   The per-key rate limit reserves about what the instance served the second before, for the rest of a block of
-  ${BLOCK_SECONDS} s, per write, and spends it in memory; a steady key writes about once a block, ahead of need, so a request
+  ${api.rateLimiterBlockSeconds ? `${api.rateLimiterBlockSeconds} s` : 'seconds'}, per write, and spends it in memory; a steady key writes about once a block, ahead of need, so a request
   rarely writes or waits for a write. A task still generating also costs a live upstream query (up to 2 s).
 - **POST /video/generate**: the same TransactWriteItems, one round trip as the baseline's; its key update checks
   the stored key's status and quota, so the instance's copy of the key never lets a disabled key spend (the model
@@ -751,7 +762,7 @@ function findings(results: BenchResults): string {
     const many = apiPairs(results.api.runs).find((pair) => pair.endpoint === 'GET task' && pair.connections === 64);
     if (many && many.rpsRatio < TARGETS.throughputRatio) {
       items.push(
-        `**At 64 clients the keys' rate counters weigh.** A busy key writes its counter about once a block of ${BLOCK_SECONDS} s, but each of ours' turns starts after the baseline's, so every key ramps its reservations up again, where the baseline writes nothing. DynamoDB Local applies writes one at a time (SQLite), and reads queue behind them${many.alongside ? `: the baseline itself, with ${results.api.counterWritesPerSecond ?? 50} counter writes a second beside it, answered ${fixed(many.alongside.rps, 0)} GETs a second, ${fixed(many.alongside.rps / many.baseline.rps, 2)}× its own figure without them` : ''}. In DynamoDB the counters are independent items, written apart from the tasks. Ours' p99 here is ${fixed(many.p99Ratio, 2)}× the baseline's.`,
+        `**At 64 clients the keys' rate counters weigh.** A busy key writes its counter about once a block${results.api.rateLimiterBlockSeconds ? ` of ${results.api.rateLimiterBlockSeconds} s` : ''}, but each of ours' turns starts after the baseline's, so every key ramps its reservations up again, where the baseline writes nothing. DynamoDB Local applies writes one at a time (SQLite), and reads queue behind them${many.alongside?.counterWritesPerSecond ? `: the baseline itself, with ${fixed(many.alongside.counterWritesPerSecond, 0)} counter writes a second beside it, answered ${fixed(many.alongside.rps, 0)} GETs a second, ${fixed(many.alongside.rps / many.baseline.rps, 2)}× its own figure without them` : ''}. In DynamoDB the counters are independent items, written apart from the tasks. Ours' p99 here is ${fixed(many.p99Ratio, 2)}× the baseline's.`,
       );
     }
     items.push(
