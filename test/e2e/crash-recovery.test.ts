@@ -98,6 +98,21 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
   client.destroy();
 
   const ids = [...waveA, ...waveB].map((response) => response.body.data.task_id).concat(orphan.task_id);
+  // The kill lands after wave B's upstream jobs are recorded (its tasks running), not between an upstream create
+  // and its record: a crash there leaves a job the task never learns of, and the restarted execution creates
+  // another (Ark takes no idempotency key; the gap is known, and this test does not time the kill into it).
+  await Promise.all(
+    waveB.map((response) =>
+      pollUntil(
+        () =>
+          callApi<{ status: string }>(api, 'GET', `/api/v1/video/tasks/${response.body.data.task_id}`, {
+            key: DEMO_KEY,
+          }),
+        (answer) => answer.body.data.status !== 'pending',
+        { timeoutMs: 30_000, intervalMs: 100 },
+      ),
+    ),
+  );
   const before = await Promise.all(
     ids.map((id) => callApi<{ status: string }>(api, 'GET', `/api/v1/video/tasks/${id}`, { key: DEMO_KEY })),
   );
