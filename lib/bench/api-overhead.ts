@@ -36,8 +36,8 @@ export interface LoadRun {
   errors: number;
   /**
    * CPU milliseconds the server's Node process spent per answered request (undefined off Linux). For ours,
-   * the API process: the local API Gateway and the API handlers (fauxqs and the simulated upstream live in
-   * it too).
+   * the local stack's API process: the local API Gateway and the API handlers (not the emulators, nor the
+   * simulated upstream: they live in the stack's parent process).
    */
   cpuMsPerRequest?: number;
   /** Ours only: CPU milliseconds per answered request of the workflow process (the stream's starts and the executions). */
@@ -111,7 +111,7 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
     });
     const baselineUrl = (await baseline.waitFor<{ url: string }>('ready')).url;
     const targets = { ours: stack.ready.baseUrl, baseline: baselineUrl };
-    const serverPid = { ours: stack.child.pid, baseline: baseline.pid };
+    const serverPid = { ours: stack.ready.apiPid, baseline: baseline.pid };
 
     const runs: LoadRun[] = [];
     for (const endpoint of ['GET task', 'POST generate'] as const) {
@@ -136,7 +136,7 @@ export async function runApiOverhead(log: (line: string) => void): Promise<ApiOv
         const cell = new Map(servers.map((server) => [server, emptyCell()]));
         // A run is measured without the executions its submits start (held, as a disabled event source mapping
         // holds them); they run once the rounds are over, and the workflow process's CPU for them is counted for
-        // ours (not the simulated upstream's, in the API process: in AWS the upstream is not ours). Held for the
+        // ours (not the simulated upstream's, in the stack's parent process: in AWS the upstream is not ours). Held for the
         // baselines too, so that no round has the stream read beside it (their tasks start nothing when it is
         // read: lib/bench/baseline-server.ts).
         await stack.pauseTaskStarts();

@@ -310,8 +310,8 @@ ${table(
 )}
 
 The last two columns are diagnostics, not targets. The CPU column is the CPU time (user + system, from /proc) each
-server's Node processes spent per answered request: for ours, the API process (local API Gateway, the API handlers; fauxqs and the simulated
-upstream live in it too) and, in brackets, the workflow process (the stream's event source, StartExecutions, the
+server's Node processes spent per answered request: for ours, the API process (the local API Gateway and the API
+handlers, nothing else: the emulators and the simulated upstream run in the stack's own process) and, in brackets, the workflow process (the stream's event source, StartExecutions, the
 local Step Functions and StartUpstream for each task submitted, counted until it has caught up); for the
 baseline, the bare server.
 
@@ -756,7 +756,7 @@ function findings(results: BenchResults): string {
     }
     if (single.length > 0) {
       items.push(
-        `**What is left is in-process work.** Ours and the baseline now make the same storage calls (the key from the instance's copy), and ours is ${single.map((pair) => `${fixed(pair.p50Ratio, 2)}× at p50 for ${pair.endpoint}`).join(' and ')} at one client. In a loop without HTTP the GET handler (middy with Powertools' logger context and metrics, the envelope, authentication and the rate limit, the use case) costs about 0.1 ms of CPU over its GetItem, and the local API Gateway about 0.02–0.04 ms per request over a bare node:http server (a Lambda-shaped event and context per request); the rest is the same SDK call running slower in the larger API process, which also hosts fauxqs and the simulated upstream, on two cores shared with DynamoDB Local's JVM, the load generator and the machine's other tenants. A CPU profile finds no single hot spot.`,
+        `**What is left is in-process work.** Ours and the baseline now make the same storage calls (the key from the instance's copy), and ours is ${single.map((pair) => `${fixed(pair.p50Ratio, 2)}× at p50 for ${pair.endpoint}`).join(' and ')} at one client. In a loop without HTTP the GET handler (middy with Powertools' logger context and metrics, the envelope, authentication and the rate limit, the use case) costs about 0.1 ms of CPU over its GetItem, and the local API Gateway about 0.02–0.04 ms per request over a bare node:http server (a Lambda-shaped event and context per request); the rest is the same SDK call running slower than in the bare server, on two cores shared with DynamoDB Local's JVM, the load generator and the machine's other tenants. A CPU profile finds no single hot spot. The API handlers run in a process of their own (lib/local/api-process.ts), as in a Lambda instance: while they shared one with fauxqs and the simulated upstream, GET answered 10–20 % fewer requests at more CPU each, and missed its throughput target in four runs of five.`,
       );
     }
     const many = apiPairs(results.api.runs).find((pair) => pair.endpoint === 'GET task' && pair.connections === 64);

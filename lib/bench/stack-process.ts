@@ -18,6 +18,8 @@ export interface StackReady {
   demo: { accountId: string; apiKey: string };
   endpoints: { dynamodb: string; s3: string; sqs: string; sfn: string; upstream: string };
   names: { tables: Record<string, string>; videoBucket: string; stateMachine: string };
+  /** The local stack's API process (local API Gateway, API handlers), a child of this one. */
+  apiPid: number;
   /** The local stack's workflow process (local Step Functions, workflow handlers), a child of this one. */
   workflowPid: number;
   /** GET {control}/upstream-jobs, {control}/executions, {control}/task-starts/pause and …/resume. */
@@ -98,6 +100,7 @@ const ready: StackReady = {
   demo: stack.demo,
   endpoints: stack.endpoints,
   names: stack.names,
+  apiPid: stack.api.pid,
   workflowPid: stack.workflow.pid,
   control: `http://127.0.0.1:${(control.address() as AddressInfo).port}`,
   startedInMs: Date.now() - started,

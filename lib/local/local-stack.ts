@@ -1,9 +1,11 @@
 /**
- * The whole service on one machine: emulators (DynamoDB Local, fauxqs), the simulated upstream, a local
- * API Gateway in this process, and, in a child process (lib/local/workflow-process.ts), the local Step
- * Functions running statemachine/task-lifecycle.asl.json with the workflow steps, the reconciler and the
- * webhook consumer: two processes, as the API's Lambdas and the workflow's are apart in AWS. All of them
- * run the very handlers that run in Lambda and find everything through the same environment variables.
+ * The whole service on one machine: in this process the emulators (DynamoDB Local's JVM is its child,
+ * fauxqs) and the simulated upstream; in one child process (lib/local/api-process.ts) the local API Gateway
+ * and the API handlers; in another (lib/local/workflow-process.ts) the local Step Functions running
+ * statemachine/task-lifecycle.asl.json with the workflow steps, the reconciler and the webhook consumer.
+ * Three processes, as the API's Lambdas, the workflow's and the services they call are apart in AWS. The
+ * children run the very handlers that run in Lambda and find everything through the same environment
+ * variables.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -18,15 +20,11 @@ import {
   webhookMaxAttempts,
 } from '../../functions/core/webhook.js';
 import { physicalNames } from '../resource-definitions.js';
-import { API_ROUTES, DEFAULT_ROUTE } from '../routes.js';
-import { startApiGatewayServer } from './api-gateway-server.js';
-import type { HttpHandler } from './api-gateway-server.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
+import { startApiProcess } from './api-process-client.js';
+import type { ApiProcess } from './api-process-client.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from './emulators.js';
-import { applyLocalHandlerEnvironment } from './handler-environment.js';
-import { loadHandler } from './handler-loader.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
-import { lambdaContext } from './lambda-context.js';
 import { createWebhookQueues } from './local-queues.js';
 import type { WebhookQueues } from './local-queues.js';
 import { localStateMachineArn } from './local-workflow.js';
@@ -68,6 +66,8 @@ export interface LocalStack {
   names: ReturnType<typeof physicalNames>;
   admin: AdminStore;
   db: DynamoDBDocumentClient;
+  /** The API side (local API Gateway, API handlers): a child process. */
+  api: Pick<ApiProcess, 'pid'>;
   /** The workflow side (local Step Functions, workflow handlers, reconciler, webhook consumer): a child process. */
   workflow: WorkflowProcess;
   upstream: UpstreamSimulator;
@@ -123,38 +123,33 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     stoppers.push(() => workflow.stop());
 
-    applyLocalHandlerEnvironment(
-      names,
-      {
-        dynamodb: dynamo.endpoint,
-        s3AndSqs: fauxqs.endpoint,
-        sfn: workflow.sfnEndpoint,
-        upstreamBaseUrl: upstream.baseUrl,
-        upstreamApiKey: UPSTREAM_API_KEY,
-        stateMachineArn,
-        webhookQueueUrl: webhookQueues.queue.url,
-      },
-      options.environment,
-    );
-
     const db = DynamoDBDocumentClient.from(dynamoClient, { marshallOptions: { removeUndefinedValues: true } });
     const admin = new AdminStore(db, names.tables);
     await admin.seedModels(readJson('lib/seed/model-catalog.json'));
     const demo = await ensureDemoAccount(admin, options);
 
-    const api = await startApiGatewayServer({
-      routes: await Promise.all(
-        API_ROUTES.map(async (route) => ({ ...route, handler: await loadHandler<HttpHandler>(route.entry) })),
-      ),
-      defaultRoute: { id: DEFAULT_ROUTE.id, handler: await loadHandler<HttpHandler>(DEFAULT_ROUTE.entry) },
-      contextFor: (routeId) => lambdaContext(`${names.stateMachine}-${routeId}`),
-      port: options.port ?? 3000,
-      ...(options.accessLog ? { accessLog: options.accessLog } : {}),
-    });
-    stoppers.push(api.close);
+    const api = await startApiProcess(
+      {
+        names,
+        endpoints: {
+          dynamodb: dynamo.endpoint,
+          s3AndSqs: fauxqs.endpoint,
+          sfn: workflow.sfnEndpoint,
+          upstreamBaseUrl: upstream.baseUrl,
+          upstreamApiKey: UPSTREAM_API_KEY,
+          stateMachineArn,
+          webhookQueueUrl: webhookQueues.queue.url,
+        },
+        environment: options.environment ?? {},
+        port: options.port ?? 3000,
+      },
+      options.accessLog,
+    );
+    stoppers.push(() => api.stop());
 
     return {
       baseUrl: api.url,
+      api: { pid: api.pid },
       demo,
       endpoints: {
         dynamodb: dynamo.endpoint,

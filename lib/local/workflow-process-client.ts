@@ -2,12 +2,10 @@
  * The parent's side of lib/local/workflow-process.ts: forks the workflow side of the local stack (on this
  * Node, through the repository's tsx) and waits until its local Step Functions answers.
  */
-import { fork } from 'node:child_process';
-import { join } from 'node:path';
-import { REPOSITORY_ROOT } from '../repository-root.js';
+import { forkLocalProcess } from './forked-process.js';
 import type { LocalWorkflowConfig } from './local-workflow.js';
 import type { ExecutionRecord } from './step-functions-server.js';
-import type { ParentMessage, WorkflowMessage } from './workflow-process.js';
+import type { ParentMessage, WorkflowMessage, WorkflowReady } from './workflow-process.js';
 
 export interface WorkflowProcess {
   pid: number;
@@ -25,38 +23,15 @@ export interface WorkflowProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
-const ENTRY = join(REPOSITORY_ROOT, 'lib', 'local', 'workflow-process.ts');
-
 export async function startWorkflowProcess(config: LocalWorkflowConfig, timeoutMs = 60_000): Promise<WorkflowProcess> {
-  const child = fork(ENTRY, [], {
-    cwd: REPOSITORY_ROOT,
-    execArgv: ['--import', 'tsx', '--disable-warning=ExperimentalWarning'],
-    env: { ...process.env, LOCAL_WORKFLOW_CONFIG: JSON.stringify(config) },
-    // Dates in execution records survive the trip.
-    serialization: 'advanced',
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  const forked = await forkLocalProcess<WorkflowReady>({
+    name: 'the workflow process',
+    entry: 'workflow-process.ts',
+    config,
+    timeoutMs,
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const { child, exited } = forked;
   const send = (message: ParentMessage) => child.connected && child.send(message);
-
-  const ready = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the workflow process did not start within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const onMessage = (message: WorkflowMessage) => {
-      if (message.type !== 'ready' && message.type !== 'failed') return;
-      clearTimeout(timer);
-      child.off('message', onMessage);
-      if (message.type === 'ready') resolve(message.sfnEndpoint);
-      else reject(new Error(`the workflow process failed to start: ${message.message}`));
-    };
-    child.on('message', onMessage);
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(`the workflow process exited (${child.exitCode ?? child.signalCode}) before it was ready`));
-    });
-  });
 
   let nextId = 0;
   const pending = new Map<number, { resolve: (message: WorkflowMessage) => void; reject: (error: Error) => void }>();
@@ -79,19 +54,13 @@ export async function startWorkflowProcess(config: LocalWorkflowConfig, timeoutM
     });
   return {
     pid: child.pid!,
-    sfnEndpoint: ready,
+    sfnEndpoint: forked.ready.sfnEndpoint,
     executions: async () => {
       const answer = await ask('executions');
       return answer.type === 'executions' ? answer.records : [];
     },
     pauseTaskStarts: async () => void (await ask('pause-task-starts')),
     resumeTaskStarts: async () => void (await ask('resume-task-starts')),
-    stop: async (graceMs = 10_000) => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      send({ type: 'stop' });
-      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: (graceMs = 10_000) => forked.stop(graceMs),
   };
 }

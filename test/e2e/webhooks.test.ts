@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
+import { resourceEnvironment } from '../../lib/resource-definitions.js';
 import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
 import type { LocalStack } from '../support/test-stack.js';
 
@@ -77,11 +78,21 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** `npm run --silent admin -- <args>` against this stack (its table names and endpoint are in the environment). */
+/**
+ * `npm run --silent admin -- <args>` against this stack, found as the CLI finds a deployed one: by the table
+ * names in its environment (and the SDK's endpoint variable pointing at DynamoDB Local).
+ */
 async function adminLastLine(...args: string[]): Promise<string> {
   const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'admin', '--', ...args], {
     cwd: REPOSITORY_ROOT,
-    env: process.env,
+    env: {
+      ...process.env,
+      ...resourceEnvironment(stack.names),
+      AWS_ENDPOINT_URL_DYNAMODB: stack.endpoints.dynamodb,
+      AWS_REGION: LOCAL_REGION,
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    },
   });
   return stdout.trim().split('\n').at(-1) ?? '';
 }
