@@ -1,13 +1,13 @@
 /**
  * `npm run bench`: benchmarks and failure evidence anyone can rerun (issue 6). Starts what it measures
  * itself (the local stack in child processes), prints progress, and writes test/bench/RESULTS.md (and the
- * raw numbers in test/bench/results.json). Not part of `npm test`; about 4 minutes on 2 cores.
+ * raw numbers in test/bench/results.json). Not part of `npm test`; about 4.5 minutes on 2 cores.
  *
  *   npm run bench                         every section, writes the report
  *   npm run bench -- --only=api,cost      some sections (api, cold, transfer, cost, tasks); prints the report only
  *   npm run bench -- --render             no measuring: rewrites RESULTS.md from results.json (after a report change)
  *
- * Knobs (environment): BENCH_API_SECONDS (4), BENCH_API_WARMUP_SECONDS (2), BENCH_COLD_RUNS (10),
+ * Knobs (environment): BENCH_API_SECONDS (4), BENCH_COLD_RUNS (10),
  * BENCH_COLD_SOURCEMAP_RUNS (5), BENCH_TRANSFER_MIB (100,500,1024), BENCH_COST_MINUTES (1,5,30),
  * BENCH_COST_VIDEO_MIB (5), BENCH_TASKS (1000), BENCH_TASKS_DEADLINE_SECONDS (180). See test/bench/README.md.
  */

@@ -250,6 +250,19 @@ ours has a single key, which writes a few times a second): DynamoDB Local applie
 queue behind them.`;
 }
 
+/** How the servers were warmed before the rows: turns until steady (with their rates), or a fixed warm-up (older results). */
+function warmUpText(api: ApiOverheadResult): string {
+  if (!api.warmups) {
+    return `Before the rows, a ${api.warmupSeconds} s warm-up per server and endpoint with all ${api.accounts} clients (so that every key has been used: an instance's first second with a key ramps its rate counter's reservations up from one request).`;
+  }
+  const rates = (list: number[]) => list.map((rate) => fixed(rate, 0)).join(' → ');
+  const turns = api.warmups.map(
+    (warmUp) =>
+      `${warmUp.endpoint} ${warmUp.ours.length} turns of at most ${warmUp.most} (ours ${rates(warmUp.ours)} req/s; baseline ${rates(warmUp.baseline)})${warmUp.steady ? ', steady' : ', still climbing'}`,
+  );
+  return `Before the rows, both servers warm up in turns of ${api.warmupTurnSeconds ?? 2} s with all ${api.accounts} clients (every key used, as a busy instance has), in a rotated order, until each one's rate is steady (its last two turns within 10 %) or the turns are spent (so that the bench stays under 5 minutes): ${turns.join('; ')}. The JIT compilers of both Node processes and of DynamoDB Local's JVM need that long or longer, and ours, with more code on its path, longer; what warming is left goes on in the rows' rotated turns, on both servers alike. With a fixed warm-up of 5 s each (until \`0b7424b\`), ours' GET at 1 client was measured still climbing, from 0.6× to 0.9–1.0× the baseline's rate over the next 10 s, and the rows measured that climb.`;
+}
+
 function apiSection(api: ApiOverheadResult): string {
   const pairs = apiPairs(api.runs);
   const failures = api.runs.filter((run) => run.non2xx + run.errors > 0);
@@ -258,10 +271,10 @@ function apiSection(api: ApiOverheadResult): string {
 Each row: ${api.seconds} s of closed-loop load per server by autocannon (each client sends its next request when the
 previous one is answered), in ${api.rounds} turns of ${fixed(api.seconds / api.rounds, 2)} s: the servers of a row take turns, in a rotated
 order each round, so that a burst of load from the machine's other tenants falls on all of them alike, and each
-figure is pooled over its server's turns.${api.leadInSeconds ? ` The first ${api.leadInSeconds} s of each turn is load but not counted: a turn opens new connections, and ours' per-key state (the instance's copy of the key, the rate counter's reservation) starts again after the other server's turn, as it would for a client that had paused; steady state is what is compared.` : ''} Before the rows, a ${api.warmupSeconds} s warm-up per server and endpoint with all ${api.accounts} clients (so that every key has been used: an instance's first second with a key ramps its rate counter's reservations up from one request); each
-client is an account with its own key (${api.accounts} accounts). **Ours** is the local stack as \`npm start\` runs it (the local API Gateway, the real
-handlers with their middy chain; the local Step Functions, the tasks stream's event source and the workflow steps
-in a workflow process of their own, as the workflow's Lambdas are apart from the API's in AWS), in a child process;
+figure is pooled over its server's turns.${api.leadInSeconds ? ` The first ${api.leadInSeconds} s of each turn is load but not counted: a turn opens new connections, and ours' per-key state (the instance's copy of the key, the rate counter's reservation) starts again after the other server's turn, as it would for a client that had paused; steady state is what is compared.` : ''} ${warmUpText(api)} Each
+client is an account with its own key (${api.accounts} accounts). **Ours** is the local stack as \`npm start\` runs it (the local API Gateway and the real
+handlers with their middy chain in an API process of their own, as a Lambda instance holds its handler alone; the local
+Step Functions, the tasks stream's event source and the workflow steps in a workflow process of their own), in a child process;
 **baseline** is a bare node:http
 server (lib/bench/baseline-server.ts) doing only the storage call each endpoint cannot do without, against the same
 DynamoDB Local: one consistent GetItem for GET, one TransactWriteItems (debit, key spend, new task) for POST.
