@@ -25,6 +25,10 @@ const { values } = (() => {
 const dataDir = resolve(REPOSITORY_ROOT, process.env['DATA_DIR'] ?? '.data');
 const persistent = !values.memory;
 const port = Number(process.env['PORT'] ?? 3000);
+if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+  console.error(`PORT must be a port number (0 to 65535; 0 picks a free one), not "${process.env['PORT']}"\n${USAGE}`);
+  process.exit(2);
+}
 
 mkdirSync(dataDir, { recursive: true });
 const started = Date.now();
@@ -39,6 +43,13 @@ const stack = await startLocalStack({
     // Generous on one's own machine (scripts and test clients poll hard); AWS deploys default to 10/s.
     DEFAULT_RATE_LIMIT_PER_SECOND: process.env['DEFAULT_RATE_LIMIT_PER_SECOND'] ?? '100',
   },
+}).catch((error: Error) => {
+  // The usual reason, said plainly (the emulators it started are stopped again by now).
+  const inUse = /EADDRINUSE/.test(error.message);
+  console.error(
+    inUse ? `Port ${port} is in use: stop what holds it, or set PORT (e.g. PORT=3001 npm start).` : error.message,
+  );
+  process.exit(1);
 });
 writeFileSync(
   runtimeFile(dataDir),
@@ -64,17 +75,22 @@ Admin: npm run --silent admin -- help        Stop: Ctrl-C
 `);
 
 let stopping = false;
-async function shutdown(signal: string) {
+async function shutdown(signal: string, exitCode = 0) {
   if (stopping) return;
   stopping = true;
   console.log(`\n${signal}: stopping…`);
   await stack.stop();
   rmSync(runtimeFile(dataDir), { force: true });
   console.log('Stopped.');
-  process.exit(0);
+  process.exit(exitCode);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
+void stack.broken.then(async (reason) => {
+  if (stopping) return;
+  console.error(`\n${reason}: the service no longer works as a whole; stopping. Start it again with npm start.`);
+  await shutdown('failure', 1);
+});
 
 /** In persistent mode the demo key survives restarts (kept beside the data, outside git). */
 function demoKey(): string {

@@ -53,7 +53,7 @@ export interface ApiOverheadResult {
   rounds: number;
   /** Not counted at the start of each turn. */
   leadInSeconds?: number;
-  /** The most warm-up per server and endpoint (results from before the turns: the fixed warm-up). */
+  /** GET's most warm-up per server (in results from before the turns: the fixed warm-up per server and endpoint). */
   warmupSeconds: number;
   /** The warm-up turns' rates, and each turn's length (absent in results from before them). */
   warmups?: WarmUp[];

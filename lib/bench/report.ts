@@ -258,7 +258,7 @@ function warmUpText(api: ApiOverheadResult): string {
   const rates = (list: number[]) => list.map((rate) => fixed(rate, 0)).join(' → ');
   const turns = api.warmups.map(
     (warmUp) =>
-      `${warmUp.endpoint} ${warmUp.ours.length} turns of at most ${warmUp.most} (ours ${rates(warmUp.ours)} req/s; baseline ${rates(warmUp.baseline)})${warmUp.steady ? ', steady' : ', still climbing'}`,
+      `${warmUp.endpoint} ${warmUp.ours.length} turns of at most ${warmUp.most} (ours ${rates(warmUp.ours)} req/s; baseline ${rates(warmUp.baseline)})${warmUp.steady ? ', steady' : ', not steady yet'}`,
   );
   return `Before the rows, both servers warm up in turns of ${api.warmupTurnSeconds ?? 2} s with all ${api.accounts} clients (every key used, as a busy instance has), in a rotated order, until each one's rate is steady (its last two turns within 10 %) or the turns are spent (so that the bench stays under 5 minutes): ${turns.join('; ')}. The JIT compilers of both Node processes and of DynamoDB Local's JVM need that long or longer, and ours, with more code on its path, longer; what warming is left goes on in the rows' rotated turns, on both servers alike. With a fixed warm-up of 5 s each (until \`0b7424b\`), ours' GET at 1 client was measured still climbing, from 0.6× to 0.9–1.0× the baseline's rate over the next 10 s, and the rows measured that climb.`;
 }
@@ -713,7 +713,7 @@ ${table(
 )}
 
 ${t.unsuccessfulWithUpstreamJob} of them nevertheless have a job at the (simulated) upstream, which went on to generate a
-video nobody will collect. Under the burst the local stack's two Node processes run all 1,000 executions, the API and
+video nobody will collect. Under the burst the local stack's three Node processes run all 1,000 executions, the API and
 the simulated upstream at once, so the upstream's answers to creates came back after the adapter's create timeout;
 StartUpstream rightly does not retry a create whose outcome is unknown (it could make a second job), and the state
 machine's Catch fails and refunds the task. The books stay exact, but in AWS the same happens whenever Ark takes
@@ -722,7 +722,7 @@ job. See the findings below.`
 }
 
 Locally every task's whole life (API, stream, executions, DynamoDB Local, fauxqs, the simulated upstream) shares
-two Node processes, a JVM and the machine's cores: this is the throughput of the local stack, not a prediction for
+three Node processes, a JVM and the machine's cores: this is the throughput of the local stack, not a prediction for
 AWS.`;
 }
 

@@ -93,6 +93,16 @@ const shutdown = async () => {
 };
 process.on('SIGTERM', () => void shutdown());
 process.on('SIGINT', () => void shutdown());
+// A child of the stack (API, workflow) that dies ends this process too, loudly: the bench or test that started
+// it then fails on the exit instead of waiting on a stack that no longer answers.
+void stack.broken.then(async (reason) => {
+  if (stopping) return;
+  stopping = true;
+  console.error(reason);
+  control.close();
+  await stack.stop();
+  process.exit(1);
+});
 
 const ready: StackReady = {
   type: 'ready',

@@ -8,6 +8,8 @@ import type { ApiMessage, ApiReady, LocalApiConfig } from './api-process.js';
 export interface ApiProcess {
   pid: number;
   url: string;
+  /** Resolves (with what happened) if the process exits without being stopped. */
+  unexpectedExit: Promise<string>;
   /** Closes the server (connections included) and waits for the exit; SIGKILL after `graceMs`. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -28,5 +30,10 @@ export async function startApiProcess(
       if (message.type === 'access-log') accessLog(message.line);
     });
   }
-  return { pid: forked.child.pid!, url: forked.ready.url, stop: (graceMs = 10_000) => forked.stop(graceMs) };
+  return {
+    pid: forked.child.pid!,
+    url: forked.ready.url,
+    unexpectedExit: forked.unexpectedExit,
+    stop: (graceMs = 10_000) => forked.stop(graceMs),
+  };
 }

@@ -27,7 +27,7 @@ export interface LocalApiConfig {
   accessLog: boolean;
 }
 export type ApiReady = { url: string };
-export type ApiMessage = StartMessage<ApiReady> | { type: 'access-log'; line: string };
+export type ApiMessage = StartMessage<ApiReady> | { type: 'access-log'; line: string } | { type: 'stopped' };
 
 const send = (message: ApiMessage) => process.send?.(message);
 let stopping = false;
@@ -50,7 +50,8 @@ const api = await start().catch(reportStartFailure);
 process.on('message', (message: { type: string }) => {
   if (message.type === 'stop' && !stopping) {
     stopping = true;
-    void api.close().finally(() => process.exit(0));
+    // The last message's callback runs once every message before it (access-log lines) is written.
+    void api.close().finally(() => process.send!({ type: 'stopped' } satisfies ApiMessage, () => process.exit(0)));
   }
 });
 send({ type: 'ready', url: api.url });

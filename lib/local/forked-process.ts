@@ -17,6 +17,8 @@ export interface ForkedProcess<Ready> {
   child: ChildProcess;
   ready: Ready;
   exited: Promise<void>;
+  /** Resolves (with what happened) if the child exits without being stopped; never otherwise. */
+  unexpectedExit: Promise<string>;
   /** Sends `{ type: 'stop' }` and waits for the exit; SIGKILL after `graceMs`. */
   stop(graceMs: number): Promise<void>;
 }
@@ -57,18 +59,16 @@ export async function forkLocalProcess<Ready>(options: {
     });
   });
   let stopping = false;
-  void exited.then(() => {
-    // Not the parent's own doing: say so, rather than leave a stack that silently no longer answers.
-    if (!stopping) {
-      console.error(
-        `${options.name} exited unexpectedly (${child.exitCode ?? child.signalCode}): stop the local stack and start it again`,
-      );
-    }
+  const unexpectedExit = new Promise<string>((resolve) => {
+    void exited.then(() => {
+      if (!stopping) resolve(`${options.name} exited unexpectedly (${child.exitCode ?? child.signalCode})`);
+    });
   });
   return {
     child,
     ready,
     exited,
+    unexpectedExit,
     stop: async (graceMs) => {
       stopping = true;
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -73,6 +73,11 @@ export interface LocalStack {
   upstream: UpstreamSimulator;
   /** The webhook queue (consumed by the workflow process, as Lambda's event source would) and its dead-letter queue. */
   webhookQueues: WebhookQueues;
+  /**
+   * Resolves (with what happened) if a child process (API, workflow) exits while the stack runs: the stack no
+   * longer works as a whole, and whoever runs it should stop it and say so.
+   */
+  broken: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -164,6 +169,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       workflow,
       upstream,
       webhookQueues,
+      broken: Promise.race([api.unexpectedExit, workflow.unexpectedExit]),
       stop: stopAll,
     };
   } catch (error) {

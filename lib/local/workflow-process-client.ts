@@ -10,6 +10,8 @@ import type { ParentMessage, WorkflowMessage, WorkflowReady } from './workflow-p
 export interface WorkflowProcess {
   pid: number;
   sfnEndpoint: string;
+  /** Resolves (with what happened) if the process exits without being stopped. */
+  unexpectedExit: Promise<string>;
   /** Every execution the local Step Functions holds, oldest first. */
   executions(): Promise<ExecutionRecord[]>;
   /**
@@ -55,6 +57,7 @@ export async function startWorkflowProcess(config: LocalWorkflowConfig, timeoutM
   return {
     pid: child.pid!,
     sfnEndpoint: forked.ready.sfnEndpoint,
+    unexpectedExit: forked.unexpectedExit,
     executions: async () => {
       const answer = await ask('executions');
       return answer.type === 'executions' ? answer.records : [];

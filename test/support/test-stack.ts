@@ -1,4 +1,4 @@
-/** Starts the whole local stack for one test file (one per process: handlers read env at load). */
+/** Starts the whole local stack for one test file (its handlers run in the stack's own child processes). */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { startLocalStack } from '../../lib/local/local-stack.js';
