@@ -85,6 +85,14 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
   // run, 20 cancelled by their client while queued upstream (refunded).
   await Promise.all([submitWave('success', 50), submitWave('fail', 10, () => ' [simulate:fail]')]);
   await submitWave('cancel', 20);
+  const statuses = async () => new Map((await stack!.tasks()).map((task) => [task.task_id, task.status]));
+  // Cancelled once their upstream jobs exist (`running`: the job is recorded), so that each has its one job. A
+  // cancel that lands before the job is created rightly leaves none; the table is read, not the API, whose
+  // live query could move a task on once its job is done upstream.
+  await pollUntil(statuses, (snapshot) => waves('cancel').every((task) => snapshot.get(task.id) === 'running'), {
+    timeoutMs: 30_000,
+    intervalMs: 100,
+  });
   await Promise.all(
     waves('cancel').map(async (task) => {
       const response = await callApi<{ status: string }>(api, 'POST', `/api/v1/video/tasks/${task.id}/cancel`, {
@@ -93,7 +101,6 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
       expect(response.body.data.status, JSON.stringify(response.body)).toBe('refunded');
     }),
   );
-  const statuses = async () => new Map((await stack!.tasks()).map((task) => [task.task_id, task.status]));
   const census = (snapshot: Map<string, string>) => {
     const counts: Record<string, Record<string, number>> = {};
     for (const task of tasks) {
