@@ -84,24 +84,21 @@ async function answer(url: string | undefined): Promise<unknown> {
 await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
 
 let stopping = false;
-const shutdown = async () => {
+const shutdown = async (exitCode = 0) => {
   if (stopping) return;
   stopping = true;
   control.close();
   await stack.stop();
-  process.exit(0);
+  process.exit(exitCode);
 };
 process.on('SIGTERM', () => void shutdown());
 process.on('SIGINT', () => void shutdown());
 // A child of the stack (API, workflow) that dies ends this process too, loudly: the bench or test that started
 // it then fails on the exit instead of waiting on a stack that no longer answers.
-void stack.broken.then(async (reason) => {
+void stack.broken.then((reason) => {
   if (stopping) return;
-  stopping = true;
   console.error(reason);
-  control.close();
-  await stack.stop();
-  process.exit(1);
+  return shutdown(1);
 });
 
 const ready: StackReady = {
