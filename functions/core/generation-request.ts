@@ -14,28 +14,10 @@ import {
   RATIOS,
   RESOLUTIONS,
 } from './generation-options.js';
-import type { Ratio, Resolution } from './generation-options.js';
 
 export type RequestForm = 'A' | 'B';
 
 export type ModelReference = { by: 'name-or-id'; value: string } | { by: 'id'; value: string };
-
-export interface GenerationBody {
-  form: RequestForm;
-  model: ModelReference;
-  prompt: string;
-  resolution?: Resolution;
-  durationSeconds?: number;
-  ratio?: Ratio;
-  imageUrls: string[];
-  videoUrls: string[];
-  audioUrls: string[];
-  seed?: number;
-  webhookUrl?: string;
-  generateAudio?: boolean;
-  /** The spelling the client used for each URL field, so messages name what was sent. */
-  fieldNames: { imageUrls: string; videoUrls: string; audioUrls: string; webhookUrl: string };
-}
 
 /** Pairs of spellings of one field (DESIGN §3 row 1). The camelCase one marks Form B (row 2). */
 const SPELLINGS = [
@@ -68,33 +50,65 @@ const integerIn = (min: number, max: number, what: string) =>
     ),
   );
 
-const BodySchema = v.object({
+const ModelSchema = v.object({
   model: v.nullish(v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))),
   model_id: v.nullish(uuidText),
   modelId: v.nullish(uuidText),
-  prompt: v.pipe(
-    v.string('is required and must be a string'),
-    v.check((text) => text.length > 0, 'must not be empty'),
-    v.check(
-      (text) => codePointLength(text) <= MAX_PROMPT_CODE_POINTS,
-      `must be at most ${MAX_PROMPT_CODE_POINTS} characters`,
-    ),
-  ),
-  resolution: v.nullish(v.picklist(RESOLUTIONS, `must be one of ${RESOLUTIONS.join(', ')}`)),
-  duration: integerIn(MIN_DURATION_SECONDS, MAX_DURATION_SECONDS, 'seconds'),
-  ratio: v.nullish(v.picklist(RATIOS, `must be one of ${RATIOS.join(', ')}`)),
-  image_urls: urlList(MAX_REFERENCES.image),
-  imageUrls: urlList(MAX_REFERENCES.image),
-  video_urls: urlList(MAX_REFERENCES.video),
-  videoUrls: urlList(MAX_REFERENCES.video),
-  audio_urls: urlList(MAX_REFERENCES.audio),
-  audioUrls: urlList(MAX_REFERENCES.audio),
-  seed: integerIn(-1, 4_294_967_295, 'seed'),
-  webhook_url: v.nullish(httpUrl),
-  webhookUrl: v.nullish(httpUrl),
-  generate_audio: v.nullish(v.boolean('must be true or false')),
-  generateAudio: v.nullish(v.boolean('must be true or false')),
 });
+
+/**
+ * The generation's fields as sent, then under one name each. The resolved generation, the stored task
+ * and the upstream request all take their types from this output: a new field for the upstream is
+ * added here, defaulted in resolve-generation.ts if it needs a default, and mapped in the adapter.
+ */
+const GenerationSchema = v.pipe(
+  v.object({
+    prompt: v.pipe(
+      v.string('is required and must be a string'),
+      v.check((text) => text.length > 0, 'must not be empty'),
+      v.check(
+        (text) => codePointLength(text) <= MAX_PROMPT_CODE_POINTS,
+        `must be at most ${MAX_PROMPT_CODE_POINTS} characters`,
+      ),
+    ),
+    resolution: v.nullish(v.picklist(RESOLUTIONS, `must be one of ${RESOLUTIONS.join(', ')}`)),
+    duration: integerIn(MIN_DURATION_SECONDS, MAX_DURATION_SECONDS, 'seconds'),
+    ratio: v.nullish(v.picklist(RATIOS, `must be one of ${RATIOS.join(', ')}`)),
+    image_urls: urlList(MAX_REFERENCES.image),
+    imageUrls: urlList(MAX_REFERENCES.image),
+    video_urls: urlList(MAX_REFERENCES.video),
+    videoUrls: urlList(MAX_REFERENCES.video),
+    audio_urls: urlList(MAX_REFERENCES.audio),
+    audioUrls: urlList(MAX_REFERENCES.audio),
+    seed: integerIn(-1, 4_294_967_295, 'seed'),
+    webhook_url: v.nullish(httpUrl),
+    webhookUrl: v.nullish(httpUrl),
+    generate_audio: v.nullish(v.boolean('must be true or false')),
+    generateAudio: v.nullish(v.boolean('must be true or false')),
+  }),
+  v.transform((fields) => ({
+    prompt: fields.prompt,
+    imageUrls: fields.image_urls ?? fields.imageUrls ?? [],
+    videoUrls: fields.video_urls ?? fields.videoUrls ?? [],
+    audioUrls: fields.audio_urls ?? fields.audioUrls ?? [],
+    ...onlyGiven({
+      resolution: fields.resolution,
+      durationSeconds: fields.duration,
+      ratio: fields.ratio,
+      seed: fields.seed,
+      webhookUrl: fields.webhook_url ?? fields.webhookUrl,
+      generateAudio: fields.generate_audio ?? fields.generateAudio,
+    }),
+  })),
+);
+export type GenerationFields = v.InferOutput<typeof GenerationSchema>;
+
+export interface GenerationBody extends GenerationFields {
+  form: RequestForm;
+  model: ModelReference;
+  /** The spelling the client used for each URL field, so messages name what was sent. */
+  fieldNames: { imageUrls: string; videoUrls: string; audioUrls: string; webhookUrl: string };
+}
 
 /** Parses a JSON-decoded body. Throws InvalidRequestError (400) with a message naming the field. */
 export function parseGenerationBody(body: unknown): GenerationBody {
@@ -102,9 +116,9 @@ export function parseGenerationBody(body: unknown): GenerationBody {
     throw new InvalidRequestError('request body must be a JSON object');
   }
   const record = body as Record<string, unknown>;
-  const result = v.safeParse(BodySchema, record);
-  if (!result.success) throw new InvalidRequestError(describeIssue(result.issues[0]));
-  const fields = result.output;
+  // The model's fields come first, so their problems are reported first.
+  const models = validate(ModelSchema, record);
+  const fields = validate(GenerationSchema, record);
 
   for (const [snake, camel] of SPELLINGS) {
     // Both keys sent (even if one is null) is two spellings of one field: ambiguous, so refused.
@@ -116,17 +130,8 @@ export function parseGenerationBody(body: unknown): GenerationBody {
 
   return {
     form,
-    model: modelReference(record, fields),
-    prompt: fields.prompt,
-    resolution: fields.resolution ?? undefined,
-    durationSeconds: fields.duration ?? undefined,
-    ratio: fields.ratio ?? undefined,
-    imageUrls: fields.image_urls ?? fields.imageUrls ?? [],
-    videoUrls: fields.video_urls ?? fields.videoUrls ?? [],
-    audioUrls: fields.audio_urls ?? fields.audioUrls ?? [],
-    seed: fields.seed ?? undefined,
-    webhookUrl: fields.webhook_url ?? fields.webhookUrl ?? undefined,
-    generateAudio: fields.generate_audio ?? fields.generateAudio ?? undefined,
+    model: modelReference(record, models),
+    ...fields,
     fieldNames: {
       imageUrls: present(record['imageUrls']) ? 'imageUrls' : 'image_urls',
       videoUrls: present(record['videoUrls']) ? 'videoUrls' : 'video_urls',
@@ -136,10 +141,13 @@ export function parseGenerationBody(body: unknown): GenerationBody {
   };
 }
 
-function modelReference(
-  record: Record<string, unknown>,
-  fields: { model?: string | null; model_id?: string | null; modelId?: string | null },
-) {
+function validate<T extends v.GenericSchema>(schema: T, record: Record<string, unknown>): v.InferOutput<T> {
+  const result = v.safeParse(schema, record);
+  if (!result.success) throw new InvalidRequestError(describeIssue(result.issues[0]));
+  return result.output;
+}
+
+function modelReference(record: Record<string, unknown>, fields: v.InferOutput<typeof ModelSchema>) {
   const names = ['model', 'model_id', 'modelId'] as const;
   const given = names.filter((name) => sent(record, name));
   if (given.length > 1) {
@@ -156,6 +164,12 @@ function modelReference(
 /** A field with a value (null counts as not given). */
 function present(value: unknown): boolean {
   return value !== undefined && value !== null;
+}
+
+/** The fields given a value: null or absent leaves the key out rather than keeping it without a value. */
+function onlyGiven<T extends object>(fields: T) {
+  const entries = Object.entries(fields).filter(([, value]) => present(value));
+  return Object.fromEntries(entries) as { [K in keyof T]?: NonNullable<T[K]> };
 }
 
 /** A key the client wrote, whatever its value (null included). */

@@ -3,7 +3,7 @@
  * (duration, resolutions, ratios, reference kinds, audio) and the price.
  */
 import { InvalidRequestError } from './api-error.js';
-import type { GenerationBody } from './generation-request.js';
+import type { GenerationBody, GenerationFields } from './generation-request.js';
 import type { Ratio, ReferenceKind, Resolution } from './generation-options.js';
 import { MIN_DURATION_SECONDS } from './generation-options.js';
 import { costUnits } from './pricing.js';
@@ -14,19 +14,14 @@ const FORM_DEFAULT_DURATION = { A: 15, B: 5 } as const;
 const DEFAULT_RESOLUTION: Resolution = '720p';
 const DEFAULT_RATIO: Ratio = '16:9';
 
-export interface ResolvedGeneration {
+/** The body's fields with the model's defaults filled in, the model named, and the price. */
+export interface ResolvedGeneration extends GenerationFields {
   modelId: string;
   modelName: string;
-  prompt: string;
   resolution: Resolution;
   ratio: Ratio;
   durationSeconds: number;
-  seed?: number;
   generateAudio: boolean;
-  imageUrls: string[];
-  videoUrls: string[];
-  audioUrls: string[];
-  webhookUrl?: string;
   costUnits: number;
 }
 
@@ -48,17 +43,16 @@ export function resolveGeneration(body: GenerationBody, model: VideoModel): Reso
   }
   const generateAudio = body.generateAudio ?? record.supports_audio;
 
-  const resolved: ResolvedGeneration = {
+  // Fields the model has no say in pass through as sent.
+  const { form: _form, model: _model, fieldNames: _fieldNames, ...fields } = body;
+  return {
+    ...fields,
     modelId: record.id,
     modelName: record.name,
-    prompt: body.prompt,
     resolution,
     ratio,
     durationSeconds,
     generateAudio,
-    imageUrls: body.imageUrls,
-    videoUrls: body.videoUrls,
-    audioUrls: body.audioUrls,
     costUnits: costUnits(model, {
       resolution,
       durationSeconds,
@@ -67,9 +61,6 @@ export function resolveGeneration(body: GenerationBody, model: VideoModel): Reso
       audioReferenceCount: body.audioUrls.length,
     }),
   };
-  if (body.seed !== undefined) resolved.seed = body.seed;
-  if (body.webhookUrl !== undefined) resolved.webhookUrl = body.webhookUrl;
-  return resolved;
 }
 
 function resolveDuration(body: GenerationBody, model: VideoModel): number {

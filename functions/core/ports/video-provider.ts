@@ -2,22 +2,13 @@
  * Port to an upstream video generator (Volcengine Ark / BytePlus ModelArk first).
  * Adapters live in functions/adapters; the workflow only sees this interface.
  */
-import type { Ratio, Resolution } from '../generation-options.js';
+import type { ResolvedGeneration } from '../resolve-generation.js';
 
-export interface ProviderJobRequest {
+/** The generation as the upstream needs it: all of it but what only we use (our model, webhook, price). */
+export type ProviderJobRequest = Omit<ResolvedGeneration, 'modelId' | 'modelName' | 'webhookUrl' | 'costUnits'> & {
   /** The upstream provider's own model id, e.g. `doubao-seedance-1-5-pro-251215`. */
   upstreamModel: string;
-  prompt: string;
-  resolution: Resolution;
-  ratio: Ratio;
-  durationSeconds: number;
-  /** -1 or absent: random. */
-  seed?: number;
-  generateAudio: boolean;
-  imageUrls: string[];
-  videoUrls: string[];
-  audioUrls: string[];
-}
+};
 
 export type ProviderJobStatus =
   | { state: 'queued' }

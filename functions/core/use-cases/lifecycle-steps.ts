@@ -56,19 +56,9 @@ export async function startUpstreamJob(taskId: string, deps: LifecycleDeps): Pro
 }
 
 async function createUpstreamJob(task: TaskRecord, deps: LifecycleDeps): Promise<string> {
-  const { generation } = task;
-  const { jobId } = await providerOf(task, deps).createJob({
-    upstreamModel: task.upstream_model,
-    prompt: generation.prompt,
-    resolution: generation.resolution,
-    ratio: generation.ratio,
-    durationSeconds: generation.durationSeconds,
-    ...(generation.seed !== undefined ? { seed: generation.seed } : {}),
-    generateAudio: generation.generateAudio,
-    imageUrls: generation.imageUrls,
-    videoUrls: generation.videoUrls,
-    audioUrls: generation.audioUrls,
-  });
+  // The fields ProviderJobRequest leaves out; every other field of the generation goes upstream as stored.
+  const { modelId: _modelId, modelName: _modelName, webhookUrl: _webhookUrl, ...generation } = task.generation;
+  const { jobId } = await providerOf(task, deps).createJob({ upstreamModel: task.upstream_model, ...generation });
   return jobId;
 }
 
