@@ -1,7 +1,7 @@
 /**
- * Presigned S3 GET URLs (SigV4, query-signed, UNSIGNED-PAYLOAD) made with the SDK's own signer, without
- * loading the S3 client: the functions that only hand out URLs stay small. A unit test proves the URLs
- * carry the same signature as `@aws-sdk/s3-request-presigner` for the same request.
+ * Presigned S3 GET URLs (SigV4, query-signed, UNSIGNED-PAYLOAD) made with the SDK's own signer, without the
+ * S3 client: `@aws-sdk/s3-request-presigner` needs one, which took GetTask, CompleteTask and DeliverWebhook
+ * past the 500 KiB bundle budget (to 558-607 KiB). A unit test proves the URLs carry the presigner's signature.
  * Used where no CloudFront distribution is configured (the local runtime); in AWS the CloudFront signer
  * serves 24 h URLs, since these die with the role credentials that sign them.
  */

@@ -1,24 +1,18 @@
 /**
  * Secrets (upstream API keys, the CloudFront signing key) are read from Secrets Manager once per cold
- * start and kept; a failed read is not cached, so the next call tries again.
+ * start and kept, in Powertools Parameters' cache; a failed read is not cached, so the next call tries
+ * again. The client is made on the first read, not at import. Reads at once before the first answer each
+ * call Secrets Manager (Parameters keeps values, not reads in flight): a few calls at a cold start at most.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 
-let client: SecretsManagerClient | undefined;
-const cache = new Map<string, Promise<string>>();
+/** Longer than any execution environment lives: a secret is read once per cold start (Parameters' default is 5 s). */
+const KEEP_SECONDS = 365 * 24 * 60 * 60;
 
 export function cachedSecret(secretId: string): () => Promise<string> {
-  return () => {
-    let value = cache.get(secretId);
-    if (!value) {
-      client ??= new SecretsManagerClient({});
-      value = client.send(new GetSecretValueCommand({ SecretId: secretId })).then((answer) => {
-        if (!answer.SecretString) throw new Error(`secret ${secretId} has no string value`);
-        return answer.SecretString;
-      });
-      value.catch(() => cache.delete(secretId));
-      cache.set(secretId, value);
-    }
+  return async () => {
+    const value = await getSecret(secretId, { maxAge: KEEP_SECONDS });
+    if (typeof value !== 'string') throw new Error(`secret ${secretId} has no string value`);
     return value;
   };
 }

@@ -1,15 +1,15 @@
 /**
- * The webhook queue's consumer (SQS event source with ReportBatchItemFailures): one delivery attempt per
- * record, all records of a batch at once. A record is deleted (left out of `batchItemFailures`) when its
- * event is delivered or can never be (410, a refused address, no such task); otherwise it stays in the
- * queue, invisible until its next try (ChangeMessageVisibility), and after the last try it is made
- * visible at once so the queue's redrive moves it to the dead-letter queue. Anything unexpected (a
- * crash, DynamoDB down) also leaves it in the queue: a later try, never a silent drop.
+ * The webhook queue's consumer (SQS event source with ReportBatchItemFailures), through Powertools Batch:
+ * one delivery attempt per record, all records of a batch at once. A record is deleted (it succeeds) when
+ * its event is delivered or can never be (410, a refused address, no such task); otherwise it fails and
+ * stays queued, invisible until its next try (ChangeMessageVisibility), or, after the last try, visible at
+ * once so the redrive moves it to the dead-letter queue. Anything unexpected also leaves it queued.
  */
 import middy from '@middy/core';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
-import type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deliverWebhook } from '../core/use-cases/deliver-webhook.js';
 import type { DeliveryDecision } from '../core/use-cases/deliver-webhook.js';
 import { InvalidWebhookMessageError, MAX_RETRY_DELAY_SECONDS, parseWebhookMessage } from '../core/webhook.js';
@@ -44,17 +44,26 @@ const queueUrl = webhookQueueUrl();
  */
 const RECEIVE_MARGIN_SECONDS = 300;
 
+/** Thrown for a record that must stay queued: Powertools reports it in `batchItemFailures`. */
+class StaysQueued extends Error {}
+
 export const handler = middy<SQSEvent, SQSBatchResponse>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(publishMetrics())
-  .handler(async (event) => {
+  .handler(async (event, context) => {
     const invokedAt = Date.now();
-    const failures = await Promise.all(event.Records.map((record) => processRecord(record, invokedAt)));
-    return { batchItemFailures: failures.filter((failure) => failure !== undefined) };
+    const deliverRecord = (record: SQSRecord) => deliver(record, invokedAt);
+    // A processor per batch: it keeps its batch on itself, and the local stack runs batches in-process.
+    return processPartialResponse(event, deliverRecord, new BatchProcessor(EventType.SQS), {
+      context,
+      // A failed record is a retry scheduled by design (its visibility already set), not a function error:
+      // a batch that failed whole must not throw, which would count as a Lambda error (alarms, and the SQS
+      // poller backing off) while leaving the messages exactly where reporting them all leaves them.
+      throwOnFullBatchFailure: false,
+    });
   });
 
-async function processRecord(record: SQSRecord, invokedAt: number): Promise<SQSBatchItemFailure | undefined> {
-  const failed = { itemIdentifier: record.messageId };
+async function deliver(record: SQSRecord, invokedAt: number): Promise<void> {
   let decision: DeliveryDecision;
   try {
     const message = parseWebhookMessage(record.body);
@@ -70,28 +79,28 @@ async function processRecord(record: SQSRecord, invokedAt: number): Promise<SQSB
       // Never deliverable: keep it for an operator (it reaches the dead-letter queue).
       logger.error('unreadable webhook message', { messageId: record.messageId, error });
       await setVisibility(record, 0);
-      return failed;
+      throw error;
     }
     logger.error('webhook attempt failed unexpectedly; the message stays queued', {
       messageId: record.messageId,
       error,
     });
-    return failed;
+    throw error;
   }
   switch (decision.action) {
     case 'done':
-      return undefined;
+      return;
     case 'retry': {
       const elapsed = Math.ceil((Date.now() - invokedAt) / 1000);
       await setVisibility(
         record,
         Math.min(decision.delaySeconds, MAX_RETRY_DELAY_SECONDS - RECEIVE_MARGIN_SECONDS - elapsed),
       );
-      return failed;
+      throw new StaysQueued(decision.detail);
     }
     case 'dead-letter':
       await setVisibility(record, 0);
-      return failed;
+      throw new StaysQueued(decision.detail);
   }
 }
 

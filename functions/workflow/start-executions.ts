@@ -1,38 +1,49 @@
 /**
- * The tasks table's stream consumer (a DynamoDB event source with ReportBatchItemFailures, filtered to
- * tasks created as pending: TASK_STARTS in lib/resource-definitions.ts): starts each new task's lifecycle
- * execution, so the submit itself never waits for StartExecution. A start that fails is reported by its
- * record's sequence number; the event source retries from there, and after its last retry the
- * reconciler starts the task.
+ * The tasks table's stream consumer (TASK_STARTS in functions/adapters/resources.ts): starts each new task's
+ * execution, so the submit never waits for StartExecution. A failed start is reported by its record; the
+ * event source retries from there, and after its last retry the reconciler starts the task.
  */
 import middy from '@middy/core';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
-import { startExecutions } from '../core/use-cases/start-executions.js';
-import type { NewTask } from '../core/use-cases/start-executions.js';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../adapters/logger.js';
 import { taskWorkflow } from '../adapters/workflow-dependencies.js';
 
-const deps = {
-  workflow: taskWorkflow(),
-  onStartFailure: (taskId: string, error: unknown) =>
-    logger.error('could not start the execution of a new task; the stream will retry', {
-      task_id: taskId,
-      error: error as Error,
-    }),
-};
+const workflow = taskWorkflow();
 
 export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
-  .handler(async (event) => {
-    const tasks: NewTask[] = [];
-    for (const record of event.Records) {
-      const taskId = record.dynamodb?.NewImage?.['task_id']?.S;
-      const position = record.dynamodb?.SequenceNumber;
-      // The filter lets only new tasks through; anything else is not ours to start (and retrying cannot help).
-      if (taskId && position) tasks.push({ taskId, position });
-      else logger.warn('skipped a stream record that names no task', { event_id: record.eventID });
-    }
-    const failed = await startExecutions(tasks, deps);
-    return { batchItemFailures: failed.map((position) => ({ itemIdentifier: position })) };
-  });
+  .handler(async (event, context) =>
+    // A processor per batch: it keeps its batch on itself, and the local stack runs batches in-process.
+    processPartialResponse(event, startTask, new BatchProcessor(EventType.DynamoDBStreams), {
+      context,
+      // A batch whose starts all failed is reported record by record, never thrown: a thrown error would count
+      // as a Lambda error and, with bisectBatchOnError, make AWS retry the batch split in two, where reported
+      // failures are retried from the earliest one, as the local event source does either way.
+      throwOnFullBatchFailure: false,
+    }),
+  );
+
+/**
+ * The execution is named by the task id, so a record delivered twice (the stream is at-least-once), or a
+ * task the reconciler started first, starts nothing more.
+ */
+async function startTask(record: DynamoDBRecord): Promise<void> {
+  const taskId = record.dynamodb?.NewImage?.['task_id']?.S;
+  // The filter lets only new tasks through; anything else is not ours to start (and retrying cannot help).
+  // Without a sequence number a failure could not be reported either.
+  if (!taskId || !record.dynamodb?.SequenceNumber) {
+    logger.warn('skipped a stream record that names no task', { event_id: record.eventID });
+    return;
+  }
+  try {
+    await workflow.start(taskId);
+  } catch (error) {
+    logger.error('could not start the execution of a new task; the stream will retry', {
+      task_id: taskId,
+      error: error as Error,
+    });
+    throw error;
+  }
+}

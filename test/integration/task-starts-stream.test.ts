@@ -5,12 +5,13 @@
  * succeeds; and what was written before the source started is not replayed.
  */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDynamoDbStreamSource } from '../../lib/local/dynamodb-stream-source.js';
 import type { DynamoDbStreamSource } from '../../lib/local/dynamodb-stream-source.js';
-import { TASK_STARTS } from '../../lib/resource-definitions.js';
+import { TASK_STARTS } from '../../functions/adapters/resources.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { pollUntil } from '../support/test-stack.js';
 
@@ -23,7 +24,11 @@ afterEach(async () => {
 });
 
 /** Starts the source with `handle` as the starter; answers what it was handed, record by record. */
-async function startSource(handle: (event: DynamoDBStreamEvent) => DynamoDBBatchResponse | void = () => undefined) {
+async function startSource(
+  handle: (event: DynamoDBStreamEvent) => DynamoDBBatchResponse | void | Promise<DynamoDBBatchResponse> = () =>
+    undefined,
+  onError?: (error: unknown) => void,
+) {
   const seen: { taskId: string; sequence: string }[] = [];
   source = await startDynamoDbStreamSource({
     dynamoDb: local.client,
@@ -36,7 +41,7 @@ async function startSource(handle: (event: DynamoDBStreamEvent) => DynamoDBBatch
           sequence: record.dynamodb!.SequenceNumber!,
         });
       }
-      return handle(event) ?? undefined;
+      return (await handle(event)) ?? undefined;
     },
     functionName: 'StartExecutions',
     timeoutMs: 5_000,
@@ -45,6 +50,7 @@ async function startSource(handle: (event: DynamoDBStreamEvent) => DynamoDBBatch
     retryAttempts: TASK_STARTS.retryAttempts,
     idlePollMs: 20,
     retryPauseMs: 20,
+    ...(onError && { onError }),
   });
   return seen;
 }
@@ -112,6 +118,44 @@ describe('the tasks stream event source (local)', () => {
     const lastDelivery = seen.filter((record) => record.taskId === failing).at(-1)!;
     expect(seen.slice(seen.indexOf(lastDelivery)).map((record) => record.taskId)).toContain(after);
   });
+
+  // The starter reports a batch whose every start failed (Powertools' throwOnFullBatchFailure: false);
+  // thrown instead, the records would be delivered again the same way, only with a function error on top.
+  it.each([
+    ['reported record by record (as the starter does)', false],
+    ["thrown as Powertools' FullBatchFailureError", true],
+  ])(
+    'a batch that failed whole, %s, is delivered again from its first record',
+    async (_name, throwOnFullBatchFailure) => {
+      const tries = new Map<string, number>();
+      const failFirstTry = async (record: DynamoDBRecord) => {
+        const taskId = record.dynamodb!.NewImage!['task_id']!.S!;
+        tries.set(taskId, (tries.get(taskId) ?? 0) + 1);
+        if (tries.get(taskId) === 1) throw new Error('ThrottlingException');
+      };
+      const errors: unknown[] = [];
+      const seen = await startSource(
+        (event) =>
+          processPartialResponse(event, failFirstTry, new BatchProcessor(EventType.DynamoDBStreams), {
+            throwOnFullBatchFailure,
+          }),
+        (error) => errors.push(error),
+      );
+      const both = [`whole-a-${randomUUID()}`, `whole-b-${randomUUID()}`];
+      for (const taskId of both) await putTask(taskId, 'pending');
+      await pollUntil(
+        async () => both.map((taskId) => tries.get(taskId) ?? 0),
+        (counts) => counts.every((count) => count >= 2),
+        { timeoutMs: 10_000, intervalMs: 20 },
+      );
+      // Each failed once and succeeded once: retried from the earliest failure, never skipped nor run again.
+      expect(both.map((taskId) => seen.filter((record) => record.taskId === taskId).length)).toEqual([2, 2]);
+      if (throwOnFullBatchFailure) {
+        expect(errors.length).toBeGreaterThan(0);
+        expect(errors.every((error) => (error as Error).name === 'FullBatchFailureError')).toBe(true);
+      } else expect(errors).toEqual([]);
+    },
+  );
 
   it('a failure that names no record of the batch fails the whole batch, and reading goes on', async () => {
     let answeredBadly = false;

@@ -11,7 +11,8 @@ import {
   SetQueueAttributesCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3AndSqs } from '../../lib/local/emulators.js';
 import type { Fauxqs } from '../../lib/local/emulators.js';
@@ -20,7 +21,7 @@ import { createWebhookQueues } from '../../lib/local/local-queues.js';
 import type { WebhookQueues } from '../../lib/local/local-queues.js';
 import { startSqsEventSource } from '../../lib/local/sqs-event-source.js';
 import type { SqsHandler } from '../../lib/local/sqs-event-source.js';
-import { physicalNames, WEBHOOK_QUEUE } from '../../lib/resource-definitions.js';
+import { physicalNames, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import { pollUntil } from '../support/test-stack.js';
 
 let fauxqs: Fauxqs;
@@ -133,6 +134,48 @@ describe('the local SQS event source', () => {
       await source.stop();
     }
     expect(receiveCounts).toEqual(['1', '2']);
+  });
+
+  // The webhook consumer reports a batch that failed whole (Powertools' throwOnFullBatchFailure: false);
+  // thrown instead, the messages would fare the same, only with a function error on top.
+  it.each([
+    ['reported message by message (as the consumer does)', false],
+    ["thrown as Powertools' FullBatchFailureError", true],
+  ])('a batch that failed whole, %s, keeps every message: each comes back', async (_name, throwOnFullBatchFailure) => {
+    const created = await queues(10);
+    for (const body of ['first', 'second']) {
+      await sqs.send(new SendMessageCommand({ QueueUrl: created.queue.url, MessageBody: body }));
+    }
+    const receives: Record<string, string[]> = {};
+    const errors: unknown[] = [];
+    const failFirstTry = async (record: SQSRecord) => {
+      const seen = (receives[record.body] ??= []);
+      seen.push(record.attributes.ApproximateReceiveCount);
+      if (seen.length === 1) throw new Error('receiver down');
+    };
+    const source = startSqsEventSource({
+      sqs,
+      queueUrl: created.queue.url,
+      queueArn: created.queue.arn,
+      handler: async () => async (event) =>
+        processPartialResponse(event, failFirstTry, new BatchProcessor(EventType.SQS), { throwOnFullBatchFailure }),
+      functionName: 'test-consumer',
+      onError: (error) => errors.push(error),
+    });
+    try {
+      await pollUntil(
+        () => counts(created.queue.url),
+        (count) => count === 0 && receives['first']?.length === 2 && receives['second']?.length === 2,
+        { timeoutMs: 10_000 },
+      );
+    } finally {
+      await source.stop();
+    }
+    expect(receives).toEqual({ first: ['1', '2'], second: ['1', '2'] });
+    if (throwOnFullBatchFailure) {
+      expect(errors.length).toBeGreaterThan(0);
+      expect(errors.every((error) => (error as Error).name === 'FullBatchFailureError')).toBe(true);
+    } else expect(errors).toEqual([]);
   });
 
   it('a failure naming no message of the batch fails the whole batch, as on AWS', async () => {
