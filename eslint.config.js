@@ -1,13 +1,31 @@
 // One linter (ESLint + typescript-eslint) and one formatter (Prettier), both run by `npm run lint`.
 import js from '@eslint/js';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+
+/** Layers point inward: core ← adapters ← http/workflow/webhooks; lib and bin may import functions, never the reverse. */
+const outside = ['**/lib/**', '**/bin/**', '**/test/**'];
+const boundary = (...patterns) => ({
+  'no-restricted-imports': ['error', { patterns: [{ group: patterns, message: 'crosses a layer boundary' }] }],
+});
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/', 'bench/results/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
+  {
+    // No import circles anywhere in the source (type-only imports included).
+    files: ['functions/**/*.ts', 'lib/**/*.ts', 'bin/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/extensions': ['.ts', '.js'],
+    },
+    rules: { 'import-x/no-cycle': 'error' },
+  },
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', fetch: 'readonly' } },
     rules: {
@@ -17,13 +35,25 @@ export default tseslint.config(
     },
   },
   {
-    // The domain core stays pure: no AWS SDK, no I/O.
+    // The domain core stays pure: no AWS SDK, no I/O, nothing from the outer layers.
     files: ['functions/core/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: ['@aws-sdk/*', 'node:fs', 'node:http', 'node:https', 'node:net', '../adapters/*', '../http/*'] },
-      ],
-    },
+    rules: boundary(
+      ...outside,
+      '@aws-sdk/*',
+      'node:fs',
+      'node:http',
+      'node:https',
+      'node:net',
+      'node:dns',
+      '**/adapters/**',
+      '**/http/**',
+      '**/workflow/**',
+      '**/webhooks/**',
+    ),
   },
+  { files: ['functions/adapters/**/*.ts'], rules: boundary(...outside, '**/http/**', '**/workflow/**', '**/webhooks/**') },
+  { files: ['functions/http/**/*.ts'], rules: boundary(...outside, '**/workflow/**', '**/webhooks/**') },
+  { files: ['functions/workflow/**/*.ts'], rules: boundary(...outside, '**/http/**', '**/webhooks/**') },
+  { files: ['functions/webhooks/**/*.ts'], rules: boundary(...outside, '**/http/**', '**/workflow/**') },
+  { files: ['lib/**/*.ts', 'bin/**/*.ts'], rules: boundary('**/test/**') },
 );

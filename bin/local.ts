@@ -2,6 +2,7 @@
  * `npm start`: runs the whole service on this machine. Flags: --memory (nothing persists).
  * Env: PORT (default 3000), DEMO_API_KEY (fixes the demo key), DATA_DIR (default .data).
  */
+import { ENV } from '../functions/adapters/config.js';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,7 +42,7 @@ const stack = await startLocalStack({
   environment: {
     POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'INFO',
     // Generous on one's own machine (scripts and test clients poll hard); AWS deploys default to 10/s.
-    DEFAULT_RATE_LIMIT_PER_SECOND: process.env['DEFAULT_RATE_LIMIT_PER_SECOND'] ?? '100',
+    [ENV.defaultRateLimitPerSecond.name]: process.env[ENV.defaultRateLimitPerSecond.name] ?? '100',
   },
 }).catch((error: Error) => {
   // The usual reason, said plainly (the emulators it started are stopped again by now).

@@ -1,38 +1,113 @@
 /**
- * Configuration is read once, at cold start, from the environment; a missing value fails the
- * function's first load with a message naming it, instead of failing some later request.
+ * Every environment variable the functions read: its name, default and parse, written once here and
+ * imported by CDK, the local stack and the tests. Read at cold start: a missing or malformed value fails
+ * the function's first load with a message naming it, instead of failing some later request.
  */
+import * as v from 'valibot';
+import { PROVIDERS } from '../core/providers.js';
+import type { ProviderName } from '../core/providers.js';
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS, parseWebhookRetrySchedule } from '../core/webhook.js';
+
 export class MissingConfigError extends Error {
   override readonly name = 'MissingConfigError';
 }
 
-export function requireEnv(name: string): string {
-  const value = process.env[name];
-  if (value === undefined || value.trim() === '') {
-    throw new MissingConfigError(`environment variable ${name} is required`);
+const text = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'));
+const optionalText = v.pipe(v.string(), v.trim());
+const integer = (min: number) =>
+  v.pipe(v.string(), v.regex(/^\d+$/, 'must be a whole number'), v.transform(Number), v.minValue(min));
+const flag = v.pipe(
+  v.picklist(['true', 'false'], 'must be true or false'),
+  v.transform((value) => value === 'true'),
+);
+const schedule = v.pipe(
+  v.string(),
+  v.rawTransform(({ dataset, addIssue, NEVER }) => {
+    try {
+      return parseWebhookRetrySchedule(dataset.value);
+    } catch (error) {
+      addIssue({ message: (error as Error).message });
+      return NEVER;
+    }
+  }),
+);
+
+interface Variable<S extends v.GenericSchema<string, unknown>> {
+  name: string;
+  schema: S;
+  /** The value when the variable is unset; none: the variable is required. */
+  default?: string;
+}
+function variable<S extends v.GenericSchema<string, unknown>>(name: string, schema: S): Variable<S>;
+function variable<S extends v.GenericSchema<string, unknown>>(
+  name: string,
+  schema: S,
+  fallback: string,
+): Variable<S> & { default: string };
+function variable<S extends v.GenericSchema<string, unknown>>(name: string, schema: S, fallback?: string) {
+  return { name, schema, ...(fallback === undefined ? {} : { default: fallback }) };
+}
+
+export const MAX_VIDEO_BYTES = 2 * 1024 ** 3;
+
+export const ENV = {
+  accountsTable: variable('ACCOUNTS_TABLE', text),
+  apiKeysTable: variable('API_KEYS_TABLE', text),
+  tasksTable: variable('TASKS_TABLE', text),
+  modelsTable: variable('MODELS_TABLE', text),
+  rateLimitsTable: variable('RATE_LIMITS_TABLE', text),
+  videoBucket: variable('VIDEO_BUCKET', text),
+  stateMachineArn: variable('STATE_MACHINE_ARN', text),
+  webhookQueueUrl: variable('WEBHOOK_QUEUE_URL', text),
+  region: variable('AWS_REGION', text),
+  defaultRateLimitPerSecond: variable('DEFAULT_RATE_LIMIT_PER_SECOND', integer(1), '10'),
+  maxVideoBytes: variable('MAX_VIDEO_BYTES', integer(1), String(MAX_VIDEO_BYTES)),
+  videoDownloadTimeoutMs: variable('VIDEO_DOWNLOAD_TIMEOUT_MS', integer(1), String(10 * 60 * 1000)),
+  reconcileMinAgeSeconds: variable('RECONCILE_MIN_AGE_SECONDS', integer(1), '120'),
+  webhookRetryScheduleSeconds: variable(
+    'WEBHOOK_RETRY_SCHEDULE_SECONDS',
+    schedule,
+    DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS.join(','),
+  ),
+  /** Only the local runtime sets it: in AWS every non-public range is refused (DESIGN §3 row 20). */
+  allowLoopbackTargets: variable('ALLOW_LOOPBACK_TARGETS', flag, 'false'),
+  s3ForcePathStyle: variable('S3_FORCE_PATH_STYLE', flag, 'false'),
+  /** The SDK's own endpoint settings (the local emulator), read where a URL is built without the SDK. */
+  s3Endpoint: variable('AWS_ENDPOINT_URL_S3', optionalText, ''),
+  awsEndpoint: variable('AWS_ENDPOINT_URL', optionalText, ''),
+  /** Set in AWS: video URLs are CloudFront-signed (they outlive role credentials); unset: S3-presigned. */
+  cloudFrontDomain: variable('CLOUDFRONT_DOMAIN', optionalText, ''),
+  cloudFrontKeyPairId: variable('CLOUDFRONT_KEY_PAIR_ID', text),
+  cloudFrontPrivateKeySecretArn: variable('CLOUDFRONT_PRIVATE_KEY_SECRET_ARN', text),
+} as const;
+
+/** A provider's variables (functions/core/providers.ts): its endpoint, and its key plain (local) or as a secret (AWS). */
+export function providerEnv(provider: ProviderName) {
+  const prefix = PROVIDERS[provider].envPrefix;
+  return {
+    baseUrl: variable(`${prefix}_BASE_URL`, text),
+    apiKey: variable(`${prefix}_API_KEY`, text),
+    apiKeySecretArn: variable(`${prefix}_API_KEY_SECRET_ARN`, optionalText, ''),
+  };
+}
+
+type Env = typeof ENV;
+
+/** The variable's value, parsed; its default when unset. */
+export function readEnv<K extends keyof Env>(key: K): v.InferOutput<Env[K]['schema']> {
+  return readVariable(ENV[key] as Variable<v.GenericSchema<string, unknown>>) as v.InferOutput<Env[K]['schema']>;
+}
+
+export function readVariable<S extends v.GenericSchema<string, unknown>>(spec: Variable<S>): v.InferOutput<S> {
+  const raw = process.env[spec.name];
+  const value = raw === undefined || raw.trim() === '' ? spec.default : raw;
+  if (value === undefined) throw new MissingConfigError(`environment variable ${spec.name} is required`);
+  const parsed = v.safeParse(spec.schema, value);
+  if (!parsed.success) {
+    throw new MissingConfigError(`environment variable ${spec.name}: ${parsed.issues[0].message} (got "${value}")`);
   }
-  return value;
+  return parsed.output;
 }
 
-export function optionalEnv(name: string, fallback: string): string {
-  const value = process.env[name];
-  return value === undefined || value.trim() === '' ? fallback : value;
-}
-
-export function positiveIntegerEnv(name: string, fallback: number): number {
-  return integerEnv(name, fallback, 1, 'a positive integer');
-}
-
-/** Where 0 means "off". */
-export function nonNegativeIntegerEnv(name: string, fallback: number): number {
-  return integerEnv(name, fallback, 0, 'an integer ≥ 0');
-}
-
-function integerEnv(name: string, fallback: number, min: number, what: string): number {
-  const text = optionalEnv(name, String(fallback));
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new MissingConfigError(`environment variable ${name} must be ${what} (got "${text}")`);
-  }
-  return value;
-}
+export { variable as envVariable };
+export type { Variable as EnvVariable };

@@ -1,9 +1,8 @@
 /** Tasks in DynamoDB. Every state change is conditional on the states allowed before it. */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { DynamoDbItemReader } from './dynamodb-item-reader.js';
-import { TASKS_BY_STATUS_INDEX } from '../../lib/resource-definitions.js';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TASKS_BY_STATUS_INDEX } from './resources.js';
 import { AuthenticationError, InsufficientBalanceError, KeyQuotaExceededError } from '../core/api-error.js';
 import { KeyChangedError } from '../core/ports/task-repository.js';
 import type { Charge, TaskRepository } from '../core/ports/task-repository.js';
@@ -22,12 +21,14 @@ export class DynamoDbTaskRepository implements TaskRepository {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tables: TaskTables,
-    private readonly reader = new DynamoDbItemReader(db),
   ) {}
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
     // Consistent: a client polling right after submit must see its task.
-    return (await this.reader.get(this.tables.tasks, { task_id: taskId })) as TaskRecord | undefined;
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tables.tasks, Key: { task_id: taskId }, ConsistentRead: true }),
+    );
+    return Item as TaskRecord | undefined;
   }
 
   async createCharged(task: TaskRecord, charge: Charge): Promise<void> {

@@ -1,16 +1,17 @@
-/** Wraps a provider to record request count, errors and latency per call (the upstream error-rate alarm). */
+/** Wraps a provider to record request count, errors and latency per call, by provider (its error-rate alarm). */
 import type { ProviderJobRequest, ProviderJobStatus, VideoProvider } from '../core/ports/video-provider.js';
 import { METRIC, MetricUnit } from './metrics.js';
 import type { MetricUnitValue } from './metrics.js';
 
 export interface MetricRecorder {
-  addMetric(name: string, unit: MetricUnitValue, value: number): void;
+  addMetric(name: string, unit: MetricUnitValue, value: number, provider: string): void;
 }
 
 export class MeteredVideoProvider implements VideoProvider {
   constructor(
     private readonly inner: VideoProvider,
     private readonly recorder: MetricRecorder,
+    private readonly provider: string,
     private readonly clock: () => number = () => performance.now(),
   ) {}
 
@@ -28,14 +29,14 @@ export class MeteredVideoProvider implements VideoProvider {
 
   private async measure<T>(call: () => Promise<T>): Promise<T> {
     const started = this.clock();
-    this.recorder.addMetric(METRIC.upstreamRequests, MetricUnit.Count, 1);
+    this.recorder.addMetric(METRIC.upstreamRequests, MetricUnit.Count, 1, this.provider);
     try {
       return await call();
     } catch (error) {
-      this.recorder.addMetric(METRIC.upstreamErrors, MetricUnit.Count, 1);
+      this.recorder.addMetric(METRIC.upstreamErrors, MetricUnit.Count, 1, this.provider);
       throw error;
     } finally {
-      this.recorder.addMetric(METRIC.upstreamLatency, MetricUnit.Milliseconds, this.clock() - started);
+      this.recorder.addMetric(METRIC.upstreamLatency, MetricUnit.Milliseconds, this.clock() - started, this.provider);
     }
   }
 }

@@ -5,11 +5,20 @@
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type middy from '@middy/core';
-import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from '../core/metric-names.js';
+import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE, PROVIDER_DIMENSION } from '../core/metric-names.js';
 
 export const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: METRICS_SERVICE });
 export { METRIC, MetricUnit };
 export type MetricUnitValue = (typeof MetricUnit)[keyof typeof MetricUnit];
+
+/** A metric with the `provider` dimension (one EMF line each: the invocation's other metrics have none). */
+export const providerMetrics = {
+  addMetric(name: string, unit: MetricUnitValue, value: number, provider: string): void {
+    const single = metrics.singleMetric();
+    single.addDimension(PROVIDER_DIMENSION, provider);
+    single.addMetric(name, unit, value);
+  },
+};
 
 export function countMetric(name: string, value = 1): void {
   metrics.addMetric(name, MetricUnit.Count, value);

@@ -1,21 +1,35 @@
-/** Composition root for the upstream providers (Ark first), metered. */
+/** Composition root for the upstream providers: one adapter per entry of functions/core/providers.ts, metered. */
+import { PROVIDER_NAMES } from '../core/providers.js';
+import type { ProviderName } from '../core/providers.js';
+import type { VideoProvider } from '../core/ports/video-provider.js';
 import { ArkVideoProvider } from './ark-video-provider.js';
-import { optionalEnv, requireEnv } from './config.js';
+import { providerEnv, readVariable } from './config.js';
 import { MeteredVideoProvider } from './metered-video-provider.js';
-import { metrics } from './metrics.js';
+import { providerMetrics } from './metrics.js';
 import { cachedSecret } from './secret-value.js';
 
 /** How long a status query waits for the upstream before answering from what it has. */
 export const LIVE_QUERY_TIMEOUT_MS = 2_000;
 
-/** Upstream adapters by provider name; `requestTimeoutMs` short where a client is waiting. */
-export function videoProviders(requestTimeoutMs = 10_000) {
-  const ark = new ArkVideoProvider({ baseUrl: requireEnv('ARK_BASE_URL'), apiKey: arkApiKey(), requestTimeoutMs });
-  return { ark: new MeteredVideoProvider(ark, metrics) };
+interface ProviderOptions {
+  baseUrl: string;
+  apiKey: string | (() => Promise<string>);
+  requestTimeoutMs: number;
 }
 
-/** The Ark key: from Secrets Manager in AWS (ARK_API_KEY_SECRET_ARN), or plain where there is none (local). */
-function arkApiKey(): string | (() => Promise<string>) {
-  const secretArn = optionalEnv('ARK_API_KEY_SECRET_ARN', '');
-  return secretArn ? cachedSecret(secretArn) : requireEnv('ARK_API_KEY');
+const ADAPTERS: Record<ProviderName, (options: ProviderOptions) => VideoProvider> = {
+  ark: (options) => new ArkVideoProvider(options),
+};
+
+/** Upstream adapters by provider name; `requestTimeoutMs` short where a client is waiting. */
+export function videoProviders(requestTimeoutMs = 10_000): Record<ProviderName, VideoProvider> {
+  const entries = PROVIDER_NAMES.map((name) => {
+    const env = providerEnv(name);
+    const secretArn = readVariable(env.apiKeySecretArn);
+    // The key from Secrets Manager in AWS; plain where there is no secret (the local stack).
+    const apiKey = secretArn ? cachedSecret(secretArn) : readVariable(env.apiKey);
+    const adapter = ADAPTERS[name]({ baseUrl: readVariable(env.baseUrl), apiKey, requestTimeoutMs });
+    return [name, new MeteredVideoProvider(adapter, providerMetrics, name)] as const;
+  });
+  return Object.fromEntries(entries) as unknown as Record<ProviderName, VideoProvider>;
 }

@@ -1,9 +1,9 @@
 /**
- * The one description of the service's stateful resources, used by the local stack (to create them in
- * the emulators) and by the CDK stack (to declare them). Handlers learn the physical names from the
- * environment variables named here.
+ * The one description of the service's stateful resources: the handlers find them through the environment
+ * variables named here, the local stack creates them in the emulators, the CDK stack declares them.
  */
-import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS, webhookMaxAttempts } from '../functions/core/webhook.js';
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS, webhookMaxAttempts } from '../core/webhook.js';
+import { ENV } from './config.js';
 
 export interface TableDefinition {
   /** Environment variable through which functions receive the table name. */
@@ -21,19 +21,19 @@ export interface TableDefinition {
 export const TASKS_BY_STATUS_INDEX = { name: 'by-status', partitionKey: 'status', sortKey: 'updated_at' } as const;
 
 export const TABLES = {
-  accounts: { envVar: 'ACCOUNTS_TABLE', partitionKey: 'account_id' },
-  apiKeys: { envVar: 'API_KEYS_TABLE', partitionKey: 'key_hash' },
+  accounts: { envVar: ENV.accountsTable.name, partitionKey: 'account_id' },
+  apiKeys: { envVar: ENV.apiKeysTable.name, partitionKey: 'key_hash' },
   // Its stream starts each new task's execution (TASK_STARTS).
-  tasks: { envVar: 'TASKS_TABLE', partitionKey: 'task_id', indexes: [TASKS_BY_STATUS_INDEX], stream: 'NEW_IMAGE' },
-  models: { envVar: 'MODELS_TABLE', partitionKey: 'id' },
-  rateLimits: { envVar: 'RATE_LIMITS_TABLE', partitionKey: 'bucket', ttlAttribute: 'expires_at' },
+  tasks: { envVar: ENV.tasksTable.name, partitionKey: 'task_id', indexes: [TASKS_BY_STATUS_INDEX], stream: 'NEW_IMAGE' },
+  models: { envVar: ENV.modelsTable.name, partitionKey: 'id' },
+  rateLimits: { envVar: ENV.rateLimitsTable.name, partitionKey: 'bucket', ttlAttribute: 'expires_at' },
 } as const satisfies Record<string, TableDefinition>;
 export type TableId = keyof typeof TABLES;
 
-export const VIDEO_BUCKET = { envVar: 'VIDEO_BUCKET' } as const;
+export const VIDEO_BUCKET = { envVar: ENV.videoBucket.name } as const;
 
 export const STATE_MACHINE = {
-  envVar: 'STATE_MACHINE_ARN',
+  envVar: ENV.stateMachineArn.name,
   name: 'task-lifecycle',
   definitionFile: 'statemachine/task-lifecycle.asl.json',
 } as const;
@@ -47,7 +47,7 @@ export const STATE_MACHINE = {
  */
 export const WEBHOOK_QUEUE = {
   /** Environment variable through which the consumer receives the queue's URL. */
-  envVar: 'WEBHOOK_QUEUE_URL',
+  envVar: ENV.webhookQueueUrl.name,
   name: 'webhooks',
   deadLetterName: 'webhooks-dlq',
   maxReceiveCount: webhookMaxAttempts(DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS),
@@ -79,8 +79,11 @@ export const TASK_STARTS = {
   starter: { id: 'StartExecutions', entry: 'functions/workflow/start-executions.ts', timeoutSeconds: 30 },
   /** Lambda's filter criteria, applied alike by the local event source: a task created as pending, nothing else. */
   filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { status: { S: ['pending'] } } } },
-  /** Records per invocation, and how long the event source may wait to fill a batch. */
-  batchSize: 100,
+  /**
+   * Records per invocation (their StartExecutions run at once: ten stay well inside the API's burst), and how
+   * long the event source may wait to fill a batch.
+   */
+  batchSize: 10,
   maxBatchingWindowSeconds: 0,
   /** A failing batch is retried, halved each time (bisect), this many times; then left to the reconciler. */
   retryAttempts: 8,

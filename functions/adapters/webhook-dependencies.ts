@@ -1,34 +1,27 @@
 /** Composition of the webhook consumer's adapters from the environment (read at cold start). */
-import { TABLES, WEBHOOK_QUEUE } from '../../lib/resource-definitions.js';
-import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS, parseWebhookRetrySchedule } from '../core/webhook.js';
 import { dynamoDocumentClient } from './dynamodb-client.js';
-import { MissingConfigError, optionalEnv, requireEnv } from './config.js';
+import { readEnv } from './config.js';
 import { outboundAddressPolicy } from './url-policy-dependencies.js';
 import { DynamoDbWebhookAttemptLog, DynamoDbWebhookSecrets } from './dynamodb-webhooks.js';
 import { HttpWebhookSender } from './webhook-sender.js';
 
 export function webhookSecrets() {
-  return new DynamoDbWebhookSecrets(dynamoDocumentClient(), requireEnv(TABLES.accounts.envVar));
+  return new DynamoDbWebhookSecrets(dynamoDocumentClient(), readEnv('accountsTable'));
 }
 
 export function webhookAttemptLog() {
-  return new DynamoDbWebhookAttemptLog(dynamoDocumentClient(), requireEnv(TABLES.tasks.envVar));
+  return new DynamoDbWebhookAttemptLog(dynamoDocumentClient(), readEnv('tasksTable'));
 }
 
 export function webhookSender() {
   return new HttpWebhookSender({ policy: outboundAddressPolicy() });
 }
 
-/** Seconds between tries (WEBHOOK_RETRY_SCHEDULE_SECONDS); its length + 1 must match the queue's maxReceiveCount. */
+/** Seconds between tries; its length + 1 must match the queue's maxReceiveCount (resources.ts). */
 export function webhookRetrySchedule(): number[] {
-  const text = optionalEnv('WEBHOOK_RETRY_SCHEDULE_SECONDS', DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS.join(','));
-  try {
-    return parseWebhookRetrySchedule(text);
-  } catch (error) {
-    throw new MissingConfigError(`environment variable WEBHOOK_RETRY_SCHEDULE_SECONDS: ${(error as Error).message}`);
-  }
+  return readEnv('webhookRetryScheduleSeconds');
 }
 
 export function webhookQueueUrl(): string {
-  return requireEnv(WEBHOOK_QUEUE.envVar);
+  return readEnv('webhookQueueUrl');
 }

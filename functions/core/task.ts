@@ -3,8 +3,8 @@ import type { RequestForm } from './generation-request.js';
 import type { ResolvedGeneration } from './resolve-generation.js';
 import { unitsToYuan } from './money.js';
 import type { TaskStatus } from './task-status.js';
-import { webhookView } from './webhook.js';
-import type { WebhookState, WebhookView } from './webhook.js';
+
+export type WebhookState = 'pending' | 'retrying' | 'delivered' | 'failed';
 
 export interface TaskRecord {
   task_id: string;
@@ -57,6 +57,31 @@ export interface TaskView {
   video_url_expires_at: string | null;
   /** Completion webhook delivery; null when the task has no webhook_url. */
   webhook: WebhookView | null;
+}
+
+/** The `webhook` object of the task view (beyond spec, additive). */
+export interface WebhookView {
+  /** pending: not sent yet; retrying: failed so far, more tries to come; delivered; failed: given up. */
+  state: WebhookState | 'not_sent';
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_attempt_at: string | null;
+  delivered_at: string | null;
+}
+
+/** Null when the task has no webhook_url; `not_sent` for a cancelled (refunded) task, which sends none. */
+export function webhookView(task: TaskRecord): WebhookView | null {
+  if (!task.generation.webhookUrl) return null;
+  const state = task.webhook_state ?? (task.status === 'refunded' ? 'not_sent' : 'pending');
+  return {
+    state,
+    attempts: task.webhook_attempts ?? 0,
+    last_status_code: task.webhook_last_status_code ?? null,
+    last_error: task.webhook_last_error ?? null,
+    last_attempt_at: task.webhook_last_attempt_at ?? null,
+    delivered_at: task.webhook_delivered_at ?? null,
+  };
 }
 
 export function toTaskView(task: TaskRecord): TaskView {

@@ -13,6 +13,7 @@ import {
 } from './generation-options.js';
 import type { Ratio, ReferenceKind, Resolution } from './generation-options.js';
 import { yuanToUnits } from './money.js';
+import { PROVIDER_NAMES } from './providers.js';
 
 const yuanText = v.pipe(v.string(), v.regex(/^\d{1,9}(\.\d{1,4})?$/, 'an amount in yuan with at most 4 decimals'));
 const decimalText = v.pipe(v.string(), v.regex(/^\d{1,9}(\.\d{1,6})?$/, 'a non-negative decimal'));
@@ -47,7 +48,7 @@ export const VideoModelRecordSchema = v.object({
   /** The longest a generation may take before the task fails as timed out (issue 4: default 1 h). */
   // At most 6 h: with polls capped at 60 s that is ~360 polls, far under Step Functions' 25,000 events.
   max_generation_seconds: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(21_600)),
-  upstream: v.object({ provider: v.picklist(['ark']), model: v.string() }),
+  upstream: v.object({ provider: v.picklist(PROVIDER_NAMES), model: v.string() }),
 });
 export type VideoModelRecord = v.InferOutput<typeof VideoModelRecordSchema>;
 

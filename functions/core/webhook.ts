@@ -8,7 +8,7 @@
  */
 import * as v from 'valibot';
 import { unitsToYuan } from './money.js';
-import type { TaskRecord } from './task.js';
+import type { TaskRecord, WebhookState } from './task.js';
 
 export const WEBHOOK_EVENTS = ['task.success', 'task.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -175,37 +175,10 @@ export function attemptError(result: WebhookSendResult): string | null {
   return null;
 }
 
-export type WebhookState = 'pending' | 'retrying' | 'delivered' | 'failed';
-
 /** One attempt, as recorded on the task. */
 export interface WebhookAttemptRecord {
   state: Exclude<WebhookState, 'pending'>;
   at: string;
   statusCode: number | null;
   error: string | null;
-}
-
-/** The `webhook` object of the task view (beyond spec, additive). */
-export interface WebhookView {
-  /** pending: not sent yet; retrying: failed so far, more tries to come; delivered; failed: given up. */
-  state: WebhookState | 'not_sent';
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  last_attempt_at: string | null;
-  delivered_at: string | null;
-}
-
-/** Null when the task has no webhook_url; `not_sent` for a cancelled (refunded) task, which sends none. */
-export function webhookView(task: TaskRecord): WebhookView | null {
-  if (!task.generation.webhookUrl) return null;
-  const state = task.webhook_state ?? (task.status === 'refunded' ? 'not_sent' : 'pending');
-  return {
-    state,
-    attempts: task.webhook_attempts ?? 0,
-    last_status_code: task.webhook_last_status_code ?? null,
-    last_error: task.webhook_last_error ?? null,
-    last_attempt_at: task.webhook_last_attempt_at ?? null,
-    delivered_at: task.webhook_delivered_at ?? null,
-  };
 }

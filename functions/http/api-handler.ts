@@ -15,33 +15,22 @@ import { authenticateCaller } from './middleware/authenticate-caller.js';
 import type { CallerContext } from './middleware/authenticate-caller.js';
 import { publishMetrics } from '../adapters/metrics.js';
 
-export type RouteFunction<R = undefined> = (
-  event: APIGatewayProxyEventV2,
-  caller: Caller,
-  readAhead: R,
-) => Promise<ApiResult>;
-
-export interface RouteOptions<R> {
-  /** Starts reads that do not depend on the caller, in parallel with authentication (nothing is answered before it). */
-  readAhead?: (event: APIGatewayProxyEventV2) => R;
-  /** Authenticate with the key's stored record, not the instance's recent copy (functions/adapters/cached-api-keys.ts). */
-  freshKey?: boolean;
-}
+/**
+ * A route gets its caller as a promise: it may start reads that do not depend on the caller meanwhile (one
+ * storage round trip instead of two), and answers nothing before the promise settles, so an auth error wins.
+ */
+export type RouteFunction = (event: APIGatewayProxyEventV2, caller: Promise<Caller>) => Promise<ApiResult>;
 
 let authDeps: ReturnType<typeof authenticationDependencies> | undefined;
 
-export function authenticatedRoute<R = undefined>(route: RouteFunction<R>, options: RouteOptions<R> = {}) {
+export function authenticatedRoute(route: RouteFunction) {
   authDeps ??= authenticationDependencies();
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(publishMetrics())
     .use(apiEnvelope())
-    .use(authenticateCaller(authDeps, { freshKey: options.freshKey ?? false }))
-    .handler(async (event, context) => {
-      const readAhead = options.readAhead?.(event) as R;
-      const caller = await (context as CallerContext).caller;
-      return route(event, caller, readAhead) as never;
-    });
+    .use(authenticateCaller(authDeps))
+    .handler(async (event, context) => route(event, (context as CallerContext).caller) as never);
 }
 
 export function publicRoute(route: (event: APIGatewayProxyEventV2) => Promise<ApiResult>) {

@@ -19,12 +19,8 @@ const deps = {
     }),
 };
 
-export const handler = authenticatedRoute(
-  async (event, caller) => {
-    const data = await cancelTask(caller, event.pathParameters?.['id'], deps);
-    countMetric(METRIC.tasksRefunded);
-    return { data };
-  },
-  // A refund moves money and its transaction does not check the key: a key disabled a moment ago is refused here.
-  { freshKey: true },
-);
+export const handler = authenticatedRoute(async (event, caller) => {
+  const data = await cancelTask(caller, event.pathParameters?.['id'], deps);
+  countMetric(METRIC.tasksRefunded);
+  return { data };
+});

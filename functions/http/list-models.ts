@@ -5,4 +5,9 @@ import { authenticatedRoute } from './api-handler.js';
 
 const models = modelCatalog();
 
-export const handler = authenticatedRoute(async () => ({ data: await listModels(models) }));
+export const handler = authenticatedRoute(async (_event, caller) => {
+  const catalog = listModels(models);
+  catalog.catch(() => undefined);
+  await caller;
+  return { data: await catalog };
+});

@@ -16,7 +16,14 @@ const deps = {
 };
 
 export const handler = authenticatedRoute(async (event, caller) => {
-  const data = await submitTask(caller, jsonBody(event), deps);
+  let body: unknown;
+  try {
+    body = jsonBody(event);
+  } catch (error) {
+    await caller; // an auth error wins over a malformed body
+    throw error;
+  }
+  const data = await submitTask(caller, body, deps);
   countMetric(METRIC.tasksSubmitted);
   return { data };
 });

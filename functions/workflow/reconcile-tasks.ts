@@ -2,7 +2,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { reconcileTasks } from '../core/use-cases/reconcile-tasks.js';
-import { positiveIntegerEnv } from '../adapters/config.js';
+import { readEnv } from '../adapters/config.js';
 import { logger } from '../adapters/logger.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
 import { taskWorkflow } from '../adapters/workflow-dependencies.js';
@@ -16,7 +16,7 @@ const deps = {
     logger.warn('restarted the execution of a stuck task', { task_id: taskId, execution: executionName, reason }),
 };
 /** Tasks untouched for less than this are left alone: their execution may be starting right now. */
-const DEFAULT_MIN_AGE_SECONDS = positiveIntegerEnv('RECONCILE_MIN_AGE_SECONDS', 120);
+const DEFAULT_MIN_AGE_SECONDS = readEnv('reconcileMinAgeSeconds');
 
 export const handler = middy<{ minAgeSeconds?: number } | undefined, unknown>()
   .use(injectLambdaContext(logger, { resetKeys: true }))

@@ -15,7 +15,7 @@ import {
   ConcurrentRotationError,
   DynamoDbWebhookSecrets,
 } from '../../functions/adapters/dynamodb-webhooks.js';
-import type { TableId } from '../resource-definitions.js';
+import type { TableId } from '../../functions/adapters/resources.js';
 
 export class AdminError extends Error {
   override readonly name = 'AdminError';

@@ -4,8 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { physicalNames, TABLES } from '../resource-definitions.js';
-import type { TableId } from '../resource-definitions.js';
+import { physicalNames, TABLES } from '../../functions/adapters/resources.js';
+import type { TableId } from '../../functions/adapters/resources.js';
 
 export function runtimeFile(dataDir: string): string {
   return join(dataDir, 'local-stack.json');

@@ -14,7 +14,8 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE } from '../../functions/core/metric-names.js';
+import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE, PROVIDER_DIMENSION } from '../../functions/core/metric-names.js';
+import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
 
 const PERIOD = Duration.minutes(5);
 /** Percentage of API requests answered 5xx that alarms (once there are enough requests to judge). */
@@ -111,28 +112,32 @@ export class ServiceAlarms extends Construct {
     });
 
     // Emitted by the functions as EMF log lines (functions/adapters/metrics.ts).
-    const serviceMetric = (metricName: string) =>
+    const serviceMetric = (metricName: string, dimensions: Record<string, string> = {}) =>
       new Metric({
         namespace: METRICS_NAMESPACE,
         metricName,
-        dimensionsMap: { service: METRICS_SERVICE },
+        dimensionsMap: { service: METRICS_SERVICE, ...dimensions },
         period: PERIOD,
         statistic: 'Sum',
       });
-    this.add('UpstreamErrorRateAlarm', {
-      alarmDescription: `More than ${UPSTREAM_ERROR_RATE_PERCENT}% of calls to the upstream generator failed (with at least 10 calls).`,
-      metric: new MathExpression({
-        label: 'upstream error %',
-        expression: 'IF(requests >= 10, 100 * errors / requests, 0)',
-        usingMetrics: {
-          errors: serviceMetric(METRIC.upstreamErrors),
-          requests: serviceMetric(METRIC.upstreamRequests),
-        },
-        period: PERIOD,
-      }),
-      threshold: UPSTREAM_ERROR_RATE_PERCENT,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-    });
+    for (const provider of PROVIDER_NAMES) {
+      const providerMetric = (metricName: string) => serviceMetric(metricName, { [PROVIDER_DIMENSION]: provider });
+      const pascal = provider.charAt(0).toUpperCase() + provider.slice(1);
+      this.add(`${pascal}UpstreamErrorRateAlarm`, {
+        alarmDescription: `More than ${UPSTREAM_ERROR_RATE_PERCENT}% of calls to the upstream ${PROVIDERS[provider].label} failed (with at least 10 calls).`,
+        metric: new MathExpression({
+          label: `${provider} upstream error %`,
+          expression: 'IF(requests >= 10, 100 * errors / requests, 0)',
+          usingMetrics: {
+            errors: providerMetric(METRIC.upstreamErrors),
+            requests: providerMetric(METRIC.upstreamRequests),
+          },
+          period: PERIOD,
+        }),
+        threshold: UPSTREAM_ERROR_RATE_PERCENT,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      });
+    }
 
     for (const { id: fnId, handler } of props.crashOnlyFunctions) {
       this.add(`${fnId}ErrorsAlarm`, {

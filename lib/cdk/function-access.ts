@@ -10,8 +10,8 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import type { TableDefinition } from '../resource-definitions.js';
-import { STATE_MACHINE, VIDEO_BUCKET } from '../resource-definitions.js';
+import type { TableDefinition } from '../../functions/adapters/resources.js';
+import { STATE_MACHINE, VIDEO_BUCKET } from '../../functions/adapters/resources.js';
 import type { FunctionAccess } from './service-function.js';
 
 export type DynamoDbAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'Scan';

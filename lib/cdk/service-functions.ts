@@ -1,10 +1,13 @@
 /**
  * Every Lambda function of the service, made from the shared definitions (lib/routes.ts: API_ROUTES,
- * DEFAULT_ROUTE, WORKFLOW_FUNCTIONS, SCHEDULED_FUNCTIONS; lib/resource-definitions.ts: WEBHOOK_QUEUE's
+ * DEFAULT_ROUTE, WORKFLOW_FUNCTIONS, SCHEDULED_FUNCTIONS; functions/adapters/resources.ts: WEBHOOK_QUEUE's
  * consumer), with what each one uses listed in one table below. The table mirrors what each handler reads
  * at cold start (functions/adapters/*-dependencies.ts) and the calls it
  * makes; a function in the definitions without an entry here stops synthesis.
  */
+import { PROVIDER_NAMES } from '../../functions/core/providers.js';
+import type { ProviderName } from '../../functions/core/providers.js';
+import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -13,7 +16,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { physicalNames, TABLES, TASK_STARTS, TASKS_BY_STATUS_INDEX, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import { physicalNames, TABLES, TASK_STARTS, TASKS_BY_STATUS_INDEX, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import type { RouteDefinition, WorkflowFunctionDefinition } from '../routes.js';
 import { API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import type { DynamoDbAction } from './function-access.js';
@@ -32,11 +35,6 @@ import type { StatefulResources } from './stateful-resources.js';
 import { videoBucketName } from './stateful-resources.js';
 import type { VideoDelivery } from './video-delivery.js';
 
-/** Upper bound on an accepted upstream video (the functions' own default, stated here to be visible). */
-export const MAX_VIDEO_BYTES = 2 * 1024 * 1024 * 1024;
-export const DEFAULT_RATE_LIMIT_PER_SECOND = 10;
-/** Seconds an instance may answer from its copy of an active key (functions/adapters/cached-api-keys.ts). */
-export const API_KEY_CACHE_SECONDS = 5;
 const TRANSFER_TIMEOUT = Duration.minutes(15);
 /** The download gets the Lambda's time less three minutes, left to finish the multipart upload. */
 const VIDEO_DOWNLOAD_TIMEOUT = TRANSFER_TIMEOUT.minus(Duration.minutes(3));
@@ -53,8 +51,8 @@ interface FunctionSpec {
 
 export interface ServiceFunctionsProps {
   readonly prefix: string;
-  /** Upstream (Ark) endpoint, without `/api/v3`. */
-  readonly arkBaseUrl: string;
+  /** Each upstream provider's endpoint. */
+  readonly providerBaseUrls: Readonly<Record<ProviderName, string>>;
   readonly data: StatefulResources;
   readonly delivery: VideoDelivery;
 }
@@ -88,10 +86,8 @@ export class ServiceFunctions extends Construct {
     const authentication: FunctionAccess[] = [
       table(TABLES.apiKeys, tables.apiKeys, 'GetItem'),
       table(TABLES.rateLimits, tables.rateLimits, 'UpdateItem'),
-      config({
-        DEFAULT_RATE_LIMIT_PER_SECOND: String(DEFAULT_RATE_LIMIT_PER_SECOND),
-        API_KEY_CACHE_SECONDS: String(API_KEY_CACHE_SECONDS),
-      }),
+      // The default stated here too, so the deployed value is visible in the console.
+      config({ [ENV.defaultRateLimitPerSecond.name]: ENV.defaultRateLimitPerSecond.default }),
     ];
     /** taskRepository() needs all three tables' names, whichever of them the function touches. */
     const taskRepository = (
@@ -111,16 +107,19 @@ export class ServiceFunctions extends Construct {
      */
     const videoUrlSigner: FunctionAccess[] = [
       config({
-        CLOUDFRONT_DOMAIN: delivery.distribution.distributionDomainName,
-        CLOUDFRONT_KEY_PAIR_ID: delivery.publicKey.publicKeyId,
+        [ENV.cloudFrontDomain.name]: delivery.distribution.distributionDomainName,
+        [ENV.cloudFrontKeyPairId.name]: delivery.publicKey.publicKeyId,
       }),
-      secret('CLOUDFRONT_PRIVATE_KEY_SECRET_ARN', delivery.privateKey),
+      secret(ENV.cloudFrontPrivateKeySecretArn.name, delivery.privateKey),
     ];
     /** videoProviders(): the key only as a secret ARN, read by the function. */
-    const upstream: FunctionAccess[] = [
-      config({ ARK_BASE_URL: props.arkBaseUrl }),
-      secret('ARK_API_KEY_SECRET_ARN', data.arkApiKey),
-    ];
+    const upstream: FunctionAccess[] = PROVIDER_NAMES.flatMap((provider) => {
+      const env = providerEnv(provider);
+      return [
+        config({ [env.baseUrl.name]: props.providerBaseUrls[provider] }),
+        secret(env.apiKeySecretArn.name, data.providerApiKeys[provider]),
+      ];
+    });
 
     // ------------------------------------------------------------ what each function uses
 
@@ -165,8 +164,8 @@ export class ServiceFunctions extends Construct {
         uses: [
           writeVideos(videoBucket, VIDEO_KEYS),
           config({
-            MAX_VIDEO_BYTES: String(MAX_VIDEO_BYTES),
-            VIDEO_DOWNLOAD_TIMEOUT_MS: String(VIDEO_DOWNLOAD_TIMEOUT.toMilliseconds()),
+            [ENV.maxVideoBytes.name]: ENV.maxVideoBytes.default,
+            [ENV.videoDownloadTimeoutMs.name]: String(VIDEO_DOWNLOAD_TIMEOUT.toMilliseconds()),
           }),
         ],
         timeout: TRANSFER_TIMEOUT,

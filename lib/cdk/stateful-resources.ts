@@ -1,9 +1,11 @@
 /**
  * Everything that holds data: the DynamoDB tables, the video bucket (and the bucket its access logs go
- * to), the webhook queues and the secrets. Names come from lib/resource-definitions.ts, the same table
+ * to), the webhook queues and the secrets. Names come from functions/adapters/resources.ts, the same table
  * the local stack creates its emulated resources from. Losing any of these loses customer data or money,
  * so each is retained when its stack is deleted and tables are also protected against deletion.
  */
+import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
+import type { ProviderName } from '../../functions/core/providers.js';
 import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AttributeType,
@@ -17,8 +19,8 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { TableId } from '../resource-definitions.js';
-import { physicalNames, TABLES, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import type { TableId } from '../../functions/adapters/resources.js';
+import { physicalNames, TABLES, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 
 /** Objects under this prefix are in-progress uploads, deleted after two days whatever happens to them. */
 export const UPLOADS_PREFIX = 'uploads/';
@@ -45,12 +47,8 @@ export class StatefulResources extends Construct {
   readonly webhookDeadLetterQueue: Queue;
   /** The tasks stream's event source reports here the batches of new tasks it could not start (TASK_STARTS). */
   readonly taskStartsDeadLetterQueue: Queue;
-  /** The upstream provider's (Ark's) API key. */
-  readonly arkApiKey: Secret;
-  /**
-   * Service-level webhook signing material (issue #5). NOTE: the webhook consumer as written signs with
-   * per-account secrets kept in the accounts table (dynamodb-webhooks.ts), so no function reads this.
-   */
+  /** Each upstream provider's API key (functions/core/providers.ts). */
+  readonly providerApiKeys: Readonly<Record<ProviderName, Secret>>;
   /** The CloudFront key pair's private key (PEM), used to sign video URLs. */
   readonly cloudFrontPrivateKey: Secret;
 
@@ -114,7 +112,7 @@ export class StatefulResources extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
     });
 
-    // Queue settings come from WEBHOOK_QUEUE (resource-definitions.ts), shared with the local stack.
+    // Queue settings come from WEBHOOK_QUEUE (functions/adapters/resources.ts), shared with the local stack.
     this.webhookDeadLetterQueue = new Queue(this, 'WebhookDeadLetterQueue', {
       queueName: names.webhookDeadLetterQueue,
       encryption: QueueEncryption.SQS_MANAGED,
@@ -154,22 +152,27 @@ export class StatefulResources extends Construct {
 
     // Secrets are created with a random placeholder value; the operator stores the real one after the first
     // deploy (see the description). Only their ARNs ever reach a function's environment.
-    this.arkApiKey = new Secret(this, 'ArkApiKey', {
-      secretName: `${props.prefix}/ark-api-key`,
-      description: 'API key of the upstream video provider (Ark). Set it: aws secretsmanager put-secret-value.',
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
+    this.providerApiKeys = Object.fromEntries(
+      PROVIDER_NAMES.map((provider) => {
+        const key = new Secret(this, `${pascal(provider)}ApiKey`, {
+          secretName: `${props.prefix}/${provider}-api-key`,
+          description: `API key of the upstream ${PROVIDERS[provider].label}. Set it: aws secretsmanager put-secret-value.`,
+          removalPolicy: RemovalPolicy.RETAIN,
+        });
+        Validations.of(key).acknowledge({
+          id: 'AwsSolutions-SMG4',
+          reason:
+            'The key is issued by the upstream provider; it can only be rotated in their console, then stored here by hand.',
+        });
+        return [provider, key];
+      }),
+    ) as Record<ProviderName, Secret>;
     this.cloudFrontPrivateKey = new Secret(this, 'CloudFrontPrivateKey', {
       secretName: `${props.prefix}/cloudfront-private-key`,
       description:
         'PEM private key of the CloudFront signing key pair (its public key is the CloudFrontPublicKeyPem ' +
         'parameter). Set it: aws secretsmanager put-secret-value.',
       removalPolicy: RemovalPolicy.RETAIN,
-    });
-    Validations.of(this.arkApiKey).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'The key is issued by the upstream provider; it can only be rotated in their console, then stored here by hand.',
     });
     Validations.of(this.cloudFrontPrivateKey).acknowledge({
       id: 'AwsSolutions-SMG4',
@@ -179,6 +182,6 @@ export class StatefulResources extends Construct {
   }
 }
 
-function pascal(id: string): string {
+export function pascal(id: string): string {
   return id.charAt(0).toUpperCase() + id.slice(1);
 }

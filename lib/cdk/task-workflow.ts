@@ -13,7 +13,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { STATE_MACHINE } from '../resource-definitions.js';
+import { STATE_MACHINE } from '../../functions/adapters/resources.js';
 import type { WorkflowFunctionDefinition } from '../routes.js';
 import { ASL_RESOURCE_TOKENS } from '../routes.js';
 import { REPOSITORY_ROOT } from './service-function.js';

@@ -8,24 +8,26 @@
  *
  * Which function uses what (its environment and its IAM) is listed once, in service-functions.ts.
  */
+import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
+import type { ProviderName } from '../../functions/core/providers.js';
 import type { App, Environment, StackProps } from 'aws-cdk-lib';
 import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { physicalNames, TASK_STARTS, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import { physicalNames, TASK_STARTS, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import { DEFAULT_ROUTE } from '../routes.js';
 import type { ApiThrottle } from './api.js';
 import { DEFAULT_API_THROTTLE, ServiceApi } from './api.js';
 import { ServiceAlarms } from './alarms.js';
 import { ServiceFunctions } from './service-functions.js';
-import { StatefulResources } from './stateful-resources.js';
+import { pascal, StatefulResources } from './stateful-resources.js';
 import { TaskWorkflow } from './task-workflow.js';
 import { VideoDelivery } from './video-delivery.js';
 
 export interface VideoServiceConfig {
   /** Prefix of every stack and physical name (`vgs` unless the `prefix` context says otherwise). */
   readonly prefix: string;
-  /** Upstream (Ark) endpoint, without `/api/v3`. */
-  readonly arkBaseUrl: string;
+  /** Each upstream provider's endpoint (context `<provider>BaseUrl`, e.g. `arkBaseUrl`). */
+  readonly providerBaseUrls: Readonly<Record<ProviderName, string>>;
   /** Receives the alarms when given. */
   readonly alarmEmail?: string;
   readonly apiThrottle?: ApiThrottle;
@@ -34,7 +36,6 @@ export interface VideoServiceConfig {
 }
 
 export const DEFAULT_PREFIX = 'vgs';
-export const DEFAULT_ARK_BASE_URL = 'https://ark.ap-southeast.bytepluses.com';
 
 /**
  * Config from CDK context, with defaults: `-c prefix=dev`, `-c arkBaseUrl=...`, `-c alarmEmail=ops@...`,
@@ -56,7 +57,9 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
   const burst = positive('apiThrottleBurst', DEFAULT_API_THROTTLE.burstLimit);
   return {
     prefix: text('prefix') ?? DEFAULT_PREFIX,
-    arkBaseUrl: text('arkBaseUrl') ?? DEFAULT_ARK_BASE_URL,
+    providerBaseUrls: Object.fromEntries(
+      PROVIDER_NAMES.map((name) => [name, text(`${name}BaseUrl`) ?? PROVIDERS[name].defaultBaseUrl]),
+    ) as Record<ProviderName, string>,
     ...(alarmEmail && { alarmEmail }),
     apiThrottle: { rateLimit: rate, burstLimit: burst },
   };
@@ -104,7 +107,9 @@ export class StatefulStack extends Stack {
     });
     new CfnOutput(this, 'VideoDomain', { value: this.delivery.distribution.distributionDomainName });
     new CfnOutput(this, 'CloudFrontKeyPairId', { value: this.delivery.publicKey.publicKeyId });
-    new CfnOutput(this, 'ArkApiKeySecretArn', { value: this.data.arkApiKey.secretArn });
+    for (const [provider, key] of Object.entries(this.data.providerApiKeys)) {
+      new CfnOutput(this, `${pascal(provider)}ApiKeySecretArn`, { value: key.secretArn });
+    }
     new CfnOutput(this, 'CloudFrontPrivateKeySecretArn', { value: this.data.cloudFrontPrivateKey.secretArn });
   }
 }
@@ -122,11 +127,11 @@ export class StatelessStack extends Stack {
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
-    const { prefix, arkBaseUrl } = props.serviceConfig;
+    const { prefix, providerBaseUrls } = props.serviceConfig;
     const { data, delivery } = props.stateful;
     this.addStackDependency(props.stateful, 'functions use its tables, bucket, queues, secrets and CDN');
 
-    this.functions = new ServiceFunctions(this, 'Functions', { prefix, arkBaseUrl, data, delivery });
+    this.functions = new ServiceFunctions(this, 'Functions', { prefix, providerBaseUrls, data, delivery });
     this.workflow = new TaskWorkflow(this, 'TaskWorkflow', {
       stateMachineName: physicalNames(prefix).stateMachine,
       functions: this.functions.workflow,

@@ -14,7 +14,7 @@ import { applyLocalHandlerEnvironment } from './handler-environment.js';
 import type { LocalHandlerEndpoints } from './handler-environment.js';
 import { loadHandler } from './handler-loader.js';
 import { lambdaContext } from './lambda-context.js';
-import type { physicalNames } from '../resource-definitions.js';
+import type { physicalNames } from '../../functions/adapters/resources.js';
 import { API_ROUTES, DEFAULT_ROUTE } from '../routes.js';
 
 export interface LocalApiConfig {

@@ -18,8 +18,8 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TABLES } from '../resource-definitions.js';
-import type { TableId } from '../resource-definitions.js';
+import { TABLES } from '../../functions/adapters/resources.js';
+import type { TableId } from '../../functions/adapters/resources.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 
 export interface DynamoDbLocal {

@@ -4,8 +4,11 @@
  * by the local stack's two processes (API and workflow) and the bench's lifecycle probe, which runs the
  * same handlers its own way.
  */
-import type { physicalNames } from '../resource-definitions.js';
-import { resourceEnvironment, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import type { physicalNames } from '../../functions/adapters/resources.js';
+import { resourceEnvironment } from '../../functions/adapters/resources.js';
+import { ENV, providerEnv } from '../../functions/adapters/config.js';
+import { METRICS_SERVICE } from '../../functions/core/metric-names.js';
+import { PROVIDER_NAMES } from '../../functions/core/providers.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 
 export interface LocalHandlerEndpoints {
@@ -31,14 +34,19 @@ export function localHandlerEnvironment(
     AWS_ENDPOINT_URL_S3: endpoints.s3AndSqs,
     AWS_ENDPOINT_URL_SQS: endpoints.s3AndSqs,
     AWS_ENDPOINT_URL_SFN: endpoints.sfn,
-    S3_FORCE_PATH_STYLE: 'true',
-    STATE_MACHINE_ARN: endpoints.stateMachineArn,
-    ARK_BASE_URL: endpoints.upstreamBaseUrl,
-    ARK_API_KEY: endpoints.upstreamApiKey,
-    POWERTOOLS_SERVICE_NAME: 'video-generation',
-    [WEBHOOK_QUEUE.envVar]: endpoints.webhookQueueUrl,
+    [ENV.s3ForcePathStyle.name]: 'true',
+    [ENV.stateMachineArn.name]: endpoints.stateMachineArn,
+    // Every provider is simulated by the one local upstream (lib/local/upstream-simulator.ts).
+    ...Object.fromEntries(
+      PROVIDER_NAMES.flatMap((provider) => [
+        [providerEnv(provider).baseUrl.name, endpoints.upstreamBaseUrl],
+        [providerEnv(provider).apiKey.name, endpoints.upstreamApiKey],
+      ]),
+    ),
+    POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
+    [ENV.webhookQueueUrl.name]: endpoints.webhookQueueUrl,
     // Developers receive webhooks on 127.0.0.1; every other private range stays refused.
-    ALLOW_LOOPBACK_TARGETS: 'true',
+    [ENV.allowLoopbackTargets.name]: 'true',
     ...resourceEnvironment(names),
   };
 }

@@ -1,8 +1,8 @@
 /** The webhook queue and its dead-letter queue in the local SQS (fauxqs), from the shared definition. */
 import { CreateQueueCommand, GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { WEBHOOK_QUEUE } from '../resource-definitions.js';
-import type { physicalNames } from '../resource-definitions.js';
+import { WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import type { physicalNames } from '../../functions/adapters/resources.js';
 
 export interface LocalQueue {
   url: string;

@@ -7,6 +7,7 @@
  * children run the very handlers that run in Lambda and find everything through the same environment
  * variables.
  */
+import { ENV } from '../../functions/adapters/config.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -15,11 +16,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdminStore } from '../admin/admin-store.js';
 import {
-  DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS,
   parseWebhookRetrySchedule,
   webhookMaxAttempts,
 } from '../../functions/core/webhook.js';
-import { physicalNames } from '../resource-definitions.js';
+import { physicalNames } from '../../functions/adapters/resources.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { startApiProcess } from './api-process-client.js';
 import type { ApiProcess } from './api-process-client.js';
@@ -107,8 +107,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(async () => [dynamoClient, s3, sqs].forEach((client) => client.destroy()));
     await createTables(dynamoClient, names.tables);
     await createBucket(s3, names.videoBucket);
+    const scheduleVariable = ENV.webhookRetryScheduleSeconds;
     const webhookSchedule = parseWebhookRetrySchedule(
-      options.environment?.['WEBHOOK_RETRY_SCHEDULE_SECONDS'] ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS.join(','),
+      options.environment?.[scheduleVariable.name] ?? (scheduleVariable.default as string),
     );
     const webhookQueues = await createWebhookQueues(sqs, fauxqs.endpoint, names, webhookMaxAttempts(webhookSchedule));
 

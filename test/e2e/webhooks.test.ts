@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
-import { resourceEnvironment } from '../../lib/resource-definitions.js';
+import { resourceEnvironment } from '../../functions/adapters/resources.js';
 import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
 import type { LocalStack } from '../support/test-stack.js';
 

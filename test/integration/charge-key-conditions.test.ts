@@ -1,7 +1,7 @@
 /**
- * The submit's transaction checks the stored key itself (status, quota and quota shape), so a caller's
- * out-of-date copy of the key (functions/adapters/cached-api-keys.ts) can never spend: each refusal names
- * its cause and charges nothing.
+ * The submit's transaction checks the stored key itself (status, quota and quota shape), so a key changed
+ * between authentication and the charge can never spend what it no longer may: each refusal names its
+ * cause and charges nothing.
  */
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
@@ -11,9 +11,7 @@ import { KeyChangedError } from '../../functions/core/ports/task-repository.js';
 import { reauthenticate } from '../../functions/core/use-cases/authenticate.js';
 import { submitTask } from '../../functions/core/use-cases/submit-task.js';
 import { toVideoModel } from '../../functions/core/video-model.js';
-import { CachedApiKeyRepository } from '../../functions/adapters/cached-api-keys.js';
 import { DynamoDbApiKeyRepository } from '../../functions/adapters/dynamodb-accounts.js';
-import { DynamoDbItemReader } from '../../functions/adapters/dynamodb-item-reader.js';
 import { InMemoryCatalog } from '../unit/fakes.js';
 import { catalogRecords, PRO } from '../unit/support.js';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
@@ -34,7 +32,7 @@ async function setUp(options: { quotaYuan?: string; balanceYuan?: string } = {})
     accounts: local.names.tables.accounts,
     apiKeys: local.names.tables.apiKeys,
   });
-  /** Charges 4.2 CNY as a caller whose copy of the key says `keyHasQuota`. */
+  /** Charges 4.2 CNY as a caller authenticated when the key said `keyHasQuota`. */
   const charge = (keyHasQuota: boolean) => {
     const task = taskRecordFor({ accountId, keyHash }, { cost_units: 42_000, key_quota_charged: keyHasQuota });
     return {
@@ -121,21 +119,17 @@ describe("the submit's transaction and the stored key", () => {
     await nothingCharged(task.task_id, 41_999);
   });
 
-  it('a submit by a caller whose copy of the key predates its quota is charged against the quota, once', async () => {
+  it('a key given a quota between authentication and the charge is charged against the quota, once', async () => {
     const { keyHash } = await setUp({ balanceYuan: '100' });
-    const cached = new CachedApiKeyRepository(
-      new DynamoDbApiKeyRepository(new DynamoDbItemReader(local.db), local.names.tables.apiKeys),
-      { ttlMs: 60_000 },
-    );
-    const caller = await reauthenticate({ accountId: '', keyHash, keyHasQuota: false }, cached);
+    const keys = new DynamoDbApiKeyRepository(local.db, local.names.tables.apiKeys);
+    const caller = await reauthenticate({ accountId: '', keyHash, keyHasQuota: false }, keys);
     expect(caller.keyHasQuota).toBe(false);
     await giveQuota(keyHash, 1_000_000);
-    expect((await cached.findByHash(keyHash))?.quota_remaining_units).toBeUndefined();
     const result = await submitTask(
       caller,
       { model: PRO, prompt: 'a fox', duration: 5 },
       {
-        keys: cached,
+        keys,
         models: new InMemoryCatalog(catalogRecords().map((record) => toVideoModel(record))),
         tasks: new DynamoDbTaskRepository(local.db, {
           tasks: local.names.tables.tasks,
@@ -158,7 +152,7 @@ describe("the submit's transaction and the stored key", () => {
     });
   });
 
-  it('the copy agrees with the stored key: charged once', async () => {
+  it('the key as authenticated agrees with the stored key: charged once', async () => {
     const { charge } = await setUp({ quotaYuan: '100' });
     const { task, done } = charge(true);
     await done;

@@ -9,7 +9,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { createTables, startDynamoDbLocal } from '../../lib/local/emulators.js';
 import type { DynamoDbLocal } from '../../lib/local/emulators.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
-import { physicalNames } from '../../lib/resource-definitions.js';
+import { physicalNames } from '../../functions/adapters/resources.js';
 
 export interface TestDynamoDb {
   dynamo: DynamoDbLocal;

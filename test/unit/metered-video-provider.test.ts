@@ -5,10 +5,11 @@ import type { VideoProvider } from '../../functions/core/ports/video-provider.js
 import { UpstreamTransientError } from '../../functions/core/upstream-errors.js';
 
 function recorder() {
-  const recorded: [string, string, number][] = [];
+  const recorded: [string, string, number, string][] = [];
   return {
     recorded,
-    addMetric: (name: string, unit: string, value: number) => void recorded.push([name, unit, value]),
+    addMetric: (name: string, unit: string, value: number, provider: string) =>
+      void recorded.push([name, unit, value, provider]),
   };
 }
 
@@ -24,15 +25,15 @@ describe('MeteredVideoProvider', () => {
   it('records request, latency, and errors; results and errors pass through unchanged', async () => {
     let now = 100;
     const metrics = recorder();
-    const provider = new MeteredVideoProvider(upstream, metrics, () => (now += 25));
+    const provider = new MeteredVideoProvider(upstream, metrics, 'ark', () => (now += 25));
     expect(await provider.createJob({} as never)).toEqual({ jobId: 'cgt-1' });
     await expect(provider.getJob('cgt-1')).rejects.toBeInstanceOf(UpstreamTransientError);
     expect(metrics.recorded).toEqual([
-      ['UpstreamRequests', 'Count', 1],
-      ['UpstreamLatency', 'Milliseconds', 25],
-      ['UpstreamRequests', 'Count', 1],
-      ['UpstreamErrors', 'Count', 1],
-      ['UpstreamLatency', 'Milliseconds', 25],
+      ['UpstreamRequests', 'Count', 1, 'ark'],
+      ['UpstreamLatency', 'Milliseconds', 25, 'ark'],
+      ['UpstreamRequests', 'Count', 1, 'ark'],
+      ['UpstreamErrors', 'Count', 1, 'ark'],
+      ['UpstreamLatency', 'Milliseconds', 25, 'ark'],
     ]);
   });
 });

@@ -23,11 +23,7 @@ export interface AccountRepository {
   get(accountId: string): Promise<AccountRecord | undefined>;
 }
 
-export interface KeyLookupOptions {
-  /** Read the stored record, not a recent copy of it (a copy may be up to API_KEY_CACHE_SECONDS old). */
-  fresh?: boolean;
-}
-
 export interface ApiKeyRepository {
-  findByHash(keyHash: string, options?: KeyLookupOptions): Promise<ApiKeyRecord | undefined>;
+  /** The stored record (a consistent read): never a copy, so a disabled key is refused at once. */
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
 }

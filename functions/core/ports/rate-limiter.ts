@@ -1,6 +1,12 @@
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+/** Per-key request counting (DESIGN §3 row 16): fixed one-second windows shared by every instance. */
+export interface RateWindow {
+  /** Requests counted in the current window, this one included. */
+  count: number;
+  /** Seconds until the window ends, rounded up: the `Retry-After` of a refused request. */
+  retryAfterSeconds: number;
+}
 
 export interface RateLimiter {
-  /** Admits one request for `subject` if fewer than `limitPerSecond` were admitted in this second. */
-  acquire(subject: string, limitPerSecond: number): Promise<RateDecision>;
+  /** Counts one request for `subject`; the caller compares the count with the subject's limit. */
+  hit(subject: string): Promise<RateWindow>;
 }

@@ -1,4 +1,8 @@
-/** Bearer `bc_` key → the calling account, then the key's rate limit (spec §5, DESIGN §3 row 16). */
+/**
+ * Bearer `bc_` key → the calling account (spec §5, DESIGN §3 rows 12 and 16). The key's stored record and
+ * its rate count are read in parallel, one round trip; every request reads the key, so a disabled key is
+ * refused on its very next request in every instance.
+ */
 import { AuthenticationError, RateLimitedError } from '../api-error.js';
 import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from '../api-key.js';
 import type { ApiKeyRecord, ApiKeyRepository } from '../ports/accounts.js';
@@ -16,27 +20,22 @@ export interface AuthenticateDeps {
   defaultRatePerSecond: number;
 }
 
-export interface AuthenticateOptions {
-  /** Read the key's stored record, not a recent copy: for routes that move money without checking the key again. */
-  freshKey?: boolean;
-}
-
-export async function authenticate(
-  authorization: string | undefined,
-  deps: AuthenticateDeps,
-  options: AuthenticateOptions = {},
-): Promise<Caller> {
+export async function authenticate(authorization: string | undefined, deps: AuthenticateDeps): Promise<Caller> {
   const keyHash = hashApiKey(bearerToken(authorization));
-  const record = activeKey(await deps.keys.findByHash(keyHash, { fresh: options.freshKey ?? false }));
-  // Only a valid key is counted, against its own limit; most requests are admitted without a storage call.
-  const decision = await deps.limiter.acquire(keyHash, record.rate_per_second ?? deps.defaultRatePerSecond);
-  if (!decision.allowed) throw new RateLimitedError(decision.retryAfterSeconds);
+  const [stored, window] = await Promise.allSettled([deps.keys.findByHash(keyHash), deps.limiter.hit(keyHash)]);
+  // The key decides first: an unknown or disabled key is a 401 whatever its count.
+  if (stored.status === 'rejected') throw stored.reason;
+  const record = activeKey(stored.value);
+  if (window.status === 'rejected') throw window.reason;
+  if (window.value.count > (record.rate_per_second ?? deps.defaultRatePerSecond)) {
+    throw new RateLimitedError(window.value.retryAfterSeconds);
+  }
   return callerOf(record);
 }
 
-/** The caller again, from the key's stored record: when a write found the copy it was given out of date. */
+/** The caller again, from the key's stored record: when the charge found the key changed since it was read. */
 export async function reauthenticate(caller: Caller, keys: ApiKeyRepository): Promise<Caller> {
-  return callerOf(activeKey(await keys.findByHash(caller.keyHash, { fresh: true })));
+  return callerOf(activeKey(await keys.findByHash(caller.keyHash)));
 }
 
 function activeKey(record: ApiKeyRecord | undefined): ApiKeyRecord {

@@ -25,7 +25,11 @@ export interface CancelTaskDeps {
   onCleanupError: (task: TaskRecord, step: string, error: unknown) => void;
 }
 
-export async function cancelTask(caller: Caller, taskId: string | undefined, deps: CancelTaskDeps): Promise<TaskView> {
+export async function cancelTask(
+  caller: Caller | Promise<Caller>,
+  taskId: string | undefined,
+  deps: CancelTaskDeps,
+): Promise<TaskView> {
   const task = await findOwnTask(caller, taskId, deps.tasks);
   if (!CANCELLABLE.includes(task.status)) throw notCancellable(task);
   const refunded = await deps.tasks.refund(task, 'refunded', CANCELLED_MESSAGE, deps.now().toISOString());

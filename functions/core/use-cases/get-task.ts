@@ -28,14 +28,12 @@ export interface GetTaskResult {
   message: string;
 }
 
-/** `readAhead`: the task's record, when the caller started reading it already (in parallel with auth). */
 export async function getTask(
-  caller: Caller,
+  caller: Caller | Promise<Caller>,
   taskId: string | undefined,
   deps: GetTaskDeps,
-  readAhead?: Promise<TaskRecord | undefined>,
 ): Promise<GetTaskResult> {
-  const stored = await findOwnTask(caller, taskId, deps.tasks, readAhead);
+  const stored = await findOwnTask(caller, taskId, deps.tasks);
   const task = await refreshFromUpstream(stored, deps);
   const fresh = await withFreshVideoUrl(task, deps);
   return {
@@ -44,16 +42,22 @@ export async function getTask(
   };
 }
 
+/**
+ * The caller's task. Its read starts while the caller may still be authenticating (one round trip for
+ * both); nothing about the task, not even a malformed id, is answered before authentication succeeds.
+ */
 export async function findOwnTask(
-  caller: Caller,
+  caller: Caller | Promise<Caller>,
   taskId: string | undefined,
   tasks: TaskRepository,
-  readAhead?: Promise<TaskRecord | undefined>,
 ): Promise<TaskRecord> {
-  if (!isTaskId(taskId)) throw new InvalidRequestError('task id must be a UUID');
-  const task = await (readAhead ?? tasks.get(taskId.toLowerCase()));
+  const read = isTaskId(taskId) ? tasks.get(taskId.toLowerCase()) : undefined;
+  read?.catch(() => undefined);
+  const { accountId } = await caller;
+  if (!read) throw new InvalidRequestError('task id must be a UUID');
+  const task = await read;
   if (!task) throw new NotFoundError(`task ${taskId} does not exist`);
-  if (task.account_id !== caller.accountId) throw new ForbiddenError('this task belongs to another account');
+  if (task.account_id !== accountId) throw new ForbiddenError('this task belongs to another account');
   return task;
 }
 

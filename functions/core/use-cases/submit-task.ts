@@ -1,9 +1,11 @@
 /**
- * POST /api/v1/video/generate: validate, price, charge and create in one transaction. The lifecycle starts
- * from the tasks table's stream (functions/workflow/start-executions.ts), not from here: the submit answers
- * after its one write, and a charged task is never left unstarted by a submit that failed half-way.
+ * POST /api/v1/video/generate: validate, price, charge and create in one transaction. Primary course:
+ * 1. parse the body and read the model, in parallel with the caller's authentication (one round trip);
+ * 2. resolve options and price, check customer URLs;
+ * 3. one transaction debits the balance and the key's quota and creates the task (the second round trip).
+ * The tasks table's stream starts the lifecycle (functions/workflow/start-executions.ts), not the submit.
  */
-import { AuthenticationError, InvalidRequestError } from '../api-error.js';
+import { InvalidRequestError } from '../api-error.js';
 import { parseGenerationBody } from '../generation-request.js';
 import type { GenerationBody, ModelReference } from '../generation-request.js';
 import { unitsToYuan } from '../money.js';
@@ -19,7 +21,7 @@ import { reauthenticate } from './authenticate.js';
 import type { Caller } from './authenticate.js';
 
 export interface SubmitTaskDeps {
-  /** Read again only when the charge finds the caller's copy of the key out of date. */
+  /** Read again only when the charge finds the key changed since authentication read it. */
   keys: ApiKeyRepository;
   models: ModelCatalog;
   tasks: TaskRepository;
@@ -35,9 +37,19 @@ export interface SubmitTaskResult {
   created_at: string;
 }
 
-export async function submitTask(caller: Caller, body: unknown, deps: SubmitTaskDeps): Promise<SubmitTaskResult> {
-  const request = parseGenerationBody(body);
-  const model = await findModel(request.model, deps.models);
+export async function submitTask(
+  authenticated: Caller | Promise<Caller>,
+  body: unknown,
+  deps: SubmitTaskDeps,
+): Promise<SubmitTaskResult> {
+  const parsed = attempt(() => parseGenerationBody(body));
+  const found = parsed.ok ? findModel(parsed.value.model, deps.models) : undefined;
+  found?.catch(() => undefined);
+  // Nothing, not even a 400 for the body, is answered before authentication succeeds.
+  const caller = await authenticated;
+  if (!parsed.ok) throw parsed.error;
+  const request = parsed.value;
+  const model = (await found) as VideoModel;
   const { costUnits, ...generation } = resolveGeneration(request, model);
   await deps.urls.assertPublic(customerUrls(request));
 
@@ -61,14 +73,8 @@ export async function submitTask(caller: Caller, body: unknown, deps: SubmitTask
   try {
     await charge(task, caller, deps.tasks);
   } catch (error) {
-    if (error instanceof AuthenticationError) {
-      // The stored key refused what the caller's copy allowed: re-reading it replaces the copy, so this
-      // instance's reads with the key stop at once too. Best effort: the answer is the 401 either way.
-      await deps.keys.findByHash(caller.keyHash, { fresh: true }).catch(() => undefined);
-      throw error;
-    }
     if (!(error instanceof KeyChangedError)) throw error;
-    // The key's quota was set or lifted since the caller's copy of it was read: once more, from the stored key.
+    // The key's quota was set or lifted since authentication read it: once more, from the stored key.
     const current = await reauthenticate(caller, deps.keys);
     await charge({ ...task, key_quota_charged: current.keyHasQuota }, current, deps.tasks);
   }
@@ -99,4 +105,12 @@ function customerUrls(request: GenerationBody): { field: string; url: string }[]
     ...list(request.fieldNames.audioUrls, request.audioUrls),
     ...(request.webhookUrl ? [{ field: request.fieldNames.webhookUrl, url: request.webhookUrl }] : []),
   ];
+}
+
+function attempt<T>(run: () => T): { ok: true; value: T } | { ok: false; error: unknown } {
+  try {
+    return { ok: true, value: run() };
+  } catch (error) {
+    return { ok: false, error };
+  }
 }
