@@ -15,10 +15,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdminStore } from '../admin/admin-store.js';
-import {
-  parseWebhookRetrySchedule,
-  webhookMaxAttempts,
-} from '../../functions/core/webhook.js';
+import { parseWebhookRetrySchedule, webhookMaxAttempts } from '../../functions/core/webhook.js';
 import { physicalNames } from '../../functions/adapters/resources.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { startApiProcess } from './api-process-client.js';

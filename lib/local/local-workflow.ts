@@ -11,8 +11,8 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { physicalNames } from '../resource-definitions.js';
-import { STATE_MACHINE, TASK_STARTS, WEBHOOK_QUEUE } from '../resource-definitions.js';
+import type { physicalNames } from '../../functions/adapters/resources.js';
+import { STATE_MACHINE, TASK_STARTS, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import { ASL_RESOURCE_TOKENS, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { startDynamoDbStreamSource } from './dynamodb-stream-source.js';
@@ -79,7 +79,6 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       lambdaHandlers: Object.fromEntries(
         WORKFLOW_FUNCTIONS.map((fn) => [functionArn(fn.id), lazyStepHandler(fn.entry, fn.id)]),
       ),
-      dynamoDb,
       sqs,
       // The wait before the first poll, and PollUpstream's poll-loop retrier (index 0; its transient-error
       // retrier keeps the ASL's backoff).

@@ -18,7 +18,7 @@ import { createWebhookQueues } from '../../lib/local/local-queues.js';
 import { startLocalStepFunctions } from '../../lib/local/step-functions-server.js';
 import type { LocalLambdaHandler, LocalStepFunctions } from '../../lib/local/step-functions-server.js';
 import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
-import { physicalNames, STATE_MACHINE } from '../../lib/resource-definitions.js';
+import { physicalNames, STATE_MACHINE } from '../../functions/adapters/resources.js';
 import { ASL_RESOURCE_TOKENS, WORKFLOW_FUNCTIONS } from '../../lib/routes.js';
 import { pollUntil } from '../support/test-stack.js';
 
@@ -81,7 +81,6 @@ async function run(fakes: Fakes, queueUrl?: string) {
     definition: definition(url),
     stateMachineArn,
     lambdaHandlers: handlers,
-    dynamoDb: dynamo,
     sqs,
     // The poll loop's retrier without its waits (its backoff is covered by the infra tests).
     retryIntervalOverrides: { PollUpstream: [0] },
