@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -49,19 +48,15 @@ function definition(queueUrl: string): Record<string, unknown> {
 
 let fauxqs: Fauxqs;
 let sqs: SQSClient;
-let dynamo: DynamoDBClient;
 const machines: LocalStepFunctions[] = [];
 
 beforeAll(async () => {
   fauxqs = await startS3AndSqs(undefined);
   sqs = new SQSClient({ ...clientConfig, endpoint: fauxqs.endpoint });
-  // Never called: the faked paths below do not reach the DynamoDB state.
-  dynamo = new DynamoDBClient({ ...clientConfig, endpoint: 'http://127.0.0.1:9' });
 });
 afterAll(async () => {
   for (const machine of machines) await machine.close();
   sqs?.destroy();
-  dynamo?.destroy();
   await fauxqs?.stop();
 });
 
