@@ -2,6 +2,7 @@
  * The API's routes and the state machine's functions: one table read by the CDK stack (to wire API
  * Gateway and Lambda) and by the local stack (to dispatch in-process), so both serve the same surface.
  */
+import { TASK_STARTS, WEBHOOK_QUEUE } from '../functions/adapters/resources.js';
 import { METRIC } from '../functions/core/metric-names.js';
 
 export interface RouteDefinition {
@@ -59,9 +60,19 @@ export const SCHEDULED_FUNCTIONS = [
   { id: 'ReconcileTasks', entry: 'functions/workflow/reconcile-tasks.ts', everyMinutes: 1 },
 ] as const;
 
+/** Every function the service deploys, each once: the routes, the state machine's, the scheduled ones, the consumers. */
+export const ALL_FUNCTIONS: readonly { id: string; entry: string }[] = [
+  ...API_ROUTES,
+  DEFAULT_ROUTE,
+  ...WORKFLOW_FUNCTIONS,
+  ...SCHEDULED_FUNCTIONS,
+  WEBHOOK_QUEUE.consumer,
+  TASK_STARTS.starter,
+].map(({ id, entry }) => ({ id, entry }));
+
 /** ASL tokens that are not function ARNs. */
 export const ASL_RESOURCE_TOKENS = {
-  /** URL of the webhook queue (WEBHOOK_QUEUE in resource-definitions.ts), for the states that send to it. */
+  /** URL of the webhook queue (WEBHOOK_QUEUE in functions/adapters/resources.ts), for the states that send to it. */
   webhookQueueUrl: 'WebhookQueueUrl',
 } as const;
 

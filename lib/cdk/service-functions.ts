@@ -1,9 +1,7 @@
 /**
- * Every Lambda function of the service, made from the shared definitions (lib/routes.ts: API_ROUTES,
- * DEFAULT_ROUTE, WORKFLOW_FUNCTIONS, SCHEDULED_FUNCTIONS; functions/adapters/resources.ts: WEBHOOK_QUEUE's
- * consumer), with what each one uses listed in one table below. The table mirrors what each handler reads
- * at cold start (functions/adapters/*-dependencies.ts) and the calls it
- * makes; a function in the definitions without an entry here stops synthesis.
+ * Every Lambda function of the service (ALL_FUNCTIONS in lib/routes.ts), with what each one uses listed
+ * in one table below: what its handler reads at cold start (functions/adapters/*-dependencies.ts) and the
+ * calls it makes. A function without an entry here stops synthesis.
  */
 import { PROVIDER_NAMES } from '../../functions/core/providers.js';
 import type { ProviderName } from '../../functions/core/providers.js';
@@ -16,9 +14,15 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { physicalNames, TABLES, TASK_STARTS, TASKS_BY_STATUS_INDEX, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import {
+  physicalNames,
+  TABLES,
+  TASK_STARTS,
+  TASKS_BY_STATUS_INDEX,
+  WEBHOOK_QUEUE,
+} from '../../functions/adapters/resources.js';
 import type { RouteDefinition, WorkflowFunctionDefinition } from '../routes.js';
-import { API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
+import { ALL_FUNCTIONS, API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import type { DynamoDbAction } from './function-access.js';
 import {
   changeMessageVisibility,
@@ -265,12 +269,7 @@ export class ServiceFunctions extends Construct {
       return handler;
     });
 
-    const unused = Object.keys(specs).filter(
-      (fnId) =>
-        ![...WORKFLOW_FUNCTIONS, ...API_ROUTES, DEFAULT_ROUTE, consumer, starts.starter, ...SCHEDULED_FUNCTIONS].some(
-          (d) => d.id === fnId,
-        ),
-    );
+    const unused = Object.keys(specs).filter((fnId) => !ALL_FUNCTIONS.some((d) => d.id === fnId));
     if (unused.length > 0)
       throw new Error(`access declared for functions that no definition has: ${unused.join(', ')}`);
 

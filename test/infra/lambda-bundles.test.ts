@@ -12,8 +12,7 @@ import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { TASK_STARTS, WEBHOOK_QUEUE } from '../../lib/resource-definitions.js';
-import { API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../../lib/routes.js';
+import { ALL_FUNCTIONS } from '../../lib/routes.js';
 import type { CfnResource } from './synth.js';
 import { cdkJson, REPOSITORY_ROOT } from './synth.js';
 
@@ -108,15 +107,7 @@ it('runs the Node 22 of the devDependencies', () => {
 });
 
 it('synthesizes both stacks, bundling every function with the local esbuild (never Docker)', () => {
-  const expected = [
-    ...API_ROUTES.map((r) => r.id),
-    DEFAULT_ROUTE.id,
-    ...WORKFLOW_FUNCTIONS.map((f) => f.id),
-    WEBHOOK_QUEUE.consumer.id,
-    TASK_STARTS.starter.id,
-    ...SCHEDULED_FUNCTIONS.map((f) => f.id),
-  ];
-  expect(bundles.map((b) => b.functionName).sort()).toEqual(expected.map((id) => `vgs-${id}`).sort());
+  expect(bundles.map((b) => b.functionName).sort()).toEqual(ALL_FUNCTIONS.map(({ id }) => `vgs-${id}`).sort());
   for (const bundle of bundles) {
     expect(existsSync(bundle.file), bundle.functionName).toBe(true);
     expect(existsSync(`${bundle.file}.map`), bundle.functionName).toBe(true);

@@ -11,9 +11,10 @@ import {
   TASK_STARTS,
   TASKS_BY_STATUS_INDEX,
   WEBHOOK_QUEUE,
-} from '../../lib/resource-definitions.js';
-import type { TableId } from '../../lib/resource-definitions.js';
+} from '../../functions/adapters/resources.js';
+import type { TableId } from '../../functions/adapters/resources.js';
 import {
+  ALL_FUNCTIONS,
   API_ROUTES,
   ASL_RESOURCE_TOKENS,
   DEFAULT_ROUTE,
@@ -29,14 +30,7 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => service?.cleanup());
 
-const ALL_FUNCTION_IDS = [
-  ...API_ROUTES.map((r) => r.id),
-  DEFAULT_ROUTE.id,
-  ...WORKFLOW_FUNCTIONS.map((f) => f.id),
-  WEBHOOK_QUEUE.consumer.id,
-  TASK_STARTS.starter.id,
-  ...SCHEDULED_FUNCTIONS.map((f) => f.id),
-];
+const ALL_FUNCTION_IDS = ALL_FUNCTIONS.map((f) => f.id);
 
 function fn(id: string): [string, CfnResource] {
   return resourceWith(service.statelessJson, 'AWS::Lambda::Function', 'FunctionName', `${service.prefix}-${id}`);
@@ -108,7 +102,7 @@ describe('functions', () => {
     }
   });
 
-  it('are given table names that resolve to the physical names of resource-definitions.ts', () => {
+  it('are given table names that resolve to the physical names of functions/adapters/resources.ts', () => {
     const names = physicalNames(service.prefix);
     for (const id of ALL_FUNCTION_IDS) {
       for (const [tableId, definition] of Object.entries(TABLES) as [TableId, (typeof TABLES)[TableId]][]) {
@@ -132,11 +126,11 @@ describe('functions', () => {
     }
   });
 
-  it('that authenticate get the rate limit default and the life of their copy of a key', () => {
+  it('that authenticate get the rate limit default', () => {
     for (const id of API_ROUTES.map((route) => route.id)) {
-      expect(envOf(id), id).toMatchObject({ DEFAULT_RATE_LIMIT_PER_SECOND: '10', API_KEY_CACHE_SECONDS: '5' });
+      expect(envOf(id), id).toMatchObject({ DEFAULT_RATE_LIMIT_PER_SECOND: '10' });
     }
-    expect(envOf(DEFAULT_ROUTE.id)).not.toHaveProperty('API_KEY_CACHE_SECONDS');
+    expect(envOf(DEFAULT_ROUTE.id)).not.toHaveProperty('DEFAULT_RATE_LIMIT_PER_SECOND');
   });
 
   it('that call the upstream get its URL and the Ark key secret, and may read it', () => {
@@ -335,7 +329,7 @@ describe('HTTP API', () => {
 });
 
 describe('DynamoDB', () => {
-  it('has every table of resource-definitions.ts: on demand, PITR, encrypted, protected and retained', () => {
+  it('has every table of functions/adapters/resources.ts: on demand, PITR, encrypted, protected and retained', () => {
     const names = physicalNames(service.prefix);
     service.stateful.resourceCountIs('AWS::DynamoDB::Table', Object.keys(TABLES).length);
     for (const [tableId, definition] of Object.entries(TABLES) as [TableId, (typeof TABLES)[TableId]][]) {

@@ -1,42 +1,78 @@
-/** A charged-looking task record for tests that write tasks straight to the table (crashes, races). */
+/**
+ * The one task-record builder of the tests: a pending seedance-1.5-pro task (4.2 CNY) with fixed ids and
+ * times, any field (and any field of its generation) overridden; taskRecordFor, a new 3 CNY lite task of
+ * an account, dated now, for tests that write tasks straight to the table (crashes, races).
+ */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 
-export function taskRecordFor(
-  owner: { accountId: string; keyHash: string },
-  fields: Partial<TaskRecord> = {},
-): TaskRecord {
-  const now = new Date().toISOString();
+export const TASK_ID = '7a0c1a8e-1f0b-4a51-9d86-6b8f5f0c2d11';
+export const ACCOUNT = 'acc-1';
+
+export type TaskRecordFields = Partial<Omit<TaskRecord, 'generation'>> & {
+  generation?: Partial<TaskRecord['generation']>;
+};
+
+export function taskRecord(fields: TaskRecordFields = {}): TaskRecord {
+  const { generation, ...rest } = fields;
   return {
-    task_id: randomUUID(),
-    account_id: owner.accountId,
-    key_hash: owner.keyHash,
+    task_id: TASK_ID,
+    account_id: ACCOUNT,
+    key_hash: 'key-hash-1',
     key_quota_charged: false,
     form: 'A',
     status: 'pending',
-    cost_units: 30_000,
+    cost_units: 42_000,
+    upstream_provider: 'ark',
+    upstream_model: 'doubao-seedance-1-5-pro-251215',
+    created_at: '2026-11-21T09:59:00.000Z',
+    updated_at: '2026-11-21T09:59:00.000Z',
+    deadline_at: '2026-11-21T10:59:00.000Z',
+    ...rest,
     generation: {
-      modelId: '0d5a8f3e-9c2b-4a7d-b6e1-7f4c2d9a8e33',
-      modelName: 'seedance-1.0-lite-i2v',
-      prompt: 'x',
+      modelId: '6f1c2a0e-5b7d-4c1e-9a3f-0d2b8e4c7a11',
+      modelName: 'seedance-1.5-pro',
+      prompt: 'A red fox trots through fresh snow',
       resolution: '720p',
       ratio: '16:9',
       durationSeconds: 5,
-      generateAudio: false,
-      imageUrls: [],
+      generateAudio: true,
+      imageUrls: ['https://cdn.example.com/fox.png'],
       videoUrls: [],
       audioUrls: [],
+      ...generation,
     },
-    upstream_provider: 'ark',
+  };
+}
+
+export function taskRecordFor(
+  owner: { accountId: string; keyHash: string },
+  fields: TaskRecordFields = {},
+): TaskRecord {
+  const now = new Date().toISOString();
+  const { generation, ...rest } = fields;
+  return taskRecord({
+    task_id: randomUUID(),
+    account_id: owner.accountId,
+    key_hash: owner.keyHash,
+    cost_units: 30_000,
     upstream_model: 'doubao-seedance-1-0-lite-i2v-250428',
     created_at: now,
     updated_at: now,
     deadline_at: new Date(Date.now() + 3_600_000).toISOString(),
-    ...fields,
-  };
+    ...rest,
+    generation: {
+      modelId: '0d5a8f3e-9c2b-4a7d-b6e1-7f4c2d9a8e33',
+      modelName: 'seedance-1.0-lite-i2v',
+      prompt: 'x',
+      generateAudio: false,
+      imageUrls: [],
+      ...generation,
+    },
+  });
 }
 
 /**

@@ -1,13 +1,12 @@
-/** Small in-memory fakes of the core's ports, for unit tests of the use cases. */
+/** In-memory fakes of the core's ports, and the caller and key they serve, for unit tests of the use cases. */
 import type {
   AccountRecord,
   AccountRepository,
   ApiKeyRecord,
   ApiKeyRepository,
-  KeyLookupOptions,
 } from '../../functions/core/ports/accounts.js';
 import type { ModelCatalog } from '../../functions/core/ports/model-catalog.js';
-import type { RateLimiter, RateDecision } from '../../functions/core/ports/rate-limiter.js';
+import type { RateLimiter, RateWindow } from '../../functions/core/ports/rate-limiter.js';
 import { KeyChangedError } from '../../functions/core/ports/task-repository.js';
 import type { Charge, TaskRepository } from '../../functions/core/ports/task-repository.js';
 import type {
@@ -25,39 +24,25 @@ import type { TaskWorkflow } from '../../functions/core/ports/workflow-starter.j
 import type { TaskRecord } from '../../functions/core/task.js';
 import { isFinal, statesBefore } from '../../functions/core/task-status.js';
 import type { TaskStatus } from '../../functions/core/task-status.js';
+import type { Caller } from '../../functions/core/use-cases/authenticate.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
+import { ACCOUNT } from '../support/task-records.js';
 
-export const ACCOUNT = 'acc-1';
 export const OTHER_ACCOUNT = 'acc-2';
-export const TASK_ID = '7a0c1a8e-1f0b-4a51-9d86-6b8f5f0c2d11';
 export const NOW = new Date('2026-11-21T10:00:00.000Z');
+export const HOUR = 3600 * 1000;
+/** The caller that owns taskRecord()'s task (test/support/task-records.ts). */
+export const CALLER: Caller = { accountId: ACCOUNT, keyHash: 'key-hash-1', keyHasQuota: false };
 
-export function taskRecord(fields: Partial<TaskRecord> = {}): TaskRecord {
+/** An active key of ACCOUNT without a quota: CALLER's key, unless `fields` say otherwise. */
+export function apiKeyRecord(fields: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
   return {
-    task_id: TASK_ID,
+    key_hash: CALLER.keyHash,
+    key_id: 'id-1',
     account_id: ACCOUNT,
-    key_hash: 'key-hash-1',
-    key_quota_charged: false,
-    form: 'A',
-    status: 'pending',
-    cost_units: 42_000,
-    generation: {
-      modelId: '6f1c2a0e-5b7d-4c1e-9a3f-0d2b8e4c7a11',
-      modelName: 'seedance-1.5-pro',
-      prompt: 'A red fox trots through fresh snow',
-      resolution: '720p',
-      ratio: '16:9',
-      durationSeconds: 5,
-      generateAudio: true,
-      imageUrls: ['https://cdn.example.com/fox.png'],
-      videoUrls: [],
-      audioUrls: [],
-    },
-    upstream_provider: 'ark',
-    upstream_model: 'doubao-seedance-1-5-pro-251215',
-    created_at: '2026-11-21T09:59:00.000Z',
-    updated_at: '2026-11-21T09:59:00.000Z',
-    deadline_at: '2026-11-21T10:59:00.000Z',
+    status: 'active',
+    spent_units: 0,
+    created_at: '2026-11-01T00:00:00.000Z',
     ...fields,
   };
 }
@@ -198,28 +183,25 @@ export class FakeTransfer implements VideoTransfer {
 
 export class InMemoryKeys implements ApiKeyRepository {
   readonly lookups: string[] = [];
-  readonly freshLookups: string[] = [];
   constructor(private readonly records: ApiKeyRecord[]) {}
 
-  async findByHash(keyHash: string, options: KeyLookupOptions = {}): Promise<ApiKeyRecord | undefined> {
+  async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
     this.lookups.push(keyHash);
-    if (options.fresh) this.freshLookups.push(keyHash);
     return this.records.find((record) => record.key_hash === keyHash);
   }
 }
 
-/** Admits while the subject's count this window is under the limit it is asked with. */
+/** Counts each subject's requests in one window that never ends. */
 export class FakeLimiter implements RateLimiter {
-  readonly calls: { subject: string; limit: number }[] = [];
+  readonly calls: string[] = [];
   readonly counts = new Map<string, number>();
   retryAfterSeconds = 1;
 
-  async acquire(subject: string, limit: number): Promise<RateDecision> {
-    this.calls.push({ subject, limit });
-    const count = this.counts.get(subject) ?? 0;
-    if (count >= limit) return { allowed: false, retryAfterSeconds: this.retryAfterSeconds };
-    this.counts.set(subject, count + 1);
-    return { allowed: true };
+  async hit(subject: string): Promise<RateWindow> {
+    this.calls.push(subject);
+    const count = (this.counts.get(subject) ?? 0) + 1;
+    this.counts.set(subject, count);
+    return { count, retryAfterSeconds: this.retryAfterSeconds };
   }
 }
 

@@ -1,4 +1,4 @@
-/** Shared fixtures for the unit tests: the seeded model catalog and a builder for made-up models. */
+/** Shared fixtures for the unit tests: the seeded model catalog, a builder for made-up models, error helpers. */
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { ApiError, InvalidRequestError } from '../../functions/core/api-error.js';
@@ -58,4 +58,14 @@ export function invalidRequest(action: () => unknown): InvalidRequestError {
   expect(error).toBeInstanceOf(ApiError);
   expect(error.code).toBe(400);
   return error;
+}
+
+/** Awaits `promise` and returns what it rejected with (failing the test if it resolved). */
+export async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
 }

@@ -3,41 +3,16 @@ import { describe, expect, it } from 'vitest';
 import { toTaskView, TRANSFERRING_MESSAGE } from '../../functions/core/task.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import type { TaskStatus } from '../../functions/core/task-status.js';
+import { taskRecord } from '../support/task-records.js';
+import type { TaskRecordFields } from '../support/task-records.js';
 
 const CREATED = '2026-11-21T10:00:00.000Z';
 const FINISHED = '2026-11-21T10:03:00.000Z';
 const VIDEO_URL = 'https://videos.example.com/videos/acc/task.mp4?X-Amz-Signature=abc';
 const EXPIRES = '2026-11-22T10:03:00.000Z';
 
-function task(status: TaskStatus, fields: Partial<TaskRecord> = {}): TaskRecord {
-  return {
-    task_id: '7a0c1a8e-1f0b-4a51-9d86-6b8f5f0c2d11',
-    account_id: 'acc-1',
-    key_hash: 'hash',
-    key_quota_charged: false,
-    form: 'A',
-    status,
-    cost_units: 42_000,
-    generation: {
-      modelId: '6f1c2a0e-5b7d-4c1e-9a3f-0d2b8e4c7a11',
-      modelName: 'seedance-1.5-pro',
-      prompt: 'A fox',
-      resolution: '720p',
-      ratio: '16:9',
-      durationSeconds: 5,
-      generateAudio: true,
-      imageUrls: [],
-      videoUrls: [],
-      audioUrls: [],
-    },
-    upstream_provider: 'ark',
-    upstream_model: 'doubao-seedance-1-5-pro-251215',
-    created_at: CREATED,
-    updated_at: CREATED,
-    deadline_at: '2026-11-21T11:00:00.000Z',
-    ...fields,
-  };
-}
+const task = (status: TaskStatus, fields: TaskRecordFields = {}): TaskRecord =>
+  taskRecord({ status, created_at: CREATED, ...fields });
 
 describe('toTaskView', () => {
   it('has every spec field with its exact name, plus the additive ones', () => {

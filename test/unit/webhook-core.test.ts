@@ -1,9 +1,8 @@
 /** The pure webhook rules (functions/core/webhook.ts): message, payload, schedule, judging an answer, the view. */
+import { webhookView } from '../../functions/core/task.js';
 import { describe, expect, it } from 'vitest';
 import { toTaskView } from '../../functions/core/task.js';
-import type { TaskRecord } from '../../functions/core/task.js';
 import type { TaskStatus } from '../../functions/core/task-status.js';
-import { webhookNotice, withFinalNotice } from '../../functions/core/use-cases/webhook-notice.js';
 import {
   attemptError,
   buildWebhookPayload,
@@ -16,9 +15,9 @@ import {
   webhookMaxAttempts,
   webhookMessageId,
   webhookRetryDelaySeconds,
-  webhookView,
 } from '../../functions/core/webhook.js';
-import { TASK_ID, webhookTask } from './webhook-support.js';
+import { TASK_ID } from '../support/task-records.js';
+import { webhookTask } from './webhook-support.js';
 
 describe('the queue message', () => {
   it('parses what the state machine sends', () => {
@@ -184,30 +183,6 @@ describe('the webhook object of the task view', () => {
       last_error: null,
       last_attempt_at: '2026-11-21T10:05:00.000Z',
       delivered_at: '2026-11-21T10:05:00.000Z',
-    });
-  });
-});
-
-describe('the notify flag the lifecycle steps return', () => {
-  const tasks = (task: TaskRecord | undefined) => ({ get: async () => task });
-
-  it('CompleteTask/FailAndRefund: true when the task is now in that state and asked for a webhook', async () => {
-    expect(await webhookNotice(TASK_ID, 'success', tasks(webhookTask('success')))).toBe(true);
-    expect(await webhookNotice(TASK_ID, 'failed', tasks(webhookTask('failed')))).toBe(true);
-    expect(await webhookNotice(TASK_ID, 'failed', tasks(webhookTask('failed', {}, null)))).toBe(false);
-    expect(await webhookNotice(TASK_ID, 'failed', tasks(undefined))).toBe(false);
-  });
-
-  it('PollUpstream: only a task found final gets the flag, true if it failed with a webhook', async () => {
-    const waiting = { state: 'started', job_id: 'j' } as const;
-    expect(await withFinalNotice(TASK_ID, waiting, tasks(webhookTask('failed')))).toEqual(waiting);
-    expect(await withFinalNotice(TASK_ID, { state: 'final' }, tasks(webhookTask('failed')))).toEqual({
-      state: 'final',
-      notify: true,
-    });
-    expect(await withFinalNotice(TASK_ID, { state: 'final' }, tasks(webhookTask('refunded')))).toEqual({
-      state: 'final',
-      notify: false,
     });
   });
 });

@@ -9,40 +9,14 @@ import type {
   WebhookSender,
 } from '../../functions/core/ports/webhooks.js';
 import type { WebhookAttemptRecord, WebhookSendResult } from '../../functions/core/webhook.js';
+import { taskRecord } from '../support/task-records.js';
+import type { TaskRecordFields } from '../support/task-records.js';
 
-export const TASK_ID = '7a0c1a8e-1f0b-4a51-9d86-6b8f5f0c2d11';
 export const HOOK = 'https://hooks.example.com/video';
 
-export function webhookTask(status: TaskStatus, fields: Partial<TaskRecord> = {}, webhookUrl: string | null = HOOK) {
-  const task: TaskRecord = {
-    task_id: TASK_ID,
-    account_id: 'acc-1',
-    key_hash: 'hash',
-    key_quota_charged: false,
-    form: 'A',
-    status,
-    cost_units: 42_000,
-    generation: {
-      modelId: '6f1c2a0e-5b7d-4c1e-9a3f-0d2b8e4c7a11',
-      modelName: 'seedance-1.5-pro',
-      prompt: 'A fox',
-      resolution: '720p',
-      ratio: '16:9',
-      durationSeconds: 5,
-      generateAudio: true,
-      imageUrls: [],
-      videoUrls: [],
-      audioUrls: [],
-      ...(webhookUrl ? { webhookUrl } : {}),
-    },
-    upstream_provider: 'ark',
-    upstream_model: 'doubao-seedance-1-5-pro-251215',
-    created_at: '2026-11-21T10:00:00.000Z',
-    updated_at: '2026-11-21T10:03:00.000Z',
-    deadline_at: '2026-11-21T11:00:00.000Z',
-    ...fields,
-  };
-  return task;
+/** taskRecord() in `status`, asking for a webhook to `webhookUrl` (none when null). */
+export function webhookTask(status: TaskStatus, fields: TaskRecordFields = {}, webhookUrl: string | null = HOOK) {
+  return taskRecord({ status, ...fields, generation: { ...fields.generation, ...(webhookUrl ? { webhookUrl } : {}) } });
 }
 
 /** Tasks in memory; the attempt log writes into them as DynamoDbWebhookAttemptLog does. */

@@ -1,7 +1,8 @@
 /** The reconciler restarts exactly the in-flight tasks whose execution is not running. */
 import { describe, expect, it } from 'vitest';
-import { reconcileTasks } from '../../functions/core/use-cases/reconcile-tasks.js';
-import { FakeWorkflow, InMemoryTasks, taskRecord } from './fakes.js';
+import { reconcileTasks } from '../../../functions/core/use-cases/reconcile-tasks.js';
+import { taskRecord } from '../../support/task-records.js';
+import { FakeWorkflow, InMemoryTasks } from '../fakes.js';
 
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 const OLD = '2026-11-21T11:00:00.000Z';

@@ -1,17 +1,17 @@
 /** One delivery attempt and what the queue is told to do next (functions/core/use-cases/deliver-webhook.ts). */
 import { describe, expect, it } from 'vitest';
-import { deliverWebhook } from '../../functions/core/use-cases/deliver-webhook.js';
-import type { TaskRecord } from '../../functions/core/task.js';
-import type { WebhookSendResult } from '../../functions/core/webhook.js';
+import { deliverWebhook } from '../../../functions/core/use-cases/deliver-webhook.js';
+import type { TaskRecord } from '../../../functions/core/task.js';
+import type { WebhookSendResult } from '../../../functions/core/webhook.js';
+import { TASK_ID } from '../../support/task-records.js';
 import {
   CountingSigner,
   HOOK,
   MemoryWebhookSecrets,
   MemoryWebhookTasks,
   ScriptedSender,
-  TASK_ID,
   webhookTask,
-} from './webhook-support.js';
+} from '../webhook-support.js';
 
 const NOW = new Date('2026-11-21T10:05:00.000Z');
 const SCHEDULE = [5, 30, 120];

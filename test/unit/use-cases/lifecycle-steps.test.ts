@@ -1,0 +1,327 @@
+/** The state machine's steps: StartUpstream, PollUpstream, TransferVideo, CompleteTask, FailAndRefund. */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { TaskRecord } from '../../../functions/core/task.js';
+import type { TaskStatus } from '../../../functions/core/task-status.js';
+import {
+  UpstreamJobNotFoundError,
+  UpstreamRejectedError,
+  UpstreamTransientError,
+} from '../../../functions/core/upstream-errors.js';
+import {
+  completeTask,
+  failAndRefund,
+  pollUpstreamJob,
+  startUpstreamJob,
+  transferVideo,
+  videoKeyOf,
+} from '../../../functions/core/use-cases/lifecycle-steps.js';
+import type { LifecycleDeps } from '../../../functions/core/use-cases/lifecycle-steps.js';
+import {
+  GenerationInProgressError,
+  GenerationTimedOutError,
+  TaskNotFoundError,
+  UpstreamJobFailedError,
+} from '../../../functions/core/workflow-errors.js';
+import { ACCOUNT, TASK_ID, taskRecord } from '../../support/task-records.js';
+import { FakeProvider, FakeSigner, FakeTransfer, HOUR, InMemoryTasks, NOW } from '../fakes.js';
+import { rejection } from '../support.js';
+
+describe('lifecycle steps', () => {
+  let tasks: InMemoryTasks;
+  let provider: FakeProvider;
+  let now: Date;
+  let deps: LifecycleDeps;
+
+  const use = (...records: TaskRecord[]) => {
+    tasks = new InMemoryTasks(...records);
+    deps = { tasks, providers: { ark: provider }, now: () => now };
+  };
+
+  beforeEach(() => {
+    provider = new FakeProvider();
+    now = NOW;
+    use(taskRecord());
+  });
+
+  describe('startUpstreamJob', () => {
+    /** The customer's cancel lands between StartUpstream's read of the task and its write of the job id. */
+    const cancelWhileCreating = () => {
+      const create = provider.createJob.bind(provider);
+      provider.createJob = async (request) => {
+        const job = await create(request);
+        await tasks.moveTo(TASK_ID, 'refunded', {}, NOW.toISOString());
+        return job;
+      };
+    };
+
+    it('creates the upstream job from the stored generation and records it (pending → running)', async () => {
+      use(taskRecord({ generation: { ...taskRecord().generation, seed: 42 } }));
+      const progress = await startUpstreamJob(TASK_ID, deps);
+      expect(progress).toEqual({ state: 'started', job_id: 'job-1' });
+      expect(provider.created).toEqual([
+        {
+          upstreamModel: 'doubao-seedance-1-5-pro-251215',
+          prompt: 'A red fox trots through fresh snow',
+          resolution: '720p',
+          ratio: '16:9',
+          durationSeconds: 5,
+          seed: 42,
+          generateAudio: true,
+          imageUrls: ['https://cdn.example.com/fox.png'],
+          videoUrls: [],
+          audioUrls: [],
+        },
+      ]);
+      expect(await tasks.get(TASK_ID)).toMatchObject({ status: 'running', upstream_job_id: 'job-1' });
+    });
+
+    it('sends no seed when none was asked', async () => {
+      await startUpstreamJob(TASK_ID, deps);
+      expect('seed' in (provider.created[0] as object)).toBe(false);
+    });
+
+    it('run twice, it creates the job once and returns the same job id', async () => {
+      const first = await startUpstreamJob(TASK_ID, deps);
+      const second = await startUpstreamJob(TASK_ID, deps);
+      expect(provider.created).toHaveLength(1);
+      expect(tasks.recordUpstreamJobCalls).toBe(1);
+      expect(second).toEqual(first);
+    });
+
+    it('a task cancelled while its job was being created: the new job is cancelled upstream, the task stays final', async () => {
+      cancelWhileCreating();
+      expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'final' });
+      expect(provider.cancelled).toEqual(['job-1']);
+      expect(await tasks.get(TASK_ID)).toMatchObject({ status: 'refunded' });
+      expect((await tasks.get(TASK_ID))?.upstream_job_id).toBeUndefined();
+    });
+
+    it('an orphan job that cannot be cancelled is reported, and the step still ends', async () => {
+      const failures: unknown[] = [];
+      deps.onOrphanJobCancelFailure = (taskId, jobId, error) => failures.push([taskId, jobId, error]);
+      provider.cancelError = new Error('upstream down');
+      cancelWhileCreating();
+      expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'final' });
+      expect(failures).toEqual([[TASK_ID, 'job-1', provider.cancelError]]);
+    });
+
+    it('reuses a stored upstream_job_id and never calls createJob', async () => {
+      use(taskRecord({ status: 'running', upstream_job_id: 'job-stored' }));
+      expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'started', job_id: 'job-stored' });
+      expect(provider.created).toEqual([]);
+    });
+
+    it.each(['success', 'failed', 'refunded'] as const)('a %s task is left alone', async (status) => {
+      use(taskRecord({ status }));
+      expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'final' });
+      expect(provider.created).toEqual([]);
+    });
+
+    it('a failed create records nothing, so the job is not taken as created', async () => {
+      provider.createError = new UpstreamRejectedError('prompt refused');
+      expect(await rejection(startUpstreamJob(TASK_ID, deps))).toBeInstanceOf(UpstreamRejectedError);
+      expect(tasks.recordUpstreamJobCalls).toBe(0);
+      expect((await tasks.get(TASK_ID))?.upstream_job_id).toBeUndefined();
+    });
+
+    it('an unknown task → TaskNotFoundError', async () => {
+      use();
+      expect(await rejection(startUpstreamJob(TASK_ID, deps))).toBeInstanceOf(TaskNotFoundError);
+    });
+
+    it('a provider without an adapter is an error', async () => {
+      use(taskRecord({ upstream_provider: 'nobody' }));
+      expect((await rejection(startUpstreamJob(TASK_ID, deps))).message).toContain('nobody');
+    });
+  });
+
+  describe('pollUpstreamJob', () => {
+    beforeEach(() => use(taskRecord({ status: 'running', upstream_job_id: 'job-1' })));
+
+    it.each([{ state: 'queued' } as const, { state: 'running' } as const])(
+      '%j → GenerationInProgressError, which the state retries as its poll loop',
+      async (status) => {
+        provider.status = status;
+        const error = await rejection(pollUpstreamJob(TASK_ID, deps));
+        expect(error).toBeInstanceOf(GenerationInProgressError);
+        expect(error.name).toBe('GenerationInProgressError');
+        expect(provider.polled).toEqual(['job-1']);
+        expect((await tasks.get(TASK_ID))?.status).toBe('running');
+      },
+    );
+
+    it('an upstream briefly unavailable → GenerationInProgressError: polled again, not failed', async () => {
+      provider.getError = new UpstreamTransientError('503 Service Unavailable');
+      const error = await rejection(pollUpstreamJob(TASK_ID, deps));
+      expect(error).toBeInstanceOf(GenerationInProgressError);
+      expect(error.message).toContain('503 Service Unavailable');
+      expect((await tasks.get(TASK_ID))?.status).toBe('running');
+    });
+
+    it('any other upstream error is not taken for a pause', async () => {
+      provider.getError = new UpstreamJobNotFoundError('gone');
+      expect(await rejection(pollUpstreamJob(TASK_ID, deps))).toBeInstanceOf(UpstreamJobNotFoundError);
+    });
+
+    it('succeeded → the task moves to transferring, and the step returns the upstream video URL', async () => {
+      provider.status = { state: 'succeeded', videoUrl: 'https://upstream.example.com/v.mp4' };
+      expect(await pollUpstreamJob(TASK_ID, deps)).toEqual({
+        state: 'succeeded',
+        job_id: 'job-1',
+        video_url: 'https://upstream.example.com/v.mp4',
+        video_key: `videos/${ACCOUNT}/${TASK_ID}.mp4`,
+      });
+      expect(await tasks.get(TASK_ID)).toMatchObject({ status: 'transferring', updated_at: NOW.toISOString() });
+    });
+
+    it('succeeded, and a status query already made the task transferring → still succeeded', async () => {
+      use(taskRecord({ status: 'transferring', upstream_job_id: 'job-1' }));
+      provider.status = { state: 'succeeded', videoUrl: 'https://upstream.example.com/v.mp4' };
+      expect((await pollUpstreamJob(TASK_ID, deps)).state).toBe('succeeded');
+    });
+
+    it('succeeded, but a cancel made the task final between the read and the move → final', async () => {
+      provider.status = { state: 'succeeded', videoUrl: 'https://upstream.example.com/v.mp4' };
+      const cancelFirst = {
+        ...tasks,
+        get: tasks.get.bind(tasks),
+        moveTo: async (...args: Parameters<InMemoryTasks['moveTo']>) => {
+          await tasks.refund((await tasks.get(TASK_ID)) as TaskRecord, 'refunded', '', NOW.toISOString());
+          return tasks.moveTo(...args);
+        },
+      } as unknown as InMemoryTasks;
+      expect(await pollUpstreamJob(TASK_ID, { ...deps, tasks: cancelFirst })).toEqual({ state: 'final' });
+      expect((await tasks.get(TASK_ID))?.status).toBe('refunded');
+    });
+
+    it('a task without an upstream job id → TaskNotFoundError (StartUpstream always stores one first)', async () => {
+      use(taskRecord({ status: 'pending' }));
+      expect(await rejection(pollUpstreamJob(TASK_ID, deps))).toBeInstanceOf(TaskNotFoundError);
+    });
+
+    it('failed → UpstreamJobFailedError with the upstream message', async () => {
+      provider.status = { state: 'failed', message: 'content policy violation' };
+      const error = await rejection(pollUpstreamJob(TASK_ID, deps));
+      expect(error).toBeInstanceOf(UpstreamJobFailedError);
+      expect(error.message).toBe('content policy violation');
+    });
+
+    it('cancelled upstream → UpstreamJobFailedError', async () => {
+      provider.status = { state: 'cancelled' };
+      const error = await rejection(pollUpstreamJob(TASK_ID, deps));
+      expect(error).toBeInstanceOf(UpstreamJobFailedError);
+      expect(error.message).toBe('the generator cancelled the task');
+    });
+
+    it('after the deadline → GenerationTimedOutError, without asking the upstream', async () => {
+      now = new Date(Date.parse(taskRecord().deadline_at) + 1);
+      const error = await rejection(pollUpstreamJob(TASK_ID, deps));
+      expect(error).toBeInstanceOf(GenerationTimedOutError);
+      expect(error.message).toContain(taskRecord().deadline_at);
+      expect(provider.polled).toEqual([]);
+    });
+
+    it('at the deadline itself the upstream is still asked', async () => {
+      now = new Date(taskRecord().deadline_at);
+      expect(await rejection(pollUpstreamJob(TASK_ID, deps))).toBeInstanceOf(GenerationInProgressError);
+      expect(provider.polled).toEqual(['job-1']);
+    });
+
+    it.each(['success', 'failed', 'refunded'] as const)('a %s task → final, upstream not asked', async (status) => {
+      use(taskRecord({ status, upstream_job_id: 'job-1' }));
+      expect(await pollUpstreamJob(TASK_ID, deps)).toEqual({ state: 'final' });
+      expect(provider.polled).toEqual([]);
+    });
+  });
+
+  describe('transferVideo', () => {
+    it('copies the upstream file to the key PollUpstream chose: videos/<account>/<task>.mp4', async () => {
+      expect(videoKeyOf(taskRecord())).toBe(`videos/${ACCOUNT}/${TASK_ID}.mp4`);
+      const transfer = new FakeTransfer();
+      const result = await transferVideo('https://upstream.example.com/v.mp4', videoKeyOf(taskRecord()), { transfer });
+      expect(result).toEqual({ video_key: `videos/${ACCOUNT}/${TASK_ID}.mp4`, bytes: 1_234_567 });
+      expect(transfer.copies).toEqual([
+        { sourceUrl: 'https://upstream.example.com/v.mp4', key: `videos/${ACCOUNT}/${TASK_ID}.mp4` },
+      ]);
+    });
+  });
+
+  describe('completeTask', () => {
+    const key = `videos/${ACCOUNT}/${TASK_ID}.mp4`;
+
+    it('transferring → success with the signed URL and finished_at', async () => {
+      use(taskRecord({ status: 'transferring', upstream_job_id: 'job-1' }));
+      const signer = new FakeSigner();
+      expect(await completeTask(TASK_ID, key, { tasks, signer, now: () => now })).toEqual({ status: 'success' });
+      expect(await tasks.get(TASK_ID)).toMatchObject({
+        status: 'success',
+        finished_at: NOW.toISOString(),
+        video_key: key,
+        video_url: `https://videos.example.com/${key}?signed=${NOW.getTime()}`,
+        video_url_expires_at: new Date(NOW.getTime() + 24 * HOUR).toISOString(),
+      });
+    });
+
+    it.each(['success', 'failed', 'refunded', 'pending'] as const)('a %s task is unchanged', async (status) => {
+      use(taskRecord({ status }));
+      const result = await completeTask(TASK_ID, key, { tasks, signer: new FakeSigner(), now: () => now });
+      expect(result).toEqual({ status: 'unchanged' });
+      expect((await tasks.get(TASK_ID))?.status).toBe(status);
+    });
+  });
+
+  describe('failAndRefund', () => {
+    const error = { Error: 'UpstreamJobFailedError', Cause: JSON.stringify({ errorMessage: 'content policy' }) };
+
+    it.each(['pending', 'running', 'transferring'] as const)(
+      'a %s task fails and is refunded with the customer-facing reason',
+      async (status) => {
+        use(taskRecord({ status }));
+        expect(await failAndRefund(TASK_ID, error, { tasks, now: () => now })).toEqual({
+          status: 'failed',
+          refunded: true,
+        });
+        expect(tasks.refunds).toEqual([
+          { taskId: TASK_ID, to: 'failed', errorMessage: 'generation failed: content policy' },
+        ]);
+        expect(await tasks.get(TASK_ID)).toMatchObject({
+          status: 'failed',
+          error_message: 'generation failed: content policy',
+        });
+      },
+    );
+
+    it.each(['success', 'failed', 'refunded'] as const)('a %s task: does nothing', async (status: TaskStatus) => {
+      use(taskRecord({ status }));
+      expect(await failAndRefund(TASK_ID, error, { tasks, now: () => now })).toEqual({ status, refunded: false });
+      expect(tasks.refunds).toEqual([]);
+      expect((await tasks.get(TASK_ID))?.status).toBe(status);
+    });
+
+    it('run twice, it refunds once', async () => {
+      await failAndRefund(TASK_ID, error, { tasks, now: () => now });
+      expect(await failAndRefund(TASK_ID, error, { tasks, now: () => now })).toEqual({
+        status: 'failed',
+        refunded: false,
+      });
+      expect(tasks.refunds).toHaveLength(1);
+    });
+
+    it('a missing task: nothing to refund', async () => {
+      use();
+      expect(await failAndRefund(TASK_ID, error, { tasks, now: () => now })).toEqual({
+        status: 'missing',
+        refunded: false,
+      });
+    });
+
+    it('an unknown error is stored without internals', async () => {
+      await failAndRefund(
+        TASK_ID,
+        { Error: 'TypeError', Cause: 'x is undefined at /var/task' },
+        { tasks, now: () => now },
+      );
+      expect((await tasks.get(TASK_ID))?.error_message).toBe('internal error while processing the task');
+    });
+  });
+});

@@ -1,0 +1,116 @@
+/** submitTask: validate, price, charge and store a pending task; a charge that finds the key changed. */
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ApiError } from '../../../functions/core/api-error.js';
+import {
+  AuthenticationError,
+  InsufficientBalanceError,
+  InvalidRequestError,
+} from '../../../functions/core/api-error.js';
+import { submitTask } from '../../../functions/core/use-cases/submit-task.js';
+import type { SubmitTaskDeps } from '../../../functions/core/use-cases/submit-task.js';
+import { toVideoModel } from '../../../functions/core/video-model.js';
+import { ACCOUNT } from '../../support/task-records.js';
+import { apiKeyRecord, CALLER, InMemoryCatalog, InMemoryKeys, InMemoryTasks, NOW } from '../fakes.js';
+import { catalogModel, catalogRecords, LITE, PRO, rejection, ULTRA } from '../support.js';
+
+describe('submitTask', () => {
+  let tasks: InMemoryTasks;
+  let catalog: InMemoryCatalog;
+  let deps: SubmitTaskDeps;
+  const NEW_ID = '99999999-9999-4999-8999-999999999999';
+
+  beforeEach(() => {
+    tasks = new InMemoryTasks();
+    catalog = new InMemoryCatalog(catalogRecords().map((record) => toVideoModel(record)));
+    deps = {
+      keys: new InMemoryKeys([storedKey()]),
+      models: catalog,
+      tasks,
+      urls: { assertPublic: async () => undefined },
+      now: () => NOW,
+      newTaskId: () => NEW_ID,
+    };
+  });
+
+  const storedKey = apiKeyRecord;
+
+  it('a charge that finds the key given a quota since the caller read it charges again, by the stored key', async () => {
+    tasks.storedKeyHasQuota = true;
+    const keys = new InMemoryKeys([storedKey({ quota_units: 100_000, quota_remaining_units: 100_000 })]);
+    const result = await submitTask(CALLER, { model: PRO, prompt: 'A fox', duration: 5 }, { ...deps, keys });
+    expect(result.task_id).toBe(NEW_ID);
+    expect(keys.lookups).toEqual([CALLER.keyHash]);
+    expect(tasks.charges).toEqual([
+      { accountId: ACCOUNT, keyHash: CALLER.keyHash, keyHasQuota: true, costUnits: 42_000 },
+    ]);
+    expect((await tasks.get(NEW_ID))?.key_quota_charged).toBe(true);
+  });
+
+  it('a charge the stored key refuses (disabled since authentication): 401, the key not read again', async () => {
+    tasks.chargeError = new AuthenticationError('API key is disabled');
+    const keys = new InMemoryKeys([storedKey({ status: 'disabled' })]);
+    await expect(
+      submitTask(CALLER, { model: PRO, prompt: 'A fox', duration: 5 }, { ...deps, keys }),
+    ).rejects.toMatchObject({ code: 401 });
+    expect(keys.lookups).toEqual([]);
+  });
+
+  it('a charge that finds the key changed, and the re-read finds it disabled: 401, nothing charged', async () => {
+    tasks.storedKeyHasQuota = true;
+    const keys = new InMemoryKeys([storedKey({ status: 'disabled', quota_units: 1, quota_remaining_units: 1 })]);
+    await expect(
+      submitTask(CALLER, { model: PRO, prompt: 'A fox', duration: 5 }, { ...deps, keys }),
+    ).rejects.toMatchObject({ code: 401, message: 'API key is disabled' });
+    expect(tasks.charges).toEqual([]);
+    expect(await tasks.get(NEW_ID)).toBeUndefined();
+  });
+
+  it('validates, prices, charges and stores a pending task (its stream starts the lifecycle)', async () => {
+    const result = await submitTask(CALLER, { model: PRO, prompt: 'A fox', duration: 5 }, deps);
+    expect(result).toEqual({ task_id: NEW_ID, status: 'pending', cost: 4.2, created_at: NOW.toISOString() });
+    expect(tasks.charges).toEqual([
+      { accountId: ACCOUNT, keyHash: 'key-hash-1', keyHasQuota: false, costUnits: 42_000 },
+    ]);
+    expect(await tasks.get(NEW_ID)).toMatchObject({
+      status: 'pending',
+      form: 'A',
+      cost_units: 42_000,
+      account_id: ACCOUNT,
+      upstream_provider: 'ark',
+      upstream_model: 'doubao-seedance-1-5-pro-251215',
+      deadline_at: new Date(NOW.getTime() + 3600 * 1000).toISOString(),
+    });
+  });
+
+  it('modelId is looked up by id, model by name or id', async () => {
+    const lite = catalogModel(LITE).record.id;
+    const result = await submitTask(
+      CALLER,
+      { modelId: lite, prompt: 'p', imageUrls: ['https://a.example/x.png'] },
+      deps,
+    );
+    expect(result.cost).toBe(3);
+    expect((await tasks.get(NEW_ID))?.form).toBe('B');
+    await submitTask(CALLER, { model: ULTRA, prompt: 'p' }, deps);
+    expect(catalog.calls).toEqual([`findById:${lite}`, `findByNameOrId:${ULTRA}`]);
+  });
+
+  it('an unknown model → 400', async () => {
+    const error = await rejection(submitTask(CALLER, { model: 'nope', prompt: 'p' }, deps));
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect(error.message).toContain('unknown model "nope"');
+  });
+
+  it('an invalid body → 400 and nothing charged', async () => {
+    expect(await rejection(submitTask(CALLER, { model: PRO }, deps))).toBeInstanceOf(InvalidRequestError);
+    expect(tasks.charges).toEqual([]);
+    expect(await tasks.get(NEW_ID)).toBeUndefined();
+  });
+
+  it('insufficient balance → 402, no task stored', async () => {
+    tasks.chargeError = new InsufficientBalanceError();
+    const error = await rejection(submitTask(CALLER, { model: PRO, prompt: 'p' }, deps));
+    expect((error as ApiError).code).toBe(402);
+    expect(await tasks.get(NEW_ID)).toBeUndefined();
+  });
+});
