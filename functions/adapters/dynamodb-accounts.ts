@@ -1,7 +1,7 @@
 /** Accounts and API keys in DynamoDB (read side used by every request); reads are consistent. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { AccountRecord, AccountRepository, ApiKeyRecord, ApiKeyRepository } from '../core/ports/accounts.js';
+import { getItem } from './dynamodb-client.js';
 
 export class DynamoDbAccountRepository implements AccountRepository {
   constructor(
@@ -9,11 +9,8 @@ export class DynamoDbAccountRepository implements AccountRepository {
     private readonly table: string,
   ) {}
 
-  async get(accountId: string): Promise<AccountRecord | undefined> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: { account_id: accountId }, ConsistentRead: true }),
-    );
-    return Item as AccountRecord | undefined;
+  get(accountId: string): Promise<AccountRecord | undefined> {
+    return getItem(this.db, this.table, { account_id: accountId });
   }
 }
 
@@ -23,10 +20,7 @@ export class DynamoDbApiKeyRepository implements ApiKeyRepository {
     private readonly table: string,
   ) {}
 
-  async findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.table, Key: { key_hash: keyHash }, ConsistentRead: true }),
-    );
-    return Item as ApiKeyRecord | undefined;
+  findByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    return getItem(this.db, this.table, { key_hash: keyHash });
   }
 }

@@ -1,10 +1,20 @@
 /** The DynamoDB document client, one per process. The endpoint comes from the SDK's own settings. */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 
 let client: DynamoDBDocumentClient | undefined;
 
 export function dynamoDocumentClient(): DynamoDBDocumentClient {
   client ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
   return client;
+}
+
+/** One item by its key, strongly consistent: every read that decides something must see the last write. */
+export async function getItem<T>(
+  db: DynamoDBDocumentClient,
+  table: string,
+  key: Record<string, string>,
+): Promise<T | undefined> {
+  const { Item } = await db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+  return Item as T | undefined;
 }
