@@ -1,13 +1,8 @@
 /**
- * VideoProvider for Volcengine Ark / BytePlus ModelArk content-generation tasks (Seedance).
- *
- *   POST   {base}/api/v3/contents/generations/tasks       create -> { id }
- *   GET    {base}/api/v3/contents/generations/tasks/{id}  status, content.video_url, error
- *   DELETE {base}/api/v3/contents/generations/tasks/{id}  queued -> cancelled; final -> record deleted;
- *                                                        running/cancelled -> refused
- * Auth is `Authorization: Bearer <ARK_API_KEY>`. Error bodies are `{ error: { code, message, param, type } }`.
- * Sources: BytePlus ModelArk "Create/Retrieve/Cancel or delete a video generation task" API pages and
- * error-code table (docs.byteplus.com/en/docs/ModelArk/1520757 and siblings).
+ * VideoProvider for Volcengine Ark / BytePlus ModelArk video tasks (Seedance): create, get and delete
+ * under {base}/api/v3/contents/generations/tasks, `Authorization: Bearer`, errors as
+ * `{error: {code, message, param, type}}`. Sources: ModelArk API pages "Create/Retrieve/Cancel or delete
+ * a video generation task" and the error-code table (docs.byteplus.com/en/docs/ModelArk/1520757).
  */
 import * as v from 'valibot';
 import type { ProviderJobRequest, ProviderJobStatus, VideoProvider } from '../core/ports/video-provider.js';

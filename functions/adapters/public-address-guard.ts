@@ -1,11 +1,8 @@
 /**
- * SSRF guard for outgoing requests to customer-given URLs (DESIGN §3 row 20): the connection may only go
- * to a public address, and the check happens at connect time, on the very addresses the socket uses.
- *
- * Use `guardedLookup(url, policy)` for node:http(s) `request(url, { lookup })`: it refuses a forbidden
- * IP-literal host at once (Node connects to literals without any lookup), and for a name it resolves
- * every address, refuses the lot if any is forbidden (no mixing a public and a private answer), and hands
- * the checked addresses to the socket, so no second resolution (DNS rebinding) can change the target.
+ * SSRF guard for requests to customer-given URLs (DESIGN §3 row 20): `guardedLookup(url, policy)` for
+ * node:http(s) refuses a forbidden IP literal at once, resolves a name's every address and refuses the
+ * lot if any is forbidden, then hands the checked addresses to the socket (no second resolution, so no
+ * DNS rebinding).
  */
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress } from 'node:dns';

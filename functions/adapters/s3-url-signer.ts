@@ -1,9 +1,7 @@
 /**
- * Presigned S3 GET URLs (SigV4, query-signed, UNSIGNED-PAYLOAD) made with the SDK's own signer, without the
- * S3 client: `@aws-sdk/s3-request-presigner` needs one, which took GetTask, CompleteTask and DeliverWebhook
- * past the 500 KiB bundle budget (to 558-607 KiB). A unit test proves the URLs carry the presigner's signature.
- * Used where no CloudFront distribution is configured (the local runtime); in AWS the CloudFront signer
- * serves 24 h URLs, since these die with the role credentials that sign them.
+ * Presigned S3 GET URLs (SigV4 query signing) with the SDK's signer but no S3 client: the presigner needs
+ * one, which took three bundles past the 500 KiB budget (558–607 KiB). Used where no CloudFront is
+ * configured (local); in AWS CloudFront-signed URLs last 24 h, while these die with the role credentials.
  */
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';

@@ -1,9 +1,7 @@
 /**
- * The cost of a task (spec §1 billing rules, DESIGN §3 rows 13–14), in integer units of 0.0001 CNY.
- *   per_second: price_per_second × duration × multiplier[resolution] + audio_extra (if audio is generated)
- *               + material_surcharge × (reference videos + reference audios)
- *   per_call:   price_per_call × quality_multiplier
- * Each product is rounded half up to a whole unit once, at the multiplication by a decimal.
+ * The cost of a task in integer units of 0.0001 CNY (spec §1, DESIGN §3 rows 13–14): per_second is
+ * price × duration × multiplier[resolution] + audio_extra + material_surcharge × references; per_call is
+ * price_per_call × quality_multiplier. Each product is rounded half up once, at its decimal multiplication.
  */
 import { isZero, multiplyUnits } from './decimal.js';
 import type { Resolution } from './generation-options.js';

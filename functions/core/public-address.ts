@@ -1,12 +1,7 @@
 /**
- * Which IP addresses an outgoing request (webhooks now, reference URLs later) may connect to
- * (DESIGN §3 row 20). Only globally reachable unicast is allowed: loopback, private, shared (CGNAT),
- * link-local (cloud metadata among them), multicast, reserved, documentation and benchmarking ranges
- * are refused, in IPv4, in IPv6, and in the IPv6 forms that carry an IPv4 address inside
- * (IPv4-mapped, IPv4-translated, NAT64 64:ff9b::/96, 6to4 2002::/16).
- *
- * Pure: parses text, no DNS. The adapter functions/adapters/public-address-guard.ts applies it to every
- * address a name resolves to, at connect time.
+ * Which IP addresses an outgoing request may connect to (DESIGN §3 row 20): globally reachable unicast
+ * only, in IPv4, IPv6 and the IPv6 forms that embed an IPv4 address. Pure: parses text, no DNS; the
+ * adapter public-address-guard.ts applies it to every address a name resolves to, at connect time.
  */
 
 type Bytes = readonly number[];

@@ -1,15 +1,8 @@
 /**
- * A local stand-in for Lambda's DynamoDB stream event source mapping: reads a table's stream on DynamoDB
- * Local, keeps the records that match the filter pattern (Lambda's filter criteria, equality rules only),
- * and hands them to the handler in batches as a DynamoDB stream event (the record shape Lambda builds).
- * With ReportBatchItemFailures semantics: when the handler names failed records, or throws, the shard is
- * read again from the earliest failed record after a pause, up to `retryAttempts` times; then the batch is
- * passed over, as Lambda does once its retries are spent. A read that fails is reported and retried: the
- * reader of a shard never gives up while the source runs.
- *
- * It starts at the stream's end, as a new event source at LATEST would: records written while the stack was
- * down are not replayed (the reconciler's first run at start covers them). A shard that closes hands over
- * to its children, read from their start.
+ * Lambda's DynamoDB stream event source, locally: reads a table's stream on DynamoDB Local, keeps what the
+ * filter pattern matches (equality rules only) and hands batches to the handler in Lambda's record shape,
+ * with ReportBatchItemFailures retries (then the batch is passed over, as Lambda does). Starts at LATEST:
+ * what was written while the stack was down is the reconciler's.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';

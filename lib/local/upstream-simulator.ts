@@ -1,14 +1,8 @@
 /**
- * A simulated Volcengine Ark / BytePlus ModelArk content-generation (Seedance) upstream, for local
- * runs and tests. It speaks the task API the real adapter calls:
- *
- *   POST   /api/v3/contents/generations/tasks        -> { id }
- *   GET    /api/v3/contents/generations/tasks/{id}   -> task (status derived from elapsed time)
- *   DELETE /api/v3/contents/generations/tasks/{id}   -> {} (queued: cancel; final: delete record)
- *   GET|HEAD /files/{id}.mp4                         -> the fixture video (stands in for the TOS URL)
- *
- * Prompt markers (`[simulate:fail]`, ...) pick a behaviour per job; see MARKERS.
- * Only node:http: the simulator must start in a plain `tsx` process with no extra dependencies.
+ * A simulated Ark / BytePlus ModelArk (Seedance) upstream for local runs and tests: the task API the
+ * adapter calls (create, get, delete under /api/v3/contents/generations/tasks) and /files/{id}.mp4 in
+ * place of the video URL. Prompt markers (`[simulate:fail]`, …) pick a behaviour per job: see MARKERS.
+ * Only node:http, so it starts in a plain process.
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

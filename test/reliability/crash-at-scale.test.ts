@@ -1,14 +1,7 @@
 /**
- * Crash safety at scale: 200 tasks spread over every state (pending, running, transferring, success,
- * failed, refunded) when the whole local stack is killed with SIGKILL; started again on the same data,
- * every task reaches a final state by itself (the reconciler restarts the lost executions), each task
- * has exactly one upstream job, and every balance is exact to the 0.0001.
- *
- * Timings: the upstream finishes a job 1.5 s after creation and the first poll comes 8 s after the
- * execution starts. In between, a status query finds the job done and records `transferring` (DESIGN §3
- * row 22), which is how the `transferring` wave is caught at the kill. The upstream (simulated) keeps its
- * jobs in the data directory: a real one outlives our crash too. The tasks belong to 20 accounts,
- * each checked to the 0.0001.
+ * Crash safety at scale: 200 tasks in every state when the whole local stack is SIGKILLed; started again
+ * on the same data, every task ends by itself, each has exactly one upstream job, and the balances of its
+ * 20 accounts are exact to the 0.0001. Timings below make a status query catch the `transferring` wave.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,6 +20,9 @@ import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
 
 const RUN = randomUUID().slice(0, 8);
 const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-scale-'));
+// The upstream finishes a job 1.5 s after creation and the first poll comes 8 s after the start: in
+// between, a status query finds the job done and records `transferring` (DESIGN §3 row 22). The simulated
+// upstream keeps its jobs in the data directory, as a real one outlives our crash.
 const OPTIONS: LocalStackOptions = {
   dataDir,
   pollIntervalSeconds: 8,

@@ -1,12 +1,7 @@
 /**
- * Property-based HTTP fuzzing (fast-check) against the local stack: random and mutated methods, paths,
- * headers and bodies. Every answer must be the envelope `{code, message, data}` with the HTTP status of
- * its code, and that code 0 or a 4xx: never a 5xx, never a crash. A request that is refused creates no
- * task and charges nothing: at the end, the fuzzed account holds exactly the tasks of the submits that
- * were accepted (a mutation may well be valid) and its balance is the opening balance minus their cost.
- *
- * FUZZ_RUNS scales the number of cases (default 1: about 3,000 requests); a failure prints fast-check's
- * seed and path, to replay with `fc.assert(..., { seed, path })`.
+ * HTTP fuzzing (fast-check) against the local stack: every answer is the envelope with code 0 or a 4xx,
+ * never a 5xx; a refused request creates no task and charges nothing. FUZZ_RUNS scales the cases
+ * (default 1: about 3,000 requests); a failure prints the seed and path to replay it.
  */
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';

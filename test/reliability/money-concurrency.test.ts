@@ -1,13 +1,7 @@
 /**
- * Money under mixed concurrency: many clients of one account submit (some too expensive for what is
- * left, some bound to fail upstream), cancel and query each other's tasks at once, while the lifecycle
- * runs. The ledger must stay exact to the 0.0001 at every stable moment:
- *
- *   balance = opening − Σ cost of tasks that are in flight or succeeded
- *
- * (failed and cancelled tasks are refunded exactly once; a refused submit charges nothing), and the key's
- * spend equals the same sum. The scenarios (who does what, in which order) come from fast-check, so a
- * failure prints the seed that replays it.
+ * Money under mixed concurrency: clients of one account submit, cancel and query at once while tasks
+ * run; at every stable moment balance = opening − Σ cost of tasks in flight or succeeded, and the key's
+ * spend equals that sum. Scenarios come from fast-check, so a failure prints the seed that replays it.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';

@@ -1,9 +1,7 @@
 /**
- * POST /api/v1/video/generate: validate, price, charge and create in one transaction. Primary course:
- * 1. parse the body and read the model, in parallel with the caller's authentication (one round trip);
- * 2. resolve options and price, check customer URLs;
- * 3. one transaction debits the balance and the key's quota and creates the task (the second round trip).
- * The tasks table's stream starts the lifecycle (functions/workflow/start-executions.ts), not the submit.
+ * POST /api/v1/video/generate. Primary course: parse the body and read the model while the caller is
+ * authenticated (one round trip); resolve options, price, check customer URLs; one transaction debits
+ * the balance and the key's quota and creates the task. The tasks stream starts its lifecycle.
  */
 import { InvalidRequestError } from '../api-error.js';
 import { parseGenerationBody } from '../generation-request.js';
