@@ -1,15 +1,35 @@
-/** Tasks in DynamoDB. Every state change is conditional on the states allowed before it. */
+/**
+ * Tasks in DynamoDB. Every state change is conditional on the states allowed before it. A task in flight
+ * carries its shard of the in-flight index (TASKS_IN_FLIGHT_INDEX): every write of a task in flight sets it,
+ * a final move removes it.
+ */
+import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { TASKS_BY_STATUS_INDEX } from './resources.js';
+import { TASKS_IN_FLIGHT_INDEX } from './resources.js';
 import { AuthenticationError, InsufficientBalanceError, KeyQuotaExceededError } from '../core/api-error.js';
 import { KeyChangedError } from '../core/ports/task-repository.js';
-import type { Charge, TaskRepository } from '../core/ports/task-repository.js';
+import type { Charge, StaleTask, TaskRepository } from '../core/ports/task-repository.js';
 import type { TaskRecord } from '../core/task.js';
-import { statesBefore } from '../core/task-status.js';
+import { isFinal, statesBefore } from '../core/task-status.js';
 import type { TaskStatus } from '../core/task-status.js';
 import { withTransactionConflictRetry } from './transaction-retry.js';
+
+const SHARD = TASKS_IN_FLIGHT_INDEX.partitionKey;
+const IN_FLIGHT_VALUES = { ':pending': 'pending', ':running': 'running', ':transferring': 'transferring' };
+const IS_IN_FLIGHT = '#status IN (:pending, :running, :transferring)';
+
+/** The task's shard of the in-flight index: a hash of its id, so tasks spread evenly over the shards. */
+export function inFlightShard(taskId: string): string {
+  return String(createHash('sha256').update(taskId).digest().readUInt32BE(0) % TASKS_IN_FLIGHT_INDEX.shards);
+}
+
+/** The stored item without the index's bookkeeping. */
+function toTask(item: Record<string, unknown>): TaskRecord {
+  const { [SHARD]: _shard, ...task } = item;
+  return task as unknown as TaskRecord;
+}
 
 export interface TaskTables {
   tasks: string;
@@ -28,7 +48,7 @@ export class DynamoDbTaskRepository implements TaskRepository {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tables.tasks, Key: { task_id: taskId }, ConsistentRead: true }),
     );
-    return Item as TaskRecord | undefined;
+    return Item && toTask(Item);
   }
 
   async createCharged(task: TaskRecord, charge: Charge): Promise<void> {
@@ -65,7 +85,11 @@ export class DynamoDbTaskRepository implements TaskRepository {
           },
         },
         {
-          Put: { TableName: this.tables.tasks, Item: task, ConditionExpression: 'attribute_not_exists(task_id)' },
+          Put: {
+            TableName: this.tables.tasks,
+            Item: isFinal(task.status) ? task : { ...task, [SHARD]: inFlightShard(task.task_id) },
+            ConditionExpression: 'attribute_not_exists(task_id)',
+          },
         },
       ],
     });
@@ -84,14 +108,20 @@ export class DynamoDbTaskRepository implements TaskRepository {
         new UpdateCommand({
           TableName: this.tables.tasks,
           Key: { task_id: taskId },
-          UpdateExpression: 'SET upstream_job_id = :job, #status = :running, updated_at = :now',
+          UpdateExpression: 'SET upstream_job_id = :job, #status = :running, updated_at = :now, #shard = :shard',
           ConditionExpression: 'attribute_not_exists(upstream_job_id) AND #status IN (:pending, :running)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':job': jobId, ':running': 'running', ':pending': 'pending', ':now': now },
+          ExpressionAttributeNames: { '#status': 'status', '#shard': SHARD },
+          ExpressionAttributeValues: {
+            ':job': jobId,
+            ':running': 'running',
+            ':pending': 'pending',
+            ':now': now,
+            ':shard': inFlightShard(taskId),
+          },
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return Attributes as TaskRecord;
+      return toTask(Attributes ?? {});
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const current = await this.get(taskId);
@@ -101,7 +131,7 @@ export class DynamoDbTaskRepository implements TaskRepository {
   }
 
   async moveTo(taskId: string, to: TaskStatus, fields: Partial<TaskRecord>, now: string): Promise<boolean> {
-    const update = conditionalMove(to, { ...fields, updated_at: now });
+    const update = conditionalMove(taskId, to, { ...fields, updated_at: now });
     try {
       await this.db.send(new UpdateCommand({ TableName: this.tables.tasks, Key: { task_id: taskId }, ...update }));
       return true;
@@ -114,6 +144,7 @@ export class DynamoDbTaskRepository implements TaskRepository {
   async refund(task: TaskRecord, to: 'failed' | 'refunded', errorMessage: string, now: string): Promise<boolean> {
     const cost = task.cost_units;
     const taskMove = conditionalMove(
+      task.task_id,
       to,
       { error_message: errorMessage, finished_at: now, refunded_at: now, updated_at: now },
       'attribute_not_exists(refunded_at)',
@@ -160,22 +191,46 @@ export class DynamoDbTaskRepository implements TaskRepository {
     }
   }
 
-  async *findStale(status: TaskStatus, updatedBefore: string): AsyncIterable<TaskRecord> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
+  /** One page per shard, at most `limit` each, oldest first; then the oldest `limit` of them all. */
+  async findStale(updatedBefore: string, limit: number): Promise<StaleTask[]> {
+    const shards = Array.from({ length: TASKS_IN_FLIGHT_INDEX.shards }, (_, shard) => String(shard));
+    const pages = await Promise.all(
+      shards.map((shard) =>
+        this.db.send(
+          new QueryCommand({
+            TableName: this.tables.tasks,
+            IndexName: TASKS_IN_FLIGHT_INDEX.name,
+            KeyConditionExpression: '#shard = :shard AND updated_at < :before',
+            ExpressionAttributeNames: { '#shard': SHARD },
+            ExpressionAttributeValues: { ':shard': shard, ':before': updatedBefore },
+            Limit: limit,
+          }),
+        ),
+      ),
+    );
+    return pages
+      .flatMap((page) => (page.Items ?? []).map((item) => toTask(item) as StaleTask))
+      .sort((a, b) => a.updated_at.localeCompare(b.updated_at))
+      .slice(0, limit);
+  }
+
+  async touch(taskId: string, now: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
           TableName: this.tables.tasks,
-          IndexName: TASKS_BY_STATUS_INDEX.name,
-          KeyConditionExpression: '#status = :status AND updated_at < :before',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':status': status, ':before': updatedBefore },
-          ExclusiveStartKey: startKey,
+          Key: { task_id: taskId },
+          UpdateExpression: 'SET updated_at = :now, #shard = :shard',
+          ConditionExpression: IS_IN_FLIGHT,
+          ExpressionAttributeNames: { '#status': 'status', '#shard': SHARD },
+          ExpressionAttributeValues: { ':now': now, ':shard': inFlightShard(taskId), ...IN_FLIGHT_VALUES },
         }),
       );
-      for (const item of page.Items ?? []) yield item as TaskRecord;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   }
 
   async recordExecution(taskId: string, executionName: string, now: string): Promise<boolean> {
@@ -184,16 +239,15 @@ export class DynamoDbTaskRepository implements TaskRepository {
         new UpdateCommand({
           TableName: this.tables.tasks,
           Key: { task_id: taskId },
-          UpdateExpression: 'SET execution_name = :name, updated_at = :now ADD restarts :one',
-          ConditionExpression: '#status IN (:pending, :running, :transferring)',
-          ExpressionAttributeNames: { '#status': 'status' },
+          UpdateExpression: 'SET execution_name = :name, updated_at = :now, #shard = :shard ADD restarts :one',
+          ConditionExpression: IS_IN_FLIGHT,
+          ExpressionAttributeNames: { '#status': 'status', '#shard': SHARD },
           ExpressionAttributeValues: {
             ':name': executionName,
             ':now': now,
             ':one': 1,
-            ':pending': 'pending',
-            ':running': 'running',
-            ':transferring': 'transferring',
+            ':shard': inFlightShard(taskId),
+            ...IN_FLIGHT_VALUES,
           },
         }),
       );
@@ -218,12 +272,16 @@ export class DynamoDbTaskRepository implements TaskRepository {
   }
 }
 
-/** SET status and fields, on condition that the task is in a state allowed before `to`. */
-function conditionalMove(to: TaskStatus, fields: Record<string, unknown>, extraCondition?: string) {
+/**
+ * SET status and fields, on condition that the task is in a state allowed before `to`. A move to a final state
+ * takes the task out of the in-flight index; any other move keeps it there.
+ */
+function conditionalMove(taskId: string, to: TaskStatus, fields: Record<string, unknown>, extraCondition?: string) {
   const names: Record<string, string> = { '#status': 'status' };
   const values: Record<string, unknown> = { ':to': to };
   const sets = ['#status = :to'];
-  for (const [field, value] of Object.entries(fields)) {
+  const inFlight = isFinal(to) ? {} : { [SHARD]: inFlightShard(taskId) };
+  for (const [field, value] of Object.entries({ ...fields, ...inFlight })) {
     if (value === undefined) continue;
     names[`#${field}`] = field;
     values[`:${field}`] = value;
@@ -234,8 +292,9 @@ function conditionalMove(to: TaskStatus, fields: Record<string, unknown>, extraC
     return `:from${index}`;
   });
   const condition = `#status IN (${from.join(', ')})`;
+  if (isFinal(to)) names['#in_flight'] = SHARD;
   return {
-    UpdateExpression: `SET ${sets.join(', ')}`,
+    UpdateExpression: `SET ${sets.join(', ')}${isFinal(to) ? ' REMOVE #in_flight' : ''}`,
     ConditionExpression: extraCondition ? `${condition} AND ${extraCondition}` : condition,
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,

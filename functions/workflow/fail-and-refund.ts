@@ -2,11 +2,24 @@
 import * as v from 'valibot';
 import { failAndRefund } from '../core/use-cases/lifecycle-steps.js';
 import { webhookNotice } from '../core/use-cases/webhook-notice.js';
+import { logger } from '../adapters/logger.js';
+import { videoProviders } from '../adapters/provider-dependencies.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
 
-const deps = { tasks: taskRepository(), now: () => new Date() };
+const deps = {
+  tasks: taskRepository(),
+  // 5 s a request: the cancel (DELETE, then maybe a GET) fits the function's timeout after the refund.
+  providers: videoProviders(5_000),
+  now: () => new Date(),
+  onUpstreamCancelFailure: (taskId: string, jobId: string, error: unknown) =>
+    logger.error('the task failed and was refunded, but cancelling its upstream job failed', {
+      task_id: taskId,
+      upstream_job_id: jobId,
+      error: error as Error,
+    }),
+};
 
 const Input = v.object({
   task_id: taskId,

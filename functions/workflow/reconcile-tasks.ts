@@ -1,4 +1,7 @@
-/** Scheduled (every minute in AWS; at start-up and periodically locally): restart stuck executions. */
+/**
+ * Scheduled (every minute in AWS; at start-up and periodically locally): restart stuck executions. A
+ * throttled task waits for the next run; any other error fails the run once every task was looked at.
+ */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { reconcileTasks } from '../core/use-cases/reconcile-tasks.js';
@@ -14,6 +17,8 @@ const deps = {
   now: () => new Date(),
   onRestart: (taskId: string, executionName: string, reason: string) =>
     logger.warn('restarted the execution of a stuck task', { task_id: taskId, execution: executionName, reason }),
+  onError: (taskId: string, error: unknown) =>
+    logger.error('could not reconcile a task', { task_id: taskId, error: error as Error }),
 };
 /** Tasks untouched for less than this are left alone: their execution may be starting right now. */
 const DEFAULT_MIN_AGE_SECONDS = readEnv('reconcileMinAgeSeconds');
@@ -24,9 +29,8 @@ export const handler = middy<{ minAgeSeconds?: number } | undefined, unknown>()
   .handler(async (event) => {
     const minAgeSeconds = typeof event?.minAgeSeconds === 'number' ? event.minAgeSeconds : DEFAULT_MIN_AGE_SECONDS;
     const report = await reconcileTasks(deps, minAgeSeconds * 1000);
-    if (report.restarted > 0) {
-      logger.info('reconciled', { ...report });
-      countMetric(METRIC.tasksRestarted, report.restarted);
-    }
+    if (report.restarted > 0) countMetric(METRIC.tasksRestarted, report.restarted);
+    if (report.restarted > 0 || report.throttled > 0 || report.failed > 0) logger.info('reconciled', { ...report });
+    if (report.failed > 0) throw new Error(`${report.failed} task(s) could not be reconciled (logged above)`);
     return report;
   });

@@ -18,17 +18,18 @@ import {
   physicalNames,
   TABLES,
   TASK_STARTS,
-  TASKS_BY_STATUS_INDEX,
+  TASKS_IN_FLIGHT_INDEX,
+  TASKS_WEBHOOK_PENDING_INDEX,
   WEBHOOK_QUEUE,
 } from '../../functions/adapters/resources.js';
 import type { RouteDefinition, WorkflowFunctionDefinition } from '../routes.js';
 import { ALL_FUNCTIONS, API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import type { DynamoDbAction } from './function-access.js';
 import {
-  changeMessageVisibility,
   config,
   queryIndex,
   secret,
+  sendWebhookMessages,
   table,
   taskExecutions,
   writeVideos,
@@ -180,14 +181,15 @@ export class ServiceFunctions extends Construct {
         uses: [...taskRepository(['GetItem', 'UpdateItem']), ...videoUrlSigner],
         timeout: Duration.seconds(25),
       },
-      FailAndRefund: { uses: refunds, timeout: Duration.seconds(25) },
+      FailAndRefund: { uses: [...refunds, ...upstream], timeout: Duration.seconds(25) },
 
       // Webhook consumer (webhook-dependencies.ts): per-account signing secrets live in the accounts table.
       [WEBHOOK_QUEUE.consumer.id]: {
         uses: [
           ...taskRepository(['GetItem', 'UpdateItem'], ['GetItem', 'UpdateItem']),
           ...videoUrlSigner,
-          changeMessageVisibility(WEBHOOK_QUEUE.envVar, data.webhookQueue),
+          // Retries and hops are new messages; parked ones go to the dead-letter queue.
+          sendWebhookMessages(WEBHOOK_QUEUE.envVar, data.webhookQueue, data.webhookDeadLetterQueue),
         ],
         timeout: Duration.seconds(WEBHOOK_QUEUE.consumer.timeoutSeconds),
       },
@@ -202,8 +204,18 @@ export class ServiceFunctions extends Construct {
       ReconcileTasks: {
         uses: [
           ...taskRepository(['UpdateItem']),
-          queryIndex(TABLES.tasks, tables.tasks, TASKS_BY_STATUS_INDEX.name),
+          queryIndex(TABLES.tasks, tables.tasks, TASKS_IN_FLIGHT_INDEX.name),
           taskExecutions(stateMachine, names.stateMachine, { start: true, executionActions: ['DescribeExecution'] }),
+        ],
+        timeout: Duration.seconds(50),
+      },
+      // Scheduled: sends again the webhooks that final tasks still owe, once overdue.
+      RequeueWebhooks: {
+        uses: [
+          table(TABLES.tasks, tables.tasks, 'UpdateItem'),
+          queryIndex(TABLES.tasks, tables.tasks, TASKS_WEBHOOK_PENDING_INDEX.name),
+          sendWebhookMessages(WEBHOOK_QUEUE.envVar, data.webhookQueue, data.webhookDeadLetterQueue),
+          config({ [ENV.webhookRequeueAfterSeconds.name]: ENV.webhookRequeueAfterSeconds.default }),
         ],
         timeout: Duration.seconds(50),
       },
@@ -238,6 +250,10 @@ export class ServiceFunctions extends Construct {
       new SqsEventSource(data.webhookQueue, {
         batchSize: consumer.batchSize,
         reportBatchItemFailures: consumer.reportBatchItemFailures,
+        // At most this many batches at once, so a burst cannot take all of the account's Lambda concurrency;
+        // the poller then stops receiving rather than having its invocations throttled, so no message burns
+        // a receive on a throttle ("Configuring scaling behavior for SQS event source mappings", Lambda guide).
+        maxConcurrency: consumer.maxConcurrency,
       }),
     );
 

@@ -34,7 +34,7 @@ export interface LocalStepFunctionsOptions {
   waitTimeOverrides?: Overrides['waitTimeOverrides'];
 }
 
-export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED';
+export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED' | 'TIMED_OUT';
 
 export interface ExecutionRecord {
   executionArn: string;
@@ -64,9 +64,11 @@ export interface LocalStepFunctions {
 
 export async function startLocalStepFunctions(o: LocalStepFunctionsOptions): Promise<LocalStepFunctions> {
   const tasks = taskInvokers(o);
-  // The library validates the rest (schema, JSONPaths, Resource ARNs, reachability).
-  const machine = new StateMachine(o.definition as unknown as StateMachineDefinition);
-  const executions = new Executions(machine, tasks, o);
+  // The library validates the rest (schema, JSONPaths, Resource ARNs, reachability). The machine's own
+  // TimeoutSeconds is kept from it: Executions times out an execution itself, as StopExecution ends one.
+  const { TimeoutSeconds: timeoutSeconds, ...definition } = o.definition as AslDefinition;
+  const machine = new StateMachine(definition as unknown as StateMachineDefinition);
+  const executions = new Executions(machine, tasks, o, timeoutSeconds as number | undefined);
   const server = createServer((req, res) => void handleHttp(req, res, executions));
   const endpoint = await listen(server);
   return {
@@ -98,7 +100,9 @@ const SQS_SEND_MESSAGE = 'arn:aws:states:::sqs:sendMessage';
  */
 function taskInvokers(o: LocalStepFunctionsOptions): Map<string, TaskInvoker> {
   const { States = {}, TimeoutSeconds } = o.definition as AslDefinition;
-  if (TimeoutSeconds !== undefined) throw new Error('The machine-level TimeoutSeconds is not served locally');
+  if (TimeoutSeconds !== undefined && !(Number.isInteger(TimeoutSeconds) && (TimeoutSeconds as number) > 0)) {
+    throw new Error('The machine-level TimeoutSeconds must be a positive integer');
+  }
   const invokers = new Map<string, TaskInvoker>();
   for (const [name, state] of Object.entries(States)) {
     if (state.Type === 'Parallel' || state.Type === 'Map') {
@@ -201,6 +205,8 @@ class Executions {
     private readonly machine: StateMachine,
     private readonly tasks: Map<string, TaskInvoker>,
     private readonly options: LocalStepFunctionsOptions,
+    /** The machine's TimeoutSeconds, if any. */
+    private readonly timeoutSeconds: number | undefined,
   ) {}
 
   /** The API actions our code sends (functions/adapters/sfn-task-workflow.ts). Task tokens add theirs here. */
@@ -279,6 +285,22 @@ class Executions {
     );
     const execution: Execution = { record, abort: run.abort, inflight, ended, waiting: new Map() };
     this.byArn.set(arn, execution);
+    if (this.timeoutSeconds !== undefined) {
+      // AWS: an execution that runs longer than the machine's TimeoutSeconds fails with States.Timeout, status
+      // TIMED_OUT (Amazon States Language, "State machine structure"; DescribeExecution `status`). Handlers in
+      // flight run on, as a Lambda does.
+      const timer = setTimeout(
+        () =>
+          this.abort(execution, {
+            status: 'TIMED_OUT',
+            error: 'States.Timeout',
+            cause: `The execution ran longer than the state machine's TimeoutSeconds (${this.timeoutSeconds} s)`,
+          }),
+        this.timeoutSeconds * 1000,
+      );
+      timer.unref();
+      void ended.finally(() => clearTimeout(timer));
+    }
     return execution;
   }
 
@@ -317,7 +339,7 @@ class Executions {
     return { stopDate: epochSeconds(execution.record.stopDate!) };
   }
 
-  private abort(execution: Execution, details: { error?: string; cause?: string }): void {
+  private abort(execution: Execution, details: Partial<ExecutionRecord>): void {
     this.finish(execution.record, { status: 'ABORTED', ...details });
     execution.abort();
   }

@@ -271,8 +271,36 @@ describe('local Step Functions server', () => {
       End: true,
     };
     await expect(refusal({ Each: map })).rejects.toThrow(/"Each": Map/);
-    await expect(refusal({ Go: task(lambdaArn('prepare')) }, { TimeoutSeconds: 1 })).rejects.toThrow(
-      /machine-level TimeoutSeconds/,
+    await expect(refusal({ Go: task(lambdaArn('prepare')) }, { TimeoutSeconds: 0.5 })).rejects.toThrow(
+      /machine-level TimeoutSeconds must be a positive integer/,
     );
+  });
+
+  it("times out an execution that outlives the machine's TimeoutSeconds: TIMED_OUT with States.Timeout", async () => {
+    const timed = await startLocalStepFunctions({
+      definition: { ...testDefinition(queueUrl), TimeoutSeconds: 1 },
+      stateMachineArn,
+      lambdaHandlers,
+      sqs,
+    });
+    const client = new SFNClient({ endpoint: timed.endpoint, region, credentials });
+    try {
+      const started = Date.now();
+      const { executionArn } = await client.send(
+        new StartExecutionCommand({ stateMachineArn, name: `timeout-${suffix}`, input: '{"waitSeconds":300}' }),
+      );
+      let execution = await client.send(new DescribeExecutionCommand({ executionArn }));
+      while (execution.status === 'RUNNING' && Date.now() - started < 10_000) {
+        await new Promise((r) => setTimeout(r, 50));
+        execution = await client.send(new DescribeExecutionCommand({ executionArn }));
+      }
+      expect(execution).toMatchObject({ status: 'TIMED_OUT', error: 'States.Timeout' });
+      expect(execution.stopDate!.getTime() - execution.startDate!.getTime()).toBeGreaterThanOrEqual(1000);
+      // A machine without the timeout (the shared one) is unaffected: covered by the tests above.
+    } finally {
+      client.destroy();
+      await timed.close();
+      await timed.idle();
+    }
   });
 });

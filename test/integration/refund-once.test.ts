@@ -1,11 +1,13 @@
 /**
  * A failed task is refunded exactly once, however often (and however concurrently) the refund step runs:
- * the refund is one transaction conditioned on the task not being final yet.
+ * the refund is one transaction conditioned on the task not being final yet. Its upstream job is cancelled
+ * once too, by the run that refunded.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
+import type { VideoProvider } from '../../functions/core/ports/video-provider.js';
 import { failAndRefund } from '../../functions/core/use-cases/lifecycle-steps.js';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
 import { AdminStore } from '../../lib/admin/admin-store.js';
@@ -13,6 +15,19 @@ import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';
 
 const local = useDynamoDbLocal('refund');
+
+/** Records the upstream cancels; the tasks here have no job unless a test records one. */
+class CancelRecorder implements Pick<VideoProvider, 'cancelJob'> {
+  readonly cancelled: string[] = [];
+  async cancelJob(jobId: string): Promise<void> {
+    this.cancelled.push(jobId);
+  }
+}
+const refundDeps = (repository: DynamoDbTaskRepository, upstream = new CancelRecorder()) => ({
+  tasks: repository,
+  providers: { ark: upstream as unknown as VideoProvider },
+  now: () => new Date(),
+});
 
 async function chargedTask(quotaYuan?: string) {
   const admin = new AdminStore(local.db, local.names.tables);
@@ -46,7 +61,7 @@ describe('fail and refund', () => {
   it('refunds once when the step runs twice in a row', async () => {
     const { accountId, task, repository } = await chargedTask();
     expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
-    const deps = { tasks: repository, now: () => new Date() };
+    const deps = refundDeps(repository);
     const error = { Error: 'UpstreamJobFailedError', Cause: 'content rejected' };
     expect(await failAndRefund(task.task_id, error, deps)).toEqual({ status: 'failed', refunded: true });
     expect(await failAndRefund(task.task_id, error, deps)).toMatchObject({ refunded: false });
@@ -63,11 +78,14 @@ describe('fail and refund', () => {
       spent_units: 42_000,
       quota_remaining_units: 158_000,
     });
-    const deps = { tasks: repository, now: () => new Date() };
+    await repository.recordUpstreamJob(task.task_id, 'job-20', new Date().toISOString());
+    const upstream = new CancelRecorder();
+    const deps = refundDeps(repository, upstream);
     const results = await Promise.all(
       Array.from({ length: 20 }, () => failAndRefund(task.task_id, { Error: 'GenerationTimedOutError' }, deps)),
     );
     expect(results.filter((result) => result.refunded)).toHaveLength(1);
+    expect(upstream.cancelled).toEqual(['job-20']);
     expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(100_000);
     expect(await read(local.names.tables.apiKeys, { key_hash: keyHash })).toMatchObject({
       spent_units: 0,
@@ -84,11 +102,7 @@ describe('fail and refund', () => {
       { finished_at: new Date().toISOString() },
       new Date().toISOString(),
     );
-    const result = await failAndRefund(
-      task.task_id,
-      { Error: 'States.Timeout' },
-      { tasks: repository, now: () => new Date() },
-    );
+    const result = await failAndRefund(task.task_id, { Error: 'States.Timeout' }, refundDeps(repository));
     expect(result.refunded).toBe(false);
     expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
     // Even the raw repository call, bypassing the use case's check, is refused by the transaction's condition.

@@ -52,6 +52,8 @@ export class InMemoryTasks implements TaskRepository {
   readonly charges: Charge[] = [];
   readonly refunds: { taskId: string; to: 'failed' | 'refunded'; errorMessage: string }[] = [];
   readonly savedUrls: { taskId: string; url: string; expiresAt: string }[] = [];
+  /** Tasks marked alive (touch), in order. */
+  readonly touched: string[] = [];
   recordUpstreamJobCalls = 0;
   /** Thrown by createCharged when set (e.g. InsufficientBalanceError). */
   chargeError: Error | undefined;
@@ -67,10 +69,20 @@ export class InMemoryTasks implements TaskRepository {
     return task && structuredClone(task);
   }
 
-  async *findStale(status: TaskStatus, updatedBefore: string): AsyncIterable<TaskRecord> {
-    for (const task of this.tasks.values()) {
-      if (task.status === status && task.updated_at < updatedBefore) yield structuredClone(task);
-    }
+  async findStale(updatedBefore: string, limit: number): Promise<TaskRecord[]> {
+    return [...this.tasks.values()]
+      .filter((task) => !isFinal(task.status) && task.updated_at < updatedBefore)
+      .sort((a, b) => a.updated_at.localeCompare(b.updated_at))
+      .slice(0, limit)
+      .map((task) => structuredClone(task));
+  }
+
+  async touch(taskId: string, now: string): Promise<boolean> {
+    const task = this.tasks.get(taskId);
+    if (!task || isFinal(task.status)) return false;
+    task.updated_at = now;
+    this.touched.push(taskId);
+    return true;
   }
 
   async recordExecution(taskId: string, executionName: string, now: string): Promise<boolean> {

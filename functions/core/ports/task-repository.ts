@@ -19,6 +19,9 @@ export class KeyChangedError extends Error {
   }
 }
 
+/** What the reconciler reads of a task in flight (all the in-flight index holds). */
+export type StaleTask = Pick<TaskRecord, 'task_id' | 'status' | 'updated_at' | 'execution_name' | 'restarts'>;
+
 export interface TaskRepository {
   get(taskId: string): Promise<TaskRecord | undefined>;
   /**
@@ -37,8 +40,13 @@ export interface TaskRepository {
    */
   refund(task: TaskRecord, to: 'failed' | 'refunded', errorMessage: string, now: string): Promise<boolean>;
   saveVideoUrl(taskId: string, url: string, expiresAt: string): Promise<void>;
-  /** Tasks in `status` last changed before `updatedBefore` (ISO), page by page. */
-  findStale(status: TaskStatus, updatedBefore: string): AsyncIterable<TaskRecord>;
+  /**
+   * Tasks in flight (pending, running, transferring) last touched before `updatedBefore` (ISO): the oldest
+   * `limit` of them, oldest first.
+   */
+  findStale(updatedBefore: string, limit: number): Promise<StaleTask[]>;
+  /** Marks a task in flight as alive (its `updated_at` = `now`). Returns false when it is final. */
+  touch(taskId: string, now: string): Promise<boolean>;
   /** Records that the task is now driven by `executionName`, if it is still in flight. */
   recordExecution(taskId: string, executionName: string, now: string): Promise<boolean>;
 }

@@ -18,6 +18,13 @@ import {
   UpstreamJobFailedError,
 } from '../workflow-errors.js';
 
+/**
+ * How often a poll marks its task alive (updated_at), at most: one write a minute at the loop's cadence. The
+ * reconciler looks only at tasks untouched for RECONCILE_MIN_AGE_SECONDS (default 120 s), which must stay above
+ * this plus the longest wait between polls (60 s), so that a live execution is not described every minute.
+ */
+export const HEARTBEAT_MS = 30_000;
+
 export interface LifecycleDeps {
   tasks: TaskRepository;
   providers: Readonly<Record<string, VideoProvider>>;
@@ -42,6 +49,10 @@ export async function startUpstreamJob(taskId: string, deps: LifecycleDeps): Pro
   const task = await loadTask(taskId, deps.tasks);
   if (isFinal(task.status)) return { state: 'final' };
   if (task.upstream_job_id) return { state: 'started', job_id: task.upstream_job_id };
+  // A task restarted after its deadline (its execution timed out, or never ran) gets no job it could not use.
+  if (deps.now().getTime() > Date.parse(task.deadline_at)) {
+    throw new GenerationTimedOutError(`the task was not started by ${task.deadline_at}`);
+  }
   const jobId = await createUpstreamJob(task, deps);
   const recorded = await deps.tasks.recordUpstreamJob(task.task_id, jobId, deps.now().toISOString());
   if (recorded.upstream_job_id === jobId) return { state: 'started', job_id: jobId };
@@ -77,7 +88,7 @@ export async function pollUpstreamJob(taskId: string, deps: LifecycleDeps): Prom
   }
   const jobId = task.upstream_job_id;
   if (!jobId) throw new TaskNotFoundError(`task ${taskId} has no upstream job to poll`);
-  const job = await askUpstream(task, jobId, deps);
+  const job = await askUpstream(task, jobId, now, deps);
   switch (job.state) {
     case 'succeeded': {
       const moved = await deps.tasks.moveTo(taskId, 'transferring', {}, now.toISOString());
@@ -89,7 +100,7 @@ export async function pollUpstreamJob(taskId: string, deps: LifecycleDeps): Prom
     case 'cancelled':
       throw new UpstreamJobFailedError('the generator cancelled the task');
     default:
-      throw new GenerationInProgressError(`upstream job ${jobId} is ${job.state}`);
+      throw await stillGenerating(task, now, deps, `upstream job ${jobId} is ${job.state}`);
   }
 }
 
@@ -98,15 +109,26 @@ export async function pollUpstreamJob(taskId: string, deps: LifecycleDeps): Prom
  * the task's deadline. Step Functions counts a retrier's attempts over the whole life of the state, so a
  * retrier of its own would fail a long generation after a handful of hiccups spread over hours.
  */
-async function askUpstream(task: TaskRecord, jobId: string, deps: LifecycleDeps) {
+async function askUpstream(task: TaskRecord, jobId: string, now: Date, deps: LifecycleDeps) {
   try {
     return await providerOf(task, deps).getJob(jobId);
   } catch (error) {
     if (error instanceof UpstreamTransientError) {
-      throw new GenerationInProgressError(`upstream unavailable (${error.message}); polling again`);
+      throw await stillGenerating(task, now, deps, `upstream unavailable (${error.message}); polling again`);
     }
     throw error;
   }
+}
+
+/**
+ * The error that makes the loop poll again, after marking the task alive for the reconciler (at most every
+ * HEARTBEAT_MS). Best effort: a missed mark costs the reconciler one look at a running execution, no more.
+ */
+async function stillGenerating(task: TaskRecord, now: Date, deps: LifecycleDeps, message: string) {
+  if (now.getTime() - Date.parse(task.updated_at) >= HEARTBEAT_MS) {
+    await deps.tasks.touch(task.task_id, now.toISOString()).catch(() => false);
+  }
+  return new GenerationInProgressError(message);
 }
 
 export interface TransferDeps {
@@ -144,14 +166,32 @@ export async function completeTask(taskId: string, videoKey: string, deps: Compl
 
 export interface RefundDeps {
   tasks: TaskRepository;
+  /** Adapters with a short timeout: the refund step has seconds, not minutes. */
+  providers: Readonly<Record<string, VideoProvider>>;
   now: () => Date;
+  /** Told when the upstream job of a task just failed could not be cancelled. */
+  onUpstreamCancelFailure?: (taskId: string, jobId: string, error: unknown) => void;
 }
 
-/** Fails the task and refunds it in one transaction that succeeds at most once, however often it runs. */
+/**
+ * Fails the task and refunds it in one transaction that succeeds at most once, however often it runs. Then,
+ * only in the run whose transaction refunded (as a cancel does: the refund decides who cleans up), the upstream
+ * job is cancelled, best effort: a job still queued stops there instead of generating a video nobody collects.
+ * The refund comes first so that an upstream that is slow or down never delays or fails it. A transferring
+ * task's job has already succeeded: nothing to stop.
+ */
 export async function failAndRefund(taskId: string, error: StepError, deps: RefundDeps) {
   const task = await deps.tasks.get(taskId);
   if (!task || isFinal(task.status)) return { status: task?.status ?? 'missing', refunded: false };
   const refunded = await deps.tasks.refund(task, 'failed', describeFailure(error), deps.now().toISOString());
+  const jobId = task.upstream_job_id;
+  if (refunded && jobId && task.status !== 'transferring') {
+    try {
+      await providerOf(task, deps).cancelJob(jobId);
+    } catch (cancelError) {
+      deps.onUpstreamCancelFailure?.(taskId, jobId, cancelError);
+    }
+  }
   return { status: 'failed', refunded };
 }
 
@@ -161,7 +201,7 @@ async function loadTask(taskId: string, tasks: TaskRepository): Promise<TaskReco
   return task;
 }
 
-function providerOf(task: TaskRecord, deps: LifecycleDeps): VideoProvider {
+function providerOf(task: TaskRecord, deps: Pick<LifecycleDeps, 'providers'>): VideoProvider {
   const provider = deps.providers[task.upstream_provider];
   if (!provider) throw new Error(`no adapter for upstream provider ${task.upstream_provider}`);
   return provider;

@@ -16,6 +16,7 @@ import {
   videoKeyOf,
 } from '../../../functions/core/use-cases/lifecycle-steps.js';
 import type { LifecycleDeps } from '../../../functions/core/use-cases/lifecycle-steps.js';
+import { HEARTBEAT_MS } from '../../../functions/core/use-cases/lifecycle-steps.js';
 import {
   GenerationInProgressError,
   GenerationTimedOutError,
@@ -117,6 +118,14 @@ describe('lifecycle steps', () => {
       expect(provider.created).toEqual([]);
     });
 
+    it('a task past its deadline without a job (restarted late) gets none: GenerationTimedOutError', async () => {
+      now = new Date(Date.parse(taskRecord().deadline_at) + 1);
+      expect(await rejection(startUpstreamJob(TASK_ID, deps))).toBeInstanceOf(GenerationTimedOutError);
+      expect(provider.created).toEqual([]);
+      use(taskRecord({ status: 'running', upstream_job_id: 'job-9' }));
+      expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'started', job_id: 'job-9' });
+    });
+
     it('a failed create records nothing, so the job is not taken as created', async () => {
       provider.createError = new UpstreamRejectedError('prompt refused');
       expect(await rejection(startUpstreamJob(TASK_ID, deps))).toBeInstanceOf(UpstreamRejectedError);
@@ -156,6 +165,27 @@ describe('lifecycle steps', () => {
       expect(error).toBeInstanceOf(GenerationInProgressError);
       expect(error.message).toContain('503 Service Unavailable');
       expect((await tasks.get(TASK_ID))?.status).toBe('running');
+    });
+
+    it('still generating: marks the task alive (updated_at) for the reconciler, at most every HEARTBEAT_MS', async () => {
+      use(taskRecord({ status: 'running', upstream_job_id: 'job-1', updated_at: '2026-11-21T09:59:00.000Z' }));
+      await rejection(pollUpstreamJob(TASK_ID, deps));
+      expect(await tasks.get(TASK_ID)).toMatchObject({ status: 'running', updated_at: NOW.toISOString() });
+      // The next poll within the interval writes nothing.
+      now = new Date(NOW.getTime() + HEARTBEAT_MS - 1);
+      await rejection(pollUpstreamJob(TASK_ID, deps));
+      expect(tasks.touched).toEqual([TASK_ID]);
+      now = new Date(NOW.getTime() + HEARTBEAT_MS);
+      provider.getError = new UpstreamTransientError('503 Service Unavailable');
+      await rejection(pollUpstreamJob(TASK_ID, deps));
+      expect(tasks.touched).toEqual([TASK_ID, TASK_ID]);
+    });
+
+    it('a mark that fails (DynamoDB throttled) does not fail the poll: the loop goes on', async () => {
+      tasks.touch = async () => {
+        throw Object.assign(new Error('Rate exceeded'), { name: 'ThrottlingException' });
+      };
+      expect(await rejection(pollUpstreamJob(TASK_ID, deps))).toBeInstanceOf(GenerationInProgressError);
     });
 
     it('any other upstream error is not taken for a pause', async () => {
@@ -272,12 +302,57 @@ describe('lifecycle steps', () => {
 
   describe('failAndRefund', () => {
     const error = { Error: 'UpstreamJobFailedError', Cause: JSON.stringify({ errorMessage: 'content policy' }) };
+    const cancelFailures: unknown[] = [];
+    const refundDeps = () => ({
+      tasks,
+      providers: { ark: provider },
+      now: () => now,
+      onUpstreamCancelFailure: (_taskId: string, _jobId: string, failure: unknown) => cancelFailures.push(failure),
+    });
+    beforeEach(() => (cancelFailures.length = 0));
+
+    it.each(['pending', 'running'] as const)(
+      'a %s task with an upstream job: refunded first, then its job is cancelled, once however often it runs',
+      async (status) => {
+        use(taskRecord({ status, upstream_job_id: 'job-7' }));
+        const cancelsAtRefund: string[][] = [];
+        const refund = tasks.refund.bind(tasks);
+        tasks.refund = async (...args) => {
+          cancelsAtRefund.push([...provider.cancelled]);
+          return refund(...args);
+        };
+        expect(await failAndRefund(TASK_ID, error, refundDeps())).toEqual({ status: 'failed', refunded: true });
+        expect(await failAndRefund(TASK_ID, error, refundDeps())).toMatchObject({ refunded: false });
+        expect(cancelsAtRefund).toEqual([[]]);
+        expect(provider.cancelled).toEqual(['job-7']);
+      },
+    );
+
+    it('a transferring task: its job has succeeded upstream, nothing to cancel', async () => {
+      use(taskRecord({ status: 'transferring', upstream_job_id: 'job-7' }));
+      expect((await failAndRefund(TASK_ID, error, refundDeps())).refunded).toBe(true);
+      expect(provider.cancelled).toEqual([]);
+    });
+
+    it('a task already final (a cancel won): no refund and no upstream call', async () => {
+      use(taskRecord({ status: 'refunded', upstream_job_id: 'job-7' }));
+      expect((await failAndRefund(TASK_ID, error, refundDeps())).refunded).toBe(false);
+      expect(provider.cancelled).toEqual([]);
+    });
+
+    it('a cancel the upstream refuses is reported; the refund stands', async () => {
+      use(taskRecord({ status: 'running', upstream_job_id: 'job-7' }));
+      provider.cancelError = new UpstreamRejectedError('Ark refused to cancel running task job-7');
+      expect(await failAndRefund(TASK_ID, error, refundDeps())).toEqual({ status: 'failed', refunded: true });
+      expect(cancelFailures).toEqual([provider.cancelError]);
+      expect((await tasks.get(TASK_ID))?.status).toBe('failed');
+    });
 
     it.each(['pending', 'running', 'transferring'] as const)(
       'a %s task fails and is refunded with the customer-facing reason',
       async (status) => {
         use(taskRecord({ status }));
-        expect(await failAndRefund(TASK_ID, error, { tasks, now: () => now })).toEqual({
+        expect(await failAndRefund(TASK_ID, error, refundDeps())).toEqual({
           status: 'failed',
           refunded: true,
         });
@@ -293,14 +368,14 @@ describe('lifecycle steps', () => {
 
     it.each(['success', 'failed', 'refunded'] as const)('a %s task: does nothing', async (status: TaskStatus) => {
       use(taskRecord({ status }));
-      expect(await failAndRefund(TASK_ID, error, { tasks, now: () => now })).toEqual({ status, refunded: false });
+      expect(await failAndRefund(TASK_ID, error, refundDeps())).toEqual({ status, refunded: false });
       expect(tasks.refunds).toEqual([]);
       expect((await tasks.get(TASK_ID))?.status).toBe(status);
     });
 
     it('run twice, it refunds once', async () => {
-      await failAndRefund(TASK_ID, error, { tasks, now: () => now });
-      expect(await failAndRefund(TASK_ID, error, { tasks, now: () => now })).toEqual({
+      await failAndRefund(TASK_ID, error, refundDeps());
+      expect(await failAndRefund(TASK_ID, error, refundDeps())).toEqual({
         status: 'failed',
         refunded: false,
       });
@@ -309,18 +384,14 @@ describe('lifecycle steps', () => {
 
     it('a missing task: nothing to refund', async () => {
       use();
-      expect(await failAndRefund(TASK_ID, error, { tasks, now: () => now })).toEqual({
+      expect(await failAndRefund(TASK_ID, error, refundDeps())).toEqual({
         status: 'missing',
         refunded: false,
       });
     });
 
     it('an unknown error is stored without internals', async () => {
-      await failAndRefund(
-        TASK_ID,
-        { Error: 'TypeError', Cause: 'x is undefined at /var/task' },
-        { tasks, now: () => now },
-      );
+      await failAndRefund(TASK_ID, { Error: 'TypeError', Cause: 'x is undefined at /var/task' }, refundDeps());
       expect((await tasks.get(TASK_ID))?.error_message).toBe('internal error while processing the task');
     });
   });
