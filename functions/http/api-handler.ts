@@ -1,6 +1,6 @@
 /**
  * The one middy chain of every route: request logging context → envelope (errors included) → auth and
- * rate limit → the route's function. Routes only parse their input and call one use case.
+ * rate limit → the body's size → the route's function. Routes only parse their input and call one use case.
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -30,7 +30,23 @@ export function authenticatedRoute(route: RouteFunction) {
     .use(publishMetrics())
     .use(apiEnvelope())
     .use(authenticateCaller(authDeps))
-    .handler(async (event, context) => route(event, (context as CallerContext).caller) as never);
+    .handler(async (event, context) => {
+      const caller = (context as CallerContext).caller;
+      if (bodyBytes(event) > MAX_BODY_BYTES) {
+        await caller; // an auth error wins, as everywhere; the body is never parsed
+        throw new InvalidRequestError(`request body exceeds 256 KiB (${MAX_BODY_BYTES} bytes)`);
+      }
+      return route(event, caller) as never;
+    });
+}
+
+/** DESIGN §3 row 29: a larger body is refused (400) before any route parses it. */
+export const MAX_BODY_BYTES = 256 * 1024;
+
+/** The bytes the client sent: a binary body arrives base64-encoded, 4 characters for every 3 bytes. */
+function bodyBytes(event: APIGatewayProxyEventV2): number {
+  if (!event.body) return 0;
+  return Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
 }
 
 export function publicRoute(route: (event: APIGatewayProxyEventV2) => Promise<ApiResult>) {
@@ -41,7 +57,10 @@ export function publicRoute(route: (event: APIGatewayProxyEventV2) => Promise<Ap
     .handler(async (event) => route(event) as never);
 }
 
-/** The JSON body of a request; a body that is not JSON is the client's error (400), never a 500. */
+/**
+ * The JSON body of a request; a body that is not JSON is the client's error (400), never a 500. Only routes of
+ * authenticatedRoute call it, so the body is at most MAX_BODY_BYTES.
+ */
 export function jsonBody(event: APIGatewayProxyEventV2): unknown {
   if (!event.body) throw new InvalidRequestError('request body is required: send a JSON object');
   const decoded = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;

@@ -1,14 +1,21 @@
 /**
  * Operator actions behind the admin CLI and the local stack's seeding: accounts, keys, top-ups and the
- * model catalog. Money enters as yuan text and is stored as integer units, like everywhere else.
+ * model catalog. Money enters as yuan text and is stored as integer units, like everywhere else; no write
+ * takes a balance past MAX_BALANCE_UNITS (checked first, and again by the write's own condition).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../functions/core/api-key.js';
-import { unitsToYuan, yuanToUnits } from '../../functions/core/money.js';
-import type { ApiKeyRecord } from '../../functions/core/ports/accounts.js';
+import {
+  boundedYuanToUnits,
+  MAX_BALANCE_UNITS,
+  MAX_BALANCE_YUAN,
+  unitsToYuan,
+  unitsToYuanText,
+} from '../../functions/core/money.js';
+import type { AccountRecord, ApiKeyRecord } from '../../functions/core/ports/accounts.js';
 import { toVideoModel } from '../../functions/core/video-model.js';
 import {
   AccountNotFoundError,
@@ -16,10 +23,9 @@ import {
   DynamoDbWebhookSecrets,
 } from '../../functions/adapters/dynamodb-webhooks.js';
 import type { TableId } from '../../functions/adapters/resources.js';
+import { AdminError } from './errors.js';
 
-export class AdminError extends Error {
-  override readonly name = 'AdminError';
-}
+export { AdminError };
 
 export interface CreateKeyOptions {
   accountId: string;
@@ -28,6 +34,25 @@ export interface CreateKeyOptions {
   /** Use this plaintext instead of a random key (the local demo key, so scripts can rely on it). */
   plaintext?: string;
 }
+
+/**
+ * The account item as the admin sees it. `status` is the admin's own mark (absent: active): authentication
+ * never reads it (it reads only the key, in one round trip), so disabling an account disables its keys, and
+ * the mark keeps new or re-enabled keys from bringing it back by accident.
+ */
+export interface AdminAccount extends Omit<AccountRecord, 'balance_units'> {
+  /** A bigint when the stored number is past 2^53 (only data older than the balance bound can be). */
+  balance_units: number | bigint;
+  status?: 'active' | 'disabled';
+}
+
+export interface AccountSummary {
+  account: AdminAccount;
+  keys: { total: number; active: number };
+}
+
+const KEY_ID_PATTERN = /^key_[A-Za-z0-9]{1,64}$/;
+const MAX_YUAN_TEXT = MAX_BALANCE_YUAN.toLocaleString('en-US');
 
 export class AdminStore {
   constructor(
@@ -41,7 +66,7 @@ export class AdminStore {
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(accountId)) {
       throw new AdminError('account id must be 1–64 letters, digits, "_", "." or "-"');
     }
-    const units = yuanToUnits(balanceYuan);
+    const units = boundedYuanToUnits(balanceYuan, 'the balance');
     try {
       await this.db.send(
         new PutCommand({
@@ -58,16 +83,41 @@ export class AdminStore {
   }
 
   async accountExists(accountId: string): Promise<boolean> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tables.accounts, Key: { account_id: accountId }, ConsistentRead: true }),
-    );
-    return Item !== undefined;
+    return (await this.account(accountId)) !== undefined;
   }
 
-  /** Creates a key for the account and returns its plaintext, which is never stored. */
+  /** The account with how many keys it has (the keys table is scanned: an admin action, not a request's). */
+  async showAccount(accountId: string): Promise<AccountSummary> {
+    const account = await this.account(accountId);
+    if (!account) throw new AdminError(`account ${accountId} does not exist`);
+    const keys = await this.listKeys(accountId);
+    return { account, keys: { total: keys.length, active: keys.filter((key) => key.status === 'active').length } };
+  }
+
+  /**
+   * Marks the account disabled, then disables every key it has: its requests get 401 at once, in every
+   * function instance (each request reads its key). Marked first, so a key created meanwhile is refused.
+   * Returns how many keys this disabled.
+   */
+  async disableAccount(accountId: string): Promise<number> {
+    await this.setAccountStatus(accountId, 'disabled');
+    let disabled = 0;
+    for (const key of await this.listKeys(accountId)) {
+      if (key.status === 'active' && (await this.setKeyStatus(key, 'disabled'))) disabled += 1;
+    }
+    return disabled;
+  }
+
+  /** Lifts the account's mark; its keys stay as they are (key:enable brings back the ones meant to work). */
+  async enableAccount(accountId: string): Promise<void> {
+    await this.setAccountStatus(accountId, 'active');
+  }
+
+  /**
+   * Creates a key for the account and returns its plaintext, which is never stored. One transaction with a
+   * check of the account, so no key is made for an account that is missing or disabled, even concurrently.
+   */
   async createKey(options: CreateKeyOptions): Promise<{ key: string; record: ApiKeyRecord }> {
-    if (!(await this.accountExists(options.accountId)))
-      throw new AdminError(`account ${options.accountId} does not exist`);
     const key = options.plaintext ?? generateApiKey();
     if (!isWellFormedApiKey(key)) throw new AdminError('an API key is bc_ followed by 16–128 of [A-Za-z0-9_-]');
     if (
@@ -85,46 +135,51 @@ export class AdminStore {
       created_at: this.now().toISOString(),
     };
     if (options.quotaYuan !== undefined) {
-      record.quota_units = yuanToUnits(options.quotaYuan);
+      record.quota_units = boundedYuanToUnits(options.quotaYuan, 'the quota');
       record.quota_remaining_units = record.quota_units;
     }
     if (options.ratePerSecond !== undefined) record.rate_per_second = options.ratePerSecond;
-    try {
-      await this.db.send(
-        new PutCommand({
-          TableName: this.tables.apiKeys,
-          Item: record,
-          ConditionExpression: 'attribute_not_exists(key_hash)',
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new AdminError('this key already exists');
-      throw error;
-    }
+    await this.withUsableAccount(options.accountId, 'this key already exists', {
+      Put: { TableName: this.tables.apiKeys, Item: record, ConditionExpression: 'attribute_not_exists(key_hash)' },
+    });
     return { key, record };
   }
 
-  async disableKey(key: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tables.apiKeys,
-          Key: { key_hash: hashApiKey(key) },
-          UpdateExpression: 'SET #status = :disabled',
-          ConditionExpression: 'attribute_exists(key_hash)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':disabled': 'disabled' },
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new AdminError('no such key');
-      throw error;
-    }
+  /** `keyOrId` is the key itself (`bc_…`) or its id (`key_…`). */
+  async disableKey(keyOrId: string): Promise<ApiKeyRecord> {
+    const record = await this.findKey(keyOrId);
+    if (!(await this.setKeyStatus(record, 'disabled'))) throw new AdminError('no such key');
+    return record;
   }
 
-  /** Adds to the balance in one conditional update; returns the new balance in yuan. */
+  /** Enables the key again, unless its account is disabled (account:enable first). */
+  async enableKey(keyOrId: string): Promise<ApiKeyRecord> {
+    const record = await this.findKey(keyOrId);
+    await this.withUsableAccount(record.account_id, 'no such key', {
+      Update: {
+        TableName: this.tables.apiKeys,
+        Key: { key_hash: record.key_hash },
+        UpdateExpression: 'SET #status = :active',
+        ConditionExpression: 'attribute_exists(key_hash)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':active': 'active' },
+      },
+    });
+    return record;
+  }
+
+  /** Every key of the account, oldest first (a consistent scan of the keys table). */
+  async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
+    const keys = await this.scanKeys('account_id = :account', { ':account': accountId });
+    return keys.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.key_id.localeCompare(b.key_id));
+  }
+
+  /**
+   * Adds to the balance in one update, conditional on the account existing and the new balance staying within
+   * MAX_BALANCE_UNITS, so concurrent top-ups cannot pass the bound together. Returns the new balance in yuan.
+   */
   async topUp(accountId: string, amountYuan: string): Promise<number> {
-    const units = yuanToUnits(amountYuan);
+    const units = boundedYuanToUnits(amountYuan, 'the amount');
     if (units <= 0) throw new AdminError('the amount must be positive');
     try {
       const { Attributes } = await this.db.send(
@@ -132,15 +187,20 @@ export class AdminStore {
           TableName: this.tables.accounts,
           Key: { account_id: accountId },
           UpdateExpression: 'ADD balance_units :amount',
-          ConditionExpression: 'attribute_exists(account_id)',
-          ExpressionAttributeValues: { ':amount': units },
+          ConditionExpression: 'attribute_exists(account_id) AND balance_units <= :room',
+          ExpressionAttributeValues: { ':amount': units, ':room': MAX_BALANCE_UNITS - units },
           ReturnValues: 'ALL_NEW',
         }),
       );
       return unitsToYuan(Number(Attributes?.['balance_units']));
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new AdminError(`account ${accountId} does not exist`);
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const account = await this.account(accountId);
+      if (!account) throw new AdminError(`account ${accountId} does not exist`);
+      throw new AdminError(
+        `refused: the balance (${unitsToYuanText(account.balance_units)} CNY) plus ${unitsToYuan(units)} CNY ` +
+          `would pass the maximum of ${MAX_YUAN_TEXT} CNY`,
+      );
     }
   }
 
@@ -178,5 +238,130 @@ export class AdminStore {
       );
     }
     return records.length;
+  }
+
+  private async account(accountId: string): Promise<AdminAccount | undefined> {
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tables.accounts, Key: { account_id: accountId }, ConsistentRead: true }),
+    );
+    return Item as AdminAccount | undefined;
+  }
+
+  private async setAccountStatus(accountId: string, status: 'active' | 'disabled'): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tables.accounts,
+          Key: { account_id: accountId },
+          UpdateExpression: 'SET #status = :status',
+          ConditionExpression: 'attribute_exists(account_id)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': status },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new AdminError(`account ${accountId} does not exist`);
+      throw error;
+    }
+  }
+
+  /** One key write together with a check that its account exists and is not disabled. */
+  private async withUsableAccount(
+    accountId: string,
+    keyConditionMessage: string,
+    keyWrite: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number],
+  ): Promise<void> {
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            keyWrite,
+            {
+              ConditionCheck: {
+                TableName: this.tables.accounts,
+                Key: { account_id: accountId },
+                ConditionExpression:
+                  'attribute_exists(account_id) AND (attribute_not_exists(#status) OR #status <> :off)',
+                ExpressionAttributeNames: { '#status': 'status' },
+                ExpressionAttributeValues: { ':off': 'disabled' },
+              },
+            },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [keyReason, accountReason] = error.CancellationReasons ?? [];
+      // The key's own condition first: "this key already exists" keeps the local demo key's start-up idempotent.
+      if (keyReason?.Code === 'ConditionalCheckFailed') throw new AdminError(keyConditionMessage);
+      if (accountReason?.Code === 'ConditionalCheckFailed') {
+        throw new AdminError(
+          (await this.accountExists(accountId))
+            ? `account ${accountId} is disabled (account:enable first)`
+            : `account ${accountId} does not exist`,
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Returns false when the key no longer exists. */
+  private async setKeyStatus(record: ApiKeyRecord, status: 'active' | 'disabled'): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tables.apiKeys,
+          Key: { key_hash: record.key_hash },
+          UpdateExpression: 'SET #status = :status',
+          ConditionExpression: 'attribute_exists(key_hash)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': status },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  private async findKey(keyOrId: string): Promise<ApiKeyRecord> {
+    let record: ApiKeyRecord | undefined;
+    if (KEY_ID_PATTERN.test(keyOrId)) {
+      [record] = await this.scanKeys('key_id = :id', { ':id': keyOrId });
+    } else if (isWellFormedApiKey(keyOrId)) {
+      const { Item } = await this.db.send(
+        new GetCommand({
+          TableName: this.tables.apiKeys,
+          Key: { key_hash: hashApiKey(keyOrId) },
+          ConsistentRead: true,
+        }),
+      );
+      record = Item as ApiKeyRecord | undefined;
+    } else {
+      throw new AdminError('--key must be a key id (key_…) or the key itself (bc_…)');
+    }
+    if (!record) throw new AdminError('no such key');
+    return record;
+  }
+
+  /** Keys are found by hash only; by id or account the table is scanned (few keys, rare admin actions). */
+  private async scanKeys(filter: string, values: Record<string, string>): Promise<ApiKeyRecord[]> {
+    const keys: ApiKeyRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new ScanCommand({
+          TableName: this.tables.apiKeys,
+          FilterExpression: filter,
+          ExpressionAttributeValues: values,
+          ExclusiveStartKey: startKey,
+          ConsistentRead: true,
+        }),
+      );
+      keys.push(...((page.Items ?? []) as ApiKeyRecord[]));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return keys;
   }
 }

@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { physicalNames, TABLES } from '../../functions/adapters/resources.js';
 import type { TableId } from '../../functions/adapters/resources.js';
+import { TargetError } from './errors.js';
 
 export function runtimeFile(dataDir: string): string {
   return join(dataDir, 'local-stack.json');
@@ -24,14 +25,16 @@ export function resolveAdminTarget(repositoryRoot: string): AdminTarget {
     ) as Record<TableId, string>;
     const missing = Object.entries(TABLES).filter(([id]) => !tables[id as TableId]);
     if (missing.length > 0) {
-      throw new Error(`set ${missing.map(([, definition]) => definition.envVar).join(', ')} too (the stack's outputs)`);
+      throw new TargetError(
+        `set ${missing.map(([, definition]) => definition.envVar).join(', ')} too (the stack's outputs)`,
+      );
     }
     return { where: 'aws', tables };
   }
   if (process.env['TABLE_PREFIX']) return { where: 'aws', tables: physicalNames(process.env['TABLE_PREFIX']).tables };
   const file = runtimeFile(resolve(repositoryRoot, process.env['DATA_DIR'] ?? '.data'));
   if (!existsSync(file)) {
-    throw new Error(
+    throw new TargetError(
       'no running local stack found: start it with `npm start`, or for AWS set TABLE_PREFIX (or the *_TABLE variables)',
     );
   }

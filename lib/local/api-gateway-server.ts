@@ -1,13 +1,15 @@
 /**
  * A local stand-in for API Gateway (HTTP API, payload format 2.0): it turns each HTTP request into the
  * event API Gateway would send for the matching route, invokes that route's handler, and writes back
- * what the handler returns.
+ * what the handler returns. What AWS refuses before any function runs, it refuses alike; whatever Node's
+ * own HTTP server would answer by itself (no Host, an Expect it does not know, CONNECT) gets the envelope.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { matchPath } from '../routes.js';
 import type { RouteDefinition } from '../routes.js';
 
@@ -30,28 +32,52 @@ export interface ApiGatewayServerOptions {
   accessLog?: (line: string) => void;
 }
 
-/** API Gateway's own payload cap. */
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/**
+ * Lambda's limit on a synchronous invocation's payload, the event as JSON (6 MB: Lambda quotas, and Invoke's
+ * "limit 6291456 bytes"). API Gateway's own 10 MB cap on a body is never reached before it.
+ */
+export const LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
+/**
+ * What an HTTP API answers when the event is over Lambda's limit: API Gateway's own reply, not our envelope (no
+ * function runs). As in AWS's API Gateway emulator (aws-lambda-dotnet, Amazon.Lambda.TestTool:
+ * ApiGatewayEmulatorProcess.cs maps Lambda's RequestEntityTooLargeException to it for HTTP APIs).
+ */
+const PAYLOAD_TOO_LARGE: APIGatewayProxyStructuredResultV2 = {
+  statusCode: 413,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ message: 'Request Entity Too Large' }),
+};
 const EMPTY = Buffer.alloc(0);
 const TEXT_TYPES = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
 
 export async function startApiGatewayServer(options: ApiGatewayServerOptions) {
-  const server = createServer((req, res) => {
+  // No Host is answered below, in the envelope, instead of by Node's bare 400.
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
     handle(req, res, options).catch((error: unknown) => {
       // Only reached if writing the response itself failed; the handler's own errors are envelopes.
       console.error('local API gateway error', error);
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ code: 500, message: 'internal server error', data: null }));
+      res.end(envelopeText(500, 'internal server error'));
     });
   });
+  // Any Expect but 100-continue (RFC 9110 §10.1.1): the envelope, not Node's bare 417.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    send(res, envelope(400, `unsupported Expect header "${req.headers.expect}": only 100-continue is understood`));
+  });
+  // CONNECT reaches no route, as in AWS: the not-found envelope instead of a closed connection.
+  server.on('connect', (req: IncomingMessage, socket: Duplex) => {
+    writeRaw(socket, 404, 'Not Found', `no such endpoint: CONNECT ${req.url ?? ''}`);
+  });
   // Requests Node cannot even parse (oversized or malformed headers) still get the envelope, not a bare 400/431.
-  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (!socket.writable) return socket.destroy();
-    const message = error.code === 'HPE_HEADER_OVERFLOW' ? 'request headers are too large' : 'malformed HTTP request';
-    const body = JSON.stringify({ code: 400, message, data: null });
-    socket.end(
-      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-    );
+    const message =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'request headers are too large'
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'the request was not received in time'
+          : 'malformed HTTP request';
+    writeRaw(socket, 400, 'Bad Request', message);
   });
   await listen(server, options.port, options.host ?? '127.0.0.1');
   const { port } = server.address() as AddressInfo;
@@ -67,14 +93,26 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: ApiGat
   const target = req.url ?? '/';
   const url = new URL(`http://localhost${target.startsWith('/') ? target : `/${target}`}`);
   const method = (req.method ?? 'GET').toUpperCase();
-  const body = await readBody(req);
-  if (body === undefined) {
-    return send(res, {
-      statusCode: 400,
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ code: 400, message: 'request body exceeds 10 MB', data: null }),
-    });
+  const started = performance.now();
+  const result = await answer(req, url, method, options);
+  send(res, result);
+  options.accessLog?.(
+    `${new Date().toISOString()} ${method} ${url.pathname} → ${result.statusCode ?? 200} (${Math.round(performance.now() - started)} ms)`,
+  );
+}
+
+async function answer(
+  req: IncomingMessage,
+  url: URL,
+  method: string,
+  options: ApiGatewayServerOptions,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused with 400.
+  if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+    return envelope(400, 'the Host header is required');
   }
+  const body = await readBody(req);
+  if (body === undefined) return PAYLOAD_TOO_LARGE;
   let route: { id: string; handler: HttpHandler; routeKey: string; params?: Record<string, string> } = {
     ...options.defaultRoute,
     routeKey: '$default',
@@ -87,12 +125,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: ApiGat
     }
   }
   const event = toEvent(req, url, method, body, route.routeKey, route.params);
-  const started = performance.now();
-  const result = await route.handler(event, options.contextFor(route.id));
-  send(res, result);
-  options.accessLog?.(
-    `${new Date().toISOString()} ${method} ${url.pathname} → ${result.statusCode ?? 200} (${Math.round(performance.now() - started)} ms)`,
-  );
+  // Headers, base64 and JSON escapes all count: measured only with a body, as a bodiless event stays far below.
+  if (body.length > 0 && Buffer.byteLength(JSON.stringify(event)) > LAMBDA_PAYLOAD_BYTES) return PAYLOAD_TOO_LARGE;
+  return route.handler(event, options.contextFor(route.id));
 }
 
 function toEvent(
@@ -151,6 +186,7 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
   res.end(payload);
 }
 
+/** The body, or undefined past Lambda's limit: the rest is still read (and dropped) so the client gets the answer. */
 async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   // A request that announces no body (most GETs) is answered without waiting for the stream's end.
   if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) {
@@ -161,10 +197,25 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return undefined;
-    chunks.push(chunk as Buffer);
+    if (size <= LAMBDA_PAYLOAD_BYTES) chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks);
+  return size <= LAMBDA_PAYLOAD_BYTES ? Buffer.concat(chunks) : undefined;
+}
+
+function envelopeText(code: number, message: string): string {
+  return JSON.stringify({ code, message, data: null });
+}
+
+function envelope(code: number, message: string): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: code, headers: { 'content-type': 'application/json' }, body: envelopeText(code, message) };
+}
+
+/** An envelope written straight to the socket, where Node gives us no response object; then the connection ends. */
+function writeRaw(socket: Duplex, code: number, reason: string, message: string) {
+  const body = envelopeText(code, message);
+  socket.end(
+    `HTTP/1.1 ${code} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {

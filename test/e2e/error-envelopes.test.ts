@@ -1,5 +1,7 @@
 /** Every refusal is the spec's envelope with the HTTP status of its code, and never charges anything. */
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, newAccount, startTestStack, tasksOfAccount } from '../support/test-stack.js';
 import type { ApiResponse, LocalStack } from '../support/test-stack.js';
@@ -20,6 +22,32 @@ function expectEnvelope(response: ApiResponse<unknown>, code: number, message?: 
   expect(response.body.data).toBeNull();
   expect(typeof response.body.message).toBe('string');
   if (message) expect(response.body.message).toMatch(message);
+}
+
+/** One request written as raw bytes (what fetch would never send), and its response. */
+function rawRequest(text: string): Promise<{ status: number; headers: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(stack.baseUrl).port), '127.0.0.1', () => socket.write(text));
+    let received = Buffer.alloc(0);
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const end = received.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const headers = received.subarray(0, end).toString();
+      const length = Number(/content-length: *(\d+)/i.exec(headers)?.[1]);
+      const body = received.subarray(end + 4);
+      if (body.length < length) return;
+      socket.destroy();
+      resolve({ status: Number(headers.split(' ')[1]), headers, body: body.subarray(0, length).toString() });
+    });
+    socket.on('error', reject);
+  });
+}
+
+function expectRawEnvelope(response: { status: number; headers: string; body: string }, code: number, message: RegExp) {
+  expect(response.status).toBe(code);
+  expect(response.headers).toMatch(/content-type: application\/json/i);
+  expect(JSON.parse(response.body)).toEqual({ code, message: expect.stringMatching(message), data: null });
 }
 
 const submit = (key: string | undefined, body: unknown) =>
@@ -93,6 +121,87 @@ describe('400 parameter errors', () => {
   });
 });
 
+describe('request body limits', () => {
+  const KIB_256 = 256 * 1024;
+  const post = (path: string, key: string | undefined, body: string | Uint8Array, type = 'application/json') =>
+    fetch(`${stack.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': type, ...(key ? { authorization: `Bearer ${key}` } : {}) },
+      body,
+    }).then(async (response) => ({
+      status: response.status,
+      headers: response.headers,
+      body: (await response.json()) as ApiResponse['body'],
+    }));
+
+  it('a body over 256 KiB: 400 before it is parsed (DESIGN §3 row 29); 256 KiB itself is parsed', async () => {
+    const { accountId, key } = await newAccount(stack, '10');
+    // Not JSON: had it been parsed, the message would say so.
+    expectEnvelope(await post('/api/v1/video/generate', key, 'x'.repeat(KIB_256 + 1)), 400, /exceeds 256 KiB/);
+    expectEnvelope(await post('/api/v1/video/generate', key, 'x'.repeat(KIB_256)), 400, /valid JSON/);
+    // Bytes, not characters: 3-byte characters pass the limit sooner.
+    expectEnvelope(await post('/api/v1/video/generate', key, '€'.repeat(KIB_256 / 3 + 1)), 400, /exceeds 256 KiB/);
+    expectEnvelope(
+      await post(`/api/v1/video/tasks/${randomUUID()}/cancel`, key, 'x'.repeat(KIB_256 + 1)),
+      400,
+      /exceeds 256 KiB/,
+    );
+    expect(await tasksOfAccount(stack, accountId)).toEqual([]);
+  });
+
+  it('a binary body counts as its bytes, not as its base64 text', async () => {
+    const { key } = await newAccount(stack, '10');
+    const type = 'application/octet-stream';
+    expectEnvelope(await post('/api/v1/video/generate', key, new Uint8Array(KIB_256 + 1), type), 400, /exceeds/);
+    // 200 KiB travel as about 267 KiB of base64: within the limit, so parsed (and not JSON).
+    expectEnvelope(await post('/api/v1/video/generate', key, new Uint8Array(200 * 1024), type), 400, /valid JSON/);
+  });
+
+  it('an auth error wins over the size', async () => {
+    const big = 'x'.repeat(KIB_256 + 1);
+    expectEnvelope(await post('/api/v1/video/generate', undefined, big), 401, /missing API key/);
+    expectEnvelope(await post('/api/v1/video/generate', 'bc_unknownunknownunknownunknown', big), 401, /invalid/);
+  });
+
+  it("an event over Lambda's 6 MB: 413 from API Gateway itself, not the envelope (no function runs)", async () => {
+    const { key } = await newAccount(stack, '10');
+    for (const [body, type] of [
+      ['x'.repeat(6 * 1024 * 1024), 'application/json'],
+      // Binary travels base64-encoded: 4.6 MiB become 6.1 MiB of event.
+      [new Uint8Array(4.6 * 1024 * 1024), 'application/octet-stream'],
+    ] as const) {
+      const response = await post('/api/v1/video/generate', key, body, type);
+      expect(response.status).toBe(413);
+      expect(response.body).toEqual({ message: 'Request Entity Too Large' });
+    }
+  });
+});
+
+describe('what Node would answer by itself gets the envelope too', () => {
+  it('no Host header (HTTP/1.1): 400', async () => {
+    expectRawEnvelope(await rawRequest('GET /api/v1/models HTTP/1.1\r\n\r\n'), 400, /Host header is required/);
+  });
+
+  it('an Expect header other than 100-continue: 400', async () => {
+    const response = await rawRequest(
+      'POST /api/v1/video/generate HTTP/1.1\r\nHost: localhost\r\nExpect: bogus\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    expectRawEnvelope(response, 400, /unsupported Expect header "bogus"/);
+  });
+
+  it('CONNECT: 404, as for any path the API does not have', async () => {
+    expectRawEnvelope(
+      await rawRequest('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'),
+      404,
+      /CONNECT/,
+    );
+  });
+
+  it('a malformed request: 400', async () => {
+    expectRawEnvelope(await rawRequest('G@T / HTTP/1.1\r\nHost: localhost\r\n\r\n'), 400, /malformed/);
+  });
+});
+
 describe('401 authentication', () => {
   it.each([
     ['no header', undefined],
@@ -151,6 +260,24 @@ describe('402 money', () => {
     expectEnvelope(await submit(key, { model: 'seedance-1.5-pro', prompt: 'x', duration: 5 }), 402, /quota/);
     const balance = await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key });
     expect(balance.body.data.balance).toBe(95.8);
+  });
+});
+
+describe('never 500 for a stored balance out of bounds', () => {
+  it.each([
+    ['past the 10^9 CNY bound', '10000000420000', 1_000_000_000],
+    ['past 2^53 units (older data)', '100000000000000000000', 1_000_000_000],
+  ])('%s: shown as the bound', async (_label, units, shown) => {
+    const { accountId, key } = await newAccount(stack, '1');
+    await stack.db.send(
+      new PutItemCommand({
+        TableName: stack.names.tables.accounts,
+        Item: { account_id: { S: accountId }, balance_units: { N: units }, created_at: { S: 'then' } },
+      }),
+    );
+    const response = await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key });
+    expect(response.status).toBe(200);
+    expect(response.body.data).toEqual({ balance: shown, currency: 'CNY' });
   });
 });
 

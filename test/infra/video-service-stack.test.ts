@@ -5,11 +5,13 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aslTokens, readAslDefinition } from '../../lib/cdk/task-workflow.js';
+import { WEBHOOK_IN_FLIGHT_ALARM_MESSAGES } from '../../lib/cdk/alarms.js';
 import {
   physicalNames,
   TABLES,
   TASK_STARTS,
-  TASKS_BY_STATUS_INDEX,
+  TASKS_IN_FLIGHT_INDEX,
+  TASKS_WEBHOOK_PENDING_INDEX,
   WEBHOOK_QUEUE,
 } from '../../functions/adapters/resources.js';
 import type { TableId } from '../../functions/adapters/resources.js';
@@ -218,14 +220,26 @@ describe('functions', () => {
     });
   });
 
-  it('the webhook consumer is fed by the webhook queue with batch item failures, and may delay retries', () => {
+  it('the webhook consumer is fed by the webhook queue with batch item failures at bounded concurrency', () => {
     const [logicalId] = fn(WEBHOOK_QUEUE.consumer.id);
     service.stateless.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       FunctionName: { Ref: logicalId },
       BatchSize: WEBHOOK_QUEUE.consumer.batchSize,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
+      ScalingConfig: { MaximumConcurrency: WEBHOOK_QUEUE.consumer.maxConcurrency },
     });
-    expect(actionsOf(WEBHOOK_QUEUE.consumer.id)).toContain('sqs:ChangeMessageVisibility');
+    // Lambda's allowed range, and well below the account's default 1,000.
+    expect(WEBHOOK_QUEUE.consumer.maxConcurrency).toBeGreaterThanOrEqual(2);
+    expect(WEBHOOK_QUEUE.consumer.maxConcurrency).toBeLessThanOrEqual(100);
+    // Retries are new messages (to the queue), parked ones go to the DLQ.
+    const names = physicalNames(service.prefix);
+    const send = statementsOf(roleOf(WEBHOOK_QUEUE.consumer.id)).find((s) => s.Action === 'sqs:SendMessage');
+    expect(
+      ([] as unknown[])
+        .concat(send?.Resource)
+        .map((arn) => crossStackResource(service, arn)[1].Properties['QueueName'])
+        .sort(),
+    ).toEqual([names.webhookDeadLetterQueue, names.webhookQueue].sort());
     expect(envOf(WEBHOOK_QUEUE.consumer.id)).toHaveProperty(WEBHOOK_QUEUE.envVar);
     expect(fn(WEBHOOK_QUEUE.consumer.id)[1].Properties['Timeout']).toBe(WEBHOOK_QUEUE.consumer.timeoutSeconds);
   });
@@ -289,7 +303,20 @@ describe('functions', () => {
       });
     }
     const query = statementsOf(roleOf('ReconcileTasks')).find((s) => s.Action === 'dynamodb:Query');
-    expect(JSON.stringify(query?.Resource)).toContain(`/index/${TASKS_BY_STATUS_INDEX.name}`);
+    expect(JSON.stringify(query?.Resource)).toContain(`/index/${TASKS_IN_FLIGHT_INDEX.name}`);
+  });
+
+  it('the webhook requeuer queries its index, claims on the table, and sends to the webhook queue', () => {
+    const statements = statementsOf(roleOf('RequeueWebhooks'));
+    const query = statements.find((s) => s.Action === 'dynamodb:Query');
+    expect(JSON.stringify(query?.Resource)).toContain(`/index/${TASKS_WEBHOOK_PENDING_INDEX.name}`);
+    expect(
+      actionsOf('RequeueWebhooks')
+        .filter((action) => action.startsWith('dynamodb:'))
+        .sort(),
+    ).toEqual(['dynamodb:Query', 'dynamodb:UpdateItem']);
+    expect(actionsOf('RequeueWebhooks')).toContain('sqs:SendMessage');
+    expect(envOf('RequeueWebhooks')).toHaveProperty(WEBHOOK_QUEUE.envVar);
   });
 });
 
@@ -324,7 +351,7 @@ describe('HTTP API', () => {
     expect(logGroup?.Properties['RetentionInDays']).toBe(90);
     expect(JSON.parse(settings.Format)).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
     expect(settings.Format).not.toMatch(/authorization|header/i);
-    expect(stage.Properties['DefaultRouteSettings']).toEqual({ ThrottlingRateLimit: 200, ThrottlingBurstLimit: 400 });
+    expect(stage.Properties['DefaultRouteSettings']).toEqual({ ThrottlingRateLimit: 5000, ThrottlingBurstLimit: 5000 });
   });
 });
 
@@ -345,17 +372,26 @@ describe('DynamoDB', () => {
         'ttlAttribute' in definition ? { AttributeName: definition.ttlAttribute, Enabled: true } : undefined,
       );
       expect(table).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
-      const indexes = (table.Properties['GlobalSecondaryIndexes'] ?? []) as { IndexName: string; KeySchema: unknown }[];
-      expect(indexes.map((i) => [i.IndexName, i.KeySchema])).toEqual(
+      const indexes = (table.Properties['GlobalSecondaryIndexes'] ?? []) as {
+        IndexName: string;
+        KeySchema: unknown;
+        Projection: unknown;
+      }[];
+      expect(indexes.map((i) => [i.IndexName, i.KeySchema, i.Projection])).toEqual(
         ('indexes' in definition ? definition.indexes : []).map((index) => [
           index.name,
           [
             { AttributeName: index.partitionKey, KeyType: 'HASH' },
             { AttributeName: index.sortKey, KeyType: 'RANGE' },
           ],
+          'nonKeyAttributes' in index
+            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.nonKeyAttributes] }
+            : { ProjectionType: 'ALL' },
         ]),
       );
     }
+    // The pending-webhooks index projects only what the requeuer filters on.
+    expect(TASKS_WEBHOOK_PENDING_INDEX.nonKeyAttributes).toEqual(['status', 'updated_at']);
   });
 });
 
@@ -436,15 +472,52 @@ describe('CloudFront', () => {
     });
   });
 
-  it('takes the signing public key from a deploy-time parameter without default (no context given)', () => {
-    const parameters = service.stateful.findParameters('CloudFrontPublicKeyPem');
-    expect(parameters['CloudFrontPublicKeyPem']).toMatchObject({ Type: 'String' });
-    expect(parameters['CloudFrontPublicKeyPem']).not.toHaveProperty('Default');
+  it('while no signing key is configured, stands a parameter no value satisfies in for it (deploy-lifecycle.test.ts)', () => {
     service.stateful.hasResourceProperties('AWS::CloudFront::PublicKey', {
-      PublicKeyConfig: Match.objectLike({ EncodedKey: { Ref: 'CloudFrontPublicKeyPem' } }),
+      PublicKeyConfig: Match.objectLike({ EncodedKey: { Ref: 'CloudFrontSigningKeyNotConfigured' } }),
     });
   });
 });
+
+interface AslRetrier {
+  ErrorEquals: string[];
+  IntervalSeconds?: number;
+  BackoffRate?: number;
+  MaxAttempts?: number;
+  MaxDelaySeconds?: number;
+}
+interface AslState {
+  Type: string;
+  Resource?: string;
+  TimeoutSeconds?: number;
+  Seconds?: number;
+  Retry?: AslRetrier[];
+}
+function aslStates(): Record<string, AslState> {
+  return (JSON.parse(readAslDefinition()) as { States: Record<string, AslState> }).States;
+}
+function stateMachine(): CfnResource {
+  const [[, machine]] = resourcesOfType(service.statelessJson, 'AWS::StepFunctions::StateMachine') as [
+    [string, CfnResource],
+  ];
+  return machine;
+}
+/** The longest a state can take: every try to its TimeoutSeconds, every retry's longest wait (ASL defaults). */
+function worstCase(state: AslState | undefined): number {
+  if (state?.Type === 'Wait') return state.Seconds ?? 0;
+  if (state?.Type !== 'Task') return 0;
+  const retriers = state.Retry ?? [];
+  const tries = 1 + retriers.reduce((total, retrier) => total + (retrier.MaxAttempts ?? 3), 0);
+  const waits = retriers.flatMap((retrier) =>
+    Array.from({ length: retrier.MaxAttempts ?? 3 }, (_, retry) =>
+      Math.min(
+        (retrier.IntervalSeconds ?? 1) * (retrier.BackoffRate ?? 2) ** retry,
+        retrier.MaxDelaySeconds ?? Infinity,
+      ),
+    ),
+  );
+  return tries * (state.TimeoutSeconds ?? 60) + waits.reduce((total, wait) => total + wait, 0);
+}
 
 describe('Step Functions', () => {
   it('is a Standard state machine from the ASL file, logging ALL to CloudWatch, traced', () => {
@@ -480,6 +553,66 @@ describe('Step Functions', () => {
     // One wait before the first poll, so that a job just created is not polled at once.
     expect(definition.States['StartUpstream']).toMatchObject({ Next: 'WaitBeforeFirstPoll' });
     expect(definition.States['WaitBeforeFirstPoll']).toMatchObject({ Type: 'Wait', Seconds: 10, Next: 'PollUpstream' });
+  });
+
+  it("retries Lambda's invoke errors in every Lambda state; a poll's timeout too; never a create's unknown outcome", () => {
+    // AWS's list ("Handle Lambda service exceptions", Step Functions developer guide), plus Lambda's throttle.
+    const invokeErrors = [
+      'Lambda.ServiceException',
+      'Lambda.AWSLambdaException',
+      'Lambda.SdkClientException',
+      'Lambda.ClientExecutionTimeoutException',
+      'Lambda.TooManyRequestsException',
+    ];
+    const retried = (state: string) => aslStates()[state]?.Retry?.flatMap((retrier) => retrier.ErrorEquals) ?? [];
+    for (const definition of WORKFLOW_FUNCTIONS) {
+      expect(retried(definition.id), definition.id).toEqual(expect.arrayContaining(invokeErrors));
+    }
+    // A function timeout or out-of-memory ("Lambda.Unknown"; Lambda names a timeout "Sandbox.Timedout") ends a
+    // poll, which only reads: polled again, not refunded while the job goes on generating.
+    expect(retried('PollUpstream')).toEqual(expect.arrayContaining(['Lambda.Unknown', 'Sandbox.Timedout']));
+    // A create that may have made a job is never run again: Ark has no idempotency key.
+    for (const unknown of ['Lambda.Unknown', 'Sandbox.Timedout', 'States.Timeout', 'States.ALL', 'States.TaskFailed']) {
+      expect(retried('StartUpstream')).not.toContain(unknown);
+    }
+    expect(retried('StartUpstream')).not.toContain('UpstreamOutcomeUnknownError');
+  });
+
+  it("gives every Lambda state a TimeoutSeconds above its function's timeout, with room for the invoke and a cold start", () => {
+    // The state's clock runs from the invoke: a cold start's Init (up to 10 s, then retried within the invoke:
+    // "Lambda execution environment lifecycle") and the invoke itself come on top of the function's timeout.
+    const MARGIN_SECONDS = 15;
+    const substitutions = stateMachine().Properties['DefinitionSubstitutions'] as Record<string, unknown>;
+    const lambdaStates = Object.entries(aslStates()).filter(([, state]) => state.Type === 'Task');
+    for (const [name, state] of lambdaStates) {
+      expect(state.TimeoutSeconds, name).toEqual(expect.any(Number));
+      const token = /^\$\{(\w+)\}$/.exec(state.Resource ?? '')?.[1];
+      const target = token && (substitutions[token] as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
+      if (!target) continue; // sqs:sendMessage: no function
+      const lambda = service.statelessJson.Resources[target[0]];
+      const functionTimeout = Number(lambda?.Properties['Timeout'] ?? 3);
+      expect(state.TimeoutSeconds, name).toBeGreaterThanOrEqual(functionTimeout + MARGIN_SECONDS);
+    }
+    expect(lambdaStates.filter(([, state]) => state.Resource?.endsWith('FunctionArn}'))).toHaveLength(
+      WORKFLOW_FUNCTIONS.length,
+    );
+  });
+
+  it('times out an execution only past the longest legitimate one: the 6 h deadline, then every later step', () => {
+    // The longest a model may generate (functions/core/video-model.ts: max_generation_seconds ≤ 21,600).
+    const MAX_GENERATION_SECONDS = 6 * 3600;
+    const definition = JSON.parse(readAslDefinition()) as { TimeoutSeconds?: number };
+    // The poll loop ends at the deadline (the step checks it), at most one wait and one poll later.
+    const poll = aslStates()['PollUpstream'];
+    const [loop, ...others] = poll?.Retry ?? [];
+    const pollTail = Number(loop?.MaxDelaySeconds) + worstCase({ Type: 'Task', ...poll, Retry: others });
+    // Every other state runs at most once per execution, each with all its retries, each try to its timeout.
+    const rest = Object.entries(aslStates())
+      .filter(([name]) => name !== 'PollUpstream')
+      .reduce((total, [, state]) => total + worstCase(state), 0);
+    expect(definition.TimeoutSeconds).toBeGreaterThan(MAX_GENERATION_SECONDS + pollTail + rest);
+    // And well below Standard's one year: a wedged execution ends, is alarmed (ExecutionsTimedOut) and restarted.
+    expect(definition.TimeoutSeconds).toBeLessThanOrEqual(12 * 3600);
   });
 
   it('has a substitution for every ${Token} of the ASL: each function ARN, the webhook queue', () => {
@@ -542,18 +675,16 @@ describe('SQS', () => {
 });
 
 describe('Secrets Manager', () => {
-  it('holds the upstream key and the CloudFront private key (webhook secrets are per account, in its table)', () => {
-    for (const name of ['ark-api-key', 'cloudfront-private-key']) {
-      const [, secret] = resourceWith(
-        service.statefulJson,
-        'AWS::SecretsManager::Secret',
-        'Name',
-        `${service.prefix}/${name}`,
-      );
-      expect(secret.Properties).not.toHaveProperty('SecretString');
-      expect(secret).toMatchObject({ DeletionPolicy: 'Retain' });
+  it('holds the upstream key (retained) and each CloudFront signing key (webhook secrets are per account, in its table)', () => {
+    const secrets = resourcesOfType(service.statefulJson, 'AWS::SecretsManager::Secret');
+    for (const [id, secret] of secrets) {
+      expect(secret.Properties, id).not.toHaveProperty('SecretString');
+      // Generated names: a redeploy of the prefix never meets a reserved one (deploy-lifecycle.test.ts).
+      expect(secret.Properties, id).not.toHaveProperty('Name');
     }
-    expect(resourcesOfType(service.statefulJson, 'AWS::SecretsManager::Secret')).toHaveLength(2);
+    expect(secrets.find(([id]) => id.includes('ArkApiKey'))?.[1]).toMatchObject({ DeletionPolicy: 'Retain' });
+    expect(secrets.filter(([id]) => id.includes('SigningKey'))).toHaveLength(1);
+    expect(secrets).toHaveLength(2);
   });
 });
 
@@ -589,6 +720,24 @@ describe('alarms', () => {
     });
     const names = physicalNames(service.prefix);
     expect(queues.sort()).toEqual([names.taskStartsDeadLetterQueue, names.webhookDeadLetterQueue].sort());
+  });
+
+  it("fire on webhook messages piling up in flight, far below the queue's in-flight quota", () => {
+    const [alarm] = alarms().filter((a) => a['MetricName'] === 'ApproximateNumberOfMessagesNotVisible');
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/SQS',
+      Statistic: 'Maximum',
+      Threshold: WEBHOOK_IN_FLIGHT_ALARM_MESSAGES,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    const dimension = (alarm?.['Dimensions'] as { Name: string; Value: unknown }[])[0];
+    expect(crossStackResource(service, dimension?.Value)[1].Properties['QueueName']).toBe(
+      physicalNames(service.prefix).webhookQueue,
+    );
+    // Above what the event source itself holds in flight, far below SQS's ~120,000.
+    const held = WEBHOOK_QUEUE.consumer.maxConcurrency * WEBHOOK_QUEUE.consumer.batchSize;
+    expect(WEBHOOK_IN_FLIGHT_ALARM_MESSAGES).toBeGreaterThan(held);
+    expect(WEBHOOK_IN_FLIGHT_ALARM_MESSAGES).toBeLessThan(120_000 / 10);
   });
 
   it('fire on failed and timed-out executions', () => {

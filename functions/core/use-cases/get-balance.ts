@@ -1,6 +1,6 @@
 /** GET /api/v1/account/balance (spec §4.3). */
 import { NotFoundError } from '../api-error.js';
-import { unitsToYuan } from '../money.js';
+import { balanceToYuan } from '../money.js';
 import type { AccountRepository } from '../ports/accounts.js';
 import type { Caller } from './authenticate.js';
 
@@ -12,5 +12,6 @@ export interface BalanceView {
 export async function getBalance(caller: Caller, accounts: AccountRepository): Promise<BalanceView> {
   const account = await accounts.get(caller.accountId);
   if (!account) throw new NotFoundError('the account of this API key does not exist');
-  return { balance: unitsToYuan(account.balance_units), currency: 'CNY' };
+  // Never a 500 for a stored balance out of bounds: it shows as the bound (money.ts).
+  return { balance: balanceToYuan(account.balance_units), currency: 'CNY' };
 }

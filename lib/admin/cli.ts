@@ -1,0 +1,423 @@
+/**
+ * The admin CLI's commands: each one's options (node:util parseArgs, strict), its help and its action.
+ * Arguments are checked before anything is read or written, so a bad one costs one line on stderr and exit
+ * code 2, never a stack trace, and needs no running stack. bin/admin.ts only hands it argv.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { isWellFormedApiKey } from '../../functions/core/api-key.js';
+import {
+  balanceToYuan,
+  InvalidAmountError,
+  MAX_BALANCE_UNITS,
+  MAX_BALANCE_YUAN,
+  unitsToYuan,
+  unitsToYuanText,
+  yuanToUnits,
+} from '../../functions/core/money.js';
+import type { ApiKeyRecord } from '../../functions/core/ports/accounts.js';
+import { REPOSITORY_ROOT } from '../repository-root.js';
+import type { AdminStore } from './admin-store.js';
+import { AdminError, TargetError, UsageError } from './errors.js';
+
+export interface AdminOutput {
+  /** Results (a created key or secret alone on its own line, for scripts). */
+  out(line: string): void;
+  /** Everything else: notes, errors. */
+  err(line: string): void;
+}
+
+interface Session {
+  store: AdminStore;
+  where: 'aws' | 'local';
+}
+
+interface Command {
+  /** The command line after the name, e.g. `--account ID [--quota YUAN]`. */
+  args: string;
+  summary: string;
+  /** More lines for `<command> --help`. */
+  details?: string;
+  /** Its options, all taking a value. */
+  options?: readonly string[];
+  /** Takes the account id as a positional argument too (`account:show acme`). */
+  accountPositional?: boolean;
+  /** Checks the arguments, then calls `open` (which connects) and acts. */
+  run(args: Arguments, open: () => Promise<Session>, output: AdminOutput): Promise<void>;
+}
+
+const MAX_YUAN_TEXT = MAX_BALANCE_YUAN.toLocaleString('en-US');
+const PROGRAM = 'npm run --silent admin --';
+
+const COMMANDS: Record<string, Command> = {
+  'account:create': {
+    args: '--id ID --balance YUAN',
+    summary: 'create an account with an opening balance',
+    options: ['id', 'balance'],
+    async run(args, open, output) {
+      const id = args.required('id');
+      args.money('balance');
+      const { store, where } = await open();
+      const balance = await store.createAccount(id, args.required('balance'));
+      output.out(`created account ${id} with ${balance} CNY (${where})`);
+    },
+  },
+  'account:show': {
+    args: 'ID',
+    summary: 'the account: status, balance, number of keys, created',
+    accountPositional: true,
+    async run(args, open, output) {
+      const id = args.account();
+      const { account, keys } = await (await open()).store.showAccount(id);
+      const stored = unitsToYuanText(account.balance_units);
+      const shown = String(balanceToYuan(account.balance_units));
+      const note = stored === shown ? '' : ` (past the ${MAX_YUAN_TEXT} CNY bound: the API shows ${shown})`;
+      table(output, [
+        ['account', account.account_id],
+        ['status', account.status ?? 'active'],
+        ['balance', `${stored} CNY${note}`],
+        ['keys', `${keys.total} (${keys.active} active)`],
+        ['created', account.created_at],
+      ]);
+    },
+  },
+  'account:disable': {
+    args: 'ID',
+    summary: 'disable the account: each of its keys gets 401 from its next request',
+    details:
+      "Authentication reads only the key, so this disables each of the account's keys, and marks the account so\n" +
+      'that key:create and key:enable refuse it until account:enable. Balance and tasks are kept.',
+    accountPositional: true,
+    async run(args, open, output) {
+      const id = args.account();
+      const disabled = await (await open()).store.disableAccount(id);
+      output.out(`account ${id} disabled (${disabled} key${disabled === 1 ? '' : 's'} disabled)`);
+    },
+  },
+  'account:enable': {
+    args: 'ID',
+    summary: 'lift account:disable; its keys stay disabled until key:enable',
+    accountPositional: true,
+    async run(args, open, output) {
+      const id = args.account();
+      await (await open()).store.enableAccount(id);
+      output.out(`account ${id} enabled (its keys are unchanged: key:enable the ones to use)`);
+    },
+  },
+  'balance:topup': {
+    args: '--account ID --amount YUAN',
+    summary: "add to an account's balance",
+    details: `The balance may not pass ${MAX_YUAN_TEXT} CNY: a top-up that would is refused and changes nothing.`,
+    options: ['account', 'amount'],
+    async run(args, open, output) {
+      const id = args.required('account');
+      if (args.money('amount') <= 0) args.fail('--amount must be positive');
+      const balance = await (await open()).store.topUp(id, args.required('amount'));
+      output.out(`account ${id} balance: ${balance} CNY`);
+    },
+  },
+  'key:create': {
+    args: '--account ID [--quota YUAN] [--rate N]',
+    summary: 'create an API key (printed alone on the last line)',
+    details:
+      '--quota caps what the key may spend in total (yuan); --rate sets its requests per second (default:\n' +
+      'DEFAULT_RATE_LIMIT_PER_SECOND). The key is shown once: only its hash is stored.',
+    options: ['account', 'quota', 'rate'],
+    async run(args, open, output) {
+      const accountId = args.required('account');
+      const quota = args.optional('quota');
+      if (quota !== undefined) args.money('quota');
+      const rateText = args.optional('rate');
+      if (rateText !== undefined && !/^[1-9]\d{0,5}$/.test(rateText)) {
+        args.fail('--rate must be a whole number of requests per second, 1 to 999999');
+      }
+      const rate = rateText === undefined ? undefined : Number(rateText);
+      const { key, record } = await (
+        await open()
+      ).store.createKey({
+        accountId,
+        ...(quota !== undefined ? { quotaYuan: quota } : {}),
+        ...(rate !== undefined ? { ratePerSecond: rate } : {}),
+      });
+      const limits = [
+        quota !== undefined ? `quota ${quota} CNY` : 'no quota',
+        rate !== undefined ? `${rate} requests/s` : 'default rate limit',
+      ].join(', ');
+      output.err(`created ${record.key_id} for account ${record.account_id} (${limits}); shown once, store it now:`);
+      output.out(key);
+    },
+  },
+  'key:list': {
+    args: '--account ID',
+    summary: "the account's keys: id, status, quota, spent, rate, created",
+    options: ['account'],
+    async run(args, open, output) {
+      const id = args.required('account');
+      const { store } = await open();
+      if (!(await store.accountExists(id))) throw new AdminError(`account ${id} does not exist`);
+      const keys = await store.listKeys(id);
+      if (keys.length === 0) return output.err(`account ${id} has no keys`);
+      table(output, [['id', 'status', 'quota', 'spent', 'rate', 'created'], ...keys.map(keyRow)]);
+    },
+  },
+  'key:disable': {
+    args: '--key KEY',
+    summary: 'disable a key (401 from its next request); KEY: its id key_… or the key bc_…',
+    options: ['key'],
+    async run(args, open, output) {
+      const key = args.key();
+      await (await open()).store.disableKey(key);
+      output.out('key disabled');
+    },
+  },
+  'key:enable': {
+    args: '--key KEY',
+    summary: 'enable a disabled key again (not while its account is disabled)',
+    options: ['key'],
+    async run(args, open, output) {
+      const key = args.key();
+      const record = await (await open()).store.enableKey(key);
+      output.out(`key ${record.key_id} enabled`);
+    },
+  },
+  'models:seed': {
+    args: '[--file PATH]',
+    summary: 'write the model catalog (default lib/seed/model-catalog.json)',
+    options: ['file'],
+    async run(args, open, output) {
+      const file = args.optional('file') ?? join(REPOSITORY_ROOT, 'lib/seed/model-catalog.json');
+      let catalog: { version: number; models: unknown[] };
+      try {
+        catalog = JSON.parse(readFileSync(file, 'utf8')) as typeof catalog;
+      } catch (error) {
+        throw new UsageError(`cannot read the catalog ${file}: ${(error as Error).message}`);
+      }
+      const count = await (await open()).store.seedModels(catalog);
+      output.out(`wrote ${count} models from ${file}`);
+    },
+  },
+  'webhook:secret': {
+    args: '--account ID',
+    summary: "the account's webhook signing secret (whsec_…, alone on the last line)",
+    details: 'Created if the account has none yet.',
+    options: ['account'],
+    async run(args, open, output) {
+      const id = args.required('account');
+      const { store, where } = await open();
+      const secret = await store.webhookSecret(id);
+      output.err(`webhook signing secret of account ${id} (Standard Webhooks, ${where}):`);
+      output.out(secret);
+    },
+  },
+  'webhook:rotate': {
+    args: '--account ID',
+    summary: 'a new webhook secret (alone on the last line); the old one also signs for 24 h',
+    options: ['account'],
+    async run(args, open, output) {
+      const id = args.required('account');
+      const { secret, previousUntil } = await (await open()).store.rotateWebhookSecret(id);
+      output.err(
+        previousUntil
+          ? `rotated; the previous secret also signs until ${previousUntil}. New secret:`
+          : 'the account had no secret; created:',
+      );
+      output.out(secret);
+    },
+  },
+};
+
+export function usage(): string {
+  return [
+    `Usage: ${PROGRAM} <command> [options]     (<command> --help: that command's help)`,
+    '',
+    ...Object.entries(COMMANDS).flatMap(([name, command]) => [`  ${name} ${command.args}`, `      ${command.summary}`]),
+    '',
+    `Money is yuan with at most 4 decimals; a balance, top-up or quota is at most ${MAX_YUAN_TEXT} CNY.`,
+    'Target: the running local stack (npm start), or AWS when TABLE_PREFIX (or ACCOUNTS_TABLE, …) is set.',
+    'Exit code: 0 done; 2 a bad argument or a refusal (unknown account or key, …); 1 anything else.',
+  ].join('\n');
+}
+
+function commandHelp(name: string, command: Command): string {
+  const details = command.details?.split('\n').map((line) => `  ${line}`) ?? [];
+  return [`Usage: ${PROGRAM} ${name} ${command.args}`, '', `  ${command.summary}`, ...details].join('\n');
+}
+
+/** Runs one command line; returns the exit code. Errors are one line on `err`. */
+export async function runAdmin(argv: readonly string[], output: AdminOutput): Promise<number> {
+  let destroy = () => {};
+  try {
+    const [name, ...rest] = argv;
+    if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+      const topic = name === undefined ? undefined : rest[0];
+      if (topic === undefined) output.out(usage());
+      else output.out(commandHelp(topic, commandNamed(topic)));
+      return 0;
+    }
+    if (name.startsWith('-')) throw new UsageError(`expected a command before ${name} (${PROGRAM} --help lists them)`);
+    const command = commandNamed(name);
+    if (rest.includes('--help') || rest.includes('-h')) {
+      output.out(commandHelp(name, command));
+      return 0;
+    }
+    const args = parseCommandLine(name, command, rest);
+    const open = async (): Promise<Session> => {
+      // Loaded only now: help and bad arguments need neither the AWS SDK nor the stack.
+      const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { AdminStore }, { resolveAdminTarget }, localAws] =
+        await Promise.all([
+          import('@aws-sdk/client-dynamodb'),
+          import('@aws-sdk/lib-dynamodb'),
+          import('./admin-store.js'),
+          import('./target.js'),
+          import('../local/local-aws.js'),
+        ]);
+      const target = resolveAdminTarget(REPOSITORY_ROOT);
+      const client =
+        target.where === 'local'
+          ? new DynamoDBClient({
+              endpoint: target.dynamodbEndpoint,
+              region: localAws.LOCAL_REGION,
+              credentials: localAws.LOCAL_CREDENTIALS,
+            })
+          : new DynamoDBClient({});
+      destroy = () => client.destroy();
+      return { store: new AdminStore(DynamoDBDocumentClient.from(client), target.tables), where: target.where };
+    };
+    await command.run(args, open, output);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof AdminError || error instanceof InvalidAmountError) {
+      output.err(`error: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof TargetError) {
+      output.err(`error: ${error.message}`);
+      return 1;
+    }
+    output.err(`error: ${(error as Error).stack ?? String(error)}`);
+    return 1;
+  } finally {
+    destroy();
+  }
+}
+
+function commandNamed(name: string): Command {
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!command) throw new UsageError(`unknown command "${name}" (${PROGRAM} --help lists them)`);
+  return command;
+}
+
+/** The command's options, strictly: an unknown, repeated or value-less option is a UsageError naming it. */
+function parseCommandLine(name: string, command: Command, argv: string[]): Arguments {
+  const names = command.options ?? [];
+  const options: Record<string, { type: 'string'; multiple: true }> = {};
+  for (const option of [...names, ...(command.accountPositional ? ['account'] : [])]) {
+    options[option] = { type: 'string', multiple: true };
+  }
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: command.accountPositional === true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${name}: ${parseArgsMessage(error as Error & { code?: string }, Object.keys(options))}`);
+  }
+  return new Arguments(name, parsed.values as Record<string, string[] | undefined>, parsed.positionals);
+}
+
+function parseArgsMessage(error: Error & { code?: string }, known: string[]): string {
+  const option = /'(-[^' ,]+|--[^' ]+)/.exec(error.message)?.[1] ?? /'([^']*)'/.exec(error.message)?.[1] ?? '';
+  const takes = known.length > 0 ? `it takes ${known.map((name) => `--${name}`).join(', ')}` : 'it takes no options';
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${option}; ${takes}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return `${option} needs a value (one that starts with "-" is written ${option}=-…)`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument "${option}"; ${takes}`;
+    default:
+      return error.message.split('\n')[0] ?? error.message;
+  }
+}
+
+class Arguments {
+  constructor(
+    private readonly command: string,
+    private readonly values: Record<string, string[] | undefined>,
+    private readonly positionals: string[],
+  ) {}
+
+  optional(name: string): string | undefined {
+    const given = this.values[name];
+    if (given === undefined) return undefined;
+    if (given.length > 1) this.fail(`--${name} is given ${given.length} times`);
+    const value = given[0]!.trim();
+    if (value === '') this.fail(`--${name} is empty`);
+    return value;
+  }
+
+  fail(message: string): never {
+    throw new UsageError(`${this.command}: ${message}`);
+  }
+
+  required(name: string): string {
+    const value = this.optional(name);
+    if (value === undefined) this.fail(`--${name} is required`);
+    return value;
+  }
+
+  /** An amount of money in yuan, within the balance bound: its units. */
+  money(name: string): number {
+    let units: number;
+    try {
+      units = yuanToUnits(this.required(name));
+    } catch (error) {
+      if (error instanceof InvalidAmountError) this.fail(`--${name}: ${error.message}`);
+      throw error;
+    }
+    if (units > MAX_BALANCE_UNITS) this.fail(`--${name} must be at most ${MAX_YUAN_TEXT} CNY`);
+    return units;
+  }
+
+  /** The account id, as `<command> ID` or `--account ID`. */
+  account(): string {
+    const flag = this.optional('account');
+    if (this.positionals.length > 1 || (flag !== undefined && this.positionals.length > 0)) {
+      this.fail(`one account id, please (${this.command} ID)`);
+    }
+    const id = flag ?? this.positionals[0];
+    if (!id) this.fail(`the account id is required (${this.command} ID)`);
+    return id;
+  }
+
+  /** `--key`: a key id (key_…) or the key itself (bc_…). */
+  key(): string {
+    const key = this.required('key');
+    if (!/^key_[A-Za-z0-9]+$/.test(key) && !isWellFormedApiKey(key)) {
+      this.fail('--key must be a key id (key_…) or the key itself (bc_…)');
+    }
+    return key;
+  }
+}
+
+function keyRow(key: ApiKeyRecord): string[] {
+  return [
+    key.key_id,
+    key.status,
+    key.quota_units === undefined ? 'none' : `${unitsToYuan(key.quota_units)}`,
+    `${unitsToYuanText(key.spent_units)}`,
+    key.rate_per_second === undefined ? 'default' : `${key.rate_per_second}/s`,
+    key.created_at,
+  ];
+}
+
+/** Rows as aligned columns, one line each. */
+function table(output: AdminOutput, rows: string[][]): void {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  for (const row of rows)
+    output.out(
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    );
+}
