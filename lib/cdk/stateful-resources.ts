@@ -47,10 +47,8 @@ export class StatefulResources extends Construct {
   readonly webhookDeadLetterQueue: Queue;
   /** The tasks stream's event source reports here the batches of new tasks it could not start (TASK_STARTS). */
   readonly taskStartsDeadLetterQueue: Queue;
-  /** Each upstream provider's API key (functions/core/providers.ts). */
+  /** Each upstream provider's API key (functions/core/providers.ts). The signing keys are VideoDelivery's. */
   readonly providerApiKeys: Readonly<Record<ProviderName, Secret>>;
-  /** The CloudFront key pair's private key (PEM), used to sign video URLs. */
-  readonly cloudFrontPrivateKey: Secret;
 
   constructor(scope: Construct, id: string, props: StatefulResourcesProps) {
     super(scope, id);
@@ -75,7 +73,9 @@ export class StatefulResources extends Construct {
           indexName: index.name,
           partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
           sortKey: { name: index.sortKey, type: AttributeType.STRING },
-          projectionType: ProjectionType.ALL,
+          ...('nonKeyAttributes' in index
+            ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.nonKeyAttributes] }
+            : { projectionType: ProjectionType.ALL }),
         });
       }
     }
@@ -151,12 +151,13 @@ export class StatefulResources extends Construct {
     });
 
     // Secrets are created with a random placeholder value; the operator stores the real one after the first
-    // deploy (see the description). Only their ARNs ever reach a function's environment.
+    // deploy (see the description). Only their ARNs ever reach a function's environment. No fixed names:
+    // a deleted secret's name stays taken for its 7-30 day recovery window, and a retained one's for good,
+    // so a redeploy of the prefix could not create it again; CloudFormation generates a unique name instead.
     this.providerApiKeys = Object.fromEntries(
       PROVIDER_NAMES.map((provider) => {
         const key = new Secret(this, `${pascal(provider)}ApiKey`, {
-          secretName: `${props.prefix}/${provider}-api-key`,
-          description: `API key of the upstream ${PROVIDERS[provider].label}. Set it: aws secretsmanager put-secret-value.`,
+          description: `${props.prefix}: API key of the upstream ${PROVIDERS[provider].label}. Set it: aws secretsmanager put-secret-value.`,
           removalPolicy: RemovalPolicy.RETAIN,
         });
         Validations.of(key).acknowledge({
@@ -167,18 +168,6 @@ export class StatefulResources extends Construct {
         return [provider, key];
       }),
     ) as Record<ProviderName, Secret>;
-    this.cloudFrontPrivateKey = new Secret(this, 'CloudFrontPrivateKey', {
-      secretName: `${props.prefix}/cloudfront-private-key`,
-      description:
-        'PEM private key of the CloudFront signing key pair (its public key is the CloudFrontPublicKeyPem ' +
-        'parameter). Set it: aws secretsmanager put-secret-value.',
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    Validations.of(this.cloudFrontPrivateKey).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason:
-        'It must match the public key in the CloudFront key group; rotation is a new key pair plus a deploy, done by hand.',
-    });
   }
 }
 

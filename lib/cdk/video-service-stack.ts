@@ -20,8 +20,10 @@ import { DEFAULT_API_THROTTLE, ServiceApi } from './api.js';
 import { ServiceAlarms } from './alarms.js';
 import { ServiceFunctions } from './service-functions.js';
 import { pascal, StatefulResources } from './stateful-resources.js';
+import { SAM_LOCAL_CONTEXT, withSamLocalVariables } from './sam-local.js';
 import { TaskWorkflow } from './task-workflow.js';
-import { VideoDelivery } from './video-delivery.js';
+import type { SigningKeys } from './video-delivery.js';
+import { SIGNING_KEYS_CONTEXT, signingKeysFromContext, VideoDelivery } from './video-delivery.js';
 
 export interface VideoServiceConfig {
   /** Prefix of every stack and physical name (`vgs` unless the `prefix` context says otherwise). */
@@ -31,6 +33,10 @@ export interface VideoServiceConfig {
   /** Receives the alarms when given. */
   readonly alarmEmail?: string;
   readonly apiThrottle?: ApiThrottle;
+  /** The CloudFront signing keys (context `cloudFrontSigningKeys.<prefix>`); unset: not deployable yet. */
+  readonly signingKeys?: SigningKeys;
+  /** Synthesis for `sam local` (context `samLocal=true`): see sam-local.ts. Never deployed. */
+  readonly samLocal?: boolean;
   /** Unset: environment-agnostic stacks (synthesis needs no account, no credentials, no lookups). */
   readonly env?: Environment;
 }
@@ -39,7 +45,9 @@ export const DEFAULT_PREFIX = 'vgs';
 
 /**
  * Config from CDK context, with defaults: `-c prefix=dev`, `-c arkBaseUrl=...`, `-c alarmEmail=ops@...`,
- * `-c apiThrottleRate=200 -c apiThrottleBurst=400`, and `-c cloudFrontPublicKeyPem=...` (video-delivery.ts).
+ * `-c apiThrottleRate=5000 -c apiThrottleBurst=5000`, `-c samLocal=true` (sam-local.ts), and the signing keys
+ * (`cloudFrontSigningKeys`, video-delivery.ts). What a deployment needs on every deploy belongs in cdk.json's
+ * context, which CDK reads on every run: a value given only with `-c` is gone on the next plain deploy.
  */
 export function configFromContext(scope: Construct): VideoServiceConfig {
   const text = (key: string): string | undefined => {
@@ -55,13 +63,17 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
   const alarmEmail = text('alarmEmail');
   const rate = positive('apiThrottleRate', DEFAULT_API_THROTTLE.rateLimit);
   const burst = positive('apiThrottleBurst', DEFAULT_API_THROTTLE.burstLimit);
+  const prefix = text('prefix') ?? DEFAULT_PREFIX;
+  const signingKeys = signingKeysFromContext(scope.node.tryGetContext(SIGNING_KEYS_CONTEXT), prefix);
   return {
-    prefix: text('prefix') ?? DEFAULT_PREFIX,
+    prefix,
     providerBaseUrls: Object.fromEntries(
       PROVIDER_NAMES.map((name) => [name, text(`${name}BaseUrl`) ?? PROVIDERS[name].defaultBaseUrl]),
     ) as Record<ProviderName, string>,
     ...(alarmEmail && { alarmEmail }),
     apiThrottle: { rateLimit: rate, burstLimit: burst },
+    ...(signingKeys && { signingKeys }),
+    samLocal: String(scope.node.tryGetContext(SAM_LOCAL_CONTEXT)) === 'true',
   };
 }
 
@@ -103,14 +115,15 @@ export class StatefulStack extends Stack {
       prefix,
       videoBucket: this.data.videoBucket,
       logBucket: this.data.accessLogsBucket,
-      privateKey: this.data.cloudFrontPrivateKey,
+      signingKeys: props.serviceConfig.signingKeys,
     });
     new CfnOutput(this, 'VideoDomain', { value: this.delivery.distribution.distributionDomainName });
     new CfnOutput(this, 'CloudFrontKeyPairId', { value: this.delivery.publicKey.publicKeyId });
     for (const [provider, key] of Object.entries(this.data.providerApiKeys)) {
       new CfnOutput(this, `${pascal(provider)}ApiKeySecretArn`, { value: key.secretArn });
     }
-    new CfnOutput(this, 'CloudFrontPrivateKeySecretArn', { value: this.data.cloudFrontPrivateKey.secretArn });
+    // The active key's (each key's: SigningKey<id>PrivateKeySecretArn, video-delivery.ts).
+    new CfnOutput(this, 'CloudFrontPrivateKeySecretArn', { value: this.delivery.privateKey.secretArn });
   }
 }
 
@@ -124,9 +137,11 @@ export class StatelessStack extends Stack {
   readonly api: ServiceApi;
   readonly workflow: TaskWorkflow;
   readonly alarms: ServiceAlarms;
+  private readonly samLocal: boolean;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
+    this.samLocal = props.serviceConfig.samLocal === true;
     const { prefix, providerBaseUrls } = props.serviceConfig;
     const { data, delivery } = props.stateful;
     this.addStackDependency(props.stateful, 'functions use its tables, bucket, queues, secrets and CDN');
@@ -151,6 +166,7 @@ export class StatelessStack extends Stack {
         { name: 'WebhookDlq', queue: data.webhookDeadLetterQueue },
         { name: 'TaskStartsDlq', queue: data.taskStartsDeadLetterQueue },
       ],
+      webhookQueue: data.webhookQueue,
       stateMachine: this.workflow.stateMachine,
       httpApi: this.api.httpApi,
       streamConsumers: [{ id: TASK_STARTS.starter.id, handler: functions.taskStarter }],
@@ -172,5 +188,11 @@ export class StatelessStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
     new CfnOutput(this, 'StateMachineArn', { value: this.workflow.stateMachine.stateMachineArn });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+  }
+
+  /** The rendered template, where what each function already declares is known (sam-local.ts). */
+  protected override _toCloudFormation(): Record<string, unknown> {
+    const template = super._toCloudFormation() as Record<string, unknown>;
+    return this.samLocal ? withSamLocalVariables(template) : template;
   }
 }

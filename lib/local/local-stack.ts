@@ -7,20 +7,19 @@
  * children run the very handlers that run in Lambda and find everything through the same environment
  * variables.
  */
-import { ENV } from '../../functions/adapters/config.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdminStore } from '../admin/admin-store.js';
-import { parseWebhookRetrySchedule, webhookMaxAttempts } from '../../functions/core/webhook.js';
 import { physicalNames } from '../../functions/adapters/resources.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { startApiProcess } from './api-process-client.js';
 import type { ApiProcess } from './api-process-client.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from './emulators.js';
+import { lambdaBundles, markUsed } from './lambda-bundles.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { createWebhookQueues } from './local-queues.js';
 import type { WebhookQueues } from './local-queues.js';
@@ -30,7 +29,8 @@ import type { UpstreamSimulator } from './upstream-simulator.js';
 import { startWorkflowProcess } from './workflow-process-client.js';
 import type { WorkflowProcess } from './workflow-process-client.js';
 
-const UPSTREAM_API_KEY = 'local-ark-key';
+/** The simulated upstream's key (also written into sam local's env.json, lib/local/sam-env.ts). */
+export const UPSTREAM_API_KEY = 'local-ark-key';
 
 export interface LocalStackOptions {
   /** API port; 0 picks a free one. Default 3000. */
@@ -84,10 +84,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     for (const stop of stoppers.reverse()) await stop().catch((error) => console.error('stop failed:', error));
     stoppers.length = 0;
   };
+  // Built (or found in the cache) while the emulators start; awaited before the first child needs it.
+  const bundling = lambdaBundles();
+  bundling.catch(() => undefined);
   try {
     const dynamo = await startDynamoDbLocal(options.dataDir && join(options.dataDir, 'dynamodb'));
     stoppers.push(dynamo.stop);
-    const fauxqs = await startS3AndSqs(options.dataDir && join(options.dataDir, 's3'));
+    const fauxqs = await startPersistentS3(options.dataDir);
     stoppers.push(fauxqs.stop);
     const upstream = await startUpstreamSimulator({
       ...options.upstream,
@@ -104,11 +107,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(async () => [dynamoClient, s3, sqs].forEach((client) => client.destroy()));
     await createTables(dynamoClient, names.tables);
     await createBucket(s3, names.videoBucket);
-    const scheduleVariable = ENV.webhookRetryScheduleSeconds;
-    const webhookSchedule = parseWebhookRetrySchedule(
-      options.environment?.[scheduleVariable.name] ?? (scheduleVariable.default as string),
-    );
-    const webhookQueues = await createWebhookQueues(sqs, fauxqs.endpoint, names, webhookMaxAttempts(webhookSchedule));
+    const webhookQueues = await createWebhookQueues(sqs, fauxqs.endpoint, names);
+
+    const bundles = await bundling;
+    if (bundles.built) console.log(`Built the Lambda bundles as CDK does in ${(bundles.ms / 1000).toFixed(1)} s.`);
+    // A running stack keeps its build from being pruned (by another run's build) while it may still load from it.
+    const keepBundles = setInterval(() => markUsed(bundles.dir), 600_000).unref();
+    stoppers.push(async () => clearInterval(keepBundles));
 
     const stateMachineArn = localStateMachineArn(names);
     const workflow = await startWorkflowProcess({
@@ -123,6 +128,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       pollIntervalSeconds: options.pollIntervalSeconds ?? 1,
       reconcileIntervalMs: options.reconcileIntervalMs ?? 30_000,
       environment: options.environment ?? {},
+      bundles: bundles.files,
     });
     stoppers.push(() => workflow.stop());
 
@@ -144,6 +150,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           webhookQueueUrl: webhookQueues.queue.url,
         },
         environment: options.environment ?? {},
+        bundles: bundles.files,
         port: options.port ?? 3000,
       },
       options.accessLog,
@@ -174,6 +181,30 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await stopAll();
     throw error;
   }
+}
+
+/** Where a data directory keeps its S3 emulator's port. */
+const S3_PORT_FILE = 's3-port';
+
+/**
+ * The S3 emulator, persistent under `dataDir` on the port it had there before: the video URLs given out
+ * (stored on tasks, sent in webhooks) name it, and must work after a restart. A first start picks a free
+ * port and keeps it.
+ */
+async function startPersistentS3(dataDir: string | undefined) {
+  if (!dataDir) return startS3AndSqs(undefined);
+  const portFile = join(dataDir, S3_PORT_FILE);
+  const kept = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8').trim()) : 0;
+  const port = Number.isInteger(kept) && kept > 0 && kept < 65_536 ? kept : 0;
+  const fauxqs = await startS3AndSqs(join(dataDir, 's3'), port).catch((error: Error) => {
+    if (!/EADDRINUSE/.test(error.message)) throw error;
+    throw new Error(
+      `The local S3's port ${port} (kept in ${portFile}: the video URLs given out name it) is taken. Stop what ` +
+        'holds it, or delete that file to take another port (earlier video URLs then stop working).',
+    );
+  });
+  if (fauxqs.port !== port) writeFileSync(portFile, `${fauxqs.port}\n`);
+  return fauxqs;
 }
 
 async function ensureDemoAccount(admin: AdminStore, options: LocalStackOptions) {

@@ -1,0 +1,57 @@
+/**
+ * `npm run --silent sam:env`: writes env.json for `sam local start-api` from the `-c samLocal=true` template
+ * and the running `npm start` stack (.data/local-stack.json). See README "`sam local`".
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { runtimeFile } from '../lib/admin/target.js';
+import { DEFAULT_PREFIX } from '../lib/cdk/video-service-stack.js';
+import type { CfnTemplate, LocalStackRuntime } from '../lib/local/sam-env.js';
+import { functionsMissingSamVariables, samEnvVars } from '../lib/local/sam-env.js';
+import { LOCAL_REGION } from '../lib/local/local-aws.js';
+import { REPOSITORY_ROOT } from '../lib/repository-root.js';
+
+const USAGE = `usage: npm run --silent sam:env -- [--template FILE] [--host NAME] [--out FILE]
+  --template  the stateless template of \`npx cdk synth -c samLocal=true\` (default cdk.out/${DEFAULT_PREFIX}-stateless.template.json)
+  --host      how SAM's containers reach this machine (default host.docker.internal)
+  --out       where to write (default env.json)`;
+
+const { values } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        template: { type: 'string', default: `cdk.out/${DEFAULT_PREFIX}-stateless.template.json` },
+        host: { type: 'string', default: 'host.docker.internal' },
+        out: { type: 'string', default: 'env.json' },
+      },
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
+const templatePath = resolve(REPOSITORY_ROOT, values.template);
+if (!existsSync(templatePath)) fail(`no ${values.template}: run \`npx cdk synth -c samLocal=true\` first\n${USAGE}`);
+const template = JSON.parse(readFileSync(templatePath, 'utf8')) as CfnTemplate;
+const missing = functionsMissingSamVariables(template);
+if (missing.length > 0) {
+  fail(
+    `${values.template} was not synthesized with -c samLocal=true (${missing.length} functions lack the variables ` +
+      'env.json sets, and SAM ignores undeclared ones): run `npx cdk synth -c samLocal=true`',
+  );
+}
+const runtimePath = runtimeFile(resolve(REPOSITORY_ROOT, process.env['DATA_DIR'] ?? '.data'));
+if (!existsSync(runtimePath)) fail('no running local stack found: start it with `npm start` (in another terminal)');
+const runtime = JSON.parse(readFileSync(runtimePath, 'utf8')) as LocalStackRuntime;
+
+const env = samEnvVars(template, runtime, values.host);
+writeFileSync(resolve(REPOSITORY_ROOT, values.out), `${JSON.stringify(env, null, 2)}\n`);
+console.log(`Wrote ${values.out} for ${Object.keys(env).length} functions (endpoints via ${values.host}). Then:
+  sam local start-api -t ${values.template} --env-vars ${values.out} --region ${LOCAL_REGION} --port 3001`);

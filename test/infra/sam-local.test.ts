@@ -1,0 +1,151 @@
+/**
+ * `sam local start-api` against the local emulators, checked without Docker against the SAM CLI rules it
+ * relies on: only template-declared variables reach a function, env.json (keyed by logical id) overrides
+ * them, unresolvable references become "" (samcli/local/lambdafn/env_vars.py; aws-sam-cli #1553, #6145), and
+ * a route's function is found through its integration. Each API handler must load with what SAM gives it.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { physicalNames } from '../../functions/adapters/resources.js';
+import { LAMBDA_RESERVED_VARIABLES, SAM_LOCAL_CONTEXT, samLocalVariables } from '../../lib/cdk/sam-local.js';
+import type { LocalStackRuntime } from '../../lib/local/sam-env.js';
+import { functionsMissingSamVariables, functionVariables, samEnvVars } from '../../lib/local/sam-env.js';
+import { ALL_FUNCTIONS } from '../../lib/routes.js';
+import type { SynthesizedService } from './synth.js';
+import { REPOSITORY_ROOT, resourcesOfType, synthesizeService } from './synth.js';
+
+const run = promisify(execFile);
+
+const RUNTIME: LocalStackRuntime = {
+  endpoints: {
+    dynamodb: 'http://127.0.0.1:41001',
+    s3: 'http://127.0.0.1:41002',
+    sqs: 'http://127.0.0.1:41002',
+    sfn: 'http://127.0.0.1:41003',
+    upstream: 'http://127.0.0.1:41004',
+  },
+  names: physicalNames('vgs-local'),
+};
+
+let service: SynthesizedService;
+let declared: Record<string, Record<string, unknown>>;
+let env: Record<string, Record<string, string>>;
+beforeAll(() => {
+  // As `npx cdk synth -c samLocal=true` gives it: a string.
+  service = synthesizeService({ context: { [SAM_LOCAL_CONTEXT]: 'true' } });
+  declared = functionVariables(service.statelessJson);
+  env = samEnvVars(service.statelessJson, RUNTIME, 'host.docker.internal');
+}, 120_000);
+afterAll(() => service?.cleanup());
+
+/** samcli EnvironmentVariables.resolve(): its AWS_* first, then each declared variable, env.json over the template. */
+function samEnvironment(logicalId: string, overrides: Record<string, string> = {}): Record<string, string> {
+  const result: Record<string, string> = {
+    AWS_SAM_LOCAL: 'true',
+    AWS_REGION: 'us-east-1',
+    AWS_DEFAULT_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'defaultkey',
+    AWS_SECRET_ACCESS_KEY: 'defaultsecret',
+    AWS_LAMBDA_FUNCTION_NAME: logicalId,
+  };
+  for (const [name, value] of Object.entries(declared[logicalId] ?? {})) {
+    const chosen = name in overrides ? overrides[name] : value;
+    result[name] = typeof chosen === 'string' ? chosen : '';
+  }
+  return result;
+}
+
+/** The function each HTTP API route invokes, as SAM finds it: Route.Target → Integration.IntegrationUri. */
+function routeFunctions(): Record<string, string> {
+  const resources = service.statelessJson.Resources;
+  return Object.fromEntries(
+    resourcesOfType(service.statelessJson, 'AWS::ApiGatewayV2::Route').map(([, route]) => {
+      const target = JSON.stringify(route.Properties['Target']);
+      const integrationId = /"integrations\/",\{"Ref":"([^"]+)"\}/.exec(target)?.[1] as string;
+      const uri = resources[integrationId]?.Properties['IntegrationUri'] as { 'Fn::GetAtt': [string, string] };
+      return [route.Properties['RouteKey'] as string, uri['Fn::GetAtt'][0]];
+    }),
+  );
+}
+
+it('declares, on every function, every variable env.json may set (SAM applies only declared ones)', () => {
+  expect(samLocalVariables()).toEqual(
+    expect.arrayContaining(['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_S3', 'S3_FORCE_PATH_STYLE', 'ARK_API_KEY']),
+  );
+  expect(functionsMissingSamVariables(service.statelessJson)).toEqual([]);
+});
+
+it('declares no variable Lambda reserves (SAM passes the caller credentials and region in those)', () => {
+  for (const [logicalId, variables] of Object.entries(declared)) {
+    expect(
+      Object.keys(variables).filter((name) => LAMBDA_RESERVED_VARIABLES.includes(name)),
+      logicalId,
+    ).toEqual([]);
+  }
+});
+
+it('writes env.json keyed by every function logical id, setting only variables the function declares', () => {
+  expect(Object.keys(env).sort()).toEqual(Object.keys(declared).sort());
+  expect(Object.keys(declared)).toHaveLength(ALL_FUNCTIONS.length);
+  for (const [logicalId, values] of Object.entries(env)) {
+    expect(
+      Object.keys(values).filter((name) => !(name in (declared[logicalId] ?? {}))),
+      logicalId,
+    ).toEqual([]);
+    expect(Object.keys(values), logicalId).toEqual(expect.arrayContaining(samLocalVariables()));
+  }
+});
+
+it('points every function at the local stack only: endpoints through the host, no reference left to AWS', () => {
+  for (const [logicalId, variables] of Object.entries(declared)) {
+    const values = env[logicalId] ?? {};
+    for (const [name, value] of Object.entries(variables)) {
+      if (typeof value !== 'string') expect(values, `${logicalId} ${name}`).toHaveProperty(name);
+    }
+    expect(JSON.stringify(values), logicalId).not.toMatch(/127\.0\.0\.1|localhost|amazonaws\.com/);
+  }
+  const [getTask] = Object.entries(declared).find(([, variables]) => 'CLOUDFRONT_DOMAIN' in variables) ?? [];
+  expect(env[getTask as string]).toMatchObject({
+    CLOUDFRONT_DOMAIN: '',
+    AWS_ENDPOINT_URL_S3: 'http://host.docker.internal:41002',
+    VIDEO_BUCKET: RUNTIME.names.videoBucket,
+  });
+});
+
+it('routes every HTTP API route to a function env.json configures', () => {
+  const routes = routeFunctions();
+  expect(Object.keys(routes)).toContain('$default');
+  for (const [routeKey, logicalId] of Object.entries(routes)) expect(env, routeKey).toHaveProperty(logicalId);
+});
+
+it('each API route handler loads with what SAM gives it, and without env.json fails at load (a 502)', async () => {
+  const entries = Object.fromEntries(ALL_FUNCTIONS.map(({ id, entry }) => [`vgs-${id}`, entry]));
+  const load = (logicalId: string, environment: Record<string, string>) => {
+    const resource = service.statelessJson.Resources[logicalId];
+    const entry = entries[resource?.Properties['FunctionName'] as string] as string;
+    const script = "const m = await import(process.argv[1]); if (typeof m.handler !== 'function') process.exit(3);";
+    return run(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', script, pathToFileURL(join(REPOSITORY_ROOT, entry)).href],
+      { cwd: REPOSITORY_ROOT, env: environment, timeout: 60_000 },
+    );
+  };
+  const routes = [...new Set(Object.values(routeFunctions()))];
+  const failures = await Promise.all(
+    routes.map((id) =>
+      load(id, samEnvironment(id, env[id])).then(
+        () => '',
+        (error: { stderr?: string }) => `${id}: ${error.stderr ?? String(error)}`,
+      ),
+    ),
+  );
+  expect(failures.filter(Boolean)).toEqual([]);
+
+  const listModels = routes.find((id) => id.startsWith('ListModels')) as string;
+  await expect(load(listModels, samEnvironment(listModels))).rejects.toMatchObject({
+    stderr: expect.stringMatching(/environment variable \w+_TABLE is required/),
+  });
+}, 120_000);
