@@ -58,6 +58,7 @@ export const WORKFLOW_FUNCTIONS: readonly WorkflowFunctionDefinition[] = [
 /** Functions run on a schedule (EventBridge in AWS; timers in the local stack). */
 export const SCHEDULED_FUNCTIONS = [
   { id: 'ReconcileTasks', entry: 'functions/workflow/reconcile-tasks.ts', everyMinutes: 1 },
+  { id: 'RequeueWebhooks', entry: 'functions/webhooks/requeue-webhooks.ts', everyMinutes: 1 },
 ] as const;
 
 /** Every function the service deploys, each once: the routes, the state machine's, the scheduled ones, the consumers. */

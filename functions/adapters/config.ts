@@ -64,6 +64,8 @@ export const ENV = {
   maxVideoBytes: variable('MAX_VIDEO_BYTES', integer(1), String(MAX_VIDEO_BYTES)),
   videoDownloadTimeoutMs: variable('VIDEO_DOWNLOAD_TIMEOUT_MS', integer(1), String(10 * 60 * 1000)),
   reconcileMinAgeSeconds: variable('RECONCILE_MIN_AGE_SECONDS', integer(1), '120'),
+  /** How long a webhook may be overdue before the requeuer sends it again: longer than one try can take (30 s). */
+  webhookRequeueAfterSeconds: variable('WEBHOOK_REQUEUE_AFTER_SECONDS', integer(1), '300'),
   webhookRetryScheduleSeconds: variable(
     'WEBHOOK_RETRY_SCHEDULE_SECONDS',
     schedule,

@@ -1,17 +1,23 @@
 /**
- * Webhook state in DynamoDB: each account's signing secrets (on the account item) and each task's
- * delivery attempts (on the task item).
- *
- * Secrets are Standard Webhooks `whsec_<base64 of 32 random bytes>`, created on first use by a
- * conditional write, so two creators racing agree on one. A rotation keeps the old secret signing too
- * for 24 h (`webhook_previous_secret` until `webhook_previous_until`).
+ * Webhook state in DynamoDB: each account's signing secrets (on the account item), each task's delivery
+ * attempts (on the task item) and the pending-webhooks index the requeuer reads. Secrets are Standard
+ * Webhooks `whsec_<base64 of 32 random bytes>`, created on first use by a conditional write (two racing
+ * creators agree on one); a rotation keeps the old one signing for 24 h (`webhook_previous_*`).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
-import type { WebhookAttemptLog, WebhookSecretStore } from '../core/ports/webhooks.js';
+import type {
+  PendingWebhookEntry,
+  PendingWebhooks,
+  WebhookAttemptLog,
+  WebhookSecretStore,
+} from '../core/ports/webhooks.js';
+import type { TaskRecord } from '../core/task.js';
 import type { WebhookAttemptRecord } from '../core/webhook.js';
+import { WEBHOOK_PENDING_SHARDS } from '../core/webhook.js';
+import { TASKS_WEBHOOK_PENDING_INDEX } from './resources.js';
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** How long a rotated-out secret keeps signing alongside the new one. */
@@ -135,31 +141,123 @@ export class DynamoDbWebhookAttemptLog implements WebhookAttemptLog {
     private readonly tasksTable: string,
   ) {}
 
-  async record(taskId: string, attempt: WebhookAttemptRecord): Promise<void> {
+  async record(taskId: string, previousAttempts: number, attempt: WebhookAttemptRecord): Promise<boolean> {
     const sets = [
       'webhook_state = :state',
+      'webhook_attempts = :attempts',
       'webhook_last_attempt_at = :at',
       'webhook_last_status_code = :code',
       'webhook_last_error = :error',
     ];
+    const values: Record<string, unknown> = {
+      ':state': attempt.state,
+      ':attempts': previousAttempts + 1,
+      ':previous': previousAttempts,
+      ':at': attempt.at,
+      ':code': attempt.statusCode,
+      ':error': attempt.error,
+      ':delivered': 'delivered',
+    };
     if (attempt.state === 'delivered') sets.push('webhook_delivered_at = :at');
+    let update: string;
+    if (attempt.state === 'retrying') {
+      sets.push('webhook_due_at = :due');
+      values[':due'] = attempt.nextTryAt ?? attempt.at;
+      update = `SET ${sets.join(', ')}`;
+    } else {
+      // Settled: out of the pending-webhooks index (sparse: an item without its keys is not in it).
+      update = `SET ${sets.join(', ')} REMOVE webhook_pending, webhook_due_at`;
+    }
+    // No try recorded yet reads as an absent count.
+    const sameCount =
+      previousAttempts === 0
+        ? '(attribute_not_exists(webhook_attempts) OR webhook_attempts = :previous)'
+        : 'webhook_attempts = :previous';
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tasksTable,
           Key: { task_id: taskId },
-          UpdateExpression: `SET ${sets.join(', ')} ADD webhook_attempts :one`,
-          // A straggling duplicate must not turn a delivered event back into a failing one.
-          ConditionExpression:
-            'attribute_exists(task_id) AND (attribute_not_exists(webhook_state) OR webhook_state <> :delivered)',
-          ExpressionAttributeValues: {
-            ':state': attempt.state,
-            ':at': attempt.at,
-            ':code': attempt.statusCode,
-            ':error': attempt.error,
-            ':one': 1,
-            ':delivered': 'delivered',
-          },
+          UpdateExpression: update,
+          ConditionExpression: `attribute_exists(task_id) AND ${sameCount} AND (attribute_not_exists(webhook_state) OR webhook_state <> :delivered)`,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+}
+
+/**
+ * The pending-webhooks index (TASKS_WEBHOOK_PENDING_INDEX): one query per shard, reading only the keys and
+ * the two attributes the index projects, so DynamoDB Local (which projects everything) answers the same.
+ */
+export class DynamoDbPendingWebhooks implements PendingWebhooks {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tasksTable: string,
+  ) {}
+
+  async *findOverdue(before: string): AsyncIterable<PendingWebhookEntry> {
+    for (const shard of WEBHOOK_PENDING_SHARDS) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await this.db.send(
+          new QueryCommand({
+            TableName: this.tasksTable,
+            IndexName: TASKS_WEBHOOK_PENDING_INDEX.name,
+            KeyConditionExpression: 'webhook_pending = :shard AND webhook_due_at < :before',
+            // Tasks still in flight are in the index too (their keys are set at submit): not due yet.
+            FilterExpression: '#status IN (:success, :failed, :refunded) AND updated_at < :before',
+            ProjectionExpression: 'task_id, #status, webhook_due_at',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':shard': shard,
+              ':before': before,
+              ':success': 'success',
+              ':failed': 'failed',
+              ':refunded': 'refunded',
+            },
+            ExclusiveStartKey: startKey,
+          }),
+        );
+        for (const item of page.Items ?? []) yield item as PendingWebhookEntry;
+        startKey = page.LastEvaluatedKey;
+      } while (startKey);
+    }
+  }
+
+  async claim(taskId: string, seenDueAt: string, nextDueAt: string): Promise<TaskRecord | undefined> {
+    try {
+      const { Attributes } = await this.db.send(
+        new UpdateCommand({
+          TableName: this.tasksTable,
+          Key: { task_id: taskId },
+          UpdateExpression: 'SET webhook_due_at = :next',
+          ConditionExpression: 'attribute_exists(webhook_pending) AND webhook_due_at = :seen',
+          ExpressionAttributeValues: { ':seen': seenDueAt, ':next': nextDueAt },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes as TaskRecord;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  async forget(taskId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tasksTable,
+          Key: { task_id: taskId },
+          UpdateExpression: 'REMOVE webhook_pending, webhook_due_at',
+          // An update creates a missing item: never for a task that is gone.
+          ConditionExpression: 'attribute_exists(task_id)',
         }),
       );
     } catch (error) {

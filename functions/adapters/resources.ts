@@ -2,7 +2,6 @@
  * The one description of the service's stateful resources: the handlers find them through the environment
  * variables named here, the local stack creates them in the emulators, the CDK stack declares them.
  */
-import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS, webhookMaxAttempts } from '../core/webhook.js';
 import { ENV } from './config.js';
 
 export interface TableDefinition {
@@ -11,20 +10,54 @@ export interface TableDefinition {
   partitionKey: string;
   /** Attribute holding an epoch-seconds expiry, when items expire. */
   ttlAttribute?: string;
-  /** Global secondary indexes (string keys, all attributes projected). */
-  indexes?: readonly { name: string; partitionKey: string; sortKey: string }[];
+  /** Global secondary indexes (string keys; all attributes projected unless `nonKeyAttributes` lists some). */
+  indexes?: readonly { name: string; partitionKey: string; sortKey: string; nonKeyAttributes?: readonly string[] }[];
   /** The table's DynamoDB stream, when something consumes its changes. */
   stream?: 'NEW_IMAGE';
 }
 
-/** Finds tasks by state and age: the reconciler's view of what is still in flight. */
-export const TASKS_BY_STATUS_INDEX = { name: 'by-status', partitionKey: 'status', sortKey: 'updated_at' } as const;
+/**
+ * The reconciler's view of what is still in flight, oldest touch first. Sparse: only a task not yet final carries
+ * `in_flight_shard` (its final move removes it), so the index holds the few tasks in flight, not every task ever
+ * ("Take advantage of sparse indexes", DynamoDB guide). That key is one of `shards` values taken from the task id:
+ * a GSI partition that takes every task's writes throttles the table's writes, the submit's included ("GSI write
+ * throttling and back pressure"), and spreading the key is AWS's remedy ("Using write sharding"). The reconciler
+ * queries every shard. It projects only what the reconciler reads, so a task's other writes never touch the index.
+ * A new index name, not a changed `by-status`: an existing table gets it added.
+ */
+export const TASKS_IN_FLIGHT_INDEX = {
+  name: 'in-flight',
+  partitionKey: 'in_flight_shard',
+  sortKey: 'updated_at',
+  nonKeyAttributes: ['status', 'execution_name', 'restarts'],
+  shards: 16,
+} as const;
+
+/**
+ * Tasks whose completion webhook is still owed (pendingWebhookKeys in functions/core/webhook.ts): sparse, as
+ * its keys are set at submit and removed once the webhook is delivered or failed; its partition key is one
+ * of 16 shards of the task id (the same two remedies as the in-flight index). The requeuer
+ * (functions/core/use-cases/requeue-webhooks.ts) filters on the two projected attributes: the index is
+ * written when they or its keys change, never for the rest of a task's writes. CloudFormation creates one
+ * GSI per table update: an existing table takes it in a deploy of its own.
+ */
+export const TASKS_WEBHOOK_PENDING_INDEX = {
+  name: 'webhook-pending',
+  partitionKey: 'webhook_pending',
+  sortKey: 'webhook_due_at',
+  nonKeyAttributes: ['status', 'updated_at'],
+} as const;
 
 export const TABLES = {
   accounts: { envVar: ENV.accountsTable.name, partitionKey: 'account_id' },
   apiKeys: { envVar: ENV.apiKeysTable.name, partitionKey: 'key_hash' },
   // Its stream starts each new task's execution (TASK_STARTS).
-  tasks: { envVar: ENV.tasksTable.name, partitionKey: 'task_id', indexes: [TASKS_BY_STATUS_INDEX], stream: 'NEW_IMAGE' },
+  tasks: {
+    envVar: ENV.tasksTable.name,
+    partitionKey: 'task_id',
+    indexes: [TASKS_IN_FLIGHT_INDEX, TASKS_WEBHOOK_PENDING_INDEX],
+    stream: 'NEW_IMAGE',
+  },
   models: { envVar: ENV.modelsTable.name, partitionKey: 'id' },
   rateLimits: { envVar: ENV.rateLimitsTable.name, partitionKey: 'bucket', ttlAttribute: 'expires_at' },
 } as const satisfies Record<string, TableDefinition>;
@@ -40,20 +73,26 @@ export const STATE_MACHINE = {
 
 /**
  * Completion webhooks (DESIGN §3 row 19): the state machine sends one message per final task to this
- * queue, the consumer delivers it (retrying by changing the message's visibility), and after its last
- * try the queue's redrive parks it in the dead-letter queue. maxReceiveCount equals the tries of the
- * default schedule: a deployment that sets WEBHOOK_RETRY_SCHEDULE_SECONDS must keep the two in step
- * (webhookMaxAttempts).
+ * queue, and the consumer delivers it. A retry is a new message sent with a timer (at most 15 min; a longer
+ * wait hops, see MAX_MESSAGE_DELAY_SECONDS) while the received one is deleted, so a waiting retry is never
+ * in flight (a standard queue allows about 120,000 in flight: "Amazon SQS standard queue quotas"). The try
+ * count lives on the task; after the last try the task's webhook is `failed` and the consumer itself parks
+ * the message in the dead-letter queue. The redrive only catches a message its consumer keeps failing on.
  */
 export const WEBHOOK_QUEUE = {
   /** Environment variable through which the consumer receives the queue's URL. */
   envVar: ENV.webhookQueueUrl.name,
   name: 'webhooks',
   deadLetterName: 'webhooks-dlq',
-  maxReceiveCount: webhookMaxAttempts(DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS),
+  /**
+   * Receives of one message before the redrive parks it. A message comes back only when its consumer failed
+   * on it (a crash, a timeout, DynamoDB unavailable), never for a retry, and the event source's
+   * MaximumConcurrency keeps throttles from counting: five such failures make a message worth a look.
+   */
+  maxReceiveCount: 5,
   /** Six times the consumer's timeout, as AWS advises for an SQS event source. */
   visibilityTimeoutSeconds: 180,
-  /** Longer than the whole retry schedule (about 35 h). */
+  /** A message waits 15 min at most; four days leave room for a consumer outage. */
   retentionSeconds: 4 * 24 * 60 * 60,
   consumer: {
     id: 'DeliverWebhook',
@@ -62,8 +101,25 @@ export const WEBHOOK_QUEUE = {
     batchSize: 10,
     /** The handler returns `{ batchItemFailures }`: the event source must have ReportBatchItemFailures. */
     reportBatchItemFailures: true,
+    /**
+     * The event source's MaximumConcurrency (ScalingConfig, 2 to 1000: "Configuring scaling behavior for SQS
+     * event source mappings", Lambda developer guide), so a burst of webhooks cannot take the account's
+     * Lambda concurrency (1,000 by default). 50 batches of 10 keep up with about 33 tries a second that each
+     * hang for the sender's whole 15 s. The local event source runs as many batches at once.
+     */
+    maxConcurrency: 50,
   },
 } as const;
+
+/**
+ * The dead-letter queue's URL, from the queue's: both are named from one prefix (physicalNames) in one
+ * account and region, so the consumer needs no second variable to park a message there.
+ */
+export function webhookDeadLetterQueueUrl(queueUrl: string): string {
+  const suffix = `-${WEBHOOK_QUEUE.name}`;
+  if (!queueUrl.endsWith(suffix)) throw new Error(`${queueUrl} is not a webhook queue URL (ending ${suffix})`);
+  return `${queueUrl.slice(0, -WEBHOOK_QUEUE.name.length)}${WEBHOOK_QUEUE.deadLetterName}`;
+}
 
 /**
  * How a new task's execution starts: not from the submit (StartExecution is the slowest call a submit

@@ -1,8 +1,10 @@
-/** Composition of the webhook consumer's adapters from the environment (read at cold start). */
+/** The webhook functions' adapters (consumer and requeuer), composed from the environment at cold start. */
 import { dynamoDocumentClient } from './dynamodb-client.js';
 import { readEnv } from './config.js';
 import { outboundAddressPolicy } from './url-policy-dependencies.js';
-import { DynamoDbWebhookAttemptLog, DynamoDbWebhookSecrets } from './dynamodb-webhooks.js';
+import { DynamoDbPendingWebhooks, DynamoDbWebhookAttemptLog, DynamoDbWebhookSecrets } from './dynamodb-webhooks.js';
+import { sqsClient } from './sqs-client.js';
+import { SqsWebhookQueue } from './webhook-queue.js';
 import { HttpWebhookSender } from './webhook-sender.js';
 
 export function webhookSecrets() {
@@ -17,11 +19,19 @@ export function webhookSender() {
   return new HttpWebhookSender({ policy: outboundAddressPolicy() });
 }
 
-/** Seconds between tries; its length + 1 must match the queue's maxReceiveCount (resources.ts). */
+/** Seconds between tries (the try count lives on the task, not in the queue's receive count). */
 export function webhookRetrySchedule(): number[] {
   return readEnv('webhookRetryScheduleSeconds');
 }
 
 export function webhookQueueUrl(): string {
   return readEnv('webhookQueueUrl');
+}
+
+export function webhookQueue() {
+  return new SqsWebhookQueue(sqsClient(), webhookQueueUrl());
+}
+
+export function pendingWebhooks() {
+  return new DynamoDbPendingWebhooks(dynamoDocumentClient(), readEnv('tasksTable'));
 }

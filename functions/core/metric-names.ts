@@ -12,6 +12,8 @@ export const METRIC = {
   tasksRestarted: 'TasksRestarted',
   webhookAttempts: 'WebhookAttempts',
   webhookFailures: 'WebhookFailures',
+  /** Webhooks the requeuer sent again: overdue, their message lost (a crash, a local restart). */
+  webhooksRequeued: 'WebhooksRequeued',
   upstreamRequests: 'UpstreamRequests',
   upstreamErrors: 'UpstreamErrors',
   upstreamLatency: 'UpstreamLatency',

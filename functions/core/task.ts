@@ -41,6 +41,9 @@ export interface TaskRecord {
   webhook_last_error?: string | null;
   webhook_last_attempt_at?: string;
   webhook_delivered_at?: string;
+  /** Set while the webhook is owed (from submit until delivered or failed): the pending-webhooks index's keys. */
+  webhook_pending?: string;
+  webhook_due_at?: string;
 }
 
 /** The spec's Task object (plus a few additive fields), as the status endpoint returns it. */

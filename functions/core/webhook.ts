@@ -2,13 +2,13 @@
  * Completion webhooks (spec §6, DESIGN §3 row 19): the queue message, the payload, the retry schedule,
  * how a receiver's answer is judged, and the delivery state shown on the task. Pure: no I/O.
  *
- * One event per task, sent when it becomes `success` (after the transfer) or `failed`. Its
- * `webhook-id` is derived from the task and the event, so every retry, and any duplicate message,
- * carries the same id and a receiver can deduplicate (Standard Webhooks).
+ * One event per task, sent when it becomes `success` (after the transfer) or `failed`. Its `webhook-id`
+ * is derived from the task and the event: every retry and duplicate carries the same id (Standard Webhooks).
  */
 import * as v from 'valibot';
 import { unitsToYuan } from './money.js';
 import type { TaskRecord, WebhookState } from './task.js';
+import type { TaskStatus } from './task-status.js';
 
 export const WEBHOOK_EVENTS = ['task.success', 'task.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -16,13 +16,29 @@ export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 /** The final statuses that send a webhook (a cancellation, `refunded`, sends none). */
 export type WebhookStatus = 'success' | 'failed';
 
-/** The SQS message the state machine sends (see statemachine/task-lifecycle.asl.json). */
+/**
+ * A queue message: what the state machine sends (statemachine/task-lifecycle.asl.json: task and event
+ * only), and what the consumer and the requeuer send for a later try.
+ */
 export interface WebhookMessage {
   task_id: string;
   event: WebhookEvent;
+  /**
+   * The tries recorded on the task when this message was sent. A task that has recorded another number
+   * since has moved on without this message (a duplicate made the try): it is dropped. Absent from the
+   * state machine's message, which takes whatever the task has.
+   */
+  attempts?: number;
+  /** When the next try is due (ISO), for a wait longer than one message timer; absent: now. */
+  due_at?: string;
 }
 
-const WebhookMessageSchema = v.object({ task_id: v.pipe(v.string(), v.uuid()), event: v.picklist(WEBHOOK_EVENTS) });
+const WebhookMessageSchema = v.object({
+  task_id: v.pipe(v.string(), v.uuid()),
+  event: v.picklist(WEBHOOK_EVENTS),
+  attempts: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
+  due_at: v.optional(v.pipe(v.string(), v.isoTimestamp())),
+});
 
 export class InvalidWebhookMessageError extends Error {
   override readonly name = 'InvalidWebhookMessageError';
@@ -52,6 +68,11 @@ export function webhookMessageId(taskId: string, event: WebhookEvent): string {
  */
 export function shouldNotify(task: TaskRecord | undefined, status: WebhookStatus): boolean {
   return task !== undefined && task.status === status && Boolean(task.generation.webhookUrl);
+}
+
+/** The event a task in a final status sends, or undefined when it sends none (`refunded`). */
+export function webhookEventOf(status: TaskStatus): WebhookEvent | undefined {
+  return status === 'success' ? 'task.success' : status === 'failed' ? 'task.failed' : undefined;
 }
 
 /** Form A fields plus Form B's `result_url` (DESIGN §3 row 19). */
@@ -87,8 +108,15 @@ export function buildWebhookPayload(task: TaskRecord): WebhookPayload | undefine
 // ---------------------------------------------------------------------------------------------
 // Retry schedule
 
-/** SQS's largest visibility timeout: no single wait between attempts can be longer. */
+/** The longest single wait between attempts (12 h), whatever the schedule or a Retry-After ask. */
 export const MAX_RETRY_DELAY_SECONDS = 43_200;
+
+/**
+ * SQS's longest message timer (DelaySeconds, 15 min: "Amazon SQS message timers" in the SQS developer
+ * guide). A retry is a new message sent with the wait as its timer, so no message waits in flight; a
+ * longer wait is sent with this timer and its due time, and is sent on again until due.
+ */
+export const MAX_MESSAGE_DELAY_SECONDS = 900;
 
 /**
  * Seconds to wait after each failed attempt. The issue's example list ends at 12 h and sums to 22.7 h;
@@ -114,7 +142,7 @@ export function parseWebhookRetrySchedule(text: string): number[] {
   return delays;
 }
 
-/** Attempts in all: the first one plus one per delay. Also the queue's maxReceiveCount. */
+/** Attempts in all: the first one plus one per delay. */
 export function webhookMaxAttempts(schedule: readonly number[]): number {
   return schedule.length + 1;
 }
@@ -133,6 +161,29 @@ export function webhookRetryDelaySeconds(
   const scheduled = schedule[attempt - 1];
   if (scheduled === undefined) return undefined;
   return Math.min(Math.max(scheduled, retryAfterSeconds ?? 0), MAX_RETRY_DELAY_SECONDS);
+}
+
+/** The message for the try after attempt number `attempts`, `delaySeconds` from `now`, and its timer. */
+export function retryMessage(
+  message: WebhookMessage,
+  attempts: number,
+  delaySeconds: number,
+  now: Date,
+): { message: WebhookMessage; delaySeconds: number } {
+  const next: WebhookMessage = { task_id: message.task_id, event: message.event, attempts };
+  if (delaySeconds <= MAX_MESSAGE_DELAY_SECONDS) return { message: next, delaySeconds };
+  const dueAt = new Date(now.getTime() + delaySeconds * 1000).toISOString();
+  return { message: { ...next, due_at: dueAt }, delaySeconds: MAX_MESSAGE_DELAY_SECONDS };
+}
+
+/**
+ * Whole seconds before `message` is due, 0 when it is. Less than a second early counts as due: the
+ * timer's whole seconds and the clocks of two hosts make that much noise.
+ */
+export function secondsUntilDue(message: WebhookMessage, now: Date): number {
+  if (!message.due_at) return 0;
+  const early = Date.parse(message.due_at) - now.getTime();
+  return early >= 1000 ? Math.min(Math.ceil(early / 1000), MAX_MESSAGE_DELAY_SECONDS) : 0;
 }
 
 /** RFC 9110 Retry-After: delay-seconds or an HTTP-date. Undefined when absent or unreadable. */
@@ -181,4 +232,21 @@ export interface WebhookAttemptRecord {
   at: string;
   statusCode: number | null;
   error: string | null;
+  /** When the next try is due (`retrying` only): the requeuer leaves the task alone until then. */
+  nextTryAt?: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pending-webhooks index (TASKS_WEBHOOK_PENDING_INDEX in functions/adapters/resources.ts)
+
+/**
+ * A task that asks for a webhook carries `webhook_pending` (the index's partition key) and
+ * `webhook_due_at` (its sort key) from its creation until its webhook is delivered or failed: the
+ * requeuer finds through them a final task whose webhook nobody is taking care of. The partition is the
+ * task id's first hex digit: 16 keys, so the index's writes never pile onto one partition.
+ */
+export const WEBHOOK_PENDING_SHARDS: readonly string[] = [...'0123456789abcdef'];
+
+export function pendingWebhookKeys(taskId: string, dueAt: string): { webhook_pending: string; webhook_due_at: string } {
+  return { webhook_pending: taskId.charAt(0).toLowerCase(), webhook_due_at: dueAt };
 }

@@ -1,25 +1,24 @@
 /**
  * The webhook queue's consumer (SQS event source with ReportBatchItemFailures), through Powertools Batch:
- * one delivery attempt per record, all records of a batch at once. A record is deleted (it succeeds) when
- * its event is delivered or can never be (410, a refused address, no such task); otherwise it fails and
- * stays queued, invisible until its next try (ChangeMessageVisibility), or, after the last try, visible at
- * once so the redrive moves it to the dead-letter queue. Anything unexpected also leaves it queued.
+ * each record is one try, or one hop of a message not due yet, all records of a batch at once. What comes
+ * next is a new message (a retry with its timer, or a copy parked in the dead-letter queue), so the record
+ * itself is always deleted; only something unexpected leaves it queued, to come back after its visibility
+ * timeout.
  */
 import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deliverWebhook } from '../core/use-cases/deliver-webhook.js';
 import type { DeliveryDecision } from '../core/use-cases/deliver-webhook.js';
-import { InvalidWebhookMessageError, MAX_RETRY_DELAY_SECONDS, parseWebhookMessage } from '../core/webhook.js';
-import { sqsClient } from '../adapters/sqs-client.js';
+import { InvalidWebhookMessageError, parseWebhookMessage } from '../core/webhook.js';
+import type { WebhookMessage } from '../core/webhook.js';
 import { logger } from '../adapters/logger.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
 import { videoUrlSigner } from '../adapters/url-signer-dependencies.js';
 import {
   webhookAttemptLog,
-  webhookQueueUrl,
+  webhookQueue,
   webhookRetrySchedule,
   webhookSecrets,
   webhookSender,
@@ -35,89 +34,65 @@ const deps = {
   schedule: webhookRetrySchedule(),
   now: () => new Date(),
 };
-const queueUrl = webhookQueueUrl();
-
-/**
- * SQS allows a message at most 12 h of invisibility from when it was received, and the event source
- * received it a little before this invocation (up to its batching window): waits are kept this much
- * short of 12 h so ChangeMessageVisibility is never refused.
- */
-const RECEIVE_MARGIN_SECONDS = 300;
-
-/** Thrown for a record that must stay queued: Powertools reports it in `batchItemFailures`. */
-class StaysQueued extends Error {}
+const queue = webhookQueue();
 
 export const handler = middy<SQSEvent, SQSBatchResponse>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(publishMetrics())
-  .handler(async (event, context) => {
-    const invokedAt = Date.now();
-    const deliverRecord = (record: SQSRecord) => deliver(record, invokedAt);
+  .handler(async (event, context) =>
     // A processor per batch: it keeps its batch on itself, and the local stack runs batches in-process.
-    return processPartialResponse(event, deliverRecord, new BatchProcessor(EventType.SQS), {
+    processPartialResponse(event, deliver, new BatchProcessor(EventType.SQS), {
       context,
-      // A failed record is a retry scheduled by design (its visibility already set), not a function error:
-      // a batch that failed whole must not throw, which would count as a Lambda error (alarms, and the SQS
-      // poller backing off) while leaving the messages exactly where reporting them all leaves them.
+      // A record that failed stays queued and comes back: a batch that failed whole must not throw as well,
+      // which would count as a Lambda error (and slow the poller) for no change in what happens to it.
       throwOnFullBatchFailure: false,
-    });
-  });
+    }),
+  );
 
-async function deliver(record: SQSRecord, invokedAt: number): Promise<void> {
+/** Resolves when the record is done with (deleted); throws to keep it queued. */
+async function deliver(record: SQSRecord): Promise<void> {
+  let message: WebhookMessage;
+  try {
+    message = parseWebhookMessage(record.body);
+  } catch (error) {
+    if (!(error instanceof InvalidWebhookMessageError)) throw error;
+    // Never deliverable: for an operator, at once.
+    logger.error('unreadable webhook message: parked in the dead-letter queue', { messageId: record.messageId, error });
+    await queue.park(record.body, error.message);
+    return;
+  }
   let decision: DeliveryDecision;
   try {
-    const message = parseWebhookMessage(record.body);
-    const receiveCount = Number(record.attributes.ApproximateReceiveCount) || 1;
-    decision = await deliverWebhook(message, receiveCount, deps);
-    logger.info('webhook attempt', { task_id: message.task_id, event: message.event, receiveCount, ...decision });
-    const skipped = decision.action === 'done' && decision.outcome === 'skipped';
-    if (!skipped) countMetric(METRIC.webhookAttempts);
-    if (!skipped && !(decision.action === 'done' && decision.outcome === 'delivered'))
-      countMetric(METRIC.webhookFailures);
+    decision = await deliverWebhook(message, deps);
   } catch (error) {
-    if (error instanceof InvalidWebhookMessageError) {
-      // Never deliverable: keep it for an operator (it reaches the dead-letter queue).
-      logger.error('unreadable webhook message', { messageId: record.messageId, error });
-      await setVisibility(record, 0);
-      throw error;
-    }
     logger.error('webhook attempt failed unexpectedly; the message stays queued', {
       messageId: record.messageId,
       error,
     });
     throw error;
   }
+  const { action, detail } = decision;
+  const tried = action === 'retry' || action === 'dead-letter' || (action === 'done' && decision.outcome !== 'skipped');
+  if (action !== 'wait')
+    logger.info('webhook message', { task_id: message.task_id, event: message.event, action, detail });
+  if (tried) countMetric(METRIC.webhookAttempts);
+  if (tried && !(action === 'done' && decision.outcome === 'delivered')) countMetric(METRIC.webhookFailures);
   switch (decision.action) {
     case 'done':
       return;
-    case 'retry': {
-      const elapsed = Math.ceil((Date.now() - invokedAt) / 1000);
-      await setVisibility(
-        record,
-        Math.min(decision.delaySeconds, MAX_RETRY_DELAY_SECONDS - RECEIVE_MARGIN_SECONDS - elapsed),
-      );
-      throw new StaysQueued(decision.detail);
-    }
+    case 'wait':
+    case 'retry':
+      // Recorded on the task already: if this send failed, the message that comes back would be a stale
+      // duplicate, and the requeuer carries the event on once the try is overdue.
+      await queue.send(decision.message, decision.delaySeconds);
+      return;
     case 'dead-letter':
-      await setVisibility(record, 0);
-      throw new StaysQueued(decision.detail);
-  }
-}
-
-/** Best effort: if it fails, the message comes back after the queue's own visibility timeout instead. */
-async function setVisibility(record: SQSRecord, seconds: number): Promise<void> {
-  try {
-    await sqsClient().send(
-      new ChangeMessageVisibilityCommand({
-        QueueUrl: queueUrl,
-        ReceiptHandle: record.receiptHandle,
-        VisibilityTimeout: Math.max(0, seconds),
-      }),
-    );
-  } catch (error) {
-    logger.warn('could not change the message visibility; the queue default applies', {
-      messageId: record.messageId,
-      error,
-    });
+      try {
+        await queue.park(JSON.stringify(decision.message), detail);
+      } catch (error) {
+        // The task says failed whatever happens here; only the operator's copy is lost.
+        logger.error('could not park a failed webhook in the dead-letter queue', { task_id: message.task_id, error });
+      }
+      return;
   }
 }

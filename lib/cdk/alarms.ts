@@ -1,7 +1,7 @@
 /**
- * The alarms that need a human, all sent to one SNS topic: webhook messages parked in the DLQ, failed or
- * timed-out task executions (a refund that could not be made ends in the `RefundFailed` state), a high
- * 5xx rate on the API, a high upstream error rate, and Lambda errors.
+ * The alarms that need a human, all sent to one SNS topic: webhook messages parked in the DLQ or piling
+ * up in flight, failed or timed-out task executions (a refund that could not be made ends in the
+ * `RefundFailed` state), a high 5xx rate on the API, a high upstream error rate, and Lambda errors.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -16,6 +16,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE, PROVIDER_DIMENSION } from '../../functions/core/metric-names.js';
 import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
+import { WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 
 const PERIOD = Duration.minutes(5);
 /** Percentage of API requests answered 5xx that alarms (once there are enough requests to judge). */
@@ -29,10 +30,20 @@ export const UPSTREAM_ERROR_RATE_PERCENT = 20;
 export const ITERATOR_AGE_ALARM_SECONDS = 60;
 /** Percentage of a workflow function's invocations that may fail before it alarms. */
 export const WORKFLOW_ERROR_RATE_PERCENT = 20;
+/**
+ * Webhook messages in flight that alarm: twice what the consumer's event source holds at most (its
+ * MaximumConcurrency × batch size). Retries wait as delayed messages, not in flight, so more than this
+ * means messages held by something else (a consumer failing on many) long before SQS's in-flight quota
+ * of about 120,000 would stall every customer's webhooks.
+ */
+export const WEBHOOK_IN_FLIGHT_ALARM_MESSAGES =
+  2 * WEBHOOK_QUEUE.consumer.maxConcurrency * WEBHOOK_QUEUE.consumer.batchSize;
 
 export interface ServiceAlarmsProps {
   readonly prefix: string;
   readonly deadLetterQueues: readonly { readonly name: string; readonly queue: IQueue }[];
+  /** The webhook queue: its in-flight depth alarms (WEBHOOK_IN_FLIGHT_ALARM_MESSAGES). */
+  readonly webhookQueue: IQueue;
   readonly stateMachine: IStateMachine;
   readonly httpApi: IHttpApi;
   /**
@@ -82,6 +93,15 @@ export class ServiceAlarms extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       });
     }
+
+    this.add('WebhookInFlightAlarm', {
+      alarmDescription:
+        `More than ${WEBHOOK_IN_FLIGHT_ALARM_MESSAGES} webhook messages in flight: received and not deleted, ` +
+        'they count toward the queue’s in-flight quota (about 120,000), which stalls every webhook when reached.',
+      metric: props.webhookQueue.metricApproximateNumberOfMessagesNotVisible({ period: PERIOD, statistic: 'Maximum' }),
+      threshold: WEBHOOK_IN_FLIGHT_ALARM_MESSAGES,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
 
     this.add('ExecutionsFailedAlarm', {
       alarmDescription: 'Task lifecycle executions failed (e.g. RefundFailed: a refund kept failing).',

@@ -113,12 +113,19 @@ export function taskExecutions(
   };
 }
 
-/** A queue's URL in `envVar`, and the right to change a received message's visibility (retry delays). */
-export function changeMessageVisibility(envVar: string, queue: IQueue): FunctionAccess {
+/**
+ * The webhook queue's URL in `envVar`, and the right to send to it (retries, hops, requeued webhooks) and to
+ * its dead-letter queue (parked messages), whose URL the handlers derive from the queue's.
+ */
+export function sendWebhookMessages(envVar: string, queue: IQueue, deadLetterQueue: IQueue): FunctionAccess {
   return {
     environment: { [envVar]: queue.queueUrl },
     grant: (grantee) =>
-      Grant.addToPrincipal({ grantee, actions: ['sqs:ChangeMessageVisibility'], resourceArns: [queue.queueArn] }),
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['sqs:SendMessage'],
+        resourceArns: [queue.queueArn, deadLetterQueue.queueArn],
+      }),
   };
 }
 

@@ -15,15 +15,15 @@ export interface WebhookQueues {
 }
 
 /**
- * `maxReceiveCount` must equal the consumer's tries (webhookMaxAttempts of its schedule). `endpoint` is
- * the emulator's: queue URLs are given on its host (fauxqs names them `sqs.<region>.localhost`, which
- * does not resolve, and the SDK sends each call to its QueueUrl's host).
+ * `maxReceiveCount` (the redrive's, default as in AWS) counts receives a consumer failed on, not tries.
+ * `endpoint` is the emulator's: queue URLs are given on its host (fauxqs names them
+ * `sqs.<region>.localhost`, which does not resolve, and the SDK sends each call to its QueueUrl's host).
  */
 export async function createWebhookQueues(
   sqs: SQSClient,
   endpoint: string,
   names: ReturnType<typeof physicalNames>,
-  maxReceiveCount: number,
+  maxReceiveCount: number = WEBHOOK_QUEUE.maxReceiveCount,
 ): Promise<WebhookQueues> {
   const deadLetterQueue = await createQueue(sqs, endpoint, names.webhookDeadLetterQueue, {
     MessageRetentionPeriod: String(14 * 24 * 60 * 60),

@@ -1,9 +1,9 @@
 /**
- * A local stand-in for Lambda's SQS event source mapping: long-polls a queue, hands each batch to the
- * handler as an SQS event (the same record shape Lambda builds), and deletes what the handler did not
- * report in `batchItemFailures` (ReportBatchItemFailures). A handler that throws, or answers with a
- * failure it cannot name, fails the whole batch: every message stays and comes back when its
- * visibility ends, as on AWS.
+ * A local stand-in for Lambda's SQS event source mapping: long-polls a queue and hands each batch to the
+ * handler as an SQS event (the record shape Lambda builds), up to `maxConcurrency` batches at once as
+ * Lambda scales to its MaximumConcurrency, so a slow batch holds back no other. It deletes what the handler
+ * did not report in `batchItemFailures`; a handler that throws, or names a failure not in its batch,
+ * fails the whole batch: every message comes back when its visibility ends, as on AWS.
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Message, MessageAttributeValue, SQSClient } from '@aws-sdk/client-sqs';
@@ -27,11 +27,13 @@ export interface SqsEventSourceOptions {
   batchSize?: number;
   /** Long poll. Default 1 s, so stop() is quick. */
   waitTimeSeconds?: number;
+  /** Batches handled at once (Lambda's MaximumConcurrency). Default 5, the batches Lambda starts with. */
+  maxConcurrency?: number;
   onError?: (error: unknown) => void;
 }
 
 export interface SqsEventSource {
-  /** Stops polling and waits for the batch in hand to finish (its deletes included). */
+  /** Stops polling and waits for the batches in hand to finish (their deletes included). */
   stop(): Promise<void>;
 }
 
@@ -40,7 +42,10 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
   let handler: Promise<SqsHandler> | undefined;
   const onError = options.onError ?? ((error: unknown) => console.error('local SQS event source:', error));
 
-  const pollOnce = async () => {
+  const maxConcurrency = Math.max(1, options.maxConcurrency ?? 5);
+  const running = new Set<Promise<void>>();
+
+  const receive = async (): Promise<Message[]> => {
     const { Messages } = await options.sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: options.queueUrl,
@@ -51,8 +56,12 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
       }),
       { abortSignal: abort.signal },
     );
-    if (!Messages || Messages.length === 0) return;
-    const records = Messages.map((message) => toRecord(message, options.queueArn));
+    return Messages ?? [];
+  };
+
+  /** One invocation and the deletes after it; never rejects (errors go to onError). */
+  const handleBatch = async (messages: Message[]): Promise<void> => {
+    const records = messages.map((message) => toRecord(message, options.queueArn));
     handler ??= options.handler();
     let succeeded: SQSRecord[] = [];
     try {
@@ -64,25 +73,39 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
       onError(error);
     }
     if (succeeded.length === 0) return;
-    const { Failed } = await options.sqs.send(
-      new DeleteMessageBatchCommand({
-        QueueUrl: options.queueUrl,
-        Entries: succeeded.map((record, index) => ({ Id: String(index), ReceiptHandle: record.receiptHandle })),
-      }),
-    );
-    if (Failed && Failed.length > 0) onError(new Error(`could not delete ${Failed.length} handled messages`));
+    try {
+      const { Failed } = await options.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: options.queueUrl,
+          Entries: succeeded.map((record, index) => ({ Id: String(index), ReceiptHandle: record.receiptHandle })),
+        }),
+      );
+      if (Failed && Failed.length > 0) onError(new Error(`could not delete ${Failed.length} handled messages`));
+    } catch (error) {
+      onError(error);
+    }
   };
 
   const loop = (async () => {
     while (!abort.signal.aborted) {
+      // Receive only with a free slot, as Lambda's poller does at MaximumConcurrency: what it cannot hand
+      // on stays in the queue, neither in flight nor burning a receive.
+      if (running.size >= maxConcurrency) {
+        await Promise.race(running);
+        continue;
+      }
       try {
-        await pollOnce();
+        const messages = await receive();
+        if (messages.length === 0) continue;
+        const batch: Promise<void> = handleBatch(messages).finally(() => running.delete(batch));
+        running.add(batch);
       } catch (error) {
         if (abort.signal.aborted) break;
         onError(error);
         await sleep(1_000).catch(() => undefined);
       }
     }
+    await Promise.all(running);
   })();
 
   return {

@@ -46,15 +46,21 @@ interface Received {
   at: number;
 }
 
-/** A webhook receiver on 127.0.0.1 answering each POST with `answer(n)` (n counts from 1). */
-async function startReceiver(answer: (n: number) => number = () => 200) {
+/**
+ * A webhook receiver on 127.0.0.1 answering each POST with `answer(n)` (n counts from 1), once `hold(n)`
+ * lets it (a receiver that hangs).
+ */
+async function startReceiver(answer: (n: number) => number = () => 200, hold?: (n: number) => Promise<void>) {
   const received: Received[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      res.writeHead(answer(received.length), { 'content-type': 'text/plain' }).end('ok');
+      const n = received.length;
+      void (hold?.(n) ?? Promise.resolve()).then(() =>
+        res.writeHead(answer(n), { 'content-type': 'text/plain' }).end('ok'),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -268,6 +274,7 @@ describe.concurrent('a receiver that fails', () => {
             MaxNumberOfMessages: 10,
             WaitTimeSeconds: 1,
             VisibilityTimeout: 0,
+            MessageAttributeNames: ['All'],
           }),
         );
         return (Messages ?? []).find((message) => message.Body?.includes(taskId));
@@ -275,7 +282,9 @@ describe.concurrent('a receiver that fails', () => {
       (message) => message !== undefined,
       { timeoutMs: 20_000, intervalMs: 0 },
     );
-    expect(JSON.parse(deadLetter?.Body ?? '{}')).toEqual({ task_id: taskId, event: 'task.success' });
+    // Parked by the consumer after the last try, with the count a redrive would carry on from.
+    expect(JSON.parse(deadLetter?.Body ?? '{}')).toEqual({ task_id: taskId, event: 'task.success', attempts: 4 });
+    expect(deadLetter?.MessageAttributes?.['reason']?.StringValue).toBe('HTTP 503; that was try 4 of 4');
     expect(receiver.received).toHaveLength(4);
     expect(new Set(receiver.received.map((request) => request.headers['webhook-id'])).size).toBe(1);
 
@@ -285,6 +294,35 @@ describe.concurrent('a receiver that fails', () => {
     const balance = (await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key })).body.data
       .balance;
     expect(balance).toBe(balanceAfterSubmit);
+  });
+
+  it("a receiver that hangs holds back no other account's webhook", async () => {
+    const slow = await newAccount(stack, '10');
+    const quick = await newAccount(stack, '10');
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const hanging = await startReceiver(
+      () => 200,
+      () => released,
+    );
+    const answering = await startReceiver();
+
+    const slowTask = await submit(slow.key, 'a receiver that hangs', hanging.url);
+    await pollUntil(
+      async () => hanging.received.length,
+      (count) => count === 1,
+      { timeoutMs: 20_000, intervalMs: 50 },
+    );
+    const quickTask = await submit(quick.key, 'a receiver that answers', answering.url);
+    const delivered = await waitForWebhook(quick.key, quickTask, (webhook) => webhook.state === 'delivered');
+    // Delivered while the other try still hangs: that one has recorded nothing yet (not even its 15 s timeout).
+    expect(delivered.webhook).toMatchObject({ attempts: 1 });
+    expect((await getTask(slow.key, slowTask)).webhook).toMatchObject({ state: 'pending', attempts: 0 });
+
+    release();
+    const slowView = await waitForWebhook(slow.key, slowTask, (webhook) => webhook.state === 'delivered');
+    expect(slowView.webhook).toMatchObject({ attempts: 1 });
+    expect(hanging.received).toHaveLength(1);
   });
 
   it('a private address is refused even locally, at submit: no task, no charge', async () => {

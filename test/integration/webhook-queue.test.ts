@@ -1,7 +1,8 @@
 /**
- * The webhook queue locally (fauxqs) and the in-process SQS event source that runs the consumer: what
- * the handler reports failed stays queued, a crashed handler loses nothing (the message comes back with
- * its receive count up), and after maxReceiveCount receives the redrive moves it to the dead-letter queue.
+ * The webhook queue locally (fauxqs) and the in-process SQS event source that runs the consumer: what the
+ * handler reports failed stays queued, a crashed handler loses nothing (its message comes back), the
+ * redrive parks a message after maxReceiveCount receives, batches run side by side up to the event
+ * source's concurrency, and the consumer's queue adapter sends with a timer and parks in the dead-letter queue.
  */
 import {
   ChangeMessageVisibilityCommand,
@@ -13,6 +14,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3AndSqs } from '../../lib/local/emulators.js';
 import type { Fauxqs } from '../../lib/local/emulators.js';
@@ -21,7 +23,8 @@ import { createWebhookQueues } from '../../lib/local/local-queues.js';
 import type { WebhookQueues } from '../../lib/local/local-queues.js';
 import { startSqsEventSource } from '../../lib/local/sqs-event-source.js';
 import type { SqsHandler } from '../../lib/local/sqs-event-source.js';
-import { physicalNames, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import { physicalNames, WEBHOOK_QUEUE, webhookDeadLetterQueueUrl } from '../../functions/adapters/resources.js';
+import { SqsWebhookQueue } from '../../functions/adapters/webhook-queue.js';
 import { pollUntil } from '../support/test-stack.js';
 
 let fauxqs: Fauxqs;
@@ -70,7 +73,7 @@ function eventSource(created: WebhookQueues, handler: SqsHandler) {
 
 describe('the local webhook queue', () => {
   it('is created from the shared definition, with the redrive to its dead-letter queue', async () => {
-    const created = await createWebhookQueues(sqs, fauxqs.endpoint, physicalNames('def'), 4);
+    const created = await createWebhookQueues(sqs, fauxqs.endpoint, physicalNames('def'));
     expect(created.queue.url).toBe(`${fauxqs.endpoint}/000000000000/def-webhooks`);
     const { Attributes } = await sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: created.queue.url, AttributeNames: ['All'] }),
@@ -78,10 +81,53 @@ describe('the local webhook queue', () => {
     expect(Attributes?.VisibilityTimeout).toBe(String(WEBHOOK_QUEUE.visibilityTimeoutSeconds));
     expect(JSON.parse(Attributes?.RedrivePolicy ?? '{}')).toEqual({
       deadLetterTargetArn: created.deadLetterQueue.arn,
-      maxReceiveCount: 4,
+      maxReceiveCount: WEBHOOK_QUEUE.maxReceiveCount,
     });
+    expect(webhookDeadLetterQueueUrl(created.queue.url)).toBe(created.deadLetterQueue.url);
+  });
+
+  it('the consumer sends a next message with its timer, and parks one in the dead-letter queue', async () => {
+    const created = await queues(10);
+    const queue = new SqsWebhookQueue(sqs, created.queue.url);
+    const message = { task_id: randomUUID(), event: 'task.success', attempts: 2 } as const;
+    const sentAt = Date.now();
+    await queue.send(message, 1);
+    const { Attributes } = await sqs.send(
+      new GetQueueAttributesCommand({
+        QueueUrl: created.queue.url,
+        AttributeNames: ['ApproximateNumberOfMessagesDelayed'],
+      }),
+    );
+    // Waiting, but not in flight: it counts toward no in-flight quota.
+    expect(Attributes?.ApproximateNumberOfMessagesDelayed).toBe('1');
+    const [received] = await receiveFrom(created.queue.url);
+    expect(Date.now() - sentAt).toBeGreaterThanOrEqual(900);
+    expect(JSON.parse(received?.Body ?? '{}')).toEqual(message);
+
+    await queue.park('{"task_id":"x"}', 'webhook message: task_id is not a UUID');
+    const [parked] = await receiveFrom(created.deadLetterQueue.url);
+    expect(parked?.Body).toBe('{"task_id":"x"}');
+    expect(parked?.MessageAttributes?.['reason']?.StringValue).toBe('webhook message: task_id is not a UUID');
   });
 });
+
+/** The first message(s) the queue hands out, polling until there is one. */
+function receiveFrom(url: string) {
+  return pollUntil(
+    async () =>
+      (
+        await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: url,
+            WaitTimeSeconds: 1,
+            MessageAttributeNames: ['All'],
+          }),
+        )
+      ).Messages ?? [],
+    (messages) => messages.length > 0,
+    { timeoutMs: 10_000, intervalMs: 0 },
+  );
+}
 
 describe('the local SQS event source', () => {
   it('hands SQS-shaped batches to the handler and deletes all but the reported failures', async () => {
@@ -236,6 +282,90 @@ describe('the local SQS event source', () => {
     }
     expect(calls).toBe(3);
     expect(await counts(created.queue.url)).toBe(0);
+  });
+
+  it('a batch that hangs holds back no other: the next one runs and is deleted meanwhile', async () => {
+    const created = await queues(10);
+    const handled: string[] = [];
+    let release: () => void = () => undefined;
+    const hanging = new Promise<void>((resolve) => (release = resolve));
+    const source = eventSource(created, async (event) => {
+      for (const record of event.Records) {
+        if (record.body === 'hangs') await hanging;
+        handled.push(record.body);
+      }
+      return { batchItemFailures: [] };
+    });
+    try {
+      await sqs.send(new SendMessageCommand({ QueueUrl: created.queue.url, MessageBody: 'hangs' }));
+      await pollUntil(
+        () => counts(created.queue.url),
+        (count) => count === 1,
+        { timeoutMs: 10_000 },
+      );
+      await sqs.send(new SendMessageCommand({ QueueUrl: created.queue.url, MessageBody: 'quick' }));
+      // Handled and deleted while the first batch still hangs: only the hanging message is left.
+      await pollUntil(
+        async () => ({ handled: [...handled], count: await counts(created.queue.url) }),
+        (state) => state.handled.includes('quick') && state.count === 1,
+        { timeoutMs: 10_000 },
+      );
+      expect(handled).toEqual(['quick']);
+    } finally {
+      release();
+      await source.stop();
+    }
+    expect(handled).toEqual(['quick', 'hangs']);
+    expect(await counts(created.queue.url)).toBe(0);
+  });
+
+  it('runs at most maxConcurrency batches at once, leaving the rest queued until a slot frees', async () => {
+    const created = await queues(10);
+    for (let n = 0; n < 5; n += 1) {
+      await sqs.send(new SendMessageCommand({ QueueUrl: created.queue.url, MessageBody: `m${n}` }));
+    }
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let active = 0;
+    let mostActive = 0;
+    let handled = 0;
+    const source = startSqsEventSource({
+      sqs,
+      queueUrl: created.queue.url,
+      queueArn: created.queue.arn,
+      handler: async () => async () => {
+        active += 1;
+        mostActive = Math.max(mostActive, active);
+        await gate;
+        active -= 1;
+        handled += 1;
+        return { batchItemFailures: [] };
+      },
+      functionName: 'test-consumer',
+      batchSize: 1,
+      maxConcurrency: 2,
+      onError: () => undefined,
+    });
+    try {
+      await pollUntil(
+        async () => active,
+        (count) => count === 2,
+        { timeoutMs: 10_000 },
+      );
+      // Both slots taken: the other three are still visible in the queue, not received and held.
+      const { Attributes } = await sqs.send(
+        new GetQueueAttributesCommand({ QueueUrl: created.queue.url, AttributeNames: ['ApproximateNumberOfMessages'] }),
+      );
+      expect(Attributes?.ApproximateNumberOfMessages).toBe('3');
+      release();
+      await pollUntil(async () => handled === 5 && (await counts(created.queue.url)) === 0, Boolean, {
+        timeoutMs: 10_000,
+      });
+    } finally {
+      release();
+      await source.stop();
+    }
+    expect(mostActive).toBe(2);
   });
 
   it('stop() waits for the batch in hand, whose successes are still deleted', async () => {

@@ -1,50 +1,47 @@
 /**
  * The webhook queue's consumer as Lambda runs it (functions/webhooks/deliver-webhook.ts, Powertools Batch):
- * each decision of the use case becomes a deleted or a kept message, with the visibility change it asks
- * for; a batch that fails whole is reported, never thrown; batches that overlap in one process stay apart.
- * The composition roots are replaced by fakes; the use case is scripted per task.
+ * each decision of the use case becomes a deleted record and the message it sends on (a retry, a hop, a
+ * parked copy); only a failure keeps a record queued, and a batch that fails whole is reported, never
+ * thrown. The composition roots are replaced by fakes; the use case is scripted per task.
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type * as MetricsModule from '../../functions/adapters/metrics.js';
 import type { DeliveryDecision } from '../../functions/core/use-cases/deliver-webhook.js';
-import { MAX_RETRY_DELAY_SECONDS } from '../../functions/core/webhook.js';
+import type { WebhookMessage } from '../../functions/core/webhook.js';
 import { lambdaContext } from '../../lib/local/lambda-context.js';
-
-const QUEUE_URL = 'https://sqs.us-east-1.amazonaws.com/000000000000/vgs-webhooks';
 
 const fakes = vi.hoisted(() => ({
   /** What the use case answers (or throws) per task id. */
   decisions: new Map<string, () => Promise<unknown>>(),
-  receiveCounts: [] as { taskId: string; receiveCount: number }[],
-  visibility: [] as { QueueUrl?: string; ReceiptHandle?: string; VisibilityTimeout?: number }[],
-  visibilityFails: false,
+  sent: [] as { message: unknown; delaySeconds: number }[],
+  parked: [] as { body: string; reason: string }[],
+  queueFails: false,
   metrics: [] as string[],
 }));
 
 vi.mock('../../functions/core/use-cases/deliver-webhook.js', () => ({
-  deliverWebhook: async (message: { task_id: string }, receiveCount: number) => {
-    fakes.receiveCounts.push({ taskId: message.task_id, receiveCount });
+  deliverWebhook: async (message: { task_id: string }) => {
     const decide = fakes.decisions.get(message.task_id);
     if (!decide) throw new Error(`no decision scripted for ${message.task_id}`);
     return decide();
   },
 }));
-vi.mock('../../functions/adapters/sqs-client.js', () => ({
-  sqsClient: () => ({
-    send: async (command: { input: (typeof fakes.visibility)[number] }) => {
-      if (fakes.visibilityFails) throw new Error('SQS unavailable');
-      fakes.visibility.push(command.input);
-      return {};
-    },
-  }),
-}));
 vi.mock('../../functions/adapters/service-dependencies.js', () => ({ taskRepository: () => ({}) }));
 vi.mock('../../functions/adapters/url-signer-dependencies.js', () => ({ videoUrlSigner: () => ({}) }));
 vi.mock('../../functions/adapters/webhook-dependencies.js', () => ({
   webhookAttemptLog: () => ({}),
-  webhookQueueUrl: () => QUEUE_URL,
+  webhookQueue: () => ({
+    send: async (message: unknown, delaySeconds: number) => {
+      if (fakes.queueFails) throw new Error('SQS unavailable');
+      fakes.sent.push({ message, delaySeconds });
+    },
+    park: async (body: string, reason: string) => {
+      if (fakes.queueFails) throw new Error('SQS unavailable');
+      fakes.parked.push({ body, reason });
+    },
+  }),
   webhookRetrySchedule: () => [5, 30, 120],
   webhookSecrets: () => ({}),
   webhookSender: () => ({}),
@@ -67,20 +64,20 @@ const { METRIC } = await import('../../functions/adapters/metrics.js');
 
 beforeEach(() => {
   fakes.decisions.clear();
-  fakes.receiveCounts.length = 0;
-  fakes.visibility.length = 0;
-  fakes.visibilityFails = false;
+  fakes.sent.length = 0;
+  fakes.parked.length = 0;
+  fakes.queueFails = false;
   fakes.metrics.length = 0;
 });
 
 /** A queued message for `taskId` (or with a body that is no webhook message). */
-function record(taskId: string, options: { body?: string; receiveCount?: number } = {}): SQSRecord {
+function record(taskId: string, body?: string): SQSRecord {
   return {
     messageId: `m-${taskId}`,
     receiptHandle: `rh-${taskId}`,
-    body: options.body ?? JSON.stringify({ task_id: taskId, event: 'task.success' }),
+    body: body ?? JSON.stringify({ task_id: taskId, event: 'task.success' }),
     attributes: {
-      ApproximateReceiveCount: String(options.receiveCount ?? 1),
+      ApproximateReceiveCount: '1',
       SentTimestamp: '1700000000000',
       SenderId: '000000000000',
       ApproximateFirstReceiveTimestamp: '1700000000000',
@@ -93,9 +90,10 @@ function record(taskId: string, options: { body?: string; receiveCount?: number 
   };
 }
 
-/** A new task whose attempt ends in `decision` (or throws it, for an Error). */
-function task(decision: DeliveryDecision | Error): string {
+/** A new task whose message ends in `decide(taskId)` (or throws it, for an Error). */
+function task(decide: (taskId: string) => DeliveryDecision | Error): string {
   const taskId = randomUUID();
+  const decision = decide(taskId);
   fakes.decisions.set(taskId, async () => {
     if (decision instanceof Error) throw decision;
     return decision;
@@ -103,96 +101,88 @@ function task(decision: DeliveryDecision | Error): string {
   return taskId;
 }
 
+const nextOf = (taskId: string, attempts: number): WebhookMessage => ({
+  task_id: taskId,
+  event: 'task.success',
+  attempts,
+});
+
 const invoke = (records: SQSRecord[]) =>
   handler({ Records: records } satisfies SQSEvent, lambdaContext('DeliverWebhook')) as Promise<SQSBatchResponse>;
 
 const failedIds = (response: SQSBatchResponse) => response.batchItemFailures.map((f) => f.itemIdentifier).sort();
 
 describe('the webhook consumer', () => {
-  it('deletes what is done and keeps the rest, each with the visibility its decision asks for', async () => {
-    const delivered = task({ action: 'done', outcome: 'delivered', detail: 'HTTP 200' });
-    const skipped = task({ action: 'done', outcome: 'skipped', detail: 'the task does not exist' });
-    const gone = task({ action: 'done', outcome: 'permanent-failure', detail: 'HTTP 410' });
-    const retry = task({ action: 'retry', delaySeconds: 30, detail: 'HTTP 500' });
-    const spent = task({ action: 'dead-letter', detail: 'received 5 times, more than the 4 tries' });
-    const crashed = task(new Error('DynamoDB unavailable'));
-    const unreadable = record('unreadable', { body: '{"task_id": "not-a-uuid"}' });
+  it('deletes every record it decided on and sends on what comes next; only a crash keeps one queued', async () => {
+    const delivered = task(() => ({ action: 'done', outcome: 'delivered', detail: 'HTTP 200' }));
+    const skipped = task(() => ({ action: 'done', outcome: 'skipped', detail: 'the task does not exist' }));
+    const gone = task(() => ({ action: 'done', outcome: 'permanent-failure', detail: 'HTTP 410' }));
+    const retry = task((id) => ({ action: 'retry', message: nextOf(id, 1), delaySeconds: 30, detail: 'HTTP 500' }));
+    const hop = task((id) => ({ action: 'wait', message: nextOf(id, 3), delaySeconds: 900, detail: 'due later' }));
+    const spent = task((id) => ({ action: 'dead-letter', message: nextOf(id, 4), detail: 'HTTP 503; try 4 of 4' }));
+    const crashed = task(() => new Error('DynamoDB unavailable'));
+    const unreadable = record('unreadable', '{"task_id": "not-a-uuid"}');
 
     const response = await invoke([
-      ...[delivered, skipped, gone, retry, spent, crashed].map((taskId) => record(taskId)),
+      ...[delivered, skipped, gone, retry, hop, spent, crashed].map((taskId) => record(taskId)),
       unreadable,
     ]);
 
-    expect(failedIds(response)).toEqual([`m-${crashed}`, `m-${retry}`, `m-${spent}`, 'm-unreadable'].sort());
-    expect(fakes.visibility).toEqual(
+    // A crash leaves the message to the queue's own visibility timeout: a later try, never a silent drop.
+    expect(failedIds(response)).toEqual([`m-${crashed}`]);
+    expect(fakes.sent).toEqual(
       expect.arrayContaining([
-        { QueueUrl: QUEUE_URL, ReceiptHandle: `rh-${retry}`, VisibilityTimeout: 30 },
-        { QueueUrl: QUEUE_URL, ReceiptHandle: `rh-${spent}`, VisibilityTimeout: 0 },
-        { QueueUrl: QUEUE_URL, ReceiptHandle: 'rh-unreadable', VisibilityTimeout: 0 },
+        { message: nextOf(retry, 1), delaySeconds: 30 },
+        { message: nextOf(hop, 3), delaySeconds: 900 },
       ]),
     );
-    // A crash leaves the message to the queue's own visibility timeout: a later try, never a silent drop.
-    expect(fakes.visibility).toHaveLength(3);
-    // Every attempt but a skip is counted; every one but a delivery is a failure.
+    expect(fakes.sent).toHaveLength(2);
+    expect(fakes.parked).toEqual(
+      expect.arrayContaining([
+        { body: JSON.stringify(nextOf(spent, 4)), reason: 'HTTP 503; try 4 of 4' },
+        { body: '{"task_id": "not-a-uuid"}', reason: expect.stringMatching(/^webhook message: /) },
+      ]),
+    );
+    expect(fakes.parked).toHaveLength(2);
+    // Every try is counted (not a skip, not a hop); every one but a delivery is a failure.
     expect(fakes.metrics.filter((name) => name === METRIC.webhookAttempts)).toHaveLength(4);
     expect(fakes.metrics.filter((name) => name === METRIC.webhookFailures)).toHaveLength(3);
   });
 
-  it('a batch whose every message failed is reported message by message, not thrown', async () => {
-    const retries = Array.from({ length: 3 }, () => task({ action: 'retry', delaySeconds: 5, detail: 'timeout' }));
-    const response = await invoke(retries.map((taskId) => record(taskId)));
-    expect(failedIds(response)).toEqual(retries.map((taskId) => `m-${taskId}`).sort());
-    expect(fakes.visibility.map((input) => input.VisibilityTimeout)).toEqual([5, 5, 5]);
+  it('a next message SQS refuses keeps the record queued; a refused parking does not (the task says failed)', async () => {
+    fakes.queueFails = true;
+    const retry = task((id) => ({ action: 'retry', message: nextOf(id, 1), delaySeconds: 5, detail: 'HTTP 500' }));
+    const spent = task((id) => ({ action: 'dead-letter', message: nextOf(id, 4), detail: 'HTTP 500' }));
+    expect(failedIds(await invoke([record(retry), record(spent)]))).toEqual([`m-${retry}`]);
+  });
+
+  it('a batch whose every record failed is reported record by record, not thrown', async () => {
+    const crashes = Array.from({ length: 3 }, () => task(() => new Error('DynamoDB unavailable')));
+    const response = await invoke(crashes.map((taskId) => record(taskId)));
+    expect(failedIds(response)).toEqual(crashes.map((taskId) => `m-${taskId}`).sort());
   });
 
   it('a batch that all went well reports no failure', async () => {
-    const ok = task({ action: 'done', outcome: 'delivered', detail: 'HTTP 204' });
+    const ok = task(() => ({ action: 'done', outcome: 'delivered', detail: 'HTTP 204' }));
     expect(await invoke([record(ok)])).toEqual({ batchItemFailures: [] });
-    expect(fakes.visibility).toEqual([]);
-  });
-
-  it('hands the use case each message’s receive count', async () => {
-    const first = task({ action: 'done', outcome: 'delivered', detail: 'HTTP 200' });
-    const third = task({ action: 'done', outcome: 'delivered', detail: 'HTTP 200' });
-    await invoke([record(first), record(third, { receiveCount: 3 })]);
-    expect(fakes.receiveCounts).toEqual(
-      expect.arrayContaining([
-        { taskId: first, receiveCount: 1 },
-        { taskId: third, receiveCount: 3 },
-      ]),
-    );
-  });
-
-  it('never asks SQS for more than 12 h of invisibility (less the receive margin)', async () => {
-    const far = task({ action: 'retry', delaySeconds: MAX_RETRY_DELAY_SECONDS, detail: 'HTTP 503' });
-    await invoke([record(far)]);
-    const [change] = fakes.visibility;
-    expect(change?.VisibilityTimeout).toBeLessThanOrEqual(MAX_RETRY_DELAY_SECONDS - 300);
-    expect(change?.VisibilityTimeout).toBeGreaterThanOrEqual(MAX_RETRY_DELAY_SECONDS - 301);
-  });
-
-  it('a visibility change SQS refuses still keeps the message (the queue default applies)', async () => {
-    fakes.visibilityFails = true;
-    const retry = task({ action: 'retry', delaySeconds: 30, detail: 'HTTP 500' });
-    expect(failedIds(await invoke([record(retry)]))).toEqual([`m-${retry}`]);
   });
 
   it('batches that overlap in one process (the local stack) each report only their own failures', async () => {
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    const slowRetry = randomUUID();
-    fakes.decisions.set(slowRetry, async () => {
+    const slowCrash = randomUUID();
+    fakes.decisions.set(slowCrash, async () => {
       await gate;
-      return { action: 'retry', delaySeconds: 5, detail: 'HTTP 500' };
+      throw new Error('timed out');
     });
-    const quickDelivery = task({ action: 'done', outcome: 'delivered', detail: 'HTTP 200' });
-    const quickRetry = task({ action: 'retry', delaySeconds: 5, detail: 'HTTP 500' });
+    const quickDelivery = task(() => ({ action: 'done', outcome: 'delivered', detail: 'HTTP 200' }));
+    const quickCrash = task(() => new Error('DynamoDB unavailable'));
 
-    const first = invoke([record(slowRetry)]);
-    const second = await invoke([record(quickDelivery), record(quickRetry)]);
+    const first = invoke([record(slowCrash)]);
+    const second = await invoke([record(quickDelivery), record(quickCrash)]);
     release();
 
-    expect(failedIds(second)).toEqual([`m-${quickRetry}`]);
-    expect(failedIds(await first)).toEqual([`m-${slowRetry}`]);
+    expect(failedIds(second)).toEqual([`m-${quickCrash}`]);
+    expect(failedIds(await first)).toEqual([`m-${slowCrash}`]);
   });
 });

@@ -8,10 +8,16 @@ import {
   buildWebhookPayload,
   DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS,
   judgeAttempt,
+  MAX_MESSAGE_DELAY_SECONDS,
   parseRetryAfterSeconds,
   parseWebhookMessage,
   parseWebhookRetrySchedule,
+  pendingWebhookKeys,
+  retryMessage,
+  secondsUntilDue,
   shouldNotify,
+  WEBHOOK_PENDING_SHARDS,
+  webhookEventOf,
   webhookMaxAttempts,
   webhookMessageId,
   webhookRetryDelaySeconds,
@@ -33,6 +39,13 @@ describe('the queue message', () => {
     JSON.stringify({ task_id: TASK_ID, event: 'task.cancelled' }),
   ])('refuses %s', (body) => {
     expect(() => parseWebhookMessage(body)).toThrow(expect.objectContaining({ name: 'InvalidWebhookMessageError' }));
+  });
+  it('parses what the consumer and the requeuer send: the try count and a due time', () => {
+    const later = { task_id: TASK_ID, event: 'task.failed', attempts: 3, due_at: '2026-11-21T11:05:00.000Z' };
+    expect(parseWebhookMessage(JSON.stringify(later))).toEqual(later);
+    for (const wrong of [{ attempts: -1 }, { attempts: 1.5 }, { due_at: 'tomorrow' }]) {
+      expect(() => parseWebhookMessage(JSON.stringify({ ...later, ...wrong }))).toThrow(/webhook message/);
+    }
   });
   it('has a webhook-id fixed by task and event', () => {
     expect(webhookMessageId(TASK_ID, 'task.success')).toBe('msg_7a0c1a8e1f0b4a519d866b8f5f0c2d11_success');
@@ -128,6 +141,50 @@ describe('retry schedule', () => {
     expect(parseRetryAfterSeconds(undefined, now)).toBeUndefined();
     expect(parseRetryAfterSeconds('soon', now)).toBeUndefined();
     expect(parseRetryAfterSeconds('-5', now)).toBeUndefined();
+  });
+});
+
+describe('the next message', () => {
+  const NOW = new Date('2026-11-21T10:00:00.000Z');
+  const message = { task_id: TASK_ID, event: 'task.success' } as const;
+
+  it('a wait up to 15 min is the message timer alone; a longer one is due at its time and hops', () => {
+    expect(retryMessage(message, 2, 900, NOW)).toEqual({ message: { ...message, attempts: 2 }, delaySeconds: 900 });
+    expect(retryMessage({ ...message, due_at: '2026-11-21T09:00:00.000Z' }, 3, 30, NOW)).toEqual({
+      message: { ...message, attempts: 3 },
+      delaySeconds: 30,
+    });
+    expect(retryMessage(message, 9, 43_200, NOW)).toEqual({
+      message: { ...message, attempts: 9, due_at: '2026-11-21T22:00:00.000Z' },
+      delaySeconds: MAX_MESSAGE_DELAY_SECONDS,
+    });
+  });
+
+  it('is due when its time has come, within a second; otherwise the wait, at most one timer', () => {
+    const due = (dueAt: string | undefined, now: string) =>
+      secondsUntilDue({ ...message, ...(dueAt && { due_at: dueAt }) }, new Date(now));
+    expect(due(undefined, '2026-11-21T10:00:00.000Z')).toBe(0);
+    expect(due('2026-11-21T10:00:00.999Z', '2026-11-21T10:00:00.000Z')).toBe(0);
+    expect(due('2026-11-21T10:00:01.000Z', '2026-11-21T10:00:00.000Z')).toBe(1);
+    expect(due('2026-11-21T10:05:00.500Z', '2026-11-21T10:00:00.000Z')).toBe(301);
+    expect(due('2026-11-21T22:00:00.000Z', '2026-11-21T10:00:00.000Z')).toBe(900);
+    expect(due('2026-11-21T09:00:00.000Z', '2026-11-21T10:00:00.000Z')).toBe(0);
+  });
+
+  it('the event of a final status, none for a cancel', () => {
+    expect(webhookEventOf('success')).toBe('task.success');
+    expect(webhookEventOf('failed')).toBe('task.failed');
+    expect(webhookEventOf('refunded')).toBeUndefined();
+    expect(webhookEventOf('running')).toBeUndefined();
+  });
+
+  it('the pending-index keys spread tasks over 16 shards by the first hex digit of their id', () => {
+    expect(pendingWebhookKeys(TASK_ID, '2026-11-21T10:00:00.000Z')).toEqual({
+      webhook_pending: '7',
+      webhook_due_at: '2026-11-21T10:00:00.000Z',
+    });
+    expect(pendingWebhookKeys('A0C1A8E1-1F0B-4A51-9D86-6B8F5F0C2D11', 'x').webhook_pending).toBe('a');
+    expect(WEBHOOK_PENDING_SHARDS).toHaveLength(16);
   });
 });
 

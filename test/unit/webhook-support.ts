@@ -19,7 +19,7 @@ export function webhookTask(status: TaskStatus, fields: TaskRecordFields = {}, w
   return taskRecord({ status, ...fields, generation: { ...fields.generation, ...(webhookUrl ? { webhookUrl } : {}) } });
 }
 
-/** Tasks in memory; the attempt log writes into them as DynamoDbWebhookAttemptLog does. */
+/** Tasks in memory; the attempt log writes into them as DynamoDbWebhookAttemptLog does (conditional on the count). */
 export class MemoryWebhookTasks implements WebhookAttemptLog {
   readonly tasks = new Map<string, TaskRecord>();
   readonly attempts: WebhookAttemptRecord[] = [];
@@ -33,16 +33,22 @@ export class MemoryWebhookTasks implements WebhookAttemptLog {
     return task && structuredClone(task);
   }
 
-  async record(taskId: string, attempt: WebhookAttemptRecord): Promise<void> {
+  async record(taskId: string, previousAttempts: number, attempt: WebhookAttemptRecord): Promise<boolean> {
     this.attempts.push(attempt);
     const task = this.tasks.get(taskId);
-    if (!task || task.webhook_state === 'delivered') return;
+    if (!task || task.webhook_state === 'delivered' || (task.webhook_attempts ?? 0) !== previousAttempts) return false;
     task.webhook_state = attempt.state;
-    task.webhook_attempts = (task.webhook_attempts ?? 0) + 1;
+    task.webhook_attempts = previousAttempts + 1;
     task.webhook_last_status_code = attempt.statusCode;
     task.webhook_last_error = attempt.error;
     task.webhook_last_attempt_at = attempt.at;
     if (attempt.state === 'delivered') task.webhook_delivered_at = attempt.at;
+    if (attempt.state === 'retrying') task.webhook_due_at = attempt.nextTryAt;
+    else {
+      delete task.webhook_pending;
+      delete task.webhook_due_at;
+    }
+    return true;
   }
 }
 

@@ -1,4 +1,6 @@
-import type { WebhookAttemptRecord, WebhookSendResult } from '../webhook.js';
+import type { TaskRecord } from '../task.js';
+import type { TaskStatus } from '../task-status.js';
+import type { WebhookAttemptRecord, WebhookMessage, WebhookSendResult } from '../webhook.js';
 
 export interface WebhookRequest {
   url: string;
@@ -23,6 +25,38 @@ export interface WebhookSecretStore {
 }
 
 export interface WebhookAttemptLog {
-  /** Records one try on the task (an atomic count). A try after the event was delivered records nothing. */
-  record(taskId: string, attempt: WebhookAttemptRecord): Promise<void>;
+  /**
+   * Records try number `previousAttempts + 1` on the task, only if the task still counts `previousAttempts`
+   * tries and is not delivered (a conditional write): false when another message of the event recorded
+   * first, so each try is recorded once. Delivered or failed takes the task out of the pending index.
+   */
+  record(taskId: string, previousAttempts: number, attempt: WebhookAttemptRecord): Promise<boolean>;
+}
+
+/** The webhook queue, for messages sent by the consumer and the requeuer. */
+export interface WebhookQueue {
+  /** Sends `message`, visible after `delaySeconds` (at most MAX_MESSAGE_DELAY_SECONDS). */
+  send(message: WebhookMessage, delaySeconds: number): Promise<void>;
+  /** Parks a message body in the dead-letter queue, for an operator, with the reason why. */
+  park(body: string, reason: string): Promise<void>;
+}
+
+/** A task in the pending-webhooks index, as the index shows it. */
+export interface PendingWebhookEntry {
+  task_id: string;
+  status: TaskStatus;
+  webhook_due_at: string;
+}
+
+/** The pending-webhooks index of the tasks table (TASKS_WEBHOOK_PENDING_INDEX). */
+export interface PendingWebhooks {
+  /** Final tasks (refunded included) whose webhook was due and whose status last changed before `before`. */
+  findOverdue(before: string): AsyncIterable<PendingWebhookEntry>;
+  /**
+   * Moves the task's due time from `seenDueAt` to `nextDueAt` if nobody moved it meanwhile and the webhook
+   * is still owed: the task as written when this caller won, undefined otherwise.
+   */
+  claim(taskId: string, seenDueAt: string, nextDueAt: string): Promise<TaskRecord | undefined>;
+  /** Takes a task that owes no webhook (refunded, or its webhook settled) out of the index. */
+  forget(taskId: string): Promise<void>;
 }

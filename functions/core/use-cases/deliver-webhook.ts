@@ -1,7 +1,7 @@
 /**
- * One delivery attempt of a completion webhook (spec §6, DESIGN §3 rows 19–20), for one queue message.
- * The queue holds the event until this says it is done; every try is recorded on the task, and the
- * decision says what the queue should do with the message next.
+ * One queue message of a completion webhook (spec §6, DESIGN §3 rows 19–20): a try, or a hop of a
+ * message not due yet. The task holds the truth: its try count, written once per try (conditional), so
+ * a duplicate or stale message can never add a try; the decision says which message to send next.
  */
 import type { TaskRepository } from '../ports/task-repository.js';
 import type { WebhookAttemptLog, WebhookSecretStore, WebhookSender } from '../ports/webhooks.js';
@@ -13,6 +13,8 @@ import {
   buildWebhookPayload,
   judgeAttempt,
   parseRetryAfterSeconds,
+  retryMessage,
+  secondsUntilDue,
   webhookMaxAttempts,
   webhookMessageId,
   webhookRetryDelaySeconds,
@@ -33,41 +35,46 @@ export interface DeliverWebhookDeps {
   now: () => Date;
 }
 
+/** In every case the received message is done with (deleted); `wait`, `retry` and `dead-letter` send one on. */
 export type DeliveryDecision =
-  /** Nothing more to do for this message: delete it. */
   | { action: 'done'; outcome: 'delivered' | 'permanent-failure' | 'skipped'; detail: string }
-  /** Keep the message, invisible for this long, then try again. */
-  | { action: 'retry'; delaySeconds: number; detail: string }
-  /** Tries are used up: make the message visible so the queue's redrive moves it to the dead-letter queue. */
-  | { action: 'dead-letter'; detail: string };
+  /** Not due yet: the same message again, after `delaySeconds`. No try was made. */
+  | { action: 'wait'; message: WebhookMessage; delaySeconds: number; detail: string }
+  /** The try failed: `message` makes the next one after `delaySeconds`. */
+  | { action: 'retry'; message: WebhookMessage; delaySeconds: number; detail: string }
+  /** The last try failed (recorded as failed on the task): park `message` in the dead-letter queue. */
+  | { action: 'dead-letter'; message: WebhookMessage; detail: string };
 
-/**
- * `receiveCount` is the message's ApproximateReceiveCount: the number of this try, counting tries a
- * crashed consumer never finished.
- */
-export async function deliverWebhook(
-  message: WebhookMessage,
-  receiveCount: number,
-  deps: DeliverWebhookDeps,
-): Promise<DeliveryDecision> {
-  const maxAttempts = webhookMaxAttempts(deps.schedule);
+export async function deliverWebhook(message: WebhookMessage, deps: DeliverWebhookDeps): Promise<DeliveryDecision> {
+  const waitSeconds = secondsUntilDue(message, deps.now());
+  if (waitSeconds > 0) {
+    return { action: 'wait', message, delaySeconds: waitSeconds, detail: `due at ${message.due_at}` };
+  }
   const task = await deps.tasks.get(message.task_id);
-  if (!task) return { action: 'done', outcome: 'skipped', detail: 'the task does not exist' };
+  if (!task) return skipped('the task does not exist');
   const url = task.generation.webhookUrl;
-  if (!url) return { action: 'done', outcome: 'skipped', detail: 'the task has no webhook_url' };
-  if (task.webhook_state === 'delivered') {
-    return { action: 'done', outcome: 'skipped', detail: 'this event was already delivered' };
+  if (!url) return skipped('the task has no webhook_url');
+  if (task.webhook_state === 'delivered') return skipped('this event was already delivered');
+  const previous = task.webhook_attempts ?? 0;
+  if (message.attempts !== undefined && message.attempts !== previous) {
+    return skipped(
+      `a stale duplicate: the task has ${previous} tries recorded, this message was sent after ${message.attempts}`,
+    );
   }
-  if (receiveCount > maxAttempts) {
-    return { action: 'dead-letter', detail: `received ${receiveCount} times, more than the ${maxAttempts} tries` };
-  }
+  // A failed event takes one more try only from its own message (attempts given and current): the one
+  // parked in the dead-letter queue, redriven by an operator.
+  if (task.webhook_state === 'failed' && message.attempts === undefined) return skipped('this event has failed');
   const payload = buildWebhookPayload(await withUsableVideoUrl(task, deps));
-  if (!payload) return { action: 'done', outcome: 'skipped', detail: `the task is ${task.status}: no webhook` };
+  if (!payload) return skipped(`the task is ${task.status}: no webhook`);
 
   const now = deps.now();
+  const attempt = previous + 1;
+  /** Records this try; false when another message of the event recorded it first (it carries the event on). */
+  const log = (tried: WebhookAttemptRecord) => deps.attempts.record(task.task_id, previous, tried);
   const secrets = await deps.secrets.signingSecrets(task.account_id, now);
   if (!secrets) {
-    await record(deps, task, 'failed', now, { kind: 'refused', message: 'the account no longer exists' });
+    const noAccount = { kind: 'refused', message: 'the account no longer exists' } as const;
+    if (!(await log({ state: 'failed', ...attemptFields(now, noAccount) }))) return lost();
     return { action: 'done', outcome: 'permanent-failure', detail: 'the account no longer exists' };
   }
   const result = await deps.sender.send({
@@ -80,22 +87,37 @@ export async function deliverWebhook(
   const outcome = describe(result);
   switch (judgeAttempt(result)) {
     case 'delivered':
-      await record(deps, task, 'delivered', now, result);
+      if (!(await log({ state: 'delivered', ...attemptFields(now, result) }))) return lost();
       return { action: 'done', outcome: 'delivered', detail: outcome };
     case 'permanent':
-      await record(deps, task, 'failed', now, result);
+      if (!(await log({ state: 'failed', ...attemptFields(now, result) }))) return lost();
       return { action: 'done', outcome: 'permanent-failure', detail: outcome };
     case 'retry': {
-      const retryAfter = result.kind === 'response' ? parseRetryAfterSeconds(result.retryAfter, deps.now()) : undefined;
-      const delay = webhookRetryDelaySeconds(receiveCount, deps.schedule, retryAfter);
+      const retryAfter = result.kind === 'response' ? parseRetryAfterSeconds(result.retryAfter, now) : undefined;
+      const delay = webhookRetryDelaySeconds(attempt, deps.schedule, retryAfter);
       if (delay === undefined) {
-        await record(deps, task, 'failed', now, result);
-        return { action: 'dead-letter', detail: `${outcome}; that was the last of ${maxAttempts} tries` };
+        if (!(await log({ state: 'failed', ...attemptFields(now, result) }))) return lost();
+        const maxAttempts = webhookMaxAttempts(deps.schedule);
+        return {
+          action: 'dead-letter',
+          message: { task_id: message.task_id, event: message.event, attempts: attempt },
+          detail: `${outcome}; that was try ${attempt} of ${maxAttempts}`,
+        };
       }
-      await record(deps, task, 'retrying', now, result);
-      return { action: 'retry', delaySeconds: delay, detail: outcome };
+      const nextTryAt = new Date(now.getTime() + delay * 1000).toISOString();
+      const tried = { state: 'retrying', ...attemptFields(now, result), nextTryAt } as const;
+      if (!(await log(tried))) return lost();
+      return { action: 'retry', ...retryMessage(message, attempt, delay, now), detail: outcome };
     }
   }
+}
+
+function skipped(detail: string): DeliveryDecision {
+  return { action: 'done', outcome: 'skipped', detail };
+}
+
+function lost(): DeliveryDecision {
+  return skipped('another message of this event recorded the same try first');
 }
 
 async function withUsableVideoUrl(task: TaskRecord, deps: DeliverWebhookDeps): Promise<TaskRecord> {
@@ -107,19 +129,12 @@ async function withUsableVideoUrl(task: TaskRecord, deps: DeliverWebhookDeps): P
   return { ...task, video_url: signed.url, video_url_expires_at: signed.expiresAt };
 }
 
-function record(
-  deps: DeliverWebhookDeps,
-  task: TaskRecord,
-  state: WebhookAttemptRecord['state'],
-  at: Date,
-  result: WebhookSendResult,
-): Promise<void> {
-  return deps.attempts.record(task.task_id, {
-    state,
+function attemptFields(at: Date, result: WebhookSendResult) {
+  return {
     at: at.toISOString(),
     statusCode: result.kind === 'response' ? result.statusCode : null,
     error: attemptError(result),
-  });
+  };
 }
 
 function describe(result: WebhookSendResult): string {

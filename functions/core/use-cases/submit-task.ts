@@ -15,6 +15,7 @@ import type { OutboundUrlPolicy } from '../ports/url-policy.js';
 import { resolveGeneration } from '../resolve-generation.js';
 import type { TaskRecord } from '../task.js';
 import type { VideoModel } from '../video-model.js';
+import { pendingWebhookKeys } from '../webhook.js';
 import { reauthenticate } from './authenticate.js';
 import type { Caller } from './authenticate.js';
 
@@ -53,8 +54,9 @@ export async function submitTask(
 
   const now = deps.now();
   const createdAt = now.toISOString();
+  const taskId = deps.newTaskId();
   const task: TaskRecord = {
-    task_id: deps.newTaskId(),
+    task_id: taskId,
     account_id: caller.accountId,
     key_hash: caller.keyHash,
     key_quota_charged: caller.keyHasQuota,
@@ -67,6 +69,8 @@ export async function submitTask(
     created_at: createdAt,
     updated_at: createdAt,
     deadline_at: new Date(now.getTime() + model.record.max_generation_seconds * 1000).toISOString(),
+    // Written with the task, so no crash can leave a final task owing a webhook the requeuer cannot find.
+    ...(generation.webhookUrl ? pendingWebhookKeys(taskId, createdAt) : {}),
   };
   try {
     await charge(task, caller, deps.tasks);

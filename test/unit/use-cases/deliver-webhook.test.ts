@@ -1,8 +1,9 @@
-/** One delivery attempt and what the queue is told to do next (functions/core/use-cases/deliver-webhook.ts). */
+/** One queue message of a webhook and what is sent on next (functions/core/use-cases/deliver-webhook.ts). */
 import { describe, expect, it } from 'vitest';
 import { deliverWebhook } from '../../../functions/core/use-cases/deliver-webhook.js';
+import type { DeliveryDecision } from '../../../functions/core/use-cases/deliver-webhook.js';
 import type { TaskRecord } from '../../../functions/core/task.js';
-import type { WebhookSendResult } from '../../../functions/core/webhook.js';
+import type { WebhookMessage, WebhookSendResult } from '../../../functions/core/webhook.js';
 import { TASK_ID } from '../../support/task-records.js';
 import {
   CountingSigner,
@@ -14,13 +15,16 @@ import {
 } from '../webhook-support.js';
 
 const NOW = new Date('2026-11-21T10:05:00.000Z');
-const SCHEDULE = [5, 30, 120];
+const SCHEDULE = [5, 30, 3600];
 const SUCCESS = webhookTask('success', {
   finished_at: '2026-11-21T10:03:00.000Z',
   video_key: 'videos/acc-1/task.mp4',
   video_url: 'https://videos.example.com/stored',
   video_url_expires_at: '2026-11-22T10:03:00.000Z',
+  webhook_pending: '7',
+  webhook_due_at: '2026-11-21T09:59:00.000Z',
 });
+/** What the state machine sends: no try count. */
 const MESSAGE = { task_id: TASK_ID, event: 'task.success' } as const;
 
 function setup(
@@ -31,29 +35,38 @@ function setup(
   const tasks = task ? new MemoryWebhookTasks(task) : new MemoryWebhookTasks();
   const sender = new ScriptedSender(results);
   const signer = new CountingSigner();
+  let now = NOW;
+  let reads = 0;
   const deps = {
-    tasks,
+    tasks: {
+      get: (taskId: string) => {
+        reads += 1;
+        return tasks.get(taskId);
+      },
+    },
     attempts: tasks,
     secrets: new MemoryWebhookSecrets(secrets),
     sender,
     signer,
     schedule: SCHEDULE,
-    now: () => NOW,
+    now: () => now,
   };
-  return { tasks, sender, signer, deps };
+  return { tasks, sender, signer, deps, at: (time: Date) => (now = time), reads: () => reads };
 }
 
 const ok = { kind: 'response', statusCode: 200 } as const;
 const serverError = { kind: 'response', statusCode: 500 } as const;
 
+/** The message a decision sends on (retry, wait, dead-letter). */
+function next(decision: DeliveryDecision): WebhookMessage {
+  if (decision.action === 'done') throw new Error(`no message after ${decision.detail}`);
+  return decision.message;
+}
+
 describe('deliverWebhook', () => {
-  it('delivers: one signed request with the stable id, recorded, message done', async () => {
+  it('delivers: one signed request with the stable id, recorded once, out of the pending index', async () => {
     const { tasks, sender, deps } = setup(SUCCESS, [ok]);
-    expect(await deliverWebhook(MESSAGE, 1, deps)).toEqual({
-      action: 'done',
-      outcome: 'delivered',
-      detail: 'HTTP 200',
-    });
+    expect(await deliverWebhook(MESSAGE, deps)).toEqual({ action: 'done', outcome: 'delivered', detail: 'HTTP 200' });
     expect(sender.requests).toHaveLength(1);
     const [request] = sender.requests;
     expect(request).toMatchObject({
@@ -70,54 +83,130 @@ describe('deliverWebhook', () => {
       cost: 4.2,
       finished_at: '2026-11-21T10:03:00.000Z',
     });
-    expect(tasks.tasks.get(TASK_ID)).toMatchObject({
+    const stored = tasks.tasks.get(TASK_ID);
+    expect(stored).toMatchObject({
       webhook_state: 'delivered',
       webhook_attempts: 1,
       webhook_last_status_code: 200,
       webhook_last_error: null,
       webhook_delivered_at: NOW.toISOString(),
     });
+    expect(stored).not.toHaveProperty('webhook_pending');
+    expect(stored).not.toHaveProperty('webhook_due_at');
   });
 
-  it('retries a failed attempt after the scheduled delay, or the longer Retry-After', async () => {
+  it('a failed try sends the next one as a new message with its timer and the try count', async () => {
     const { tasks, deps } = setup(SUCCESS, [serverError]);
-    expect(await deliverWebhook(MESSAGE, 1, deps)).toMatchObject({ action: 'retry', delaySeconds: 5 });
-    expect(await deliverWebhook(MESSAGE, 2, deps)).toMatchObject({ action: 'retry', delaySeconds: 30 });
-    expect(tasks.tasks.get(TASK_ID)).toMatchObject({ webhook_state: 'retrying', webhook_attempts: 2 });
+    expect(await deliverWebhook(MESSAGE, deps)).toEqual({
+      action: 'retry',
+      message: { ...MESSAGE, attempts: 1 },
+      delaySeconds: 5,
+      detail: 'HTTP 500',
+    });
+    // The requeuer leaves the task alone until the next try is due.
+    expect(tasks.tasks.get(TASK_ID)).toMatchObject({
+      webhook_state: 'retrying',
+      webhook_attempts: 1,
+      webhook_pending: '7',
+      webhook_due_at: '2026-11-21T10:05:05.000Z',
+    });
+    expect(await deliverWebhook({ ...MESSAGE, attempts: 1 }, deps)).toMatchObject({
+      action: 'retry',
+      message: { attempts: 2 },
+      delaySeconds: 30,
+    });
 
     const throttled = setup(SUCCESS, [{ kind: 'response', statusCode: 429, retryAfter: '90' }]);
-    expect(await deliverWebhook(MESSAGE, 2, throttled.deps)).toMatchObject({ action: 'retry', delaySeconds: 90 });
+    expect(await deliverWebhook(MESSAGE, throttled.deps)).toMatchObject({ action: 'retry', delaySeconds: 90 });
+  });
+
+  it('a wait longer than a message timer is due at its time and hops until then, with no read', async () => {
+    const { tasks, sender, deps, at, reads } = setup({ ...SUCCESS, webhook_attempts: 2 }, [serverError, ok]);
+    const retry = await deliverWebhook({ ...MESSAGE, attempts: 2 }, deps);
+    const dueAt = '2026-11-21T11:05:00.000Z';
+    expect(retry).toEqual({
+      action: 'retry',
+      message: { ...MESSAGE, attempts: 3, due_at: dueAt },
+      delaySeconds: 900,
+      detail: 'HTTP 500',
+    });
+
+    // Received 15 min later, then again with 20 s to go: sent on each time, nothing read or sent.
+    const readsBefore = reads();
+    at(new Date('2026-11-21T10:20:00.000Z'));
+    expect(await deliverWebhook(next(retry), deps)).toEqual({
+      action: 'wait',
+      message: next(retry),
+      delaySeconds: 900,
+      detail: `due at ${dueAt}`,
+    });
+    at(new Date('2026-11-21T11:04:40.000Z'));
+    expect(await deliverWebhook(next(retry), deps)).toMatchObject({ action: 'wait', delaySeconds: 20 });
+    expect(reads()).toBe(readsBefore);
+    expect(sender.requests).toHaveLength(1);
+
+    // Due (a little early counts): the try.
+    at(new Date('2026-11-21T11:04:59.500Z'));
+    expect(await deliverWebhook(next(retry), deps)).toMatchObject({ action: 'done', outcome: 'delivered' });
+    expect(tasks.tasks.get(TASK_ID)).toMatchObject({ webhook_state: 'delivered', webhook_attempts: 4 });
   });
 
   it('retries when there is no answer, recording the error', async () => {
     const { tasks, deps } = setup(SUCCESS, [{ kind: 'error', message: 'no answer within 15 s' }]);
-    expect(await deliverWebhook(MESSAGE, 1, deps)).toMatchObject({ action: 'retry', delaySeconds: 5 });
+    expect(await deliverWebhook(MESSAGE, deps)).toMatchObject({ action: 'retry', delaySeconds: 5 });
     expect(tasks.tasks.get(TASK_ID)).toMatchObject({
       webhook_last_status_code: null,
       webhook_last_error: 'no answer within 15 s',
     });
   });
 
-  it('500 three times then 200: four attempts, one delivery, the same webhook-id', async () => {
+  it('500 three times then 200: four tries following the messages, one delivery, the same webhook-id', async () => {
     const { tasks, sender, deps } = setup(SUCCESS, [serverError, serverError, serverError, ok]);
-    const decisions = [];
-    for (let receive = 1; receive <= 4; receive += 1)
-      decisions.push((await deliverWebhook(MESSAGE, receive, deps)).action);
-    expect(decisions).toEqual(['retry', 'retry', 'retry', 'done']);
+    const actions: string[] = [];
+    let message: WebhookMessage = MESSAGE;
+    for (;;) {
+      const decision = await deliverWebhook(message, deps);
+      actions.push(decision.action);
+      if (decision.action === 'done') break;
+      message = { ...next(decision), due_at: undefined };
+    }
+    expect(actions).toEqual(['retry', 'retry', 'retry', 'done']);
     expect(new Set(sender.requests.map((request) => request.id)).size).toBe(1);
     expect(tasks.tasks.get(TASK_ID)).toMatchObject({ webhook_state: 'delivered', webhook_attempts: 4 });
   });
 
-  it('after the last attempt fails: recorded as failed, message to the dead-letter queue', async () => {
-    const { tasks, deps } = setup(SUCCESS, [serverError]);
-    expect(await deliverWebhook(MESSAGE, 4, deps)).toMatchObject({ action: 'dead-letter' });
-    expect(tasks.tasks.get(TASK_ID)).toMatchObject({ webhook_state: 'failed', webhook_attempts: 1, status: 'success' });
+  it('after the last try fails: recorded as failed, out of the index, its message to the dead-letter queue', async () => {
+    const { tasks, deps } = setup({ ...SUCCESS, webhook_attempts: 3, webhook_state: 'retrying' }, [serverError]);
+    expect(await deliverWebhook({ ...MESSAGE, attempts: 3 }, deps)).toEqual({
+      action: 'dead-letter',
+      message: { ...MESSAGE, attempts: 4 },
+      detail: 'HTTP 500; that was try 4 of 4',
+    });
+    const stored = tasks.tasks.get(TASK_ID);
+    expect(stored).toMatchObject({ webhook_state: 'failed', webhook_attempts: 4, status: 'success' });
+    expect(stored).not.toHaveProperty('webhook_pending');
   });
 
-  it('a message received more often than there are tries (a crashed consumer) goes to the DLQ unsent', async () => {
-    const { sender, deps } = setup(SUCCESS, [ok]);
-    expect(await deliverWebhook(MESSAGE, 5, deps)).toMatchObject({ action: 'dead-letter' });
+  it('a stale message (the task has recorded another try since) is dropped unsent', async () => {
+    const { sender, deps } = setup({ ...SUCCESS, webhook_attempts: 2, webhook_state: 'retrying' }, [ok]);
+    expect(await deliverWebhook({ ...MESSAGE, attempts: 1 }, deps)).toMatchObject({
+      action: 'done',
+      outcome: 'skipped',
+      detail: expect.stringMatching(/stale duplicate/),
+    });
     expect(sender.requests).toHaveLength(0);
+  });
+
+  it('two messages of one event at once: both may send (same webhook-id), one try is recorded, one goes on', async () => {
+    const { tasks, sender, deps } = setup(SUCCESS, [serverError]);
+    const [first, second] = await Promise.all([deliverWebhook(MESSAGE, deps), deliverWebhook(MESSAGE, deps)]);
+    expect(sender.requests).toHaveLength(2);
+    expect([first?.action, second?.action].sort()).toEqual(['done', 'retry']);
+    expect([first, second].find((decision) => decision?.action === 'done')).toMatchObject({
+      outcome: 'skipped',
+      detail: 'another message of this event recorded the same try first',
+    });
+    expect(tasks.tasks.get(TASK_ID)).toMatchObject({ webhook_attempts: 1 });
   });
 
   it.each<[string, WebhookSendResult]>([
@@ -125,27 +214,41 @@ describe('deliverWebhook', () => {
     ['a refused address', { kind: 'refused', message: '10.0.0.1 is not a public address (private)' }],
   ])('%s ends the event: recorded as failed, not retried', async (_name, result) => {
     const { tasks, deps } = setup(SUCCESS, [result]);
-    expect(await deliverWebhook(MESSAGE, 1, deps)).toMatchObject({ action: 'done', outcome: 'permanent-failure' });
+    expect(await deliverWebhook(MESSAGE, deps)).toMatchObject({ action: 'done', outcome: 'permanent-failure' });
     expect(tasks.tasks.get(TASK_ID)).toMatchObject({ webhook_state: 'failed', webhook_attempts: 1 });
   });
 
   it('skips a delivered event (a duplicate message), a missing task, a task without webhook_url', async () => {
     const delivered = setup({ ...SUCCESS, webhook_state: 'delivered' }, [ok]);
-    expect(await deliverWebhook(MESSAGE, 1, delivered.deps)).toMatchObject({ action: 'done', outcome: 'skipped' });
+    expect(await deliverWebhook(MESSAGE, delivered.deps)).toMatchObject({ action: 'done', outcome: 'skipped' });
     expect(delivered.sender.requests).toHaveLength(0);
 
     const missing = setup(undefined, [ok]);
-    expect(await deliverWebhook(MESSAGE, 1, missing.deps)).toMatchObject({ action: 'done', outcome: 'skipped' });
+    expect(await deliverWebhook(MESSAGE, missing.deps)).toMatchObject({ action: 'done', outcome: 'skipped' });
 
     const noUrl = setup(webhookTask('success', { video_url: 'x' }, null), [ok]);
-    expect(await deliverWebhook(MESSAGE, 1, noUrl.deps)).toMatchObject({ action: 'done', outcome: 'skipped' });
+    expect(await deliverWebhook(MESSAGE, noUrl.deps)).toMatchObject({ action: 'done', outcome: 'skipped' });
     expect(noUrl.sender.requests).toHaveLength(0);
   });
 
-  it('retries after a failed attempt that went to the DLQ and was redriven', async () => {
-    const { sender, deps } = setup({ ...SUCCESS, webhook_state: 'failed', webhook_attempts: 4 }, [ok]);
-    expect(await deliverWebhook(MESSAGE, 1, deps)).toMatchObject({ action: 'done', outcome: 'delivered' });
-    expect(sender.requests).toHaveLength(1);
+  it('a failed event takes one more try from its parked message (an operator redrive), from no other', async () => {
+    const failed = { ...SUCCESS, webhook_state: 'failed', webhook_attempts: 4 } as const;
+    const late = setup(failed, [ok]);
+    expect(await deliverWebhook(MESSAGE, late.deps)).toMatchObject({ action: 'done', outcome: 'skipped' });
+    expect(late.sender.requests).toHaveLength(0);
+
+    const redriven = setup(failed, [ok]);
+    expect(await deliverWebhook({ ...MESSAGE, attempts: 4 }, redriven.deps)).toMatchObject({
+      action: 'done',
+      outcome: 'delivered',
+    });
+    expect(redriven.tasks.tasks.get(TASK_ID)).toMatchObject({ webhook_state: 'delivered', webhook_attempts: 5 });
+
+    const failsAgain = setup(failed, [serverError]);
+    expect(await deliverWebhook({ ...MESSAGE, attempts: 4 }, failsAgain.deps)).toMatchObject({
+      action: 'dead-letter',
+      message: { attempts: 5 },
+    });
   });
 
   it('sends a failed task with its error_message', async () => {
@@ -154,7 +257,7 @@ describe('deliverWebhook', () => {
       finished_at: '2026-11-21T10:01:00.000Z',
     });
     const { sender, deps } = setup(failed, [ok]);
-    await deliverWebhook({ task_id: TASK_ID, event: 'task.failed' }, 1, deps);
+    await deliverWebhook({ task_id: TASK_ID, event: 'task.failed' }, deps);
     expect(sender.requests[0]?.id).toBe('msg_7a0c1a8e1f0b4a519d866b8f5f0c2d11_failed');
     expect(JSON.parse(sender.requests[0]!.body)).toEqual({
       task_id: TASK_ID,
@@ -168,7 +271,7 @@ describe('deliverWebhook', () => {
   it('signs the video URL afresh when the stored one expires within the hour (a late retry)', async () => {
     const stale = { ...SUCCESS, video_url_expires_at: '2026-11-21T10:30:00.000Z' };
     const { sender, signer, deps } = setup(stale, [ok]);
-    await deliverWebhook(MESSAGE, 1, deps);
+    await deliverWebhook(MESSAGE, deps);
     expect(signer.signed).toBe(1);
     const payload = JSON.parse(sender.requests[0]!.body) as Record<string, string>;
     expect(payload['video_url']).toBe('https://videos.example.com/videos/acc-1/task.mp4?fresh=1');
@@ -176,8 +279,9 @@ describe('deliverWebhook', () => {
   });
 
   it('an account that no longer exists ends the event', async () => {
-    const { sender, deps } = setup(SUCCESS, [ok], {} as never);
-    expect(await deliverWebhook(MESSAGE, 1, deps)).toMatchObject({ action: 'done', outcome: 'permanent-failure' });
+    const { tasks, sender, deps } = setup(SUCCESS, [ok], {} as never);
+    expect(await deliverWebhook(MESSAGE, deps)).toMatchObject({ action: 'done', outcome: 'permanent-failure' });
     expect(sender.requests).toHaveLength(0);
+    expect(tasks.tasks.get(TASK_ID)).toMatchObject({ webhook_state: 'failed', webhook_attempts: 1 });
   });
 });

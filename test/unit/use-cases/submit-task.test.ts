@@ -82,6 +82,15 @@ describe('submitTask', () => {
     });
   });
 
+  it('a task that asks for a webhook is stored owing it: in the pending-webhooks index from the start', async () => {
+    const body = { model: PRO, prompt: 'A fox', duration: 5, webhook_url: 'https://hooks.example.com/v' };
+    await submitTask(CALLER, body, deps);
+    expect(await tasks.get(NEW_ID)).toMatchObject({ webhook_pending: '9', webhook_due_at: NOW.toISOString() });
+    tasks = new InMemoryTasks();
+    await submitTask(CALLER, { model: PRO, prompt: 'A fox', duration: 5 }, { ...deps, tasks });
+    expect(await tasks.get(NEW_ID)).not.toHaveProperty('webhook_pending');
+  });
+
   it('modelId is looked up by id, model by name or id', async () => {
     const lite = catalogModel(LITE).record.id;
     const result = await submitTask(
