@@ -1,6 +1,7 @@
 /**
  * Errors an upstream provider adapter throws. Their `name` is what the state machine's
- * Retry/Catch match (Step Functions matches Lambda errors by error name), so names are stable API.
+ * Retry/Catch match (Step Functions matches Lambda errors by error name), so names are stable API:
+ * string literals, as the class names do not survive minification.
  */
 
 /** The upstream refused the job (4xx on create): the task fails with the upstream's message. */

@@ -1,8 +1,10 @@
 /**
  * Errors the lifecycle's steps throw. The state machine matches them by `name` (Retry/Catch), and the
- * refund step turns the one that ended a task into the `error_message` the customer reads.
+ * refund step turns the one that ended a task into the `error_message` the customer reads. Each `name` is a
+ * string literal, never the class's own name: the bundles are minified, and `UpstreamJobFailedError.name`
+ * there is `_a` or the like.
  */
-import {
+import type {
   UpstreamJobNotFoundError,
   UpstreamOutcomeUnknownError,
   UpstreamRejectedError,
@@ -45,22 +47,37 @@ export interface StepError {
   Cause?: string;
 }
 
-const PREFIXES: Record<string, string> = {
-  [UpstreamJobFailedError.name]: 'generation failed',
-  [UpstreamRejectedError.name]: 'the generator rejected the task',
-  [UpstreamTransientError.name]: 'the generator could not be reached',
-  [UpstreamOutcomeUnknownError.name]: 'the generator did not confirm the task',
-  [UpstreamJobNotFoundError.name]: 'the generator lost the task',
-  [GenerationTimedOutError.name]: 'generation timed out',
-  [GenerationInProgressError.name]: 'generation timed out',
-  [VideoRejectedError.name]: 'the generated file could not be stored',
-  [VideoDownloadInterruptedError.name]: 'the generated video could not be downloaded',
+/** The `name` of every error that ends a task with a reason of its own (the literal types of the fields). */
+type DescribedError = (
+  | UpstreamJobFailedError
+  | UpstreamRejectedError
+  | UpstreamTransientError
+  | UpstreamOutcomeUnknownError
+  | UpstreamJobNotFoundError
+  | GenerationTimedOutError
+  | GenerationInProgressError
+  | VideoRejectedError
+  | VideoDownloadInterruptedError
+)['name'];
+
+/** Keyed by the `name` literals (the compiler checks each key is one), not by `Class.name`, which minifies. */
+const PREFIXES: Record<DescribedError, string> = {
+  UpstreamJobFailedError: 'generation failed',
+  UpstreamRejectedError: 'the generator rejected the task',
+  UpstreamTransientError: 'the generator could not be reached',
+  UpstreamOutcomeUnknownError: 'the generator did not confirm the task',
+  UpstreamJobNotFoundError: 'the generator lost the task',
+  GenerationTimedOutError: 'generation timed out',
+  GenerationInProgressError: 'generation timed out',
+  VideoRejectedError: 'the generated file could not be stored',
+  VideoDownloadInterruptedError: 'the generated video could not be downloaded',
 };
 
 /** The customer-facing reason for a failure. Unknown errors never leak internals. */
 export function describeFailure(error: StepError): string {
   if (error.Error === 'States.Timeout') return 'a processing step timed out';
-  const prefix = PREFIXES[error.Error];
+  // Own keys only: an Error named "constructor" or "toString" is unknown, not Object.prototype's.
+  const prefix = Object.hasOwn(PREFIXES, error.Error) ? PREFIXES[error.Error as DescribedError] : undefined;
   if (!prefix) return 'internal error while processing the task';
   const detail = causeMessage(error.Cause);
   return detail ? `${prefix}: ${detail}` : prefix;

@@ -12,7 +12,8 @@ import { startApiGatewayServer } from './api-gateway-server.js';
 import type { HttpHandler } from './api-gateway-server.js';
 import { applyLocalHandlerEnvironment } from './handler-environment.js';
 import type { LocalHandlerEndpoints } from './handler-environment.js';
-import { loadHandler } from './handler-loader.js';
+import { loadBundledHandler } from './handler-loader.js';
+import type { BundleFiles } from './handler-loader.js';
 import { lambdaContext } from './lambda-context.js';
 import type { physicalNames } from '../../functions/adapters/resources.js';
 import { API_ROUTES, DEFAULT_ROUTE } from '../routes.js';
@@ -20,6 +21,8 @@ import { API_ROUTES, DEFAULT_ROUTE } from '../routes.js';
 export interface LocalApiConfig {
   names: ReturnType<typeof physicalNames>;
   endpoints: LocalHandlerEndpoints;
+  /** Each function's bundle by its entry (lib/local/lambda-bundles.ts). */
+  bundles: BundleFiles;
   /** Extra environment for the handlers (e.g. DEFAULT_RATE_LIMIT_PER_SECOND). */
   environment: Record<string, string>;
   /** 0 picks a free one. */
@@ -37,7 +40,7 @@ const config = childOfLocalStack<LocalApiConfig>('api-process', () => stopping);
 async function start() {
   // Before any handler loads: they read their config at load time, as at a Lambda cold start.
   applyLocalHandlerEnvironment(config.names, config.endpoints, config.environment);
-  const handlerOf = (entry: string) => loadHandler<HttpHandler>(entry);
+  const handlerOf = (entry: string) => loadBundledHandler<HttpHandler>(config.bundles, entry);
   return startApiGatewayServer({
     routes: await Promise.all(API_ROUTES.map(async (route) => ({ ...route, handler: await handlerOf(route.entry) }))),
     defaultRoute: { id: DEFAULT_ROUTE.id, handler: await handlerOf(DEFAULT_ROUTE.entry) },

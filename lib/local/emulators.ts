@@ -60,14 +60,18 @@ export async function startDynamoDbLocal(dataDir: string | undefined): Promise<D
 
 export interface Fauxqs {
   endpoint: string;
+  port: number;
   stop(): Promise<void>;
 }
 
-/** S3 objects persist as files under `s3Dir` when given; SQS always stays in memory (see README). */
-export async function startS3AndSqs(s3Dir: string | undefined): Promise<Fauxqs> {
+/**
+ * S3 objects persist as files under `s3Dir` when given; SQS always stays in memory (see README). `port` 0
+ * picks a free one.
+ */
+export async function startS3AndSqs(s3Dir: string | undefined, port = 0): Promise<Fauxqs> {
   if (s3Dir) mkdirSync(s3Dir, { recursive: true });
-  const server = await startFauxqs({ port: 0, logger: false, ...(s3Dir ? { s3StorageDir: s3Dir } : {}) });
-  return { endpoint: `http://127.0.0.1:${server.port}`, stop: () => server.stop() };
+  const server = await startFauxqs({ port, logger: false, ...(s3Dir ? { s3StorageDir: s3Dir } : {}) });
+  return { endpoint: `http://127.0.0.1:${server.port}`, port: server.port, stop: () => server.stop() };
 }
 
 type IndexDefinition = { name: string; partitionKey: string; sortKey: string };

@@ -10,6 +10,9 @@ import { REPOSITORY_ROOT } from '../repository-root.js';
 
 const CONFIG_VARIABLE = 'LOCAL_PROCESS_CONFIG';
 
+/** How each child's Node runs: our TypeScript through tsx; source maps, as Lambda's NODE_OPTIONS has them. */
+export const CHILD_EXEC_ARGV = ['--import', 'tsx', '--enable-source-maps', '--disable-warning=ExperimentalWarning'];
+
 /** What every child sends once: `ready` (with what the parent needs) or `failed` (with the error's stack). */
 export type StartMessage<Ready> = ({ type: 'ready' } & Ready) | { type: 'failed'; message: string };
 
@@ -33,7 +36,7 @@ export async function forkLocalProcess<Ready>(options: {
 }): Promise<ForkedProcess<Ready>> {
   const child = fork(join(REPOSITORY_ROOT, 'lib', 'local', options.entry), [], {
     cwd: REPOSITORY_ROOT,
-    execArgv: ['--import', 'tsx', '--disable-warning=ExperimentalWarning'],
+    execArgv: CHILD_EXEC_ARGV,
     env: { ...process.env, [CONFIG_VARIABLE]: JSON.stringify(options.config) },
     // Dates in messages survive the trip.
     serialization: 'advanced',

@@ -18,7 +18,8 @@ import { REPOSITORY_ROOT } from '../repository-root.js';
 import { startDynamoDbStreamSource } from './dynamodb-stream-source.js';
 import type { DynamoDbStreamHandler } from './dynamodb-stream-source.js';
 import { applyLocalHandlerEnvironment } from './handler-environment.js';
-import { lazyStepHandler, loadHandler } from './handler-loader.js';
+import { lazyStepHandler, loadBundledHandler } from './handler-loader.js';
+import type { BundleFiles } from './handler-loader.js';
 import { lambdaContext } from './lambda-context.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { startSqsEventSource } from './sqs-event-source.js';
@@ -36,6 +37,8 @@ export interface LocalWorkflowConfig {
   reconcileIntervalMs: number;
   /** Extra environment for the handlers. */
   environment: Record<string, string>;
+  /** Each function's bundle by its entry (lib/local/lambda-bundles.ts). */
+  bundles: BundleFiles;
 }
 
 export interface LocalWorkflow {
@@ -77,7 +80,7 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       definition: loadDefinition(functionArn, config.webhookQueue.url),
       stateMachineArn,
       lambdaHandlers: Object.fromEntries(
-        WORKFLOW_FUNCTIONS.map((fn) => [functionArn(fn.id), lazyStepHandler(fn.entry, fn.id)]),
+        WORKFLOW_FUNCTIONS.map((fn) => [functionArn(fn.id), lazyStepHandler(config.bundles, fn.entry, fn.id)]),
       ),
       sqs,
       // The wait before the first poll, and PollUpstream's poll-loop retrier (index 0; its transient-error
@@ -105,24 +108,31 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       config.environment,
     );
 
-    // The scheduled reconciler: once now (executions live in memory, so after a restart every task in
-    // flight has lost its execution), then periodically like the one-minute schedule in AWS.
-    const reconcile = await loadHandler<(event: unknown, context: Context) => Promise<unknown>>(
-      SCHEDULED_FUNCTIONS[0].entry,
+    // The scheduled functions (the reconciler, the webhook requeuer): once now (executions and queued
+    // webhooks live in memory, so after a restart every task in flight has lost its execution and every
+    // owed webhook its message), then periodically like the one-minute schedule in AWS.
+    const scheduled = await Promise.all(
+      SCHEDULED_FUNCTIONS.map(async ({ id, entry }) => ({
+        id,
+        run: await loadBundledHandler<(event: unknown, context: Context) => Promise<unknown>>(config.bundles, entry),
+      })),
     );
     let reconciling: Promise<unknown> = Promise.resolve();
     const runReconcile = (minAgeSeconds?: number) =>
-      (reconciling = reconcile(
-        minAgeSeconds === undefined ? {} : { minAgeSeconds },
-        lambdaContext('ReconcileTasks'),
-      ).catch((error: unknown) => console.error('reconcile failed:', error)));
+      (reconciling = Promise.all(
+        scheduled.map(({ id, run }) =>
+          run(minAgeSeconds === undefined ? {} : { minAgeSeconds }, lambdaContext(id)).catch((error: unknown) =>
+            console.error(`${id} failed:`, error),
+          ),
+        ),
+      ));
     // Lambda's event source on the tasks table's stream: each new task's execution starts from it. Started
     // (at the stream's end) before the reconciler's first run, so no new task falls between the two.
     const taskStarts = await startDynamoDbStreamSource({
       dynamoDb,
       endpoint: config.endpoints.dynamodb,
       tableName: names.tables.tasks,
-      handler: () => loadHandler<DynamoDbStreamHandler>(TASK_STARTS.starter.entry),
+      handler: () => loadBundledHandler<DynamoDbStreamHandler>(config.bundles, TASK_STARTS.starter.entry),
       functionName: `${names.stateMachine}-${TASK_STARTS.starter.id}`,
       timeoutMs: TASK_STARTS.starter.timeoutSeconds * 1000,
       batchSize: TASK_STARTS.batchSize,
@@ -144,10 +154,11 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       sqs,
       queueUrl: config.webhookQueue.url,
       queueArn: config.webhookQueue.arn,
-      handler: () => loadHandler<SqsHandler>(WEBHOOK_QUEUE.consumer.entry),
+      handler: () => loadBundledHandler<SqsHandler>(config.bundles, WEBHOOK_QUEUE.consumer.entry),
       functionName: `${names.stateMachine}-${WEBHOOK_QUEUE.consumer.id}`,
       timeoutMs: WEBHOOK_QUEUE.consumer.timeoutSeconds * 1000,
       batchSize: WEBHOOK_QUEUE.consumer.batchSize,
+      maxConcurrency: WEBHOOK_QUEUE.consumer.maxConcurrency,
     });
     stoppers.push(webhookConsumer.stop);
 

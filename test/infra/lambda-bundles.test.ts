@@ -12,6 +12,7 @@ import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { lambdaBundles } from '../../lib/local/lambda-bundles.js';
 import { ALL_FUNCTIONS } from '../../lib/routes.js';
 import type { CfnResource } from './synth.js';
 import { cdkJson, REPOSITORY_ROOT } from './synth.js';
@@ -121,6 +122,20 @@ it('bundles are ESM with the AWS SDK inside and a require shim', () => {
     // Bundled, not imported from the runtime's copy.
     expect(code, bundle.functionName).not.toMatch(/from\s*["']@aws-sdk\//);
   }
+});
+
+it('the local stack runs these very bundles: its build (lib/local/lambda-bundles.ts) is the same, byte for byte', async () => {
+  const local = await lambdaBundles();
+  const differing = bundles.filter((bundle) => {
+    const { entry } = ALL_FUNCTIONS.find(({ id }) => bundle.functionName === `vgs-${id}`)!;
+    return !readFileSync(local.files[entry]!).equals(readFileSync(bundle.file));
+  });
+  expect(differing.map((bundle) => bundle.functionName)).toEqual([]);
+}, 300_000);
+
+it('every bundle stays within the 500 KiB budget', () => {
+  const over = bundles.filter((bundle) => statSync(bundle.file).size > 500 * 1024);
+  expect(over.map((bundle) => `${bundle.functionName}: ${statSync(bundle.file).size} bytes`)).toEqual([]);
 });
 
 it('every bundle loads under Node 22 with its function environment, and exports handler', async () => {
