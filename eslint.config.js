@@ -51,7 +51,10 @@ export default tseslint.config(
       '**/webhooks/**',
     ),
   },
-  { files: ['functions/adapters/**/*.ts'], rules: boundary(...outside, '**/http/**', '**/workflow/**', '**/webhooks/**') },
+  {
+    files: ['functions/adapters/**/*.ts'],
+    rules: boundary(...outside, '**/http/**', '**/workflow/**', '**/webhooks/**'),
+  },
   { files: ['functions/http/**/*.ts'], rules: boundary(...outside, '**/workflow/**', '**/webhooks/**') },
   { files: ['functions/workflow/**/*.ts'], rules: boundary(...outside, '**/http/**', '**/webhooks/**') },
   { files: ['functions/webhooks/**/*.ts'], rules: boundary(...outside, '**/http/**', '**/workflow/**') },

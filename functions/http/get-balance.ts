@@ -5,4 +5,6 @@ import { authenticatedRoute } from './api-handler.js';
 
 const accounts = accountRepository();
 
-export const handler = authenticatedRoute(async (_event, caller) => ({ data: await getBalance(await caller, accounts) }));
+export const handler = authenticatedRoute(async (_event, caller) => ({
+  data: await getBalance(await caller, accounts),
+}));
