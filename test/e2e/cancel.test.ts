@@ -118,7 +118,7 @@ describe('cancel', () => {
     await pollUntil(
       () => balance(key),
       (value) => value === Number((200 - 4.2 * succeeded).toFixed(4)),
-      { timeoutMs: 10_000 },
+      { timeoutMs: 120_000 },
     );
     // And nothing moves afterwards.
     const again = await Promise.all(ids.map((taskId) => task(key, taskId)));

@@ -3,9 +3,9 @@
  * the same data: every task reaches a final state, each has exactly one upstream job, and the balance
  * is exact. The upstream (simulated) outlives the crash, as a real one would.
  */
+import { killGroup, startService, stopService } from '../support/service-process.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -15,7 +15,6 @@ import { afterAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { freePort } from '../../lib/local/emulators.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
 import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
 import { callApi, pollUntil } from '../support/test-stack.js';
 
@@ -23,56 +22,15 @@ const DEMO_KEY = `bc_${randomUUID().replaceAll('-', '')}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-'));
 let child: ChildProcess | undefined;
 
-async function startService(port: number): Promise<ChildProcess> {
-  const started = spawn(
-    join(REPOSITORY_ROOT, 'node_modules/.bin/tsx'),
-    ['--disable-warning=ExperimentalWarning', 'bin/local.ts'],
-    {
-      cwd: REPOSITORY_ROOT,
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        DEMO_API_KEY: DEMO_KEY,
-        POWERTOOLS_LOG_LEVEL: 'ERROR',
-        DEFAULT_RATE_LIMIT_PER_SECOND: '1000',
-      },
-      detached: true, // its own process group, so the kill takes DynamoDB Local's JVM with it
-      stdio: 'ignore',
-    },
-  );
-  await pollUntil(
-    () =>
-      fetch(`http://127.0.0.1:${port}/api/v1/models`, { headers: { authorization: `Bearer ${DEMO_KEY}` } }).then(
-        (r) => r.status,
-        () => 0,
-      ),
-    (status) => status === 200,
-    { timeoutMs: 60_000, intervalMs: 200 },
-  );
-  return started;
-}
-
-function killGroup(process_: ChildProcess | undefined, signal: NodeJS.Signals) {
-  if (process_?.pid) {
-    try {
-      process.kill(-process_.pid, signal);
-    } catch {
-      // already gone
-    }
-  }
-}
-
 afterAll(async () => {
-  killGroup(child, 'SIGINT');
-  await new Promise((resolve) => (child && child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
+  await stopService(child);
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 it('every task in flight at a kill -9 finishes after a restart, once, with the balance exact', async () => {
   const port = await freePort();
   const api = { baseUrl: `http://127.0.0.1:${port}` };
-  child = await startService(port);
+  child = await startService({ port, dataDir, demoKey: DEMO_KEY });
   const submit = (prompt: string) =>
     callApi<{ task_id: string }>(api, 'POST', '/api/v1/video/generate', {
       key: DEMO_KEY,
@@ -109,7 +67,7 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
             key: DEMO_KEY,
           }),
         (answer) => answer.body.data.status !== 'pending',
-        { timeoutMs: 30_000, intervalMs: 100 },
+        { timeoutMs: 120_000, intervalMs: 100 },
       ),
     ),
   );
@@ -125,13 +83,13 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
 
   const port2 = await freePort();
   const api2 = { baseUrl: `http://127.0.0.1:${port2}` };
-  child = await startService(port2);
+  child = await startService({ port: port2, dataDir, demoKey: DEMO_KEY });
   const finals = await Promise.all(
     ids.map((id) =>
       pollUntil(
         () => callApi<{ status: string }>(api2, 'GET', `/api/v1/video/tasks/${id}`, { key: DEMO_KEY }),
         (response) => ['success', 'failed', 'refunded'].includes(response.body.data.status),
-        { timeoutMs: 60_000, intervalMs: 250 },
+        { timeoutMs: 180_000, intervalMs: 250 },
       ),
     ),
   );
@@ -148,4 +106,4 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
 
   const balance = await callApi<{ balance: number }>(api2, 'GET', '/api/v1/account/balance', { key: DEMO_KEY });
   expect(balance.body.data.balance).toBe(100 - 3 * succeeded);
-});
+}, 300_000);

@@ -14,7 +14,7 @@ let stack: LocalStack | undefined;
 
 beforeAll(async () => {
   stack = await startTestStack();
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await stack?.stop();
@@ -37,7 +37,7 @@ it('reports the API process dying, and stops cleanly after', async () => {
   await expect(fetch(`${live.baseUrl}/api/v1/models`)).rejects.toThrow();
   await live.stop();
   stack = undefined;
-}, 60_000);
+}, 180_000);
 
 it('refuses a PORT that is not a port number, with the usage, before starting anything', async () => {
   const run = promisify(execFile)(
@@ -49,4 +49,4 @@ it('refuses a PORT that is not a port number, with the usage, before starting an
     code: 2,
     stderr: expect.stringContaining('PORT must be a port number (0 to 65535; 0 picks a free one), not "abc"'),
   });
-}, 60_000);
+}, 180_000);

@@ -39,7 +39,7 @@ async function followTask(key: string, taskId: string) {
       return response;
     },
     (response) => ['success', 'failed', 'refunded'].includes(response.body.data.status),
-    { timeoutMs: 30_000, intervalMs: 50 },
+    { timeoutMs: 120_000, intervalMs: 50 },
   );
   return { final, seen };
 }
@@ -108,7 +108,7 @@ describe('a task whose generation fails', () => {
     await pollUntil(
       () => balanceOf(key),
       (balance) => balance === 10.0001,
-      { timeoutMs: 5_000 },
+      { timeoutMs: 120_000 },
     );
   });
 });

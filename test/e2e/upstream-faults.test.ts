@@ -58,7 +58,7 @@ describe('upstream faults', () => {
         const final = await pollUntil(
           () => callApi<TaskData>(stack, 'GET', `/api/v1/video/tasks/${submit.body.data.task_id}`, { key }),
           (response) => ['success', 'failed', 'refunded'].includes(response.body.data.status),
-          { timeoutMs: 45_000, intervalMs: 200 },
+          { timeoutMs: 120_000, intervalMs: 200 },
         );
         const balance = await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key });
         return { fault, task: final.body.data, balance: balance.body.data.balance };

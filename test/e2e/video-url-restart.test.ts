@@ -53,4 +53,4 @@ it('serves a finished video at the URL given before a restart', async () => {
   const video = await fetch(url);
   expect(video.status).toBe(200);
   expect(Buffer.from(await video.arrayBuffer()).equals(FIXTURE)).toBe(true);
-}, 120_000);
+}, 300_000);

@@ -4,9 +4,9 @@
  * the tries exactly. Owed are: a try hanging at the kill, a final task whose webhook was never queued (a
  * crash between CompleteTask and QueueSuccessWebhook) and a retry whose message was lost.
  */
+import { killGroup, startService, stopService } from '../support/service-process.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -21,7 +21,6 @@ import type { TaskRecord } from '../../functions/core/task.js';
 import { pendingWebhookKeys, webhookMessageId } from '../../functions/core/webhook.js';
 import { freePort } from '../../lib/local/emulators.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
 import { taskRecordFor } from '../support/task-records.js';
 import { callApi, pollUntil } from '../support/test-stack.js';
 
@@ -35,49 +34,8 @@ interface WebhookView {
   attempts: number;
 }
 
-async function startService(port: number): Promise<ChildProcess> {
-  const started = spawn(
-    join(REPOSITORY_ROOT, 'node_modules/.bin/tsx'),
-    ['--disable-warning=ExperimentalWarning', 'bin/local.ts'],
-    {
-      cwd: REPOSITORY_ROOT,
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        PORT: String(port),
-        DEMO_API_KEY: DEMO_KEY,
-        POWERTOOLS_LOG_LEVEL: 'ERROR',
-        DEFAULT_RATE_LIMIT_PER_SECOND: '1000',
-      },
-      detached: true, // its own process group, so the kill takes DynamoDB Local's JVM with it
-      stdio: 'ignore',
-    },
-  );
-  await pollUntil(
-    () =>
-      fetch(`http://127.0.0.1:${port}/api/v1/models`, { headers: { authorization: `Bearer ${DEMO_KEY}` } }).then(
-        (r) => r.status,
-        () => 0,
-      ),
-    (status) => status === 200,
-    { timeoutMs: 60_000, intervalMs: 200 },
-  );
-  return started;
-}
-
-function killGroup(process_: ChildProcess | undefined, signal: NodeJS.Signals) {
-  if (process_?.pid) {
-    try {
-      process.kill(-process_.pid, signal);
-    } catch {
-      // already gone
-    }
-  }
-}
-
 afterAll(async () => {
-  killGroup(child, 'SIGINT');
-  await new Promise((resolve) => (child && child.exitCode === null ? child.once('exit', resolve) : resolve(null)));
+  await stopService(child);
   receiver?.closeAllConnections();
   await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(null)));
   rmSync(dataDir, { recursive: true, force: true });
@@ -100,7 +58,7 @@ it('every webhook owed at a kill -9 is delivered after the restart, once per try
 
   const port = await freePort();
   const api = { baseUrl: `http://127.0.0.1:${port}` };
-  child = await startService(port);
+  child = await startService({ port, dataDir, demoKey: DEMO_KEY });
   const submitted = await callApi<{ task_id: string }>(api, 'POST', '/api/v1/video/generate', {
     key: DEMO_KEY,
     body: { model: 'seedance-1.0-lite-i2v', prompt: 'hangs at the kill', duration: 5, webhook_url: hookUrl },
@@ -151,7 +109,7 @@ it('every webhook owed at a kill -9 is delivered after the restart, once per try
 
   const port2 = await freePort();
   const api2 = { baseUrl: `http://127.0.0.1:${port2}` };
-  child = await startService(port2);
+  child = await startService({ port: port2, dataDir, demoKey: DEMO_KEY });
   const webhookOf = async (taskId: string) =>
     (await callApi<{ webhook: WebhookView }>(api2, 'GET', `/api/v1/video/tasks/${taskId}`, { key: DEMO_KEY })).body.data
       .webhook;
@@ -179,4 +137,4 @@ it('every webhook owed at a kill -9 is delivered after the restart, once per try
   expect(requestsOf(lostRetry.task_id).map((request) => request.headers['webhook-id'])).toEqual([
     webhookMessageId(lostRetry.task_id, 'task.success'),
   ]);
-}, 240_000);
+}, 400_000);

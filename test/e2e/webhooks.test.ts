@@ -120,7 +120,7 @@ function waitForWebhook(key: string, taskId: string, done: (webhook: WebhookView
   return pollUntil(
     () => getTask(key, taskId),
     (task) => task.webhook !== null && done(task.webhook),
-    { timeoutMs: 20_000, intervalMs: 100 },
+    { timeoutMs: 120_000, intervalMs: 100 },
   );
 }
 
@@ -157,7 +157,7 @@ describe.concurrent('a receiver that answers 200', () => {
       waitForWebhook(key, succeeded, (webhook) => webhook.state === 'delivered'),
       waitForWebhook(key, failed, (webhook) => webhook.state === 'delivered'),
     ]);
-    await pollUntil(() => queueIsEmpty(stack.webhookQueues.queue.url), Boolean, { timeoutMs: 15_000 });
+    await pollUntil(() => queueIsEmpty(stack.webhookQueues.queue.url), Boolean, { timeoutMs: 120_000 });
     expect(receiver.received).toHaveLength(2);
 
     const verifier = new Webhook(secret);
@@ -208,13 +208,13 @@ describe.concurrent('a receiver that answers 200', () => {
     const task = await pollUntil(
       () => getTask(key, taskId),
       (view) => view.status === 'success',
-      { timeoutMs: 20_000 },
+      { timeoutMs: 120_000 },
     );
     expect(task.webhook).toBeNull();
     const execution = await pollUntil(
       async () => (await stack.workflow.executions()).find((record) => record.input.includes(taskId)),
       (record) => record?.status === 'SUCCEEDED',
-      { timeoutMs: 5_000 },
+      { timeoutMs: 120_000 },
     );
     expect(JSON.parse(execution?.output ?? '{}')).toMatchObject({ completion: { status: 'success', notify: false } });
   });
@@ -280,7 +280,7 @@ describe.concurrent('a receiver that fails', () => {
         return (Messages ?? []).find((message) => message.Body?.includes(taskId));
       },
       (message) => message !== undefined,
-      { timeoutMs: 20_000, intervalMs: 0 },
+      { timeoutMs: 120_000, intervalMs: 0 },
     );
     // Parked by the consumer after the last try, with the count a redrive would carry on from.
     expect(JSON.parse(deadLetter?.Body ?? '{}')).toEqual({ task_id: taskId, event: 'task.success', attempts: 4 });
@@ -311,7 +311,7 @@ describe.concurrent('a receiver that fails', () => {
     await pollUntil(
       async () => hanging.received.length,
       (count) => count === 1,
-      { timeoutMs: 20_000, intervalMs: 50 },
+      { timeoutMs: 120_000, intervalMs: 50 },
     );
     const quickTask = await submit(quick.key, 'a receiver that answers', answering.url);
     const delivered = await waitForWebhook(quick.key, quickTask, (webhook) => webhook.state === 'delivered');

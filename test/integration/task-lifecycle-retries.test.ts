@@ -99,7 +99,7 @@ async function run(fakes: Fakes) {
   const execution = await pollUntil(
     async () => machine.executions()[0],
     (record) => record !== undefined && record.status !== 'RUNNING',
-    { timeoutMs: 15_000 },
+    { timeoutMs: 120_000 },
   );
   await machine.idle();
   return {

@@ -86,7 +86,7 @@ describe('the tasks stream event source (local)', () => {
     await pollUntil(
       async () => seen.map((record) => record.taskId),
       (ids) => ids.includes(last),
-      { timeoutMs: 10_000, intervalMs: 20 },
+      { timeoutMs: 120_000, intervalMs: 20 },
     );
     expect(seen.map((record) => record.taskId).sort()).toEqual([...pending, last].sort());
   });
@@ -106,12 +106,12 @@ describe('the tasks stream event source (local)', () => {
     await pollUntil(
       async () => seen.filter((record) => record.taskId === failing).length,
       (count) => count === 3,
-      { timeoutMs: 10_000, intervalMs: 20 },
+      { timeoutMs: 120_000, intervalMs: 20 },
     );
     await pollUntil(
       async () => seen.filter((record) => record.taskId === after).length,
       (count) => count >= 1,
-      { timeoutMs: 10_000, intervalMs: 20 },
+      { timeoutMs: 120_000, intervalMs: 20 },
     );
     // Sequence numbers only grow within a delivery; the retried record was never skipped.
     expect(failuresLeft).toBe(0);
@@ -146,7 +146,7 @@ describe('the tasks stream event source (local)', () => {
       await pollUntil(
         async () => both.map((taskId) => tries.get(taskId) ?? 0),
         (counts) => counts.every((count) => count >= 2),
-        { timeoutMs: 10_000, intervalMs: 20 },
+        { timeoutMs: 120_000, intervalMs: 20 },
       );
       // Each failed once and succeeded once: retried from the earliest failure, never skipped nor run again.
       expect(both.map((taskId) => seen.filter((record) => record.taskId === taskId).length)).toEqual([2, 2]);
@@ -169,14 +169,14 @@ describe('the tasks stream event source (local)', () => {
     await pollUntil(
       async () => seen.filter((record) => record.taskId === first).length,
       (count) => count === 2,
-      { timeoutMs: 10_000, intervalMs: 20 },
+      { timeoutMs: 120_000, intervalMs: 20 },
     );
     const later = `later-${randomUUID()}`;
     await putTask(later, 'pending');
     await pollUntil(
       async () => seen.map((record) => record.taskId),
       (ids) => ids.includes(later),
-      { timeoutMs: 10_000, intervalMs: 20 },
+      { timeoutMs: 120_000, intervalMs: 20 },
     );
   });
 
@@ -207,7 +207,7 @@ describe('the tasks stream event source (local)', () => {
       await pollUntil(
         async () => witness,
         (ids) => ids.includes(marker),
-        { timeoutMs: 10_000, intervalMs: 20 },
+        { timeoutMs: 120_000, intervalMs: 20 },
       );
     } finally {
       await other.stop();
@@ -217,7 +217,7 @@ describe('the tasks stream event source (local)', () => {
     await pollUntil(
       async () => seen.map((record) => record.taskId),
       (ids) => during.every((taskId) => ids.includes(taskId)),
-      { timeoutMs: 10_000, intervalMs: 20 },
+      { timeoutMs: 120_000, intervalMs: 20 },
     );
   });
 });

@@ -91,7 +91,7 @@ async function run(fakes: Fakes, queueUrl?: string) {
   const execution = await pollUntil(
     async () => machine.executions()[0],
     (record) => record !== undefined && record.status !== 'RUNNING',
-    { timeoutMs: 15_000 },
+    { timeoutMs: 120_000 },
   );
   const { Messages } = await sqs.send(
     new ReceiveMessageCommand({ QueueUrl: queues.queue.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),

@@ -125,7 +125,7 @@ function receiveFrom(url: string) {
         )
       ).Messages ?? [],
     (messages) => messages.length > 0,
-    { timeoutMs: 10_000, intervalMs: 0 },
+    { timeoutMs: 120_000, intervalMs: 0 },
   );
 }
 
@@ -148,7 +148,7 @@ describe('the local SQS event source', () => {
       await pollUntil(
         () => counts(created.queue.url),
         (count) => count === 1 && seen.length >= 3,
-        { timeoutMs: 10_000 },
+        { timeoutMs: 120_000 },
       );
     } finally {
       await source.stop();
@@ -174,7 +174,7 @@ describe('the local SQS event source', () => {
       await pollUntil(
         () => counts(created.queue.url),
         (count) => count === 0 && receiveCounts.length === 2,
-        { timeoutMs: 10_000 },
+        { timeoutMs: 120_000 },
       );
     } finally {
       await source.stop();
@@ -212,7 +212,7 @@ describe('the local SQS event source', () => {
       await pollUntil(
         () => counts(created.queue.url),
         (count) => count === 0 && receives['first']?.length === 2 && receives['second']?.length === 2,
-        { timeoutMs: 10_000 },
+        { timeoutMs: 120_000 },
       );
     } finally {
       await source.stop();
@@ -236,7 +236,7 @@ describe('the local SQS event source', () => {
       await pollUntil(
         () => counts(created.queue.url),
         (count) => count === 0 && calls === 2,
-        { timeoutMs: 10_000 },
+        { timeoutMs: 120_000 },
       );
     } finally {
       await source.stop();
@@ -274,7 +274,7 @@ describe('the local SQS event source', () => {
             )
           ).Messages ?? [],
         (messages) => messages.length > 0,
-        { timeoutMs: 10_000, intervalMs: 0 },
+        { timeoutMs: 120_000, intervalMs: 0 },
       );
       expect(dead[0]?.Body).toBe('doomed');
     } finally {
@@ -301,14 +301,14 @@ describe('the local SQS event source', () => {
       await pollUntil(
         () => counts(created.queue.url),
         (count) => count === 1,
-        { timeoutMs: 10_000 },
+        { timeoutMs: 120_000 },
       );
       await sqs.send(new SendMessageCommand({ QueueUrl: created.queue.url, MessageBody: 'quick' }));
       // Handled and deleted while the first batch still hangs: only the hanging message is left.
       await pollUntil(
         async () => ({ handled: [...handled], count: await counts(created.queue.url) }),
         (state) => state.handled.includes('quick') && state.count === 1,
-        { timeoutMs: 10_000 },
+        { timeoutMs: 120_000 },
       );
       expect(handled).toEqual(['quick']);
     } finally {
@@ -350,7 +350,7 @@ describe('the local SQS event source', () => {
       await pollUntil(
         async () => active,
         (count) => count === 2,
-        { timeoutMs: 10_000 },
+        { timeoutMs: 120_000 },
       );
       // Both slots taken: the other three are still visible in the queue, not received and held.
       const { Attributes } = await sqs.send(
@@ -359,7 +359,7 @@ describe('the local SQS event source', () => {
       expect(Attributes?.ApproximateNumberOfMessages).toBe('3');
       release();
       await pollUntil(async () => handled === 5 && (await counts(created.queue.url)) === 0, Boolean, {
-        timeoutMs: 10_000,
+        timeoutMs: 120_000,
       });
     } finally {
       release();

@@ -297,7 +297,7 @@ it('random requests: always the envelope with 0 or a 4xx, never a 5xx', async ()
     }),
     { numRuns: Math.round(250 * SCALE) },
   );
-}, 120_000);
+}, 300_000);
 
 it('mutations of valid submits: accepted or a 4xx naming the problem, never a 5xx', async () => {
   const submit = validish.map<FuzzRequest>((value) => ({
@@ -312,7 +312,7 @@ it('mutations of valid submits: accepted or a 4xx naming the problem, never a 5x
     }),
     { numRuns: Math.round(100 * SCALE) },
   );
-}, 120_000);
+}, 300_000);
 
 it('nothing refused was created or charged, and the stack still serves', async () => {
   const tasks = await tasksOfAccount(stack, fuzzed.accountId);
