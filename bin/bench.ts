@@ -1,22 +1,16 @@
 /**
- * `npm run bench`: benchmarks and failure evidence anyone can rerun (issue 6). Starts what it measures
- * itself (the local stack in child processes), prints progress, and writes test/bench/RESULTS.md (and the
- * raw numbers in test/bench/results.json). Not part of `npm test`; about 4.5 minutes on 2 cores.
+ * `npm run bench`: cold start, transfer memory, the lifecycle cost model and 1,000 whole tasks, measured on
+ * this machine (it starts what it measures), with progress lines; writes test/bench/RESULTS.md and the raw
+ * numbers in test/bench/results.json. Not part of `npm test`. How to read and the knobs: test/bench/README.md.
  *
- *   npm run bench                         every section, writes the report
- *   npm run bench -- --only=api,cost      some sections (api, cold, transfer, cost, tasks); prints the report only
- *   npm run bench -- --render             no measuring: rewrites RESULTS.md from results.json (after a report change)
- *
- * Knobs (environment): BENCH_API_SECONDS (4), BENCH_COLD_RUNS (10),
- * BENCH_COLD_SOURCEMAP_RUNS (5), BENCH_TRANSFER_MIB (100,500,1024), BENCH_COST_MINUTES (1,5,30),
- * BENCH_COST_VIDEO_MIB (5), BENCH_TASKS (1000), BENCH_TASKS_DEADLINE_SECONDS (180). See test/bench/README.md.
+ *   npm run bench -- --only=cold,cost   some sections; prints the report, leaves the files alone
+ *   npm run bench -- --render           rewrites RESULTS.md from results.json (after a report change)
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
-import { runApiOverhead } from '../lib/bench/api-overhead.js';
 import { runColdStart } from '../lib/bench/cold-start.js';
 import { runLifecycleCost } from '../lib/bench/lifecycle-cost.js';
 import { machineInfo } from '../lib/bench/machine.js';
@@ -26,66 +20,56 @@ import { runTaskThroughput } from '../lib/bench/task-throughput.js';
 import { runTransfer } from '../lib/bench/transfer.js';
 import { REPOSITORY_ROOT } from '../lib/repository-root.js';
 
-const SECTIONS = ['api', 'cold', 'transfer', 'cost', 'tasks'] as const;
-type Section = (typeof SECTIONS)[number];
+const SECTIONS = {
+  cold: runColdStart,
+  transfer: runTransfer,
+  cost: runLifecycleCost,
+  tasks: runTaskThroughput,
+};
+type Section = keyof typeof SECTIONS;
 
 const { values } = parseArgs({ options: { only: { type: 'string' }, render: { type: 'boolean', default: false } } });
 const reportFile = join(REPOSITORY_ROOT, 'test', 'bench', 'RESULTS.md');
 const rawFile = join(REPOSITORY_ROOT, 'test', 'bench', 'results.json');
 if (values.render) {
-  const saved = JSON.parse(readFileSync(rawFile, 'utf8')) as BenchResults;
-  writeFileSync(reportFile, await renderReport(saved, reportFile));
+  writeFileSync(reportFile, await renderReport(JSON.parse(readFileSync(rawFile, 'utf8')) as BenchResults, reportFile));
   console.log('rewrote test/bench/RESULTS.md from test/bench/results.json');
   process.exit(0);
 }
-const selected = (values.only?.split(',').map((name) => name.trim()) ?? [...SECTIONS]) as Section[];
-const unknown = selected.filter((name) => !SECTIONS.includes(name));
+const selected = (values.only?.split(',').map((name) => name.trim()) ?? Object.keys(SECTIONS)) as Section[];
+const unknown = selected.filter((name) => !(name in SECTIONS));
 if (unknown.length > 0) {
-  console.error(`unknown section(s): ${unknown.join(', ')}; choose from ${SECTIONS.join(', ')}`);
+  console.error(`unknown section(s): ${unknown.join(', ')}; choose from ${Object.keys(SECTIONS).join(', ')}`);
   process.exit(2);
 }
-const full = SECTIONS.every((name) => selected.includes(name));
 
 const started = Date.now();
-const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s`;
-const logger = (section: string) => (line: string) => console.log(`[${elapsed()}] ${section.padEnd(8)} ${line}`);
-
-const results: BenchResults = { machine: machineInfo(), loadAtEnd: [], durationSeconds: 0, errors: {} };
+const results: BenchResults = { machine: machineInfo(), durationSeconds: 0, loadAtEnd: [], errors: {} };
+const { machine } = results;
 console.log(
-  `bench: ${selected.join(', ')} on ${results.machine.cores} cores (${results.machine.cpuModel}), ` +
-    `load ${results.machine.loadAverage.map((l) => l.toFixed(2)).join(' ')}, commit ${results.machine.commit.slice(0, 12)}`,
+  `bench: ${selected.join(', ')} on ${machine.cores} cores (${machine.cpu}), load ${machine.loadAverage[0]!.toFixed(2)}, ` +
+    `commit ${machine.commit.slice(0, 10)}`,
 );
-
-async function section<T>(name: Section, title: string, run: (log: (line: string) => void) => Promise<T>) {
-  if (!selected.includes(name)) return undefined;
-  const log = logger(name);
-  log(`— ${title}`);
+for (const name of selected) {
+  const log = (line: string) =>
+    console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${name.padEnd(8)} ${line}`);
   try {
-    return await run(log);
+    (results as unknown as Record<Section, unknown>)[name] = await SECTIONS[name](log);
   } catch (error) {
     results.errors[name] = error instanceof Error ? (error.stack ?? error.message) : String(error);
     log(`FAILED: ${results.errors[name]}`);
-    return undefined;
   }
 }
-
-results.api = await section('api', '1. API overhead (ours vs a bare node:http baseline)', runApiOverhead);
-results.cold = await section('cold', '2. Cold start (bundle size, import time)', runColdStart);
-results.transfer = await section('transfer', '3. Transfer (throughput, peak RSS)', runTransfer);
-results.cost = await section('cost', '4. Lifecycle cost model', runLifecycleCost);
-results.throughput = await section('tasks', '5. Throughput of whole tasks', runTaskThroughput);
-results.loadAtEnd = loadavg();
-results.commitAtEnd = machineInfo().commit;
 results.durationSeconds = (Date.now() - started) / 1000;
+results.loadAtEnd = loadavg();
 
 const report = await renderReport(results, reportFile);
-if (full) {
+if (selected.length === Object.keys(SECTIONS).length) {
   writeFileSync(reportFile, report);
-  const raw = await format(JSON.stringify(results), { ...((await resolveConfig(rawFile)) ?? {}), filepath: rawFile });
-  writeFileSync(rawFile, raw);
-  console.log(`\n[${elapsed()}] wrote test/bench/RESULTS.md and test/bench/results.json`);
+  const options = { ...(await resolveConfig(rawFile)), filepath: rawFile };
+  writeFileSync(rawFile, await format(JSON.stringify(results), options));
+  console.log(`wrote test/bench/RESULTS.md and test/bench/results.json in ${results.durationSeconds.toFixed(0)} s`);
 } else {
-  console.log(`\n${report}`);
-  console.log(`[${elapsed()}] partial run (--only): test/bench/RESULTS.md left as it was`);
+  console.log(`\n${report}\n(partial run: test/bench/RESULTS.md left as it was)`);
 }
 process.exit(Object.keys(results.errors).length > 0 ? 1 : 0);

@@ -5,7 +5,6 @@
  * prefixed by MESSAGE_PREFIX; anything else they print is kept for error messages.
  */
 import { spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { REPOSITORY_ROOT } from '../repository-root.js';
@@ -26,12 +25,8 @@ export interface ChildMessage {
 }
 
 export interface Child {
-  process: ChildProcess;
-  pid: number;
   /** Resolves with the first message of this type (or rejects when the child exits first or the time is up). */
   waitFor<T = ChildMessage>(type: string, timeoutMs?: number): Promise<T>;
-  /** The last lines the child printed outside messages (stderr included). */
-  output(): string;
   exited: Promise<number | null>;
   /** Sends `signal` to the child's whole process group. */
   kill(signal?: NodeJS.Signals): void;
@@ -39,8 +34,8 @@ export interface Child {
   stop(graceMs?: number): Promise<void>;
 }
 
-export function spawnTsx(entry: string, options: { env?: Record<string, string>; args?: string[] } = {}): Child {
-  const child = spawn(TSX, ['--disable-warning=ExperimentalWarning', entry, ...(options.args ?? [])], {
+export function spawnTsx(entry: string, options: { env?: Record<string, string> } = {}): Child {
+  const child = spawn(TSX, ['--disable-warning=ExperimentalWarning', entry], {
     cwd: REPOSITORY_ROOT,
     env: {
       ...process.env,
@@ -79,9 +74,6 @@ export function spawnTsx(entry: string, options: { env?: Record<string, string>;
     }
   };
   return {
-    process: child,
-    pid,
-    output: () => tail.join('\n'),
     exited,
     kill,
     waitFor: <T>(type: string, timeoutMs = 120_000) => {

@@ -7,7 +7,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { LocalStackOptions } from '../local/local-stack.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
 import { AdminStore } from '../admin/admin-store.js';
-import type { TableId } from '../resource-definitions.js';
+import type { TableId } from '../../functions/adapters/resources.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { spawnTsx } from './child.js';
 import type { Child } from './child.js';
@@ -21,10 +21,6 @@ export interface StackProcess {
   /** Every task record (consistent scan), optionally of one account. */
   tasks(accountId?: string): Promise<TaskRecord[]>;
   upstreamJobs(): Promise<UpstreamJobsSummary>;
-  executions(): Promise<{ byStatus: Record<string, number> }>;
-  /** Holds new tasks' starts (the tasks stream's event source) in the stack, and lets them go again. */
-  pauseTaskStarts(): Promise<void>;
-  resumeTaskStarts(): Promise<void>;
   /** Stops the child (SIGTERM, then SIGKILL) and closes the clients. */
   stop(): Promise<void>;
   /** kill -9 of the whole process group; resolves once the child is gone. */
@@ -49,7 +45,6 @@ export async function startStackProcess(options: LocalStackOptions, timeoutMs = 
   });
   const db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   const admin = new AdminStore(db, ready.names.tables as Record<TableId, string>);
-  const json = async <T>(path: string) => (await (await fetch(`${ready.control}${path}`)).json()) as T;
   return {
     child,
     ready,
@@ -74,10 +69,7 @@ export async function startStackProcess(options: LocalStackOptions, timeoutMs = 
       } while (startKey);
       return items;
     },
-    upstreamJobs: () => json<UpstreamJobsSummary>('/upstream-jobs'),
-    executions: () => json<{ byStatus: Record<string, number> }>('/executions'),
-    pauseTaskStarts: async () => void (await json('/task-starts/pause')),
-    resumeTaskStarts: async () => void (await json('/task-starts/resume')),
+    upstreamJobs: async () => (await (await fetch(`${ready.control}/upstream-jobs`)).json()) as UpstreamJobsSummary,
     stop: async () => {
       client.destroy();
       await child.stop();

@@ -2,7 +2,7 @@
  * Child entry: the whole local stack (lib/local/local-stack.ts) in a process of its own, so that a load
  * generator or a test never shares its event loop, and a test can kill -9 it. Options come as JSON in
  * BENCH_STACK_OPTIONS (LocalStackOptions). It answers with a `ready` message, serves a small control
- * endpoint (what the simulated upstream and the local Step Functions hold), and stops on SIGTERM/SIGINT.
+ * endpoint (the simulated upstream's jobs), and stops on SIGTERM/SIGINT.
  */
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -18,11 +18,7 @@ export interface StackReady {
   demo: { accountId: string; apiKey: string };
   endpoints: { dynamodb: string; s3: string; sqs: string; sfn: string; upstream: string };
   names: { tables: Record<string, string>; videoBucket: string; stateMachine: string };
-  /** The local stack's API process (local API Gateway, API handlers), a child of this one. */
-  apiPid: number;
-  /** The local stack's workflow process (local Step Functions, workflow handlers), a child of this one. */
-  workflowPid: number;
-  /** GET {control}/upstream-jobs, {control}/executions, {control}/task-starts/pause and …/resume. */
+  /** GET {control}/upstream-jobs: UpstreamJobsSummary. */
   control: string;
   startedInMs: number;
 }
@@ -45,42 +41,16 @@ if (options.dataDir) {
   );
 }
 
-const control = createServer(
-  (req, res) =>
-    void answer(req.url).then((body) => {
-      if (body === undefined) {
-        res.writeHead(404).end();
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    }),
-);
-
-async function answer(url: string | undefined): Promise<unknown> {
-  let body: unknown;
-  if (url === '/upstream-jobs') {
-    const summary: UpstreamJobsSummary = { total: 0, byStatus: {}, prompts: {} };
-    for (const job of stack.upstream.jobs()) {
-      summary.total += 1;
-      summary.byStatus[job.status] = (summary.byStatus[job.status] ?? 0) + 1;
-      summary.prompts[job.prompt] = (summary.prompts[job.prompt] ?? 0) + 1;
-    }
-    body = summary;
-  } else if (url === '/task-starts/pause') {
-    await stack.workflow.pauseTaskStarts();
-    body = { paused: true };
-  } else if (url === '/task-starts/resume') {
-    await stack.workflow.resumeTaskStarts();
-    body = { paused: false };
-  } else if (url === '/executions') {
-    const byStatus: Record<string, number> = {};
-    for (const execution of await stack.workflow.executions()) {
-      byStatus[execution.status] = (byStatus[execution.status] ?? 0) + 1;
-    }
-    body = { byStatus };
+// What the simulated upstream holds: how many jobs, by status and by prompt (a test's way to count jobs per task).
+const control = createServer((_req, res) => {
+  const summary: UpstreamJobsSummary = { total: 0, byStatus: {}, prompts: {} };
+  for (const job of stack.upstream.jobs()) {
+    summary.total += 1;
+    summary.byStatus[job.status] = (summary.byStatus[job.status] ?? 0) + 1;
+    summary.prompts[job.prompt] = (summary.prompts[job.prompt] ?? 0) + 1;
   }
-  return body;
-}
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(summary));
+});
 await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
 
 let stopping = false;
@@ -107,8 +77,6 @@ const ready: StackReady = {
   demo: stack.demo,
   endpoints: stack.endpoints,
   names: stack.names,
-  apiPid: stack.api.pid,
-  workflowPid: stack.workflow.pid,
   control: `http://127.0.0.1:${(control.address() as AddressInfo).port}`,
   startedInMs: Date.now() - started,
 };

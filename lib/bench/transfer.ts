@@ -1,61 +1,35 @@
 /**
- * Section 3, transfer: a generated upstream video (a local HTTP server producing the bytes on the fly,
- * with Content-Length and video/mp4, as a TOS download would) streamed into the local bucket by the
- * TransferVideo step's adapter, beside a plain `Upload` of the same stream, at 100 MiB, 500 MiB and 1 GiB.
- * Each transfer runs in a fresh child process (lib/bench/transfer-process.ts) whose RSS is measured; the
- * S3 emulator (file-backed) and the byte generator live in other processes.
+ * Section 2, transfer memory: a generated "video" (made on the fly, with Content-Length) streamed into
+ * fauxqs at 100 MiB, 500 MiB and 1 GiB by the TransferVideo step's adapter and by a plain lib-storage
+ * Upload, each in a fresh child process (lib/bench/transfer-process.ts) whose RSS alone is measured.
  */
-import { CreateBucketCommand, DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startS3AndSqs } from '../local/emulators.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
-import { REPOSITORY_ROOT } from '../repository-root.js';
 import { spawnTsx } from './child.js';
 import type { TransferJob, TransferOutcome } from './transfer-process.js';
 
-export interface TransferRow extends Omit<TransferOutcome, 'type'> {
-  mibPerSecond: number;
-}
+export type TransferRow = Omit<TransferOutcome, 'type'>;
 
-export interface TransferResult {
-  rows: TransferRow[];
-  /** HttpToS3VideoTransfer's settings at the time of the run (read from its source). */
-  adapter: { partMiB: number; queueSize: number };
-}
-
-/** PART_SIZE and QUEUE_SIZE of functions/adapters/s3-video-storage.ts, so the report says what was measured. */
-function adapterSettings(): TransferResult['adapter'] {
-  const source = readFileSync(join(REPOSITORY_ROOT, 'functions/adapters/s3-video-storage.ts'), 'utf8');
-  const part = /const PART_SIZE = ([\d_ *]+);/.exec(source)?.[1] ?? 'NaN';
-  const queue = /const QUEUE_SIZE = (\d+);/.exec(source)?.[1] ?? 'NaN';
-  const partBytes = part.split('*').reduce((product, factor) => product * Number(factor.trim().replaceAll('_', '')), 1);
-  return { partMiB: partBytes / MiB, queueSize: Number(queue) };
-}
-
-const MiB = 1024 * 1024;
+const MiB = 2 ** 20;
 const CHUNK = randomBytes(MiB);
 
-export function transferSizes(): number[] {
-  const text = process.env['BENCH_TRANSFER_MIB'] ?? '100,500,1024';
-  return text.split(',').map((part) => Number(part) * MiB);
-}
-
-export async function runTransfer(log: (line: string) => void): Promise<TransferResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'vgs-bench-s3-'));
-  const s3Process = spawnTsx('lib/bench/s3-process.ts', { env: { BENCH_S3_DIR: dir } });
+export async function runTransfer(log: (line: string) => void): Promise<TransferRow[]> {
+  const sizes = (process.env['BENCH_TRANSFER_MIB'] ?? '100,500,1024').split(',').map(Number);
+  // Bytes on demand, never held: /video/<bytes>.mp4.
   const generator = createServer((req, res) => {
-    const size = Number(/^\/video\/(\d+)\.mp4$/.exec(req.url ?? '')?.[1] ?? Number.NaN);
-    if (!Number.isSafeInteger(size)) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': size });
+    let left = Number(/(\d+)\.mp4$/.exec(req.url ?? '')?.[1]);
+    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': left });
     if (req.method === 'HEAD') return void res.end();
-    let left = size;
     const pump = () => {
       while (left > 0) {
-        const chunk = left >= CHUNK.length ? CHUNK : CHUNK.subarray(0, left);
+        const chunk = CHUNK.subarray(0, Math.min(left, MiB));
         left -= chunk.length;
         if (!res.write(chunk)) return void res.once('drain', pump);
       }
@@ -65,35 +39,40 @@ export async function runTransfer(log: (line: string) => void): Promise<Transfer
   });
   await new Promise<void>((resolve) => generator.listen(0, '127.0.0.1', resolve));
   const source = `http://127.0.0.1:${(generator.address() as AddressInfo).port}`;
+  // fauxqs (file-backed) in this process: only the child's memory is measured.
+  const dir = mkdtempSync(join(tmpdir(), 'vgs-bench-s3-'));
+  const fauxqs = await startS3AndSqs(dir);
+  const aws = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const s3 = new S3Client({ ...aws, endpoint: fauxqs.endpoint, forcePathStyle: true });
   try {
-    const { endpoint } = await s3Process.waitFor<{ endpoint: string }>('ready');
-    const s3 = new S3Client({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, forcePathStyle: true });
-    const bucket = 'bench-videos';
-    await s3.send(new CreateBucketCommand({ Bucket: bucket }));
+    await s3.send(new CreateBucketCommand({ Bucket: 'bench' }));
     const rows: TransferRow[] = [];
-    for (const bytes of transferSizes()) {
-      for (const mode of ['ours', 'baseline', 'download only'] as const) {
-        const key = `videos/bench/${mode.replace(' ', '-')}-${bytes}.mp4`;
-        const job: TransferJob = { mode, sourceUrl: `${source}/video/${bytes}.mp4`, endpoint, bucket, key, bytes };
+    for (const mib of sizes) {
+      for (const mode of ['ours', 'plain Upload'] as const) {
+        const job: TransferJob = {
+          mode,
+          sourceUrl: `${source}/video/${mib * MiB}.mp4`,
+          endpoint: fauxqs.endpoint,
+          bucket: 'bench',
+          key: `videos/${mode.replace(' ', '-')}-${mib}.mp4`,
+          bytes: mib * MiB,
+        };
         const child = spawnTsx('lib/bench/transfer-process.ts', { env: { BENCH_TRANSFER: JSON.stringify(job) } });
-        const outcome = await child.waitFor<TransferOutcome>('done', 600_000);
-        await child.exited;
-        const { type: _type, ...measured } = outcome;
-        const row: TransferRow = { ...measured, mibPerSecond: bytes / MiB / outcome.seconds };
+        const { type: _type, ...row } = await child.waitFor<TransferOutcome>('done', 600_000);
+        await child.stop();
         rows.push(row);
         log(
-          `${(bytes / MiB).toFixed(0).padStart(5)} MiB ${mode.padEnd(8)} ${row.mibPerSecond.toFixed(0).padStart(4)} MiB/s, ` +
-            `peak RSS +${(row.peakIncreaseBytes / MiB).toFixed(1)} MiB (from ${(row.rssBeforeBytes / MiB).toFixed(0)} MiB)`,
+          `${String(mib).padStart(4)} MiB ${mode.padEnd(12)} peak RSS +${(row.peakIncreaseBytes / MiB).toFixed(1)} MiB ` +
+            `(from ${(row.rssBeforeBytes / MiB).toFixed(0)} MiB), ${(mib / row.seconds).toFixed(0)} MiB/s`,
         );
-        if (mode !== 'download only') await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
       }
     }
-    s3.destroy();
-    return { rows, adapter: adapterSettings() };
+    return rows;
   } finally {
+    s3.destroy();
     generator.closeAllConnections();
     generator.close();
-    await s3Process.stop(5_000);
+    await fauxqs.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
