@@ -1,10 +1,8 @@
 /**
  * `npm run bench`: cold start, transfer memory, the lifecycle cost model and 1,000 whole tasks, measured on
- * this machine (it starts what it measures), with progress lines; writes test/bench/RESULTS.md and the raw
- * numbers in test/bench/results.json. Not part of `npm test`. How to read and the knobs: test/bench/README.md.
- *
- *   npm run bench -- --only=cold,cost   some sections; prints the report, leaves the files alone
- *   npm run bench -- --render           rewrites RESULTS.md from results.json (after a report change)
+ * this machine with progress lines; writes test/bench/RESULTS.md and results.json (how to read them, the
+ * knobs: test/bench/README.md). `--only=cold,cost` runs some sections and leaves the files alone;
+ * `--render` rewrites RESULTS.md from results.json.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';

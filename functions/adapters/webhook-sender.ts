@@ -1,12 +1,8 @@
 /**
- * Sends one completion webhook: a JSON POST signed per Standard Webhooks (`webhook-id`,
- * `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>`, one signature
- * per secret, space-separated, while a rotated secret is still in its overlap), made by the
- * `standardwebhooks` library itself so receivers can verify with it.
- *
- * node:http(s), no redirects followed, no connection reuse, one time limit over the whole exchange
- * (DNS, connect, TLS, response headers), and the connection goes only to addresses the SSRF guard
- * allows (public-address-guard.ts).
+ * Sends one completion webhook: a JSON POST signed by the `standardwebhooks` library (one signature per
+ * secret while a rotated one overlaps), so receivers can verify with it. node:http(s), no redirects, no
+ * connection reuse, one time limit over DNS, connect, TLS and headers, and only to addresses the SSRF
+ * guard allows (public-address-guard.ts).
  */
 import { request as httpRequest } from 'node:http';
 import type { IncomingMessage } from 'node:http';

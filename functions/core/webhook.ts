@@ -1,9 +1,7 @@
 /**
- * Completion webhooks (spec §6, DESIGN §3 row 19): the queue message, the payload, the retry schedule,
- * how a receiver's answer is judged, and the delivery state shown on the task. Pure: no I/O.
- *
- * One event per task, sent when it becomes `success` (after the transfer) or `failed`. Its `webhook-id`
- * is derived from the task and the event: every retry and duplicate carries the same id (Standard Webhooks).
+ * Completion webhooks (spec §6, DESIGN §3 row 19): the queue message, the payload, the retry schedule and
+ * how a receiver's answer is judged. Pure. One event per task, when it becomes `success` or `failed`; its
+ * `webhook-id` comes from the task and the event, so every retry and duplicate carries the same id.
  */
 import * as v from 'valibot';
 import { unitsToYuan } from './money.js';

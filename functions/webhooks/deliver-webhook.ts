@@ -1,9 +1,7 @@
 /**
- * The webhook queue's consumer (SQS event source with ReportBatchItemFailures), through Powertools Batch:
- * each record is one try, or one hop of a message not due yet, all records of a batch at once. What comes
- * next is a new message (a retry with its timer, or a copy parked in the dead-letter queue), so the record
- * itself is always deleted; only something unexpected leaves it queued, to come back after its visibility
- * timeout.
+ * The webhook queue's consumer (Powertools Batch): each record is one try, or one hop of a message not due
+ * yet. What follows is a new message (a retry with its timer, or a copy parked in the DLQ), so the record
+ * is deleted; only something unexpected leaves it queued, back after its visibility timeout.
  */
 import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';

@@ -1,9 +1,8 @@
 /**
- * The `sam local` synthesis (`-c samLocal=true`; never deployed). SAM gives a function only the variables its
- * template declares, env.json overriding their values (aws-sam-cli #1553, #6145), and the deployed template
- * declares only what each function uses in AWS. This one also declares, empty, every variable the local stack
- * gives the handlers, for env.json (lib/local/sam-env.ts) to fill in: empty reads as unset to functions/adapters/
- * config.ts and to the AWS SDK (`AWS_ENDPOINT_URL_*` are taken only when non-empty).
+ * The `sam local` synthesis (`-c samLocal=true`, never deployed): SAM gives a function only the variables
+ * its template declares (aws-sam-cli #1553, #6145), so this one also declares, empty, every variable the
+ * local stack gives the handlers, for env.json (lib/local/sam-env.ts) to fill in. Empty reads as unset to
+ * functions/adapters/config.ts and to the AWS SDK.
  */
 import { physicalNames } from '../../functions/adapters/resources.js';
 import { localHandlerEnvironment } from '../local/handler-environment.js';

@@ -1,12 +1,8 @@
 /**
- * The deployed service, as two stacks with one seam between them:
- *
- * - `<prefix>-stateful`: what holds data or identity (tables, video bucket and its CloudFront delivery,
- *   queues, secrets). Retained on deletion and termination-protected; it rarely changes.
- * - `<prefix>-stateless`: what only computes (functions, HTTP API, state machine, alarms). It can be
- *   replaced or destroyed at any time without losing anything.
- *
- * Which function uses what (its environment and its IAM) is listed once, in service-functions.ts.
+ * The service as two stacks: `<prefix>-stateful` holds data and identity (tables, bucket and CDN, queues,
+ * secrets; retained, termination-protected, rarely changed); `<prefix>-stateless` only computes
+ * (functions, HTTP API, state machine, alarms) and can be replaced any time. What each function uses is
+ * listed once, in service-functions.ts.
  */
 import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
 import type { ProviderName } from '../../functions/core/providers.js';

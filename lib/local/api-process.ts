@@ -1,10 +1,7 @@
 /**
- * Child entry: the local stack's API side (the local API Gateway and the API handlers) in a process of its
- * own, forked by lib/local/api-process-client.ts. As in AWS, where each API Lambda instance's process holds
- * its handler and nothing else, the emulators (fauxqs, the simulated upstream) stay in the parent: measured
- * in their process, the handlers answered 5–22 % fewer GETs (14 % on average), each at more CPU, than in a
- * process of their own. It talks to its parent over the IPC channel only: `ready` (with the URL) or `failed`
- * once started, one `access-log` line per request when asked for, and it stops on `stop`.
+ * Child entry: the local API Gateway and the API handlers in a process of their own (forked by
+ * api-process-client.ts), as a Lambda instance holds its handler and nothing else; beside the emulators
+ * they answered 5–22 % fewer GETs. IPC only: `ready` or `failed`, `access-log` lines, `stop`.
  */
 import { childOfLocalStack, reportStartFailure } from './forked-process.js';
 import type { StartMessage } from './forked-process.js';

@@ -1,11 +1,8 @@
 /**
- * The whole service on one machine: in this process the emulators (DynamoDB Local's JVM is its child,
- * fauxqs) and the simulated upstream; in one child process (lib/local/api-process.ts) the local API Gateway
- * and the API handlers; in another (lib/local/workflow-process.ts) the local Step Functions running
- * statemachine/task-lifecycle.asl.json with the workflow steps, the reconciler and the webhook consumer.
- * Three processes, as the API's Lambdas, the workflow's and the services they call are apart in AWS. The
- * children run the very handlers that run in Lambda and find everything through the same environment
- * variables.
+ * The whole service on one machine, in three processes as in AWS: this one holds the emulators and the
+ * simulated upstream; one child the local API Gateway and the API handlers (api-process.ts); another the
+ * local Step Functions with the workflow steps, event sources and scheduled functions (workflow-process.ts).
+ * The children run the bundles CDK deploys and find everything through the same environment variables.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';

@@ -1,10 +1,7 @@
 /**
- * The workflow side of the local stack: the local Step Functions running statemachine/task-lifecycle.asl.json
- * with the workflow steps' handlers, the tasks stream's event source that starts each new task's execution,
- * the scheduled reconciler, and the webhook queue's event source. In AWS
- * none of this runs on the API's Lambdas, so locally it runs in a process of its own
- * (lib/local/workflow-process.ts): the API's event loop never waits behind an execution's steps, and the
- * two sides share no module state, as two sets of Lambdas would not.
+ * The workflow side of the local stack: the local Step Functions running the ASL with the workflow steps,
+ * the tasks stream's event source, the scheduled functions and the webhook queue's event source. In its
+ * own process (workflow-process.ts), as none of it runs on the API's Lambdas in AWS.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';

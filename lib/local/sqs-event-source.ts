@@ -1,9 +1,7 @@
 /**
- * A local stand-in for Lambda's SQS event source mapping: long-polls a queue and hands each batch to the
- * handler as an SQS event (the record shape Lambda builds), up to `maxConcurrency` batches at once as
- * Lambda scales to its MaximumConcurrency, so a slow batch holds back no other. It deletes what the handler
- * did not report in `batchItemFailures`; a handler that throws, or names a failure not in its batch,
- * fails the whole batch: every message comes back when its visibility ends, as on AWS.
+ * Lambda's SQS event source, locally: long-polls a queue and runs up to `maxConcurrency` batches at once
+ * (as Lambda scales to MaximumConcurrency), deleting what the handler did not report in `batchItemFailures`;
+ * a handler that throws fails its whole batch, which comes back after its visibility timeout, as on AWS.
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Message, MessageAttributeValue, SQSClient } from '@aws-sdk/client-sqs';

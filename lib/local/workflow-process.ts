@@ -1,9 +1,7 @@
 /**
- * Child entry: the local stack's workflow side (lib/local/local-workflow.ts) in a process of its own,
- * forked by lib/local/workflow-process-client.ts. It talks to its parent over the IPC channel only:
- * `ready` (with the local Step Functions' endpoint) or `failed` once started; it answers `executions`
- * requests, pauses and resumes new tasks' starts, and stops on `stop`. Signals and the parent's death are
- * handled as in every child of the local stack (lib/local/forked-process.ts).
+ * Child entry: the workflow side (local-workflow.ts) in a process of its own, forked by
+ * workflow-process-client.ts. IPC only: `ready` or `failed`, `executions` requests, pause and resume of
+ * new tasks' starts, `stop`; signals and the parent's death as in forked-process.ts.
  */
 import { childOfLocalStack, reportStartFailure } from './forked-process.js';
 import type { StartMessage } from './forked-process.js';

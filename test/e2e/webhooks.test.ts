@@ -1,9 +1,7 @@
 /**
- * Completion webhooks end to end (spec §6, DESIGN §3 rows 19–20): real tasks over HTTP, the state machine
- * queueing the event, the in-process SQS event source running the consumer, and receivers on 127.0.0.1
- * that verify with the `standardwebhooks` library and the secret the admin CLI prints. Retries run on a
- * shortened schedule (1 s, 1 s, 1 s: four tries in all). Tests use their own accounts and receivers, so
- * they run concurrently.
+ * Completion webhooks end to end (spec §6, DESIGN §3 rows 19–20): real tasks over HTTP, receivers on
+ * 127.0.0.1 that verify with `standardwebhooks` and the secret the admin CLI prints. Retries on a short
+ * schedule (1 s, 1 s, 1 s); each test has its own accounts and receivers, so they run concurrently.
  */
 import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { execFile } from 'node:child_process';

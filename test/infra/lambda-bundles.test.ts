@@ -1,9 +1,7 @@
 /**
- * The app synthesizes offline exactly as `cdk synth` runs it (cdk.json's `app` command, its context, no
- * credentials, local esbuild, no Docker), and the Lambda assets in the templates are real bundles: each
- * loads under Node 22, outside the repository (so nothing resolves from node_modules), with only the
- * environment its function is given (dummy values for references; no ARK_API_KEY: the key is read from
- * Secrets Manager by ARN), and exports `handler`.
+ * The app synthesizes offline as `cdk synth` runs it (cdk.json's app command, no credentials, no Docker),
+ * and each Lambda asset is a real bundle: it loads under Node 22 outside the repository with only its
+ * function's environment, exports `handler`, stays within 500 KiB, and equals the local stack's build.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';

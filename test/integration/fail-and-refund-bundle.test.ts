@@ -1,9 +1,7 @@
 /**
- * The FailAndRefund bundle, built with the options CDK deploys with (the local stack's cached build), gives
- * the customer each failure's own reason. Minified, a class's name is `_a` or the like: a reason looked up by
- * class name became "internal error while processing the task". Run in a fresh Node 22 with source maps, as
- * Lambda runs it, against DynamoDB Local; and loaded as the local stack loads it, its stack traces name our
- * TypeScript sources.
+ * The FailAndRefund bundle, built as CDK deploys it, gives each failure its own reason: minified, a class's
+ * name is `_a`, and a reason looked up by class name became "internal error". Run in a fresh Node 22 with
+ * source maps against DynamoDB Local; loaded as the local stack loads it, its stack traces name our sources.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { execFile } from 'node:child_process';

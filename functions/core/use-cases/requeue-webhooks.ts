@@ -1,9 +1,7 @@
 /**
- * No webhook is owed forever: a final task whose webhook is neither delivered nor failed, and that nobody
- * has touched since its try was due, gets a new message. That covers a crash between the final move and
- * the state machine's send, a message lost with a local queue (in memory) and a consumer that recorded a
- * try but could not send the next message. The message carries the task's try count, so whichever of two
- * messages records the next try first carries the event on and the other is dropped.
+ * No webhook is owed forever: a final task whose webhook is neither delivered nor failed, untouched since
+ * its try was due (a crash before the send, a lost local message), gets a new message carrying the task's
+ * try count, so of two messages only the first to record the next try carries the event on.
  */
 import type { PendingWebhooks, WebhookQueue } from '../ports/webhooks.js';
 import { webhookEventOf } from '../webhook.js';
