@@ -1,6 +1,5 @@
 // One linter (ESLint + typescript-eslint) and one formatter (Prettier), both run by `npm run lint`.
 import js from '@eslint/js';
-import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
@@ -15,17 +14,6 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
-  {
-    // No import circles anywhere in the source (type-only imports included).
-    files: ['functions/**/*.ts', 'lib/**/*.ts', 'bin/**/*.ts'],
-    plugins: { 'import-x': importX },
-    settings: {
-      'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })],
-      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
-      'import-x/extensions': ['.ts', '.js'],
-    },
-    rules: { 'import-x/no-cycle': 'error' },
-  },
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', fetch: 'readonly' } },
     rules: {
