@@ -138,6 +138,16 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
     });
     stoppers.push(taskStarts.stop);
 
+    // At start every task in flight is stale (executions live in memory): runs until one restarts nothing,
+    // as the reconciler takes at most its limit (100) per run.
+    const reconcile = scheduled.find(({ id }) => id === 'ReconcileTasks');
+    for (let run = 0; reconcile && run < 50; run += 1) {
+      const report = (await reconcile.run({ minAgeSeconds: 0 }, lambdaContext(reconcile.id)).catch((error) => {
+        console.error(`${reconcile.id} failed:`, error);
+        return undefined;
+      })) as { restarted?: number } | undefined;
+      if (!report?.restarted) break;
+    }
     await runReconcile(0);
     const reconcileTimer = setInterval(() => void runReconcile(), config.reconcileIntervalMs);
     reconcileTimer.unref();

@@ -162,7 +162,7 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
   const finals = await pollUntil(
     statuses,
     (snapshot) => tasks.every((task) => FINAL.has(snapshot.get(task.id) ?? '')),
-    { timeoutMs: 60_000, intervalMs: 250 },
+    { timeoutMs: 240_000, intervalMs: 250 },
   );
 
   const expected: Record<Wave, string> = {
