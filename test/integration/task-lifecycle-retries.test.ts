@@ -3,10 +3,8 @@
  * functions faked: Lambda's invoke errors are retried in every Lambda state, a poll that timed out is retried
  * instead of refunded, and a StartUpstream whose outcome is unknown is never retried (no second upstream job).
  */
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
@@ -15,7 +13,7 @@ import type { LocalLambdaHandler, LocalStepFunctions } from '../../lib/local/ste
 import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
 import { STATE_MACHINE } from '../../functions/adapters/resources.js';
 import { ASL_RESOURCE_TOKENS, WORKFLOW_FUNCTIONS } from '../../lib/routes.js';
-import { pollUntil } from '../support/test-stack.js';
+import { runOneExecution } from '../support/one-execution.js';
 
 const functionArn = (id: string) => `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:retries-${id}`;
 const clientConfig = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
@@ -90,17 +88,7 @@ async function run(fakes: Fakes) {
     waitTimeOverrides: { WaitBeforeFirstPoll: 0 },
   });
   machines.push(machine);
-  const sfn = new SFNClient({ ...clientConfig, endpoint: machine.endpoint });
-  const taskId = randomUUID();
-  await sfn.send(
-    new StartExecutionCommand({ stateMachineArn, name: taskId, input: JSON.stringify({ task_id: taskId }) }),
-  );
-  sfn.destroy();
-  const execution = await pollUntil(
-    async () => machine.executions()[0],
-    (record) => record !== undefined && record.status !== 'RUNNING',
-    { timeoutMs: 120_000 },
-  );
+  const { execution } = await runOneExecution(machine, stateMachineArn);
   await machine.idle();
   return {
     status: execution?.status,

@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3AndSqs } from '../../lib/local/emulators.js';
@@ -19,7 +18,7 @@ import type { LocalLambdaHandler, LocalStepFunctions } from '../../lib/local/ste
 import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
 import { physicalNames, STATE_MACHINE } from '../../functions/adapters/resources.js';
 import { ASL_RESOURCE_TOKENS, WORKFLOW_FUNCTIONS } from '../../lib/routes.js';
-import { pollUntil } from '../support/test-stack.js';
+import { runOneExecution } from '../support/one-execution.js';
 
 const functionArn = (id: string) => `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:routing-${id}`;
 const clientConfig = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
@@ -82,17 +81,7 @@ async function run(fakes: Fakes, queueUrl?: string) {
     waitTimeOverrides: { WaitBeforeFirstPoll: 0 },
   });
   machines.push(machine);
-  const sfn = new SFNClient({ ...clientConfig, endpoint: machine.endpoint });
-  const taskId = randomUUID();
-  await sfn.send(
-    new StartExecutionCommand({ stateMachineArn, name: taskId, input: JSON.stringify({ task_id: taskId }) }),
-  );
-  sfn.destroy();
-  const execution = await pollUntil(
-    async () => machine.executions()[0],
-    (record) => record !== undefined && record.status !== 'RUNNING',
-    { timeoutMs: 120_000 },
-  );
+  const { taskId, execution } = await runOneExecution(machine, stateMachineArn);
   const { Messages } = await sqs.send(
     new ReceiveMessageCommand({ QueueUrl: queues.queue.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
   );
