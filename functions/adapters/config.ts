@@ -4,7 +4,7 @@
  * the function's first load with a message naming it, instead of failing some later request.
  */
 import * as v from 'valibot';
-import { PROVIDERS } from '../core/providers.js';
+import { PROVIDERS, platformsOf } from '../core/providers.js';
 import type { ProviderName } from '../core/providers.js';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS, parseWebhookRetrySchedule } from '../core/webhook.js';
 
@@ -83,11 +83,20 @@ export const ENV = {
   cloudFrontPrivateKeySecretArn: variable('CLOUDFRONT_PRIVATE_KEY_SECRET_ARN', text),
 } as const;
 
-/** A provider's variables (functions/core/providers.ts): its endpoint, and its key plain (local) or as a secret (AWS). */
+/**
+ * A provider's variables (functions/core/providers.ts): its platform, its endpoint (default: the
+ * platform's) and its key, plain (local) or as a secret (AWS).
+ */
 export function providerEnv(provider: ProviderName) {
-  const prefix = PROVIDERS[provider].envPrefix;
+  const { envPrefix: prefix, defaultPlatform } = PROVIDERS[provider];
+  const platforms = platformsOf(provider);
   return {
-    baseUrl: variable(`${prefix}_BASE_URL`, text),
+    platform: variable(
+      `${prefix}_PLATFORM`,
+      v.picklist(platforms, `must be one of ${platforms.join(', ')}`),
+      defaultPlatform,
+    ),
+    baseUrl: variable(`${prefix}_BASE_URL`, optionalText, ''),
     apiKey: variable(`${prefix}_API_KEY`, text),
     apiKeySecretArn: variable(`${prefix}_API_KEY_SECRET_ARN`, optionalText, ''),
   };

@@ -1,7 +1,8 @@
 /** Composition root for the upstream providers: one adapter per entry of functions/core/providers.ts, metered. */
-import { PROVIDER_NAMES } from '../core/providers.js';
+import { PROVIDER_NAMES, platformBaseUrl } from '../core/providers.js';
 import type { ProviderName } from '../core/providers.js';
 import type { VideoProvider } from '../core/ports/video-provider.js';
+import type { ArkPlatform } from '../core/ark-contract.js';
 import { ArkVideoProvider } from './ark-video-provider.js';
 import { providerEnv, readVariable } from './config.js';
 import { MeteredVideoProvider } from './metered-video-provider.js';
@@ -12,13 +13,15 @@ import { cachedSecret } from './secret-value.js';
 export const LIVE_QUERY_TIMEOUT_MS = 2_000;
 
 interface ProviderOptions {
+  platform: string;
   baseUrl: string;
   apiKey: string | (() => Promise<string>);
   requestTimeoutMs: number;
 }
 
 const ADAPTERS: Record<ProviderName, (options: ProviderOptions) => VideoProvider> = {
-  ark: (options) => new ArkVideoProvider(options),
+  // The platform was read with the registry's picklist (config.ts), so it is one of Ark's.
+  ark: (options) => new ArkVideoProvider({ ...options, platform: options.platform as ArkPlatform }),
 };
 
 /** Upstream adapters by provider name; `requestTimeoutMs` short where a client is waiting. */
@@ -28,7 +31,9 @@ export function videoProviders(requestTimeoutMs = 10_000): Record<ProviderName, 
     const secretArn = readVariable(env.apiKeySecretArn);
     // The key from Secrets Manager in AWS; plain where there is no secret (the local stack).
     const apiKey = secretArn ? cachedSecret(secretArn) : readVariable(env.apiKey);
-    const adapter = ADAPTERS[name]({ baseUrl: readVariable(env.baseUrl), apiKey, requestTimeoutMs });
+    const platform = readVariable(env.platform);
+    const baseUrl = readVariable(env.baseUrl) || platformBaseUrl(name, platform);
+    const adapter = ADAPTERS[name]({ platform, baseUrl, apiKey, requestTimeoutMs });
     return [name, new MeteredVideoProvider(adapter, providerMetrics, name)] as const;
   });
   return Object.fromEntries(entries) as unknown as Record<ProviderName, VideoProvider>;

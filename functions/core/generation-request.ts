@@ -14,6 +14,7 @@ import {
   RATIOS,
   RESOLUTIONS,
 } from './generation-options.js';
+import { IMAGE_MODES } from './ark-contract.js';
 
 export type RequestForm = 'A' | 'B';
 
@@ -26,8 +27,9 @@ const SPELLINGS = [
   ['audio_urls', 'audioUrls'],
   ['webhook_url', 'webhookUrl'],
   ['generate_audio', 'generateAudio'],
+  ['image_mode', 'imageMode'],
 ] as const;
-const FORM_B_FIELDS = ['modelId', 'imageUrls', 'videoUrls', 'audioUrls', 'webhookUrl', 'generateAudio'];
+const FORM_B_FIELDS = ['modelId', 'imageUrls', 'videoUrls', 'audioUrls', 'webhookUrl', 'generateAudio', 'imageMode'];
 
 const httpUrl = v.pipe(
   v.string('must be a string URL'),
@@ -49,6 +51,8 @@ const integerIn = (min: number, max: number, what: string) =>
       v.maxValue(max, `must be between ${min} and ${max}`),
     ),
   );
+
+const imageMode = v.nullish(v.picklist(IMAGE_MODES, `must be one of ${IMAGE_MODES.join(', ')}`));
 
 const ModelSchema = v.object({
   model: v.nullish(v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))),
@@ -85,6 +89,8 @@ const GenerationSchema = v.pipe(
     webhookUrl: v.nullish(httpUrl),
     generate_audio: v.nullish(v.boolean('must be true or false')),
     generateAudio: v.nullish(v.boolean('must be true or false')),
+    image_mode: imageMode,
+    imageMode,
   }),
   v.transform((fields) => ({
     prompt: fields.prompt,
@@ -98,16 +104,19 @@ const GenerationSchema = v.pipe(
       seed: fields.seed,
       webhookUrl: fields.webhook_url ?? fields.webhookUrl,
       generateAudio: fields.generate_audio ?? fields.generateAudio,
+      imageMode: fields.image_mode ?? fields.imageMode,
     }),
   })),
 );
 export type GenerationFields = v.InferOutput<typeof GenerationSchema>;
 
+const KNOWN_FIELDS = new Set([...Object.keys(ModelSchema.entries), ...Object.keys(GenerationSchema.pipe[0].entries)]);
+
 export interface GenerationBody extends GenerationFields {
   form: RequestForm;
   model: ModelReference;
   /** The spelling the client used for each URL field, so messages name what was sent. */
-  fieldNames: { imageUrls: string; videoUrls: string; audioUrls: string; webhookUrl: string };
+  fieldNames: { imageUrls: string; videoUrls: string; audioUrls: string; webhookUrl: string; imageMode: string };
 }
 
 /** Parses a JSON-decoded body. Throws InvalidRequestError (400) with a message naming the field. */
@@ -116,6 +125,11 @@ export function parseGenerationBody(body: unknown): GenerationBody {
     throw new InvalidRequestError('request body must be a JSON object');
   }
   const record = body as Record<string, unknown>;
+  // DESIGN row 1: a misspelt field (`durration`) must not silently bill the default.
+  const unknown = Object.keys(record).filter((key) => !KNOWN_FIELDS.has(key));
+  if (unknown.length > 0) {
+    throw new InvalidRequestError(`unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
+  }
   // The model's fields come first, so their problems are reported first.
   const models = validate(ModelSchema, record);
   const fields = validate(GenerationSchema, record);
@@ -137,6 +151,7 @@ export function parseGenerationBody(body: unknown): GenerationBody {
       videoUrls: present(record['videoUrls']) ? 'videoUrls' : 'video_urls',
       audioUrls: present(record['audioUrls']) ? 'audioUrls' : 'audio_urls',
       webhookUrl: present(record['webhookUrl']) ? 'webhookUrl' : 'webhook_url',
+      imageMode: present(record['imageMode']) ? 'imageMode' : 'image_mode',
     },
   };
 }

@@ -1,16 +1,21 @@
 /**
- * Applies the chosen model to a parsed body: defaults (DESIGN §3 rows 3–5), the model's limits
- * (duration, resolutions, ratios, reference kinds, audio) and the price.
+ * Applies the chosen model to a parsed body: defaults (DESIGN §3 rows 3–5), the limits of the model's
+ * upstream contract (row 6: input modes, counts, durations, resolutions, ratios, audio) and the price.
+ * Whatever passes here is a request the upstream accepts; anything else is a 400 naming the rule.
  */
 import { InvalidRequestError } from './api-error.js';
+import type { ImageMode } from './ark-contract.js';
 import type { GenerationBody, GenerationFields } from './generation-request.js';
-import type { Ratio, ReferenceKind, Resolution } from './generation-options.js';
+import type { Ratio, Resolution } from './generation-options.js';
 import { MIN_DURATION_SECONDS } from './generation-options.js';
 import { costUnits } from './pricing.js';
-import { acceptsReference, supportedResolutions, supportsRatio } from './video-model.js';
+import { checkReferences } from './reference-rules.js';
+import { supportedResolutions } from './video-model.js';
 import type { VideoModel } from './video-model.js';
 
 const FORM_DEFAULT_DURATION = { A: 15, B: 5 } as const;
+/** The spec's duration bounds per form (§4.1); a per_call model checks only these (DESIGN row 3). */
+const FORM_MAX_DURATION = { A: 15, B: 30 } as const;
 const DEFAULT_RESOLUTION: Resolution = '720p';
 const DEFAULT_RATIO: Ratio = '16:9';
 
@@ -22,31 +27,35 @@ export interface ResolvedGeneration extends GenerationFields {
   ratio: Ratio;
   durationSeconds: number;
   generateAudio: boolean;
+  /** The images' role upstream; absent when there are no images. */
+  imageMode?: ImageMode;
   costUnits: number;
 }
 
 export function resolveGeneration(body: GenerationBody, model: VideoModel): ResolvedGeneration {
-  const { record } = model;
+  const { record, upstream } = model;
   if (record.status !== 'active') throw new InvalidRequestError(`model ${record.name} is not active`);
 
   const durationSeconds = resolveDuration(body, model);
-  const resolution = resolveResolution(body, model);
+  const imageMode = checkReferences(body, model);
+  const resolution = resolveResolution(body, model, imageMode);
   // The default is 16:9 unless the model cannot make it; then the model's first ratio.
-  const ratio =
-    body.ratio ?? (supportsRatio(model, DEFAULT_RATIO) ? DEFAULT_RATIO : (record.ratios[0] ?? DEFAULT_RATIO));
-  if (!supportsRatio(model, ratio)) {
-    throw new InvalidRequestError(`ratio ${ratio} is not supported by ${record.name}: use ${record.ratios.join(', ')}`);
+  const ratio = body.ratio ?? (upstream.ratios.includes(DEFAULT_RATIO) ? DEFAULT_RATIO : upstream.ratios[0]);
+  if (ratio === undefined || !upstream.ratios.includes(ratio)) {
+    throw new InvalidRequestError(
+      `ratio ${ratio} is not supported by ${record.name}: use ${upstream.ratios.join(', ')}`,
+    );
   }
-  checkReferences(body, model);
-  if (body.generateAudio && !record.supports_audio) {
-    throw new InvalidRequestError(`model ${record.name} does not generate audio`);
+  if (body.generateAudio && !upstream.audio) {
+    throw new InvalidRequestError(`model ${record.name} does not generate audio: leave generate_audio out`);
   }
-  const generateAudio = body.generateAudio ?? record.supports_audio;
+  const generateAudio = body.generateAudio ?? upstream.audio;
 
   // Fields the model has no say in pass through as sent.
-  const { form: _form, model: _model, fieldNames: _fieldNames, ...fields } = body;
+  const { form: _form, model: _model, fieldNames: _fieldNames, imageMode: _imageMode, ...fields } = body;
   return {
     ...fields,
+    ...(imageMode === undefined ? {} : { imageMode }),
     modelId: record.id,
     modelName: record.name,
     resolution,
@@ -65,39 +74,28 @@ export function resolveGeneration(body: GenerationBody, model: VideoModel): Reso
 
 function resolveDuration(body: GenerationBody, model: VideoModel): number {
   const { record } = model;
-  // DESIGN §3 row 3: 5 ≤ d ≤ the model's max_duration for every model; a per_call model then makes its
-  // one fixed duration whatever was sent (and the cost does not depend on it).
-  if (body.durationSeconds !== undefined && body.durationSeconds > record.max_duration) {
+  // DESIGN row 3: a per_call model makes its one fixed duration whatever was sent, so the duration sent
+  // is held only to its form's bounds (spec §1: it "must still be sent, but it does not change the cost").
+  const fixed = record.fixed_duration;
+  const max = fixed === undefined ? record.max_duration : FORM_MAX_DURATION[body.form];
+  if (body.durationSeconds !== undefined && body.durationSeconds > max) {
     throw new InvalidRequestError(
-      `duration must be between ${MIN_DURATION_SECONDS} and ${record.max_duration} seconds for ${record.name}`,
+      `duration must be between ${MIN_DURATION_SECONDS} and ${max} seconds for ${record.name}`,
     );
   }
-  if (record.fixed_duration !== undefined) return record.fixed_duration;
+  if (fixed !== undefined) return fixed;
   return body.durationSeconds ?? Math.min(FORM_DEFAULT_DURATION[body.form], record.max_duration);
 }
 
-function resolveResolution(body: GenerationBody, model: VideoModel): Resolution {
-  const supported = supportedResolutions(model);
+function resolveResolution(body: GenerationBody, model: VideoModel, imageMode: ImageMode | undefined): Resolution {
+  const supported = supportedResolutions(model, imageMode);
   const fallback = model.record.default_resolution ?? DEFAULT_RESOLUTION;
   const resolution = body.resolution ?? (supported.includes(fallback) ? fallback : supported[0]);
   if (resolution === undefined || !supported.includes(resolution)) {
+    const mode = imageMode === 'reference' ? ' with reference images' : '';
     throw new InvalidRequestError(
-      `resolution ${resolution ?? fallback} is not supported by ${model.record.name}: use ${supported.join(', ')}`,
+      `resolution ${resolution ?? fallback} is not supported by ${model.record.name}${mode}: use ${supported.join(', ')}`,
     );
   }
   return resolution;
-}
-
-function checkReferences(body: GenerationBody, model: VideoModel): void {
-  const given: [ReferenceKind, number][] = [
-    ['image', body.imageUrls.length],
-    ['video', body.videoUrls.length],
-    ['audio', body.audioUrls.length],
-  ];
-  for (const [kind, count] of given) {
-    if (count > 0 && !acceptsReference(model, kind)) {
-      const accepted = model.record.reference_kinds.join(', ') || 'none';
-      throw new InvalidRequestError(`${model.record.name} does not accept ${kind} references (accepted: ${accepted})`);
-    }
-  }
 }

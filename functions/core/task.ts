@@ -1,4 +1,6 @@
 /** A task as stored and as shown (spec §2 Task, DESIGN §3 rows 10–11). */
+import type { ImageMode } from './ark-contract.js';
+import type { Ratio, Resolution } from './generation-options.js';
 import type { RequestForm } from './generation-request.js';
 import type { ResolvedGeneration } from './resolve-generation.js';
 import { unitsToYuan } from './money.js';
@@ -55,7 +57,13 @@ export interface TaskView {
   created_at: string;
   finished_at: string | null;
   error_message: string | null;
+  /** What was generated (issue 17): the model's name and the options the task was priced and made with. */
   model: string;
+  duration: number;
+  resolution: Resolution;
+  ratio: Ratio;
+  generate_audio: boolean;
+  image_mode: ImageMode | null;
   result_url: string | null;
   video_url_expires_at: string | null;
   /** Completion webhook delivery; null when the task has no webhook_url. */
@@ -99,6 +107,11 @@ export function toTaskView(task: TaskRecord): TaskView {
     // DESIGN §3 row 11: null unless failed (a cancelled task is `refunded`, its reason is not an error).
     error_message: task.status === 'failed' ? (task.error_message ?? null) : null,
     model: task.generation.modelName,
+    duration: task.generation.durationSeconds,
+    resolution: task.generation.resolution,
+    ratio: task.generation.ratio,
+    generate_audio: task.generation.generateAudio,
+    image_mode: task.generation.imageMode ?? null,
     result_url: videoUrl,
     video_url_expires_at: videoUrl ? (task.video_url_expires_at ?? null) : null,
     webhook: webhookView(task),

@@ -1,19 +1,15 @@
 /**
- * A model of the catalog: what it costs, what it accepts, and which upstream runs it.
- * The catalog is data (a versioned JSON file seeded into the models table); this schema is its contract.
+ * A model of the catalog: what it costs and which upstream model runs it. What it accepts comes from
+ * that upstream model's documented contract (DESIGN rows 6, 31); the record may only narrow it
+ * (priced resolutions, max_duration). The catalog is data (lib/seed/model-catalog.json).
  */
 import * as v from 'valibot';
 import { type Decimal, isZero, parseDecimal } from './decimal.js';
-import {
-  MAX_DURATION_SECONDS,
-  MIN_DURATION_SECONDS,
-  RATIOS,
-  REFERENCE_KINDS,
-  RESOLUTIONS,
-} from './generation-options.js';
-import type { Ratio, ReferenceKind, Resolution } from './generation-options.js';
+import { MAX_DURATION_SECONDS, MIN_DURATION_SECONDS, REFERENCE_KINDS, RESOLUTIONS } from './generation-options.js';
+import type { ReferenceKind, Resolution } from './generation-options.js';
+import type { ImageMode, UpstreamModel } from './ark-contract.js';
 import { yuanToUnits } from './money.js';
-import { PROVIDER_NAMES } from './providers.js';
+import { PROVIDER_NAMES, upstreamModel } from './providers.js';
 
 const yuanText = v.pipe(v.string(), v.regex(/^\d{1,9}(\.\d{1,4})?$/, 'an amount in yuan with at most 4 decimals'));
 const decimalText = v.pipe(v.string(), v.regex(/^\d{1,9}(\.\d{1,6})?$/, 'a non-negative decimal'));
@@ -42,12 +38,10 @@ export const VideoModelRecordSchema = v.object({
   default_resolution: v.optional(v.picklist(RESOLUTIONS)),
   /** per_call: the resolutions allowed (spec: "the allowed resolutions may be restricted"). */
   allowed_resolutions: v.optional(v.array(v.picklist(RESOLUTIONS))),
-  ratios: v.array(v.picklist(RATIOS)),
-  reference_kinds: v.array(v.picklist(REFERENCE_KINDS)),
-  supports_audio: v.boolean(),
   /** The longest a generation may take before the task fails as timed out (issue 4: default 1 h). */
   // At most 6 h: with polls capped at 60 s that is ~360 polls, far under Step Functions' 25,000 events.
   max_generation_seconds: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(21_600)),
+  /** `model`: the key of the provider's contract (functions/core/ark-contract.ts), not a platform id. */
   upstream: v.object({ provider: v.picklist(PROVIDER_NAMES), model: v.string() }),
 });
 export type VideoModelRecord = v.InferOutput<typeof VideoModelRecordSchema>;
@@ -64,16 +58,24 @@ export interface ModelPricing {
 export interface VideoModel {
   record: VideoModelRecord;
   pricing: ModelPricing;
+  /** The upstream model's documented contract: what the gateway lets through. */
+  upstream: UpstreamModel;
+}
+
+export class InvalidModelRecordError extends Error {
+  override readonly name = 'InvalidModelRecordError';
 }
 
 export function toVideoModel(input: unknown): VideoModel {
   const record = v.parse(VideoModelRecordSchema, input);
+  const upstream = checkAgainstUpstream(record);
   const multipliers: Partial<Record<Resolution, Decimal>> = {};
   for (const [resolution, text] of Object.entries(record.pricing.resolution_multipliers)) {
     multipliers[resolution as Resolution] = parseDecimal(text);
   }
   return {
     record,
+    upstream,
     pricing: {
       pricePerCallUnits: yuanToUnits(record.pricing.price_per_call),
       pricePerSecondUnits: yuanToUnits(record.pricing.price_per_second),
@@ -85,21 +87,47 @@ export function toVideoModel(input: unknown): VideoModel {
   };
 }
 
-/** Resolutions a request may pick: multiplier present and non-zero, and inside a per_call model's list. */
-export function supportedResolutions(model: VideoModel): Resolution[] {
+/** A record may only narrow its upstream model: a wider promise would sell what the upstream refuses. */
+function checkAgainstUpstream(record: VideoModelRecord): UpstreamModel {
+  const { provider, model } = record.upstream;
+  const upstream = upstreamModel(provider, model);
+  const fail = (why: string) => new InvalidModelRecordError(`model ${record.name}: ${why}`);
+  if (!upstream) throw fail(`${provider} has no model "${model}" (see functions/core/ark-contract.ts)`);
+  if (record.max_duration > upstream.durationSeconds.max) {
+    throw fail(`max_duration ${record.max_duration} is above ${model}'s ${upstream.durationSeconds.max} s`);
+  }
+  const fixed = record.fixed_duration;
+  if (fixed !== undefined && (fixed < upstream.durationSeconds.min || fixed > upstream.durationSeconds.max)) {
+    throw fail(
+      `fixed_duration ${fixed} is outside ${model}'s ${upstream.durationSeconds.min}–${upstream.durationSeconds.max} s`,
+    );
+  }
+  const priced = Object.entries(record.pricing.resolution_multipliers).filter(
+    ([, text]) => !isZero(parseDecimal(text)),
+  );
+  const unknown = priced
+    .map(([resolution]) => resolution)
+    .filter((r) => !upstream.resolutions.includes(r as Resolution));
+  if (unknown.length > 0) throw fail(`${model} does not make ${unknown.join(', ')}: price it 0`);
+  return upstream;
+}
+
+/** Resolutions a request may pick: the upstream makes it, it is priced (non-zero), and a per_call list allows it. */
+export function supportedResolutions(model: VideoModel, imageMode?: ImageMode): Resolution[] {
   const allowed = model.record.allowed_resolutions;
+  const made = (imageMode === 'reference' && model.upstream.referenceResolutions) || model.upstream.resolutions;
   return RESOLUTIONS.filter((resolution) => {
     // A multiplier of 0 (or none) means unsupported (spec §2), whatever the billing mode.
     const multiplier = model.pricing.resolutionMultipliers[resolution];
     const priced = multiplier !== undefined && !isZero(multiplier);
-    return priced && (allowed === undefined || allowed.includes(resolution));
+    return priced && made.includes(resolution) && (allowed === undefined || allowed.includes(resolution));
   });
 }
 
-export function acceptsReference(model: VideoModel, kind: ReferenceKind): boolean {
-  return model.record.reference_kinds.includes(kind);
-}
-
-export function supportsRatio(model: VideoModel, ratio: Ratio): boolean {
-  return model.record.ratios.includes(ratio);
+/** The reference kinds the model takes (images in any mode; videos and audios as references). */
+export function referenceKinds(model: VideoModel): ReferenceKind[] {
+  const { imageModes, maxVideos, maxAudios } = model.upstream;
+  return REFERENCE_KINDS.filter((kind) =>
+    kind === 'image' ? imageModes.length > 0 : (kind === 'video' ? maxVideos : maxAudios) > 0,
+  );
 }

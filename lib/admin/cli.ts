@@ -17,7 +17,11 @@ import {
   yuanToUnits,
 } from '../../functions/core/money.js';
 import type { ApiKeyRecord } from '../../functions/core/ports/accounts.js';
+import { toVideoModel } from '../../functions/core/video-model.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
+import { optionSets, worstMargins } from './margins.js';
+import type { OptionSet } from './margins.js';
+import { readUpstreamPrices } from './upstream-cost.js';
 import type { AdminStore } from './admin-store.js';
 import { AdminError, TargetError, UsageError } from './errors.js';
 
@@ -48,6 +52,21 @@ interface Command {
 }
 
 const MAX_YUAN_TEXT = MAX_BALANCE_YUAN.toLocaleString('en-US');
+const DEFAULT_CATALOG = join(REPOSITORY_ROOT, 'lib/seed/model-catalog.json');
+
+function readCatalog(file: string): { version: number; models: unknown[] } {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as { version: number; models: unknown[] };
+  } catch (error) {
+    throw new UsageError(`cannot read the catalog ${file}: ${(error as Error).message}`);
+  }
+}
+
+function marginText(set: OptionSet): string {
+  const margin = set.priceUnits - set.costUnits;
+  const percent = set.costUnits === 0 ? '' : ` (${Math.round((margin / set.costUnits) * 100)}%)`;
+  return `${margin < 0 ? '-' : ''}${unitsToYuanText(Math.abs(margin))}${percent}`;
+}
 const PROGRAM = 'npm run --silent admin --';
 
 const COMMANDS: Record<string, Command> = {
@@ -186,15 +205,50 @@ const COMMANDS: Record<string, Command> = {
     summary: 'write the model catalog (default lib/seed/model-catalog.json)',
     options: ['file'],
     async run(args, open, output) {
-      const file = args.optional('file') ?? join(REPOSITORY_ROOT, 'lib/seed/model-catalog.json');
-      let catalog: { version: number; models: unknown[] };
-      try {
-        catalog = JSON.parse(readFileSync(file, 'utf8')) as typeof catalog;
-      } catch (error) {
-        throw new UsageError(`cannot read the catalog ${file}: ${(error as Error).message}`);
-      }
-      const count = await (await open()).store.seedModels(catalog);
+      const file = args.optional('file') ?? DEFAULT_CATALOG;
+      const count = await (await open()).store.seedModels(readCatalog(file));
       output.out(`wrote ${count} models from ${file}`);
+    },
+  },
+  'models:margins': {
+    args: '[--file PATH] [--model NAME]',
+    summary: "our price, Ark's cost and the margin for every option set of the catalog (no stack needed)",
+    details:
+      'Without --model: the worst case per model, platform, resolution, audio and video input.\n' +
+      'With --model: every option set of that model. Costs: lib/seed/upstream-prices.json.',
+    options: ['file', 'model'],
+    async run(args, _open, output) {
+      const models = readCatalog(args.optional('file') ?? DEFAULT_CATALOG).models.map((model) => toVideoModel(model));
+      const only = args.optional('model');
+      if (only !== undefined && !models.some((model) => model.record.name === only)) {
+        throw new UsageError(`no model ${only} in the catalog`);
+      }
+      const prices = readUpstreamPrices();
+      const sets = models
+        .filter((model) => only === undefined || model.record.name === only)
+        .flatMap((model) => optionSets(model, prices));
+      const rows = only === undefined ? worstMargins(sets) : sets;
+      table(output, [
+        ['model', 'platform', 'res', 'ratio', 's', 'audio', 'videos', 'audios', 'price', 'ark cost', 'margin', ''],
+        ...rows.map((set) => [
+          set.model,
+          set.platform,
+          set.resolution,
+          set.ratio,
+          String(set.duration),
+          set.generateAudio ? 'yes' : 'no',
+          String(set.videos),
+          String(set.audios),
+          unitsToYuanText(set.priceUnits),
+          unitsToYuanText(set.costUnits),
+          marginText(set),
+          set.priceUnits < set.costUnits ? 'BELOW COST' : '',
+        ]),
+      ]);
+      const below = sets.filter((set) => set.priceUnits < set.costUnits).length;
+      output.err(
+        `${sets.length} option sets, ${below} below cost; prices of ${prices.updated} (lib/seed/upstream-prices.json)`,
+      );
     },
   },
   'webhook:secret': {

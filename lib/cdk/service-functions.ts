@@ -54,10 +54,15 @@ interface FunctionSpec {
   readonly memorySize?: number;
 }
 
+export interface ProviderEndpoint {
+  platform: string;
+  baseUrl: string;
+}
+
 export interface ServiceFunctionsProps {
   readonly prefix: string;
   /** Each upstream provider's endpoint. */
-  readonly providerBaseUrls: Readonly<Record<ProviderName, string>>;
+  readonly providerEndpoints: Readonly<Record<ProviderName, ProviderEndpoint>>;
   readonly data: StatefulResources;
   readonly delivery: VideoDelivery;
 }
@@ -121,7 +126,10 @@ export class ServiceFunctions extends Construct {
     const upstream: FunctionAccess[] = PROVIDER_NAMES.flatMap((provider) => {
       const env = providerEnv(provider);
       return [
-        config({ [env.baseUrl.name]: props.providerBaseUrls[provider] }),
+        config({
+          [env.platform.name]: props.providerEndpoints[provider].platform,
+          [env.baseUrl.name]: props.providerEndpoints[provider].baseUrl,
+        }),
         secret(env.apiKeySecretArn.name, data.providerApiKeys[provider]),
       ];
     });

@@ -4,7 +4,7 @@
  * (functions, HTTP API, state machine, alarms) and can be replaced any time. What each function uses is
  * listed once, in service-functions.ts.
  */
-import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
+import { PROVIDERS, PROVIDER_NAMES, platformBaseUrl, platformsOf } from '../../functions/core/providers.js';
 import type { ProviderName } from '../../functions/core/providers.js';
 import type { App, Environment, StackProps } from 'aws-cdk-lib';
 import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
@@ -15,6 +15,7 @@ import type { ApiThrottle } from './api.js';
 import { DEFAULT_API_THROTTLE, ServiceApi } from './api.js';
 import { ServiceAlarms } from './alarms.js';
 import { ServiceFunctions } from './service-functions.js';
+import type { ProviderEndpoint } from './service-functions.js';
 import { pascal, StatefulResources } from './stateful-resources.js';
 import { SAM_LOCAL_CONTEXT, withSamLocalVariables } from './sam-local.js';
 import { TaskWorkflow } from './task-workflow.js';
@@ -24,8 +25,11 @@ import { SIGNING_KEYS_CONTEXT, signingKeysFromContext, VideoDelivery } from './v
 export interface VideoServiceConfig {
   /** Prefix of every stack and physical name (`vgs` unless the `prefix` context says otherwise). */
   readonly prefix: string;
-  /** Each upstream provider's endpoint (context `<provider>BaseUrl`, e.g. `arkBaseUrl`). */
-  readonly providerBaseUrls: Readonly<Record<ProviderName, string>>;
+  /**
+   * Each upstream provider's platform and endpoint (context `<provider>Platform`, `<provider>BaseUrl`,
+   * e.g. `arkPlatform=volcengine`); the endpoint defaults to the platform's.
+   */
+  readonly providerEndpoints: Readonly<Record<ProviderName, ProviderEndpoint>>;
   /** Receives the alarms when given. */
   readonly alarmEmail?: string;
   readonly apiThrottle?: ApiThrottle;
@@ -40,7 +44,7 @@ export interface VideoServiceConfig {
 export const DEFAULT_PREFIX = 'vgs';
 
 /**
- * Config from CDK context, with defaults: `-c prefix=dev`, `-c arkBaseUrl=...`, `-c alarmEmail=ops@...`,
+ * Config from CDK context, with defaults: `-c prefix=dev`, `-c arkPlatform=volcengine`, `-c arkBaseUrl=...`, `-c alarmEmail=ops@...`,
  * `-c apiThrottleRate=5000 -c apiThrottleBurst=5000`, `-c samLocal=true` (sam-local.ts), and the signing keys
  * (`cloudFrontSigningKeys`, video-delivery.ts). What a deployment needs on every deploy belongs in cdk.json's
  * context, which CDK reads on every run: a value given only with `-c` is gone on the next plain deploy.
@@ -63,9 +67,15 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
   const signingKeys = signingKeysFromContext(scope.node.tryGetContext(SIGNING_KEYS_CONTEXT), prefix);
   return {
     prefix,
-    providerBaseUrls: Object.fromEntries(
-      PROVIDER_NAMES.map((name) => [name, text(`${name}BaseUrl`) ?? PROVIDERS[name].defaultBaseUrl]),
-    ) as Record<ProviderName, string>,
+    providerEndpoints: Object.fromEntries(
+      PROVIDER_NAMES.map((name) => {
+        const platform = text(`${name}Platform`) ?? PROVIDERS[name].defaultPlatform;
+        if (!platformsOf(name).includes(platform)) {
+          throw new Error(`context ${name}Platform must be one of ${platformsOf(name).join(', ')}`);
+        }
+        return [name, { platform, baseUrl: text(`${name}BaseUrl`) ?? platformBaseUrl(name, platform) }];
+      }),
+    ) as Record<ProviderName, ProviderEndpoint>,
     ...(alarmEmail && { alarmEmail }),
     apiThrottle: { rateLimit: rate, burstLimit: burst },
     ...(signingKeys && { signingKeys }),
@@ -138,11 +148,11 @@ export class StatelessStack extends Stack {
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
     this.samLocal = props.serviceConfig.samLocal === true;
-    const { prefix, providerBaseUrls } = props.serviceConfig;
+    const { prefix, providerEndpoints } = props.serviceConfig;
     const { data, delivery } = props.stateful;
     this.addStackDependency(props.stateful, 'functions use its tables, bucket, queues, secrets and CDN');
 
-    this.functions = new ServiceFunctions(this, 'Functions', { prefix, providerBaseUrls, data, delivery });
+    this.functions = new ServiceFunctions(this, 'Functions', { prefix, providerEndpoints, data, delivery });
     this.workflow = new TaskWorkflow(this, 'TaskWorkflow', {
       stateMachineName: physicalNames(prefix).stateMachine,
       functions: this.functions.workflow,

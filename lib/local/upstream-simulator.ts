@@ -1,15 +1,33 @@
 /**
  * A simulated Ark / BytePlus ModelArk (Seedance) upstream for local runs and tests: the task API the
  * adapter calls (create, get, delete under /api/v3/contents/generations/tasks) and /files/{id}.mp4 in
- * place of the video URL. Prompt markers (`[simulate:fail]`, …) pick a behaviour per job: see MARKERS.
- * Only node:http, so it starts in a plain process.
+ * place of the presigned video URL. It refuses what Ark documents as refused (ark-simulator-rules.ts),
+ * and prompt markers pick a misbehaviour per job (ark-simulator-markers.ts). Only node:http.
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ArkError, invalid, tooMany } from './ark-simulator-errors.js';
+import {
+  checkAuth,
+  listen,
+  notFound,
+  readJson,
+  sendError,
+  sendJson,
+  sendStorageError,
+  serveHtml,
+  taskNotFound,
+} from './ark-simulator-http.js';
+import { behaviourFor, DEFAULT_BEHAVIOUR } from './ark-simulator-markers.js';
+import type { Behaviour } from './ark-simulator-markers.js';
+import { FRAMES_PER_SECOND, usageTokens } from './ark-simulator-models.js';
+import type { ArkPlatform } from './ark-simulator-models.js';
+import { checkCreateBody, DEFAULT_EXPIRES_AFTER_SECONDS } from './ark-simulator-rules.js';
+
+export type { ArkPlatform } from './ark-simulator-models.js';
 
 export interface UpstreamSimulatorOptions {
   /** 0 (default) picks a free port. */
@@ -26,9 +44,13 @@ export interface UpstreamSimulatorOptions {
    * of our service, so the simulated one must too (crash-recovery tests rely on it).
    */
   stateFile?: string;
+  /** Whose model ids are known: BytePlus (`seedance-…`, `dreamina-…`, default) or Volcengine (`doubao-…`). */
+  platform?: ArkPlatform;
+  /** Epoch milliseconds; inject to move time (expiry, URL lifetime) without waiting. Default Date.now. */
+  now?: () => number;
 }
 
-export type SimulatedStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+export type SimulatedStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
 
 export interface SimulatedJob {
   id: string;
@@ -54,68 +76,16 @@ export interface UpstreamSimulator {
 
 const TASKS_PATH = '/api/v3/contents/generations/tasks';
 const FIXTURE_URL = new URL('./fixtures/sample.mp4', import.meta.url);
-/** Ark caps a task request body at 64 MB; the simulator only needs JSON with URLs. */
-const MAX_BODY_BYTES = 1024 * 1024;
 /** How long `[simulate:slow-download]` holds back the second half of the file. */
 const SLOW_DOWNLOAD_MS = 15_000;
-
-// ---------------------------------------------------------------- behaviours
-
-interface Behaviour {
-  /** What the job ends as once queuedMs + runningMs have passed; `hang` stays running forever. */
-  outcome: 'succeeded' | 'failed' | 'hang';
-  failure: { code: string; message: string };
-  /** GET answers 503 for this many polls before behaving. */
-  unavailablePolls: number;
-  /** GET answers 404 right after creation, as if the upstream lost the task. */
-  lost: boolean;
-  download: 'ok' | 'broken' | 'not-video' | 'slow';
-  /** POST answers 400, as Ark does for a prompt its input moderation refuses. */
-  rejectCreate: boolean;
-  /** Added to the running time: a long generation, whatever the simulator's timings. */
-  extraRunningMs: number;
-}
-
-const DEFAULT_BEHAVIOUR: Behaviour = {
-  outcome: 'succeeded',
-  failure: { code: 'InternalServiceError', message: 'The service encountered an unexpected internal error.' },
-  unavailablePolls: 0,
-  lost: false,
-  download: 'ok',
-  rejectCreate: false,
-  extraRunningMs: 0,
-};
-
-/**
- * Marker -> behaviour override. Markers combine (later ones win on the same field), so a new failure
- * mode is one row here plus, if it needs it, one branch where the field is read.
- */
-const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
-  '[simulate:fail]': {
-    outcome: 'failed',
-    // Real Ark code for output moderation (error-code table, 400 BadRequest family).
-    failure: {
-      code: 'OutputVideoSensitiveContentDetected',
-      message: 'The request failed because the output video may contain sensitive information.',
-    },
-  },
-  '[simulate:upstream-5xx]': { unavailablePolls: 2 },
-  '[simulate:hang]': { outcome: 'hang' },
-  '[simulate:lost]': { lost: true },
-  '[simulate:broken-download]': { download: 'broken' },
-  '[simulate:not-video]': { download: 'not-video' },
-  '[simulate:reject]': { rejectCreate: true },
-  '[simulate:slow]': { extraRunningMs: 20_000 },
-  '[simulate:slow-download]': { download: 'slow' },
-};
-
-function behaviourFor(prompt: string): Behaviour {
-  let behaviour = { ...DEFAULT_BEHAVIOUR };
-  for (const [marker, override] of Object.entries(MARKERS)) {
-    if (prompt.includes(marker)) behaviour = { ...behaviour, ...override };
-  }
-  return behaviour;
-}
+const HOUR_MS = 3_600_000;
+/** Unfinished (queued + running) tasks one account may hold (BytePlus docs, per ark-notes.md). */
+const MAX_UNFINISHED_TASKS = 120;
+/** `video_url` is a presigned URL valid for 24 h (ark-notes.md; ark-cli arkcli-gen.md). */
+const VIDEO_URL_TTL_MS = 24 * HOUR_MS;
+/** Tasks are kept 7 days; cancelled ones are deleted after 24 h (ark-notes.md). */
+const TASK_RETENTION_MS = 7 * 24 * HOUR_MS;
+const CANCELLED_RETENTION_MS = 24 * HOUR_MS;
 
 // ---------------------------------------------------------------- job state
 
@@ -130,6 +100,25 @@ interface JobRecord {
   seed: number;
   behaviour: Behaviour;
   request: Record<string, unknown>;
+  /** The bearer key that created it ('' without one): the unfinished-task cap is per key. */
+  apiKey: string;
+  expiresAfterSeconds: number;
+  /** The request options GET reports back (resolution, ratio, duration, …). */
+  echo: Record<string, unknown>;
+  /** usage.completion_tokens once succeeded. */
+  tokens: number;
+}
+
+/** Older state files lack the newer fields. */
+function normalised(job: JobRecord): JobRecord {
+  return {
+    ...job,
+    behaviour: { ...DEFAULT_BEHAVIOUR, ...job.behaviour },
+    apiKey: job.apiKey ?? '',
+    expiresAfterSeconds: job.expiresAfterSeconds ?? DEFAULT_EXPIRES_AFTER_SECONDS,
+    echo: job.echo ?? { resolution: '720p', ratio: '16:9', duration: 5, framespersecond: FRAMES_PER_SECOND },
+    tokens: job.tokens ?? 0,
+  };
 }
 
 interface Timings {
@@ -137,13 +126,26 @@ interface Timings {
   runningMs: number;
 }
 
+/** When the job would finish (Infinity for `hang`). */
+function finishesAt(job: JobRecord, timings: Timings): number {
+  if (job.behaviour.outcome === 'hang') return Infinity;
+  return job.createdAt + timings.queuedMs + timings.runningMs + job.behaviour.extraRunningMs;
+}
+
+const expiresAt = (job: JobRecord): number => job.createdAt + job.expiresAfterSeconds * 1000;
+
+/** When the job reached a final status other than cancelled. */
+const endedAt = (job: JobRecord, timings: Timings): number => Math.min(finishesAt(job, timings), expiresAt(job));
+
 /** Status is a pure function of the clock, so no timers need cleaning up on close. */
 function statusAt(job: JobRecord, now: number, timings: Timings): SimulatedStatus {
   if (job.cancelledAt !== undefined) return 'cancelled';
-  const elapsed = now - job.createdAt;
-  if (elapsed < timings.queuedMs) return 'queued';
-  if (elapsed < runningEndsAfter(job, timings) || job.behaviour.outcome === 'hang') return 'running';
-  return job.behaviour.outcome;
+  if (now >= endedAt(job, timings)) {
+    // Not finished within execution_expires_after: Ark reports `expired`.
+    if (expiresAt(job) <= finishesAt(job, timings)) return 'expired';
+    return job.behaviour.outcome === 'hang' ? 'running' : job.behaviour.outcome;
+  }
+  return now - job.createdAt < timings.queuedMs ? 'queued' : 'running';
 }
 
 /** When the current status began, for `updated_at`. */
@@ -151,12 +153,10 @@ function statusSince(job: JobRecord, status: SimulatedStatus, timings: Timings):
   if (status === 'cancelled') return job.cancelledAt ?? job.createdAt;
   if (status === 'queued') return job.createdAt;
   if (status === 'running') return job.createdAt + timings.queuedMs;
-  return job.createdAt + runningEndsAfter(job, timings);
+  return endedAt(job, timings);
 }
 
-function runningEndsAfter(job: JobRecord, timings: Timings): number {
-  return timings.queuedMs + timings.runningMs + (job.behaviour.extraRunningMs ?? 0);
-}
+const isUnfinished = (status: SimulatedStatus): boolean => status === 'queued' || status === 'running';
 
 /** Ark ids look like `cgt-20251009163014-wfnnx`: creation time (UTC) and a short random suffix. */
 function newTaskId(now: number): string {
@@ -171,139 +171,45 @@ function newTaskId(now: number): string {
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
-// ---------------------------------------------------------------- request validation
-
-class ArkError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly type: string,
-    readonly param = '',
-  ) {
-    super(message);
-  }
-}
-
-const badRequest = (code: string, message: string, param: string): ArkError =>
-  new ArkError(400, code, message, 'BadRequest', param);
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const MEDIA_TYPES = ['image_url', 'video_url', 'audio_url'] as const;
-
-function validateContentItem(item: unknown, index: number): void {
-  const param = `content[${index}]`;
-  if (!isRecord(item)) throw badRequest('InvalidParameter', `The parameter \`${param}\` must be an object.`, param);
-  if (item.type === 'text') {
-    if (typeof item.text !== 'string')
-      throw badRequest('InvalidParameter', `\`${param}.text\` must be a string.`, param);
-    return;
-  }
-  const media = MEDIA_TYPES.find((type) => type === item.type);
-  if (media === undefined) throw badRequest('InvalidParameter', `\`${param}.type\` is not supported.`, param);
-  const holder = item[media];
-  if (!isRecord(holder) || typeof holder.url !== 'string' || holder.url === '') {
-    throw badRequest('InvalidParameter', `\`${param}.${media}.url\` must be a non-empty string.`, param);
-  }
-  if (item.role !== undefined && typeof item.role !== 'string') {
-    throw badRequest('InvalidParameter', `\`${param}.role\` must be a string.`, param);
-  }
-}
-
-/** Returns the prompt. Checks only what the simulator relies on; the real API checks far more. */
-function validateCreateBody(body: unknown): { model: string; prompt: string } {
-  if (!isRecord(body)) throw badRequest('InvalidParameter', 'The request body must be a JSON object.', '');
-  if (typeof body.model !== 'string' || body.model === '') {
-    throw badRequest('MissingParameter', 'The request failed because it is missing the `model` parameter.', 'model');
-  }
-  if (!Array.isArray(body.content)) {
-    throw badRequest(
-      'MissingParameter',
-      'The request failed because it is missing the `content` parameter.',
-      'content',
-    );
-  }
-  body.content.forEach(validateContentItem);
-  const texts = body.content.filter(
-    (item): item is { type: 'text'; text: string } => isRecord(item) && item.type === 'text',
-  );
-  const [first] = texts;
-  if (texts.length !== 1 || first === undefined) {
-    throw badRequest('InvalidParameter', '`content` must contain exactly one text item.', 'content');
-  }
-  return { model: body.model, prompt: first.text };
-}
-
-// ---------------------------------------------------------------- HTTP plumbing
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
-}
-
-/** Ark's error body: `{ error: { code, message, param, type } }`. */
-function sendError(res: ServerResponse, error: ArkError, headers: Record<string, string> = {}): void {
-  const requestId = randomBytes(8).toString('hex');
-  const message = `${error.message} Request id: ${requestId}`;
-  sendJson(res, error.status, { error: { code: error.code, message, param: error.param, type: error.type } }, headers);
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw badRequest('InvalidParameter', 'The request body is too large.', '');
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch {
-    throw badRequest('InvalidParameter', 'The request body is not valid JSON.', '');
-  }
-}
-
-function checkAuth(req: IncomingMessage, apiKey: string | undefined): void {
-  if (apiKey === undefined || req.headers.authorization === `Bearer ${apiKey}`) return;
-  // Same code, type and wording as a real 401 from Ark.
-  throw new ArkError(
-    401,
-    'AuthenticationError',
-    'the API key or AK/SK in the request is missing or invalid.',
-    'Unauthorized',
-  );
-}
-
 // ---------------------------------------------------------------- the simulator
+
+interface SimulatorConfig {
+  timings: Timings;
+  apiKey: string | undefined;
+  platform: ArkPlatform;
+  now: () => number;
+  stateFile: string | undefined;
+}
 
 class Simulator {
   private readonly jobsById = new Map<string, JobRecord>();
+  /** `[simulate:rate-limit]`: 429s already given, per prompt. */
+  private readonly rateLimited = new Map<string, number>();
   baseUrl = '';
 
   constructor(
-    private readonly timings: Timings,
-    private readonly apiKey: string | undefined,
+    private readonly config: SimulatorConfig,
     private readonly video: Buffer,
-    private readonly stateFile?: string,
   ) {
+    const { stateFile } = config;
     if (stateFile && existsSync(stateFile)) {
-      for (const job of JSON.parse(readFileSync(stateFile, 'utf8')) as JobRecord[]) this.jobsById.set(job.id, job);
+      for (const job of JSON.parse(readFileSync(stateFile, 'utf8')) as JobRecord[]) {
+        this.jobsById.set(job.id, normalised(job));
+      }
     }
   }
 
+  private get timings(): Timings {
+    return this.config.timings;
+  }
+
   private persist(): void {
-    if (this.stateFile) writeFileSync(this.stateFile, JSON.stringify([...this.jobsById.values()]));
+    const { stateFile } = this.config;
+    if (stateFile) writeFileSync(stateFile, JSON.stringify([...this.jobsById.values()]));
   }
 
   snapshot(): SimulatedJob[] {
-    const now = Date.now();
+    const now = this.config.now();
     return [...this.jobsById.values()].map((job) => {
       const status = statusAt(job, now, this.timings);
       return {
@@ -330,12 +236,11 @@ class Simulator {
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://simulator').pathname;
     const file = /^\/files\/([^/]+)\.mp4$/.exec(path);
-    if (file?.[1] !== undefined && (req.method === 'GET' || req.method === 'HEAD'))
-      return this.serveFile(req, res, file[1]);
+    if (file?.[1] !== undefined) return this.serveFile(req, res, file[1]);
 
     if (path !== TASKS_PATH && !path.startsWith(`${TASKS_PATH}/`)) throw notFound('The requested path was not found.');
-    checkAuth(req, this.apiKey);
-    if (path === TASKS_PATH && req.method === 'POST') return this.create(req, res);
+    const key = checkAuth(req, this.config.apiKey);
+    if (path === TASKS_PATH && req.method === 'POST') return this.create(req, res, key);
     const id = decodeURIComponent(path.slice(TASKS_PATH.length + 1));
     if (id === '' || id.includes('/')) throw notFound('The requested path was not found.');
     if (req.method === 'GET') return this.get(res, id);
@@ -343,16 +248,10 @@ class Simulator {
     throw new ArkError(405, 'MethodNotAllowed', `Method ${req.method ?? ''} is not allowed here.`, 'BadRequest');
   }
 
-  private async create(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readJson(req);
-    const { model, prompt } = validateCreateBody(body);
-    const request = body as Record<string, unknown>;
-    const now = Date.now();
-    let id = newTaskId(now);
-    while (this.jobsById.has(id)) id = newTaskId(now);
-    // Ark: seed -1 (or absent) means "pick one"; the task then reports the seed it used.
-    const seed = typeof request.seed === 'number' && request.seed >= 0 ? request.seed : randomInt(0, 2 ** 31);
-    const behaviour = behaviourFor(prompt);
+  private async create(req: IncomingMessage, res: ServerResponse, key: string): Promise<void> {
+    const request = (await readJson(req)) as Record<string, unknown>;
+    const checked = checkCreateBody(request, this.config.platform);
+    const behaviour = behaviourFor(checked.prompt);
     if (behaviour.rejectCreate) {
       throw new ArkError(
         400,
@@ -361,19 +260,65 @@ class Simulator {
         'BadRequest',
       );
     }
-    this.jobsById.set(id, { id, model, prompt, createdAt: now, deleted: false, polls: 0, seed, behaviour, request });
+    this.rateLimit(checked.prompt, behaviour.rateLimitedCreates);
+    const now = this.config.now();
+    this.checkQuota(key, now);
+    let id = newTaskId(now);
+    while (this.jobsById.has(id)) id = newTaskId(now);
+    // Ark: seed -1 (or absent) means "pick one"; the task then reports the seed it used.
+    const seed = checked.seed ?? randomInt(0, 2 ** 31);
+    const echo: Record<string, unknown> = {
+      resolution: checked.resolution,
+      ratio: checked.ratio,
+      duration: checked.duration,
+      framespersecond: FRAMES_PER_SECOND,
+      ...(checked.generateAudio === undefined ? {} : { generate_audio: checked.generateAudio }),
+      service_tier: checked.serviceTier,
+      execution_expires_after: checked.expiresAfterSeconds,
+    };
+    const tokens = usageTokens(checked.spec, checked.resolution, checked.ratio, checked.duration);
+    const { model, prompt, expiresAfterSeconds } = checked;
+    const job = { id, model, prompt, createdAt: now, deleted: false, polls: 0, seed, behaviour, request };
+    this.jobsById.set(id, { ...job, apiKey: key, expiresAfterSeconds, echo, tokens });
     this.persist();
     sendJson(res, 200, { id });
   }
 
-  private visibleJob(id: string): JobRecord {
+  private rateLimit(prompt: string, times: number): void {
+    const given = this.rateLimited.get(prompt) ?? 0;
+    if (given >= times) return;
+    this.rateLimited.set(prompt, given + 1);
+    throw tooMany(
+      'RateLimitExceeded.EndpointRPMExceeded',
+      'The request has exceeded the rate limit of requests per minute (RPM) for this endpoint. Please retry later.',
+    );
+  }
+
+  /** At most 120 queued + running tasks per key; the 121st create gets 429 QuotaExceeded. */
+  private checkQuota(key: string, now: number): void {
+    let unfinished = 0;
+    for (const job of this.jobsById.values()) {
+      if (job.apiKey !== key || job.deleted || job.behaviour.lost) continue;
+      if (isUnfinished(statusAt(job, now, this.timings))) unfinished += 1;
+    }
+    if (unfinished < MAX_UNFINISHED_TASKS) return;
+    throw tooMany(
+      'QuotaExceeded',
+      `The request failed because your account has reached the limit of ${MAX_UNFINISHED_TASKS} queued and running tasks. Please retry after some tasks finish.`,
+    );
+  }
+
+  private visibleJob(id: string, now: number): JobRecord {
     const job = this.jobsById.get(id);
     if (job === undefined || job.deleted || job.behaviour.lost) throw taskNotFound(id);
+    const cancelledGone = job.cancelledAt !== undefined && now >= job.cancelledAt + CANCELLED_RETENTION_MS;
+    if (cancelledGone || now >= job.createdAt + TASK_RETENTION_MS) throw taskNotFound(id);
     return job;
   }
 
   private get(res: ServerResponse, id: string): void {
-    const job = this.visibleJob(id);
+    const now = this.config.now();
+    const job = this.visibleJob(id, now);
     job.polls += 1;
     if (job.polls <= job.behaviour.unavailablePolls) {
       const error = new ArkError(
@@ -384,13 +329,12 @@ class Simulator {
       );
       return sendError(res, error, { 'Retry-After': '1' });
     }
-    sendJson(res, 200, this.describe(job));
+    sendJson(res, 200, this.describe(job, now));
   }
 
   /** The GET body, with the field names Ark uses (`content.video_url`, unix-second timestamps). */
-  private describe(job: JobRecord): Record<string, unknown> {
-    const status = statusAt(job, Date.now(), this.timings);
-    const request = job.request;
+  private describe(job: JobRecord, now: number): Record<string, unknown> {
+    const status = statusAt(job, now, this.timings);
     const task: Record<string, unknown> = {
       id: job.id,
       model: job.model,
@@ -399,43 +343,49 @@ class Simulator {
       created_at: seconds(job.createdAt),
       updated_at: seconds(statusSince(job, status, this.timings)),
       seed: job.seed,
-      resolution: request.resolution ?? '720p',
-      ratio: request.ratio ?? '16:9',
-      duration: request.duration ?? 5,
-      framespersecond: 24,
-      generate_audio: request.generate_audio ?? false,
+      ...job.echo,
     };
     if (status === 'succeeded') {
       task.content = { video_url: `${this.baseUrl}/files/${job.id}.mp4` };
-      task.usage = { completion_tokens: 108900, total_tokens: 108900 };
+      task.usage = { completion_tokens: job.tokens, total_tokens: job.tokens };
     }
     return task;
   }
 
   /**
    * Ark's DELETE depends on the status: queued -> cancelled; succeeded/failed/expired -> the record is
-   * deleted; running/cancelled -> refused. The refusal's exact code is not documented; this is a guess.
+   * deleted; running/cancelled -> refused. The refusal's HTTP status and code are unconfirmed: 400
+   * InvalidParameter here.
    */
   private delete(res: ServerResponse, id: string): void {
-    const job = this.visibleJob(id);
-    const status = statusAt(job, Date.now(), this.timings);
-    if (status === 'queued') job.cancelledAt = Date.now();
-    else if (status === 'succeeded' || status === 'failed') job.deleted = true;
-    else throw badRequest('InvalidParameter', `A task in status ${status} cannot be cancelled or deleted.`, 'id');
+    const now = this.config.now();
+    const job = this.visibleJob(id, now);
+    const status = statusAt(job, now, this.timings);
+    if (status === 'queued') job.cancelledAt = now;
+    else if (status === 'succeeded' || status === 'failed' || status === 'expired') job.deleted = true;
+    else throw invalid('id', `names a ${status} task, which cannot be cancelled or deleted.`);
     this.persist();
     sendJson(res, 200, {});
   }
 
-  /** Stands in for the presigned object-storage URL: no Bearer auth, only for succeeded jobs. */
+  /**
+   * Stands in for the presigned object-storage URL: no Bearer auth, only for succeeded jobs, GET only
+   * (the signature binds the method, so HEAD is refused: ark-cli arkcli-gen.md) and only for 24 h.
+   */
   private serveFile(req: IncomingMessage, res: ServerResponse, id: string): void {
     const job = this.jobsById.get(id);
-    if (job === undefined || statusAt(job, Date.now(), this.timings) !== 'succeeded') {
-      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('NoSuchKey');
-      return;
+    const now = this.config.now();
+    if (job === undefined || statusAt(job, now, this.timings) !== 'succeeded') {
+      return sendStorageError(req, res, 404, 'NoSuchKey', 'The specified key does not exist.');
     }
-    if (job.behaviour.download === 'not-video') return serveHtml(req, res);
+    if (req.method !== 'GET') {
+      return sendStorageError(req, res, 403, 'SignatureDoesNotMatch', 'The URL is signed for GET only.');
+    }
+    if (now >= endedAt(job, this.timings) + VIDEO_URL_TTL_MS) {
+      return sendStorageError(req, res, 403, 'AccessDenied', 'Request has expired.');
+    }
+    if (job.behaviour.download === 'not-video') return serveHtml(res);
     res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': this.video.length });
-    if (req.method === 'HEAD') return void res.end();
     if (job.behaviour.download === 'ok') return void res.end(this.video);
     const half = Math.floor(this.video.length / 2);
     if (job.behaviour.download === 'slow') {
@@ -451,31 +401,11 @@ class Simulator {
   }
 }
 
-function serveHtml(req: IncomingMessage, res: ServerResponse): void {
-  const page = '<!doctype html><html><body><h1>Access denied</h1></body></html>';
-  res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': Buffer.byteLength(page) });
-  res.end(req.method === 'HEAD' ? undefined : page);
-}
-
-const notFound = (message: string): ArkError => new ArkError(404, 'NotFound', message, 'NotFound');
-
-/** Ark's error-code table lists 404 `NotFound.{Parameter}` for a missing resource; the exact code for a task id is unconfirmed. */
-const taskNotFound = (id: string): ArkError =>
-  new ArkError(404, 'ResourceNotFound', `The specified task ${id} is not found.`, 'NotFound', 'id');
-
-function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve(server.address() as AddressInfo);
-    });
-  });
-}
-
 export async function startUpstreamSimulator(options: UpstreamSimulatorOptions = {}): Promise<UpstreamSimulator> {
   const { port = 0, host = '127.0.0.1', queuedMs = 1000, runningMs = 2000, apiKey, stateFile } = options;
-  const simulator = new Simulator({ queuedMs, runningMs }, apiKey, await readFile(FIXTURE_URL), stateFile);
+  const { platform = 'byteplus', now = Date.now } = options;
+  const config: SimulatorConfig = { timings: { queuedMs, runningMs }, apiKey, platform, now, stateFile };
+  const simulator = new Simulator(config, await readFile(FIXTURE_URL));
   const server = createServer(simulator.handle);
   const address = await listen(server, port, host);
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -1,16 +1,22 @@
 /**
- * Step 2 of a submit: the chosen model's defaults and limits (DESIGN §3 rows 3–6), on the seeded catalog
- * (seedance-1.5-pro: per_second, max 12 s, 480p–1080p, audio; seedance-2.0-ultra: per_second, max 30 s,
- * 720p–4k, no audio, no audio references; seedance-1.0-lite-i2v: per_call, fixed 5 s 720p, images only).
+ * Step 2 of a submit: the chosen model's defaults and its upstream contract (DESIGN §3 rows 3–6), on the
+ * seeded catalog: 1.5 pro (text, first / first+last frame, audio, ≤ 12 s), 2.0 (all modes, references,
+ * ≤ 15 s, ≤ 1080p), 2.0 fast (≤ 720p), 1.0 lite t2v (text only), 1.0 lite i2v (per_call, images required).
  */
 import { describe, expect, it } from 'vitest';
 import { parseGenerationBody } from '../../functions/core/generation-request.js';
 import { resolveGeneration } from '../../functions/core/resolve-generation.js';
 import type { ResolvedGeneration } from '../../functions/core/resolve-generation.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
-import { buildModel, catalogModel, invalidRequest, LITE, PRO, ULTRA } from './support.js';
+import { buildModel, catalogModel, invalidRequest, LITE, LITE_T2V, PRO, V2, V2_FAST } from './support.js';
 
 const FORM_B = { imageUrls: [] };
+const IMAGE = 'https://cdn.example.com/a.png';
+const VIDEO = 'https://cdn.example.com/a.mp4';
+const AUDIO = 'https://cdn.example.com/a.mp3';
+const images = (count: number) => Array.from({ length: count }, (_, i) => `https://cdn.example.com/${i}.png`);
+/** The per_call image-to-video model needs an image in every request. */
+const ONE_IMAGE = { image_urls: [IMAGE] };
 
 function resolve(model: VideoModel | string, fields: Record<string, unknown> = {}): ResolvedGeneration {
   const chosen = typeof model === 'string' ? catalogModel(model) : model;
@@ -27,20 +33,19 @@ describe('duration (row 3)', () => {
     expect(resolve(PRO).durationSeconds).toBe(12);
   });
 
-  it('Form A defaults to 15 where the model allows it (seedance-2.0-ultra: max 30)', () => {
-    expect(resolve(ULTRA).durationSeconds).toBe(15);
+  it('Form A defaults to 15 where the model allows it (seedance-2.0: max 15)', () => {
+    expect(resolve(V2).durationSeconds).toBe(15);
   });
 
   it.each([
     [5, 5],
     [10, 10],
-    [15, 15],
-    [20, 15],
+    [12, 12],
   ])('Form A default with a model max of %s → %s', (maxDuration, expected) => {
     expect(resolve(buildModel({ max_duration: maxDuration })).durationSeconds).toBe(expected);
   });
 
-  it.each([PRO, ULTRA])('Form B defaults to 5 (%s)', (name) => {
+  it.each([PRO, V2])('Form B defaults to 5 (%s)', (name) => {
     expect(resolve(name, FORM_B).durationSeconds).toBe(5);
   });
 
@@ -51,40 +56,50 @@ describe('duration (row 3)', () => {
   it.each([
     [PRO, 5],
     [PRO, 12],
-    [ULTRA, 5],
-    [ULTRA, 20],
-    [ULTRA, 30],
+    [V2, 5],
+    [V2, 15],
   ])('%s keeps a duration of %s s that it allows (in either form)', (name, duration) => {
     expect(resolve(name, { duration }).durationSeconds).toBe(duration);
     expect(resolve(name, { duration, ...FORM_B }).durationSeconds).toBe(duration);
   });
 
-  it.each([13, 15, 30])(
-    'a duration above the model max (%s on seedance-1.5-pro) → 400 naming the bound',
-    (duration) => {
-      rejects(PRO, { duration }, 'duration must be between 5 and 12 seconds for seedance-1.5-pro');
-    },
-  );
-
-  it.each([undefined, 5])('a per_call model makes its fixed duration (%s sent)', (duration) => {
-    const fields = duration === undefined ? {} : { duration };
-    expect(resolve(LITE, fields).durationSeconds).toBe(5);
-    expect(resolve(LITE, { ...fields, ...FORM_B }).durationSeconds).toBe(5);
+  it.each([
+    [PRO, 13, 12],
+    [V2, 16, 15],
+    [V2, 30, 15],
+  ])('a duration above the model max (%s, %s s) → 400 naming the bound', (name, duration, max) => {
+    rejects(name, { duration }, `duration must be between 5 and ${max} seconds for ${name}`);
   });
 
-  it.each([6, 15, 30])('a per_call model still bounds the duration sent by its max_duration (%s → 400)', (duration) => {
-    expect(() => resolve(LITE, { duration })).toThrow(/duration must be between 5 and 5 seconds/);
+  it.each([undefined, 5, 6, 15])('a per_call model makes its fixed duration whatever is sent (%s)', (duration) => {
+    const fields = duration === undefined ? ONE_IMAGE : { ...ONE_IMAGE, duration };
+    expect(resolve(LITE, fields).durationSeconds).toBe(5);
+    expect(resolve(LITE, { ...fields, ...FORM_B, imageUrls: [IMAGE], image_urls: undefined }).durationSeconds).toBe(5);
+  });
+
+  it('a per_call model checks the duration sent only against its form: A 5–15, B 5–30', () => {
+    rejects(
+      LITE,
+      { ...ONE_IMAGE, duration: 16 },
+      'duration must be between 5 and 15 seconds for seedance-1.0-lite-i2v',
+    );
+    expect(resolve(LITE, { imageUrls: [IMAGE], duration: 30 }).durationSeconds).toBe(5);
+    expect(resolve(LITE, { imageUrls: [IMAGE], duration: 30 }).costUnits).toBe(30_000);
   });
 
   it('a fixed duration wins over the form default', () => {
-    expect(resolve(buildModel({ max_duration: 30, fixed_duration: 8 })).durationSeconds).toBe(8);
-    expect(resolve(buildModel({ max_duration: 30, fixed_duration: 8 }), FORM_B).durationSeconds).toBe(8);
+    expect(resolve(buildModel({ max_duration: 12, fixed_duration: 8 })).durationSeconds).toBe(8);
+    expect(resolve(buildModel({ max_duration: 12, fixed_duration: 8 }), FORM_B).durationSeconds).toBe(8);
   });
 });
 
 describe('resolution (row 5)', () => {
-  it.each([PRO, ULTRA, LITE])('defaults to 720p (%s)', (name) => {
+  it.each([PRO, V2, V2_FAST, LITE_T2V])('defaults to 720p (%s)', (name) => {
     expect(resolve(name).resolution).toBe('720p');
+  });
+
+  it('defaults to 720p (seedance-1.0-lite-i2v)', () => {
+    expect(resolve(LITE, ONE_IMAGE).resolution).toBe('720p');
   });
 
   it("defaults to the model's own default where it has one", () => {
@@ -98,30 +113,49 @@ describe('resolution (row 5)', () => {
 
   it.each([
     [PRO, ['480p', '720p', '1080p']],
-    [ULTRA, ['720p', '1080p', '2k', '4k']],
-    [LITE, ['720p']],
+    [V2, ['480p', '720p', '1080p']],
+    [V2_FAST, ['480p', '720p']],
+    [LITE_T2V, ['480p', '720p', '1080p']],
   ] as const)('%s accepts each of %j', (name, resolutions) => {
     for (const resolution of resolutions) expect(resolve(name, { resolution }).resolution).toBe(resolution);
   });
 
-  it('4k on seedance-2.0-ultra is accepted', () => {
-    expect(resolve(ULTRA, { resolution: '4k' }).resolution).toBe('4k');
-  });
-
   it.each([
     [PRO, '2k', '480p, 720p, 1080p'],
-    [PRO, '4k', '480p, 720p, 1080p'],
-    [ULTRA, '480p', '720p, 1080p, 2k, 4k'],
-    [LITE, '480p', '720p'],
-    [LITE, '1080p', '720p'],
-    [LITE, '4k', '720p'],
-  ])('%s rejects %s (multiplier 0 or outside the per_call list), naming %s', (name, resolution, supported) => {
+    [V2, '2k', '480p, 720p, 1080p'],
+    [V2, '4k', '480p, 720p, 1080p'],
+    [V2_FAST, '1080p', '480p, 720p'],
+  ])('%s refuses %s (Ark does not make it), naming %s', (name, resolution, supported) => {
     rejects(name, { resolution }, `resolution ${resolution} is not supported by ${name}: use ${supported}`);
+  });
+
+  it.each(['480p', '1080p', '4k'])('the per_call model allows only 720p (%s → 400)', (resolution) => {
+    rejects(LITE, { ...ONE_IMAGE, resolution }, `resolution ${resolution} is not supported by ${LITE}: use 720p`);
   });
 
   it('a resolution without a multiplier at all is unsupported', () => {
     const model = buildModel({ pricing: { resolution_multipliers: { '480p': '0.5', '720p': '1' } } });
     rejects(model, { resolution: '1080p' }, 'resolution 1080p is not supported by test-model: use 480p, 720p');
+  });
+
+  it('1.0 lite i2v makes 1080p from frames but not from reference images (doc 1520757)', () => {
+    const model = buildModel({
+      billing_mode: 'per_second',
+      upstream: { provider: 'ark', model: 'seedance-1-0-lite-i2v' },
+      pricing: { resolution_multipliers: { '480p': '0.5', '720p': '1', '1080p': '2' }, audio_extra: '0' },
+    });
+    expect(resolve(model, { image_urls: [IMAGE], resolution: '1080p' }).resolution).toBe('1080p');
+    rejects(
+      model,
+      { image_urls: [IMAGE], image_mode: 'reference', resolution: '1080p' },
+      'resolution 1080p is not supported by test-model with reference images: use 480p, 720p',
+    );
+  });
+
+  it('a catalog record cannot price a resolution its upstream model does not make', () => {
+    expect(() => buildModel({ pricing: { resolution_multipliers: { '720p': '1', '4k': '3' } } })).toThrow(
+      /seedance-1-5-pro does not make 4k/,
+    );
   });
 });
 
@@ -131,67 +165,130 @@ describe('ratio (row 4)', () => {
   });
 
   it.each(['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'])('the catalog models accept %s', (ratio) => {
-    for (const name of [PRO, ULTRA, LITE]) expect(resolve(name, { ratio }).ratio).toBe(ratio);
-  });
-
-  it('a model may restrict the list: another ratio → 400 naming the allowed ones', () => {
-    const model = buildModel({ ratios: ['16:9', '9:16'] });
-    expect(resolve(model, { ratio: '9:16' }).ratio).toBe('9:16');
-    rejects(model, { ratio: '1:1' }, 'ratio 1:1 is not supported by test-model: use 16:9, 9:16');
+    for (const name of [PRO, V2, V2_FAST, LITE_T2V]) expect(resolve(name, { ratio }).ratio).toBe(ratio);
+    expect(resolve(LITE, { ...ONE_IMAGE, ratio }).ratio).toBe(ratio);
   });
 });
 
-describe('reference kinds per model (row 6)', () => {
-  const image = ['https://cdn.example.com/a.png'];
-  const video = ['https://cdn.example.com/a.mp4'];
-  const audio = ['https://cdn.example.com/a.mp3'];
-
-  it('seedance-1.5-pro accepts images, videos and audios, in either spelling', () => {
-    const resolved = resolve(PRO, { image_urls: image, video_urls: video, audio_urls: audio });
-    expect([resolved.imageUrls, resolved.videoUrls, resolved.audioUrls]).toEqual([image, video, audio]);
-    const formB = resolve(PRO, { imageUrls: image, videoUrls: video, audioUrls: audio });
-    expect([formB.imageUrls, formB.videoUrls, formB.audioUrls]).toEqual([image, video, audio]);
+describe('images, videos and audios per model (row 6)', () => {
+  it('an image-to-video model without an image → 400', () => {
+    rejects(LITE, {}, 'seedance-1.0-lite-i2v is an image-to-video model: send at least one image in image_urls');
+    rejects(LITE, FORM_B, 'send at least one image in imageUrls');
   });
 
-  it('seedance-2.0-ultra accepts images and videos, not audios', () => {
-    expect(resolve(ULTRA, { image_urls: image, video_urls: video }).videoUrls).toEqual(video);
+  it('a text-to-video model refuses images', () => {
+    rejects(LITE_T2V, ONE_IMAGE, 'seedance-1.0-lite does not accept images (text to video only)');
+  });
+
+  it("one image is the first frame by default (the model's first mode)", () => {
+    expect(resolve(PRO, ONE_IMAGE).imageMode).toBe('first_frame');
+    expect(resolve(V2, ONE_IMAGE).imageMode).toBe('first_frame');
+    expect(resolve(PRO).imageMode).toBeUndefined();
+  });
+
+  it('first_last_frame takes exactly two images', () => {
+    expect(resolve(PRO, { image_urls: images(2), image_mode: 'first_last_frame' }).imageMode).toBe('first_last_frame');
+    expect(resolve(PRO, { imageUrls: images(2), imageMode: 'first_last_frame' }).imageMode).toBe('first_last_frame');
     rejects(
-      ULTRA,
-      { audio_urls: audio },
-      'seedance-2.0-ultra does not accept audio references (accepted: image, video)',
+      PRO,
+      { image_urls: images(1), image_mode: 'first_last_frame' },
+      'takes 2 images in image_mode first_last_frame (got 1)',
+    );
+    rejects(
+      PRO,
+      { image_urls: images(3), image_mode: 'first_last_frame' },
+      'takes 2 images in image_mode first_last_frame (got 3)',
     );
   });
 
-  it('a per_call model accepts images only', () => {
-    expect(resolve(LITE, { image_urls: image }).imageUrls).toEqual(image);
-    rejects(LITE, { video_urls: video }, 'seedance-1.0-lite-i2v does not accept video references (accepted: image)');
-    rejects(LITE, { audioUrls: audio }, 'seedance-1.0-lite-i2v does not accept audio references (accepted: image)');
+  it('first_frame takes one image and names the modes that take more', () => {
+    rejects(
+      V2,
+      { image_urls: images(2) },
+      'seedance-2.0 takes 1 image in image_mode first_frame (got 2); for more, send image_mode first_last_frame or reference',
+    );
   });
 
-  it('a model that accepts no references says so', () => {
-    rejects(buildModel({ reference_kinds: [] }), { image_urls: image }, '(accepted: none)');
+  it('1.5 pro takes no reference images, videos or audios', () => {
+    rejects(
+      PRO,
+      { ...ONE_IMAGE, image_mode: 'reference' },
+      'seedance-1.5-pro does not take image_mode reference: use first_frame, first_last_frame',
+    );
+    rejects(PRO, { video_urls: [VIDEO] }, 'seedance-1.5-pro does not accept video references (video_urls)');
+    rejects(PRO, { audioUrls: [AUDIO] }, 'seedance-1.5-pro does not accept audio references (audioUrls)');
+  });
+
+  it('2.0 takes 1 to 9 reference images with up to 3 videos and 3 audios', () => {
+    const resolved = resolve(V2, {
+      image_urls: images(9),
+      image_mode: 'reference',
+      video_urls: [VIDEO],
+      audio_urls: [AUDIO],
+    });
+    expect(resolved.imageMode).toBe('reference');
+    expect(resolve(V2, { video_urls: [VIDEO, VIDEO, VIDEO] }).videoUrls).toHaveLength(3);
+    rejects(V2, { video_urls: Array(4).fill(VIDEO) }, /video_urls: must hold at most 3 URLs/);
+    rejects(
+      V2,
+      {
+        image_urls: images(7),
+        image_mode: 'reference',
+        video_urls: [VIDEO, VIDEO, VIDEO],
+        audio_urls: [AUDIO, AUDIO, AUDIO],
+      },
+      'takes at most 12 reference images, videos and audios in all',
+    );
+  });
+
+  it('2.0: reference videos and audios only beside reference images, never with frames', () => {
+    rejects(
+      V2,
+      { ...ONE_IMAGE, video_urls: [VIDEO] },
+      'seedance-2.0 takes reference videos and audios only with image_mode reference (got first_frame)',
+    );
+  });
+
+  it('2.0: a reference audio needs an image or a video beside it', () => {
+    rejects(V2, { audio_urls: [AUDIO] }, 'seedance-2.0 needs an image or a video beside reference audio');
+    expect(resolve(V2, { audio_urls: [AUDIO], video_urls: [VIDEO] }).audioUrls).toEqual([AUDIO]);
+  });
+
+  it('1.0 lite i2v takes 1 to 4 reference images', () => {
+    expect(resolve(LITE, { image_urls: images(4), image_mode: 'reference' }).imageMode).toBe('reference');
+    rejects(
+      LITE,
+      { image_urls: images(5), image_mode: 'reference' },
+      'seedance-1.0-lite-i2v takes 1 to 4 reference images (got 5)',
+    );
+    rejects(LITE, { ...ONE_IMAGE, video_urls: [VIDEO] }, 'does not accept video references');
+  });
+
+  it('image_mode without images → 400', () => {
+    rejects(V2, { image_mode: 'first_frame' }, 'image_mode needs images in image_urls');
   });
 
   it('empty lists are not references', () => {
-    expect(resolve(LITE, { video_urls: [], audio_urls: [] }).videoUrls).toEqual([]);
+    expect(resolve(LITE, { ...ONE_IMAGE, video_urls: [], audio_urls: [] }).videoUrls).toEqual([]);
+    rejects(LITE, { image_urls: [] }, 'is an image-to-video model');
   });
 });
 
 describe('generate_audio', () => {
-  it.each([ULTRA, LITE])('true on a model without audio (%s) → 400', (name) => {
+  it.each([LITE_T2V])('true on a model without audio (%s) → 400', (name) => {
     rejects(name, { generate_audio: true }, `model ${name} does not generate audio`);
     rejects(name, { generateAudio: true }, `model ${name} does not generate audio`);
   });
 
-  it.each([ULTRA, LITE])('false or absent on a model without audio (%s) → no audio', (name) => {
-    expect(resolve(name, { generate_audio: false }).generateAudio).toBe(false);
-    expect(resolve(name).generateAudio).toBe(false);
+  it('false or absent on a model without audio → no audio', () => {
+    expect(resolve(LITE_T2V, { generate_audio: false }).generateAudio).toBe(false);
+    expect(resolve(LITE, ONE_IMAGE).generateAudio).toBe(false);
   });
 
-  it('defaults to on for a model with audio, and may be turned off', () => {
-    expect(resolve(PRO).generateAudio).toBe(true);
-    expect(resolve(PRO, { generate_audio: false }).generateAudio).toBe(false);
-    expect(resolve(PRO, { generateAudio: true }).generateAudio).toBe(true);
+  it.each([PRO, V2, V2_FAST])('defaults to on for a model with audio (%s), and may be turned off', (name) => {
+    expect(resolve(name).generateAudio).toBe(true);
+    expect(resolve(name, { generate_audio: false }).generateAudio).toBe(false);
+    expect(resolve(name, { generateAudio: true }).generateAudio).toBe(true);
   });
 });
 
@@ -200,7 +297,7 @@ describe('the model itself', () => {
     rejects(buildModel({ status: 'inactive' }), {}, 'model test-model is not active');
   });
 
-  it('carries the model id and name, the prompt, seed and webhook through', () => {
+  it('carries the model id and name, the prompt, seed, webhook and image mode through', () => {
     const resolved = resolve(PRO, {
       prompt: 'A fox',
       seed: 99,
@@ -208,6 +305,7 @@ describe('the model itself', () => {
       duration: 5,
       resolution: '1080p',
       ratio: '9:16',
+      image_urls: [IMAGE],
     });
     expect(resolved).toEqual({
       modelId: '6f1c2a0e-5b7d-4c1e-9a3f-0d2b8e4c7a11',
@@ -218,30 +316,34 @@ describe('the model itself', () => {
       durationSeconds: 5,
       seed: 99,
       generateAudio: true,
-      imageUrls: [],
+      imageMode: 'first_frame',
+      imageUrls: [IMAGE],
       videoUrls: [],
       audioUrls: [],
       webhookUrl: 'https://hooks.example.com/a',
-      // 0.6 × 5 × 2.25 + 1.2 = 7.95 yuan
-      costUnits: 79_500,
+      // 0.5 × 5 × 2.25 + 0.5 = 6.125 yuan
+      costUnits: 61_250,
     });
   });
 
-  it('leaves seed and webhookUrl out when not sent', () => {
+  it('leaves seed, webhookUrl and imageMode out when not sent', () => {
     const resolved = resolve(PRO);
     expect('seed' in resolved).toBe(false);
     expect('webhookUrl' in resolved).toBe(false);
+    expect('imageMode' in resolved).toBe(false);
   });
 
   it.each([
-    // Form A default 12 s 720p with audio: 0.6 × 12 + 1.2 = 8.4 yuan
-    [PRO, {}, 84_000],
-    // Form B default 5 s 720p with audio: 0.6 × 5 + 1.2 = 4.2 yuan
-    [PRO, FORM_B, 42_000],
-    // Form A default 15 s 720p: 1 × 15 = 15 yuan
-    [ULTRA, {}, 150_000],
+    // Form A default 12 s 720p with audio: 0.5 × 12 + 0.5 = 6.5 yuan
+    [PRO, {}, 65_000],
+    // Form B default 5 s 720p with audio: 0.5 × 5 + 0.5 = 3 yuan
+    [PRO, FORM_B, 30_000],
+    // Form A default 15 s 720p: 1.4 × 15 = 21 yuan
+    [V2, {}, 210_000],
+    // 5 s 720p with one reference video: 1.4 × 5 + 18.5 = 25.5 yuan
+    [V2, { duration: 5, video_urls: [VIDEO] }, 255_000],
     // per_call: 2.5 × 1.2 = 3 yuan
-    [LITE, { duration: 5 }, 30_000],
+    [LITE, { ...ONE_IMAGE, duration: 5 }, 30_000],
   ])('prices the resolved request (%s %j → %s units)', (name, fields, units) => {
     expect(resolve(name, fields).costUnits).toBe(units);
   });

@@ -27,7 +27,9 @@ export function catalogModel(name: string): VideoModel {
 }
 
 export const PRO = 'seedance-1.5-pro';
-export const ULTRA = 'seedance-2.0-ultra';
+export const V2 = 'seedance-2.0';
+export const V2_FAST = 'seedance-2.0-fast';
+export const LITE_T2V = 'seedance-1.0-lite';
 export const LITE = 'seedance-1.0-lite-i2v';
 
 type RecordOverrides = Record<string, unknown> & { pricing?: Record<string, unknown> };

@@ -1,10 +1,10 @@
 /** GET /api/v1/models (spec §4.4): every model with its pricing in yuan, plus what it accepts (additive). */
 import { decimalToNumber } from '../decimal.js';
-import { RESOLUTIONS } from '../generation-options.js';
+import { MIN_DURATION_SECONDS, RESOLUTIONS } from '../generation-options.js';
 import type { Resolution } from '../generation-options.js';
 import { unitsToYuan } from '../money.js';
 import type { ModelCatalog } from '../ports/model-catalog.js';
-import { supportedResolutions } from '../video-model.js';
+import { referenceKinds, supportedResolutions } from '../video-model.js';
 import type { VideoModel } from '../video-model.js';
 
 export async function listModels(models: ModelCatalog) {
@@ -12,7 +12,8 @@ export async function listModels(models: ModelCatalog) {
   return all.sort((a, b) => a.record.name.localeCompare(b.record.name)).map(toModelView);
 }
 
-export function toModelView({ record, pricing }: VideoModel) {
+export function toModelView(model: VideoModel) {
+  const { record, pricing, upstream } = model;
   const multipliers = Object.fromEntries(
     RESOLUTIONS.map((resolution) => {
       const multiplier = pricing.resolutionMultipliers[resolution];
@@ -38,9 +39,33 @@ export function toModelView({ record, pricing }: VideoModel) {
     max_duration: record.max_duration,
     fixed_duration: record.fixed_duration ?? null,
     default_resolution: record.default_resolution ?? '720p',
-    supported_resolutions: supportedResolutions({ record, pricing }),
-    ratios: record.ratios,
-    reference_kinds: record.reference_kinds,
-    supports_audio: record.supports_audio,
+    supported_resolutions: supportedResolutions(model),
+    ratios: [...upstream.ratios],
+    reference_kinds: referenceKinds(model),
+    supports_audio: upstream.audio,
+    capabilities: capabilitiesOf(model),
+  };
+}
+
+/** What the model accepts, from its upstream's documented contract (DESIGN row 6). */
+function capabilitiesOf(model: VideoModel) {
+  const { record, upstream } = model;
+  const referenceMode = upstream.imageModes.includes('reference');
+  return {
+    text_to_video: upstream.textOnly,
+    image_modes: [...upstream.imageModes],
+    default_image_mode: upstream.imageModes[0] ?? null,
+    reference_images: referenceMode ? upstream.referenceImages : null,
+    max_videos: upstream.maxVideos,
+    max_audios: upstream.maxAudios,
+    max_reference_items: upstream.maxReferenceItems,
+    audio_needs_image_or_video: upstream.audioNeedsVisual,
+    duration: record.fixed_duration
+      ? { min: record.fixed_duration, max: record.fixed_duration, fixed: true }
+      : { min: Math.max(MIN_DURATION_SECONDS, upstream.durationSeconds.min), max: record.max_duration, fixed: false },
+    resolutions: supportedResolutions(model),
+    reference_resolutions: referenceMode ? supportedResolutions(model, 'reference') : null,
+    ratios: [...upstream.ratios],
+    generate_audio: upstream.audio,
   };
 }

@@ -1,0 +1,132 @@
+/**
+ * Ark's documented contract for its Seedance video models, the gateway's reading (DESIGN rows 6, 31):
+ * ids per platform, input modes, counts, durations, resolutions, ratios, audio. The catalog draws each
+ * model's capabilities from here; the local simulator keeps its own reading (lib/local/ark-simulator-*).
+ * Sources: Volcengine doc 82379/1520757 "创建视频生成任务 API" (current copy), BytePlus ModelArk 1520757,
+ * ../shared/upstream/ark-notes.md; rules only third parties state are marked so and kept on the safe side.
+ */
+import type { Ratio, Resolution } from './generation-options.js';
+
+export const ARK_PLATFORMS = ['byteplus', 'volcengine'] as const;
+export type ArkPlatform = (typeof ARK_PLATFORMS)[number];
+
+/** The roles our images take upstream (DESIGN row 6): one first frame, first + last, or references. */
+export const IMAGE_MODES = ['first_frame', 'first_last_frame', 'reference'] as const;
+export type ImageMode = (typeof IMAGE_MODES)[number];
+
+export interface UpstreamModel {
+  label: string;
+  /** The model id on each platform; a platform without it does not offer the model. */
+  ids: Partial<Record<ArkPlatform, string>>;
+  /** Whether a prompt alone is enough (text-to-video). */
+  textOnly: boolean;
+  /** Image modes the model takes, the first its default; none: images are refused. */
+  imageModes: readonly ImageMode[];
+  /** Reference images in `reference` mode. */
+  referenceImages: { min: number; max: number };
+  /** Reference videos and audios (reference mode only), and all reference items together. */
+  maxVideos: number;
+  maxAudios: number;
+  maxReferenceItems: number;
+  /** Ark: a reference audio needs an image or a video beside it. */
+  audioNeedsVisual: boolean;
+  durationSeconds: { min: number; max: number };
+  resolutions: readonly Resolution[];
+  /** Resolutions allowed in `reference` mode when narrower than `resolutions`. */
+  referenceResolutions?: readonly Resolution[];
+  ratios: readonly Ratio[];
+  /** Generates sound (`generate_audio`); Ark refuses the field on models without it. */
+  audio: boolean;
+}
+
+/** Ark lists these six plus `adaptive`, which the gateway does not offer (ark-notes "Create body"). */
+const ALL_RATIOS: readonly Ratio[] = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'];
+const NO_REFERENCES = { referenceImages: { min: 0, max: 0 }, maxVideos: 0, maxAudios: 0, maxReferenceItems: 0 };
+
+export const ARK_MODELS = {
+  'seedance-1-0-lite-t2v': {
+    label: 'Seedance 1.0 Lite text-to-video',
+    ids: { volcengine: 'doubao-seedance-1-0-lite-t2v-250428', byteplus: 'seedance-1-0-lite-t2v-250428' },
+    textOnly: true,
+    imageModes: [],
+    ...NO_REFERENCES,
+    audioNeedsVisual: false,
+    durationSeconds: { min: 2, max: 12 },
+    resolutions: ['480p', '720p', '1080p'],
+    ratios: ALL_RATIOS,
+    audio: false,
+  },
+  'seedance-1-0-lite-i2v': {
+    label: 'Seedance 1.0 Lite image-to-video',
+    ids: { volcengine: 'doubao-seedance-1-0-lite-i2v-250428', byteplus: 'seedance-1-0-lite-i2v-250428' },
+    // An image-to-video model: no prompt-only requests.
+    textOnly: false,
+    imageModes: ['first_frame', 'first_last_frame', 'reference'],
+    referenceImages: { min: 1, max: 4 },
+    maxVideos: 0,
+    maxAudios: 0,
+    maxReferenceItems: 4,
+    audioNeedsVisual: false,
+    durationSeconds: { min: 2, max: 12 },
+    resolutions: ['480p', '720p', '1080p'],
+    // 1080p for first / first+last frames, not with reference images (doc 1520757).
+    referenceResolutions: ['480p', '720p'],
+    ratios: ALL_RATIOS,
+    audio: false,
+  },
+  'seedance-1-5-pro': {
+    label: 'Seedance 1.5 Pro',
+    ids: { volcengine: 'doubao-seedance-1-5-pro-251215', byteplus: 'seedance-1-5-pro-251215' },
+    textOnly: true,
+    // First frame or first + last frame; no reference images, videos or audios.
+    imageModes: ['first_frame', 'first_last_frame'],
+    ...NO_REFERENCES,
+    audioNeedsVisual: false,
+    durationSeconds: { min: 4, max: 12 },
+    resolutions: ['480p', '720p', '1080p'],
+    ratios: ALL_RATIOS,
+    audio: true,
+  },
+  'seedance-2-0': {
+    label: 'Seedance 2.0',
+    ids: { volcengine: 'doubao-seedance-2-0-260128', byteplus: 'dreamina-seedance-2-0-260128' },
+    textOnly: true,
+    imageModes: ['first_frame', 'first_last_frame', 'reference'],
+    // ≤ 9 images + ≤ 3 videos + ≤ 3 audios; "≤ 12 items in all" is third-party only, kept (it refuses more).
+    referenceImages: { min: 0, max: 9 },
+    maxVideos: 3,
+    maxAudios: 3,
+    maxReferenceItems: 12,
+    audioNeedsVisual: true,
+    durationSeconds: { min: 4, max: 15 },
+    // 1080p: allowed by the current doc (the launch text refused it); 2k/4k: third-party claims only.
+    resolutions: ['480p', '720p', '1080p'],
+    ratios: ALL_RATIOS,
+    audio: true,
+  },
+  'seedance-2-0-fast': {
+    label: 'Seedance 2.0 Fast',
+    // BytePlus id from third-party copies of BytePlus 1520757 only.
+    ids: { volcengine: 'doubao-seedance-2-0-fast-260128', byteplus: 'dreamina-seedance-2-0-fast-260128' },
+    textOnly: true,
+    imageModes: ['first_frame', 'first_last_frame', 'reference'],
+    referenceImages: { min: 0, max: 9 },
+    maxVideos: 3,
+    maxAudios: 3,
+    maxReferenceItems: 12,
+    audioNeedsVisual: true,
+    durationSeconds: { min: 4, max: 15 },
+    resolutions: ['480p', '720p'],
+    ratios: ALL_RATIOS,
+    audio: true,
+  },
+} as const satisfies Record<string, UpstreamModel>;
+
+/** The id Ark knows the model by on `platform`; undefined for an unknown key or a platform without it. */
+export function arkModelId(key: string, platform: ArkPlatform): string | undefined {
+  const models: Readonly<Record<string, UpstreamModel>> = ARK_MODELS;
+  return Object.hasOwn(models, key) ? models[key]?.ids[platform] : undefined;
+}
+
+/** `execution_expires_after` bounds in seconds (ark-notes "Create body": 3600 … 259200, default 172800). */
+export const ARK_EXPIRY_SECONDS = { min: 3600, max: 259_200 } as const;

@@ -1,0 +1,69 @@
+/**
+ * Prompt markers that make the simulated Ark misbehave the ways the real one can, per job: a failed or
+ * expired task, a refused or rate-limited create, a flaky poll, a lost task, a bad download. Markers
+ * combine (later ones win on the same field), so a new fault is one row in MARKERS plus, if it needs
+ * it, one branch where the simulator reads the field.
+ */
+
+export interface Behaviour {
+  /**
+   * What the job ends as once queuedMs + runningMs have passed; `hang` stays running until its
+   * execution_expires_after runs out (then `expired`); `expired` ends as `expired` at once.
+   */
+  outcome: 'succeeded' | 'failed' | 'expired' | 'hang';
+  failure: { code: string; message: string };
+  /** GET answers 503 for this many polls before behaving. */
+  unavailablePolls: number;
+  /** GET answers 404 right after creation, as if the upstream lost the task. */
+  lost: boolean;
+  download: 'ok' | 'broken' | 'not-video' | 'slow';
+  /** POST answers 400, as Ark does for a prompt its input moderation refuses. */
+  rejectCreate: boolean;
+  /** POST of this exact prompt answers 429 this many times, then creates the task. */
+  rateLimitedCreates: number;
+  /** Added to the running time: a long generation, whatever the simulator's timings. */
+  extraRunningMs: number;
+}
+
+export const DEFAULT_BEHAVIOUR: Behaviour = {
+  outcome: 'succeeded',
+  failure: { code: 'InternalServiceError', message: 'The service encountered an unexpected internal error.' },
+  unavailablePolls: 0,
+  lost: false,
+  download: 'ok',
+  rejectCreate: false,
+  rateLimitedCreates: 0,
+  extraRunningMs: 0,
+};
+
+export const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
+  '[simulate:fail]': {
+    outcome: 'failed',
+    // Real Ark code for output moderation (error-code table, 400 BadRequest family).
+    failure: {
+      code: 'OutputVideoSensitiveContentDetected',
+      message: 'The request failed because the output video may contain sensitive information.',
+    },
+  },
+  // The task outlives its execution_expires_after: reported `expired` when it would have finished.
+  '[simulate:expire]': { outcome: 'expired' },
+  '[simulate:upstream-5xx]': { unavailablePolls: 2 },
+  '[simulate:hang]': { outcome: 'hang' },
+  '[simulate:lost]': { lost: true },
+  '[simulate:broken-download]': { download: 'broken' },
+  '[simulate:not-video]': { download: 'not-video' },
+  '[simulate:reject]': { rejectCreate: true },
+  // The first two creates of this exact prompt answer 429 RateLimitExceeded.EndpointRPMExceeded (a
+  // retrying client gets through on the third); counted per prompt, in memory only.
+  '[simulate:rate-limit]': { rateLimitedCreates: 2 },
+  '[simulate:slow]': { extraRunningMs: 20_000 },
+  '[simulate:slow-download]': { download: 'slow' },
+};
+
+export function behaviourFor(prompt: string): Behaviour {
+  let behaviour = { ...DEFAULT_BEHAVIOUR };
+  for (const [marker, override] of Object.entries(MARKERS)) {
+    if (prompt.includes(marker)) behaviour = { ...behaviour, ...override };
+  }
+  return behaviour;
+}
