@@ -43,6 +43,21 @@ export interface UpstreamModel {
 const ALL_RATIOS: readonly Ratio[] = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'];
 const NO_REFERENCES = { referenceImages: { min: 0, max: 0 }, maxVideos: 0, maxAudios: 0, maxReferenceItems: 0 };
 
+/** Seedance 2.0 and 2.0 fast take the same inputs (doc 1520757); they differ in resolutions. */
+const SEEDANCE_2_INPUTS = {
+  textOnly: true,
+  imageModes: ['first_frame', 'first_last_frame', 'reference'],
+  // ≤ 9 images + ≤ 3 videos + ≤ 3 audios; "≤ 12 items in all" is third-party only, kept (it refuses more).
+  referenceImages: { min: 0, max: 9 },
+  maxVideos: 3,
+  maxAudios: 3,
+  maxReferenceItems: 12,
+  audioNeedsVisual: true,
+  durationSeconds: { min: 4, max: 15 },
+  ratios: ALL_RATIOS,
+  audio: true,
+} as const;
+
 export const ARK_MODELS = {
   'seedance-1-0-lite-t2v': {
     label: 'Seedance 1.0 Lite text-to-video',
@@ -90,35 +105,16 @@ export const ARK_MODELS = {
   'seedance-2-0': {
     label: 'Seedance 2.0',
     ids: { volcengine: 'doubao-seedance-2-0-260128', byteplus: 'dreamina-seedance-2-0-260128' },
-    textOnly: true,
-    imageModes: ['first_frame', 'first_last_frame', 'reference'],
-    // ≤ 9 images + ≤ 3 videos + ≤ 3 audios; "≤ 12 items in all" is third-party only, kept (it refuses more).
-    referenceImages: { min: 0, max: 9 },
-    maxVideos: 3,
-    maxAudios: 3,
-    maxReferenceItems: 12,
-    audioNeedsVisual: true,
-    durationSeconds: { min: 4, max: 15 },
+    ...SEEDANCE_2_INPUTS,
     // 1080p: allowed by the current doc (the launch text refused it); 2k/4k: third-party claims only.
     resolutions: ['480p', '720p', '1080p'],
-    ratios: ALL_RATIOS,
-    audio: true,
   },
   'seedance-2-0-fast': {
     label: 'Seedance 2.0 Fast',
     // BytePlus id from third-party copies of BytePlus 1520757 only.
     ids: { volcengine: 'doubao-seedance-2-0-fast-260128', byteplus: 'dreamina-seedance-2-0-fast-260128' },
-    textOnly: true,
-    imageModes: ['first_frame', 'first_last_frame', 'reference'],
-    referenceImages: { min: 0, max: 9 },
-    maxVideos: 3,
-    maxAudios: 3,
-    maxReferenceItems: 12,
-    audioNeedsVisual: true,
-    durationSeconds: { min: 4, max: 15 },
+    ...SEEDANCE_2_INPUTS,
     resolutions: ['480p', '720p'],
-    ratios: ALL_RATIOS,
-    audio: true,
   },
 } as const satisfies Record<string, UpstreamModel>;
 

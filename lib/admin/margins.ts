@@ -63,8 +63,8 @@ export function optionSets(model: VideoModel, prices: UpstreamPrices): OptionSet
                 ...(audios ? { audio_urls: Array(audios).fill(URL) } : {}),
               };
               const resolved = accepted(model, fields);
-              // A per_call model makes one duration whatever was sent: cost it once.
-              if (!resolved || (resolved.durationSeconds !== duration && duration !== 5)) continue;
+              // A fixed-duration model makes one duration whatever was sent: cost it once.
+              if (!resolved || (model.record.fixed_duration !== undefined && duration !== 5)) continue;
               for (const platform of ARK_PLATFORMS) {
                 if (upstream.ids[platform] === undefined) continue;
                 const costUnits = upstreamCostUnits(prices, {

@@ -121,6 +121,10 @@ export function upstreamCostUnits(prices: UpstreamPrices, request: CostedRequest
   const frames = FPS * (request.durationSeconds + (withVideo ? MAX_INPUT_VIDEO_SECONDS : 0)) + 1;
   const tokens = Math.ceil((width * height * frames) / 1024);
   const rates = price.per_million_tokens;
+  // Ark prices no model by both resolution and sound; one that did would need both premiums applied.
+  if (rates.with_audio !== undefined && rates['1080p'] !== undefined) {
+    throw new Error(`${request.upstreamModel}: a 1080p rate beside an audio rate is not supported`);
+  }
   const hd = request.resolution === '1080p';
   const rate =
     (withVideo && hd ? rates['1080p_with_video_input'] : undefined) ??

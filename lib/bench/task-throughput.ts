@@ -53,7 +53,13 @@ export async function runTaskThroughput(log: (line: string) => void): Promise<Th
         fetch(`${stack.ready.baseUrl}/api/v1/video/generate`, {
           method: 'POST',
           headers,
-          body: JSON.stringify({ model: 'seedance-1.0-lite-i2v', prompt: `${accountId} #${i}`, duration: 5 }),
+          body: JSON.stringify({
+            model: 'seedance-1.0-lite-i2v',
+            prompt: `${accountId} #${i}`,
+            duration: 5,
+            // An image-to-video model: an image is required; the simulator never fetches it.
+            image_urls: ['https://93.184.215.14/boat.png'],
+          }),
         }).then(
           async (response) => (response.ok ? 'ok' : `${response.status} ${(await response.text()).slice(0, 100)}`),
           (error: Error) => `no answer: ${String(error.cause ?? error.message)}`,

@@ -79,15 +79,29 @@ describe('a task that succeeds', () => {
   it('accepts Form B field names and applies Form B defaults', async () => {
     const { key } = await newAccount(stack, '50');
     const models = await callApi<{ id: string; name: string }[]>(stack, 'GET', '/api/v1/models', { key });
-    const ultra = models.body.data.find((model) => model.name === 'seedance-2.0-ultra');
+    const v2 = models.body.data.find((model) => model.name === 'seedance-2.0');
     const submit = await callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
       key,
-      body: { modelId: ultra?.id, prompt: 'city at night', resolution: '4k', imageUrls: ['https://example.com/a.png'] },
+      body: {
+        modelId: v2?.id,
+        prompt: 'city at night',
+        resolution: '1080p',
+        imageUrls: ['https://93.184.215.14/a.png'],
+      },
     });
-    // Form B default duration 5: 1 CNY/s × 5 s × 4 (4k) = 20 CNY.
-    expect(submit.body).toMatchObject({ code: 0, data: { status: 'pending', cost: 20 } });
+    // Form B default duration 5: 1.4 CNY/s × 5 s × 2.2 (1080p) = 15.4 CNY.
+    expect(submit.body).toMatchObject({ code: 0, data: { status: 'pending', cost: 15.4 } });
     const { final } = await followTask(key, submit.body.data.task_id);
-    expect(final.body.data.status).toBe('success');
+    // The task shows what was made (issue 17): one image is the first frame by default.
+    expect(final.body.data).toMatchObject({
+      status: 'success',
+      model: 'seedance-2.0',
+      duration: 5,
+      resolution: '1080p',
+      ratio: '16:9',
+      generate_audio: true,
+      image_mode: 'first_frame',
+    });
   });
 });
 

@@ -21,7 +21,12 @@ describe('200 concurrent submits against a balance that covers exactly 20', () =
   it('creates exactly 20 tasks, answers 402 to the other 180, and leaves the balance at exactly 0', async () => {
     // seedance-1.0-lite-i2v costs 2.5 × 1.2 = 3 CNY per call: 60 CNY covers exactly 20.
     const { accountId, key } = await newAccount(stack, '60');
-    const body = { model: 'seedance-1.0-lite-i2v', prompt: 'a paper boat', duration: 5 };
+    const body = {
+      model: 'seedance-1.0-lite-i2v',
+      prompt: 'a paper boat',
+      duration: 5,
+      image_urls: ['https://93.184.215.14/boat.png'],
+    };
     const responses = await Promise.all(
       Array.from({ length: 200 }, () => callApi(stack, 'POST', '/api/v1/video/generate', { key, body })),
     );
@@ -39,7 +44,12 @@ describe('200 concurrent submits against a balance that covers exactly 20', () =
 
   it('keeps per-key quota exact under the same contention', async () => {
     const { accountId, key } = await newAccount(stack, '1000', { quotaYuan: '30' });
-    const body = { model: 'seedance-1.0-lite-i2v', prompt: 'a paper boat', duration: 5 };
+    const body = {
+      model: 'seedance-1.0-lite-i2v',
+      prompt: 'a paper boat',
+      duration: 5,
+      image_urls: ['https://93.184.215.14/boat.png'],
+    };
     const responses = await Promise.all(
       Array.from({ length: 60 }, () => callApi(stack, 'POST', '/api/v1/video/generate', { key, body })),
     );

@@ -66,7 +66,7 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
     const account = accounts[index % ACCOUNTS]!;
     const response = await callApi<{ task_id: string; cost: number }>(api, 'POST', '/api/v1/video/generate', {
       key: account.key,
-      body: { model: LITE.model, prompt, duration: 5 },
+      body: { model: LITE.model, prompt, duration: 5, image_urls: ['https://93.184.215.14/boat.png'] },
     });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     return { id: response.body.data.task_id, prompt, wave, account, costUnits: toUnits(response.body.data.cost) };

@@ -29,7 +29,12 @@ beforeAll(async () => {
   const someone = await newAccount(stack, '100', { ratePerSecond: 1_000_000 });
   const submitted = await callApi<{ task_id: string }>(stack, 'POST', '/api/v1/video/generate', {
     key: someone.key,
-    body: { model: 'seedance-1.0-lite-i2v', prompt: 'not yours', duration: 5 },
+    body: {
+      model: 'seedance-1.0-lite-i2v',
+      prompt: 'not yours',
+      duration: 5,
+      image_urls: ['https://93.184.215.14/boat.png'],
+    },
   });
   other = { ...someone, taskId: submitted.body.data.task_id };
   const disabled = await newAccount(stack, '100');
@@ -160,16 +165,21 @@ const contentType = fc.oneof(
   headerValue,
 );
 
-const MODELS = ['seedance-1.5-pro', 'seedance-2.0-ultra', 'seedance-1.0-lite-i2v', 'SEEDANCE-1.5-PRO', ''];
+const MODELS = ['seedance-1.5-pro', 'seedance-2.0', 'seedance-1.0-lite-i2v', 'SEEDANCE-1.5-PRO', ''];
 const anyJson = fc.jsonValue({ maxDepth: 3 });
 
 /** Valid submits of both forms, each a starting point for mutations. */
 const VALID_BODIES: readonly Record<string, unknown>[] = [
-  { model: 'seedance-1.0-lite-i2v', prompt: 'a paper boat', duration: 5 },
+  {
+    model: 'seedance-1.0-lite-i2v',
+    prompt: 'a paper boat',
+    duration: 5,
+    image_urls: ['https://93.184.215.14/boat.png'],
+  },
   { model: 'seedance-1.5-pro', prompt: 'a red fox in the snow', duration: 5, resolution: '720p', ratio: '16:9' },
   { model: 'seedance-1.5-pro', prompt: 'waves', duration: 4, generate_audio: true, seed: 42 },
   { modelId: '0d5a8f3e-9c2b-4a7d-b6e1-7f4c2d9a8e33', prompt: 'form B', imageUrls: ['https://example.com/a.png'] },
-  { model: 'seedance-2.0-ultra', prompt: 'city at night', duration: 5, resolution: '720p' },
+  { model: 'seedance-2.0', prompt: 'city at night', duration: 5, resolution: '720p' },
 ];
 
 /** Values that sit at or across the edges of what each field accepts. */
@@ -237,7 +247,7 @@ const body = fc.oneof(
     arbitrary: fc.constantFrom(
       '{"model": ',
       '{"model":"seedance-1.5-pro","prompt":"x"} trailing',
-      '{"model":"seedance-1.5-pro","model":"seedance-2.0-ultra","prompt":"dup"}',
+      '{"model":"seedance-1.5-pro","model":"seedance-2.0","prompt":"dup"}',
       `${'['.repeat(5_000)}${']'.repeat(5_000)}`,
       '{"__proto__":{"prompt":"polluted"},"model":"seedance-1.5-pro"}',
       '',

@@ -43,6 +43,7 @@ const submitBody = fc.oneof(
     model: fc.constant('seedance-1.0-lite-i2v'),
     prompt: fc.constantFrom('a kite', 'a leaf [simulate:fail]'),
     duration: fc.constant(5),
+    image_urls: fc.constant(['https://93.184.215.14/kite.png']),
   }),
 );
 const operation: fc.Arbitrary<Operation> = fc.oneof(

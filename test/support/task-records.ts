@@ -1,7 +1,9 @@
 /**
- * The one task-record builder of the tests: a pending seedance-1.5-pro task (4.2 CNY) with fixed ids and
- * times, any field (and any field of its generation) overridden; taskRecordFor, a new 3 CNY lite task of
- * an account, dated now, for tests that write tasks straight to the table (crashes, races).
+ * The one task-record builder of the tests: a pending seedance-1.5-pro task (4.2 CNY: 5 s 720p with sound
+ * from a first frame) with fixed ids and times, any field (and any field of its generation) overridden;
+ * taskRecordFor, a new 3 CNY lite i2v task of an account (one first frame), dated now, for tests that write
+ * tasks straight to the table (crashes, races). Both are generations the gateway resolves and the upstream
+ * (or its simulator) accepts: `upstream_model` is the contract key (functions/core/ark-contract.ts).
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -27,7 +29,7 @@ export function taskRecord(fields: TaskRecordFields = {}): TaskRecord {
     status: 'pending',
     cost_units: 42_000,
     upstream_provider: 'ark',
-    upstream_model: 'doubao-seedance-1-5-pro-251215',
+    upstream_model: 'seedance-1-5-pro',
     created_at: '2026-11-21T09:59:00.000Z',
     updated_at: '2026-11-21T09:59:00.000Z',
     deadline_at: '2026-11-21T10:59:00.000Z',
@@ -40,6 +42,7 @@ export function taskRecord(fields: TaskRecordFields = {}): TaskRecord {
       ratio: '16:9',
       durationSeconds: 5,
       generateAudio: true,
+      imageMode: 'first_frame',
       imageUrls: ['https://cdn.example.com/fox.png'],
       videoUrls: [],
       audioUrls: [],
@@ -59,7 +62,7 @@ export function taskRecordFor(
     account_id: owner.accountId,
     key_hash: owner.keyHash,
     cost_units: 30_000,
-    upstream_model: 'doubao-seedance-1-0-lite-i2v-250428',
+    upstream_model: 'seedance-1-0-lite-i2v',
     created_at: now,
     updated_at: now,
     deadline_at: new Date(Date.now() + 3_600_000).toISOString(),
@@ -69,7 +72,8 @@ export function taskRecordFor(
       modelName: 'seedance-1.0-lite-i2v',
       prompt: 'x',
       generateAudio: false,
-      imageUrls: [],
+      // An image-to-video model: its one image is the first frame.
+      imageUrls: ['https://cdn.example.com/x.png'],
       ...generation,
     },
   });

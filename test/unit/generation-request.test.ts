@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { codePointLength, parseGenerationBody } from '../../functions/core/generation-request.js';
 import { RATIOS, RESOLUTIONS } from '../../functions/core/generation-options.js';
+import { IMAGE_MODES } from '../../functions/core/ark-contract.js';
 import { invalidRequest } from './support.js';
 
 const MODEL_UUID = '6f1c2a0e-5b7d-4c1e-9a3f-0d2b8e4c7a11';
@@ -93,6 +94,7 @@ describe('both spellings of every field (row 1)', () => {
     { snake: 'audio_urls', camel: 'audioUrls', key: 'audioUrls', value: ['http://cdn.example.com/ref/a.mp3'] },
     { snake: 'webhook_url', camel: 'webhookUrl', key: 'webhookUrl', value: 'https://hooks.example.com/done' },
     { snake: 'generate_audio', camel: 'generateAudio', key: 'generateAudio', value: false },
+    { snake: 'image_mode', camel: 'imageMode', key: 'imageMode', value: 'first_last_frame' },
   ] as const;
 
   describe.each(spellings)('$snake / $camel', ({ snake, camel, key, value }) => {
@@ -136,6 +138,7 @@ describe('both spellings of every field (row 1)', () => {
       audioUrls: ['https://cdn.example.com/a.wav'],
       webhookUrl: 'https://hooks.example.com/b',
       generateAudio: true,
+      imageMode: 'reference',
       seed: 7,
     });
     expect(body).toEqual({
@@ -151,7 +154,14 @@ describe('both spellings of every field (row 1)', () => {
       seed: 7,
       webhookUrl: 'https://hooks.example.com/b',
       generateAudio: true,
-      fieldNames: { imageUrls: 'imageUrls', videoUrls: 'videoUrls', audioUrls: 'audioUrls', webhookUrl: 'webhookUrl' },
+      imageMode: 'reference',
+      fieldNames: {
+        imageUrls: 'imageUrls',
+        videoUrls: 'videoUrls',
+        audioUrls: 'audioUrls',
+        webhookUrl: 'webhookUrl',
+        imageMode: 'imageMode',
+      },
     });
   });
 
@@ -169,13 +179,22 @@ describe('both spellings of every field (row 1)', () => {
       seed: undefined,
       webhookUrl: undefined,
       generateAudio: undefined,
+      imageMode: undefined,
       fieldNames: {
         imageUrls: 'image_urls',
         videoUrls: 'video_urls',
         audioUrls: 'audio_urls',
         webhookUrl: 'webhook_url',
+        imageMode: 'image_mode',
       },
     });
+  });
+
+  it('optional fields left out are absent keys, not keys holding undefined', () => {
+    const body = parse({ resolution: null, duration: null, seed: null, image_mode: null });
+    for (const key of ['resolution', 'durationSeconds', 'ratio', 'seed', 'webhookUrl', 'generateAudio', 'imageMode']) {
+      expect(Object.hasOwn(body, key), key).toBe(false);
+    }
   });
 });
 
@@ -200,6 +219,7 @@ describe('which form (row 2)', () => {
     ['audioUrls', []],
     ['webhookUrl', 'https://hooks.example.com/b'],
     ['generateAudio', false],
+    ['imageMode', 'reference'],
   ])('any camelCase field (%s) makes it Form B', (field, value) => {
     const fields: Record<string, unknown> = { prompt: 'p', [field]: value };
     if (field !== 'modelId') fields.model = 'seedance-1.5-pro';
@@ -207,7 +227,7 @@ describe('which form (row 2)', () => {
   });
 
   it('a camelCase field sent as null does not make it Form B', () => {
-    expect(parse({ imageUrls: null, webhookUrl: null }).form).toBe('A');
+    expect(parse({ imageUrls: null, webhookUrl: null, imageMode: null }).form).toBe('A');
   });
 
   it('snake_case and camelCase of different fields mix (Form B, both read)', () => {
@@ -410,6 +430,109 @@ describe.each(['generate_audio', 'generateAudio'])('%s', (field) => {
 
   it.each(['true', 1, 0, 'yes'])('rejects %j', (value) => {
     rejects({ ...BASE, [field]: value }, `${field}: must be true or false`);
+  });
+});
+
+describe.each(['image_mode', 'imageMode'])("%s: the images' role upstream (row 6)", (field) => {
+  it.each(IMAGE_MODES)('accepts %s', (mode) => {
+    expect(parse({ [field]: mode, image_urls: [IMAGE] }).imageMode).toBe(mode);
+  });
+
+  it('the modes are exactly first_frame, first_last_frame and reference', () => {
+    expect([...IMAGE_MODES]).toEqual(['first_frame', 'first_last_frame', 'reference']);
+  });
+
+  it.each(['last_frame', 'first-frame', 'FIRST_FRAME', 'references', 'text', '', 1, true, ['reference'], {}])(
+    'rejects %j, naming the allowed ones',
+    (mode) => {
+      rejects({ ...BASE, [field]: mode }, `${field}: must be one of first_frame, first_last_frame, reference`);
+    },
+  );
+
+  it('null is treated as absent', () => {
+    expect(parse({ [field]: null }).imageMode).toBeUndefined();
+  });
+
+  it('messages name the spelling sent', () => {
+    expect(parse({ [field]: 'reference' }).fieldNames.imageMode).toBe(field);
+  });
+
+  it(`${field} is read without images: whether it fits them is the model's check (step 2)`, () => {
+    expect(parse({ [field]: 'first_frame' }).imageMode).toBe('first_frame');
+  });
+});
+
+describe('unknown fields (row 1: a misspelt field must not silently bill the default)', () => {
+  const KNOWN: Record<string, unknown> = {
+    model: 'seedance-1.5-pro',
+    model_id: MODEL_UUID,
+    modelId: MODEL_UUID,
+    prompt: 'p',
+    resolution: '720p',
+    duration: 10,
+    ratio: '16:9',
+    image_urls: [IMAGE],
+    imageUrls: [IMAGE],
+    video_urls: [],
+    videoUrls: [],
+    audio_urls: [],
+    audioUrls: [],
+    seed: 1,
+    webhook_url: 'https://hooks.example.com/a',
+    webhookUrl: 'https://hooks.example.com/a',
+    generate_audio: true,
+    generateAudio: true,
+    image_mode: 'first_frame',
+    imageMode: 'first_frame',
+  };
+
+  it.each(Object.entries(KNOWN))('%s is a known field', (field, value) => {
+    const model = field === 'model_id' || field === 'modelId' ? {} : { model: 'seedance-1.5-pro' };
+    expect(() => parseGenerationBody({ ...model, prompt: 'p', [field]: value })).not.toThrow();
+  });
+
+  it('a misspelt duration (durration) → 400 naming it, even beside a valid body', () => {
+    rejects({ ...BASE, duration: 5, durration: 10 }, /^unknown field: durration$/);
+  });
+
+  it('several unknown fields → 400 naming each, in the order sent', () => {
+    rejects(
+      { ...BASE, durration: 10, aspect_ratio: '16:9', Model: 'x' },
+      /^unknown fields: durration, aspect_ratio, Model$/,
+    );
+  });
+
+  it.each([
+    'Prompt',
+    'durations',
+    'image_url',
+    'imageURLs',
+    'image_urls ',
+    'generateaudio',
+    'imagemode',
+    'image-mode',
+    'callback_url',
+    'negative_prompt',
+    'watermark',
+    'content',
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+  ])('%j is not a known field', (field) => {
+    rejects({ ...BASE, [field]: 'x' }, `unknown field: ${field}`);
+  });
+
+  it('__proto__ sent as a JSON key is an unknown field too', () => {
+    const body: unknown = JSON.parse('{"model":"seedance-1.5-pro","prompt":"p","__proto__":{"duration":5}}');
+    rejects(body, 'unknown field: __proto__');
+  });
+
+  it('an unknown field is refused even when null', () => {
+    rejects({ ...BASE, durration: null }, 'unknown field: durration');
+  });
+
+  it('an unknown field is named before the other problems of the body', () => {
+    rejects({ prompt: '', durration: 5 }, 'unknown field: durration');
   });
 });
 

@@ -11,7 +11,17 @@ import { costUnits, UnpricedResolutionError } from '../../functions/core/pricing
 import type { PricedRequest } from '../../functions/core/pricing.js';
 import { supportedResolutions, toVideoModel } from '../../functions/core/video-model.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
-import { buildModel, catalogModel, catalogRecord, catalogRecords, LITE, PRO, ULTRA } from './support.js';
+import {
+  buildModel,
+  catalogModel,
+  catalogRecord,
+  catalogRecords,
+  LITE,
+  LITE_T2V,
+  PRO,
+  V2,
+  V2_FAST,
+} from './support.js';
 
 function priced(overrides: Partial<PricedRequest> = {}): PricedRequest {
   return {
@@ -24,7 +34,7 @@ function priced(overrides: Partial<PricedRequest> = {}): PricedRequest {
   };
 }
 
-describe('seedance-1.5-pro (per_second 0.6/s, 480p ×0.5, 720p ×1, 1080p ×2.25, audio 1.2, material 0.3)', () => {
+describe('seedance-1.5-pro (per_second 0.6/s, 480p ×0.5, 720p ×1, 1080p ×2.25, audio 1.2)', () => {
   const model = catalogModel(PRO);
 
   it.each([
@@ -34,41 +44,66 @@ describe('seedance-1.5-pro (per_second 0.6/s, 480p ×0.5, 720p ×1, 1080p ×2.25
     ['5 s 480p with audio: 0.6×5×0.5 + 1.2 = 2.7', priced({ resolution: '480p', generateAudio: true }), 27_000],
     ['12 s 1080p without audio: 0.6×12×2.25 = 16.2', priced({ resolution: '1080p', durationSeconds: 12 }), 162_000],
     ['7 s 480p without audio: 0.6×7×0.5 = 2.1', priced({ resolution: '480p', durationSeconds: 7 }), 21_000],
+  ])('%s yuan', (_label, request, units) => {
+    expect(costUnits(model, request)).toBe(units);
+  });
+
+  it.each(['2k', '4k'] as const)('%s has no price (Ark does not make it)', (resolution) => {
+    expect(() => costUnits(model, priced({ resolution }))).toThrow(UnpricedResolutionError);
+  });
+});
+
+describe('seedance-2.0 (per_second 1.4/s, 480p ×0.5, 720p ×1, 1080p ×2.2, no audio extra, material 18.5)', () => {
+  const model = catalogModel(V2);
+
+  it.each([
+    ['5 s 720p: 1.4×5×1 = 7', priced(), 70_000],
+    ['7 s 1080p: 1.4×7×2.2 = 21.56', priced({ resolution: '1080p', durationSeconds: 7 }), 215_600],
+    ['15 s 480p: 1.4×15×0.5 = 10.5', priced({ resolution: '480p', durationSeconds: 15 }), 105_000],
+    ['5 s 720p with audio, audio_extra 0: still 7', priced({ generateAudio: true }), 70_000],
+    ['5 s 720p with one reference video: 7 + 18.5 = 25.5', priced({ videoReferenceCount: 1 }), 255_000],
+    ['5 s 720p with one reference audio: 7 + 18.5 = 25.5', priced({ audioReferenceCount: 1 }), 255_000],
     [
-      '5 s 720p with audio, 2 reference videos and 1 audio: 4.2 + 3×0.3 = 5.1',
-      priced({ generateAudio: true, videoReferenceCount: 2, audioReferenceCount: 1 }),
-      51_000,
-    ],
-    [
-      '12 s 1080p with audio, 3 videos and 3 audios: 16.2 + 1.2 + 6×0.3 = 19.2',
-      priced({
-        resolution: '1080p',
-        durationSeconds: 12,
-        generateAudio: true,
-        videoReferenceCount: 3,
-        audioReferenceCount: 3,
-      }),
-      192_000,
+      '15 s 1080p with 3 reference videos and 3 audios: 1.4×15×2.2 + 6×18.5 = 46.2 + 111 = 157.2',
+      priced({ resolution: '1080p', durationSeconds: 15, videoReferenceCount: 3, audioReferenceCount: 3 }),
+      1_572_000,
     ],
   ])('%s yuan', (_label, request, units) => {
     expect(costUnits(model, request)).toBe(units);
   });
+
+  it.each(['2k', '4k'] as const)('%s has no price (Ark does not make it)', (resolution) => {
+    expect(() => costUnits(model, priced({ resolution }))).toThrow(`seedance-2.0 has no price for ${resolution}`);
+  });
 });
 
-describe('seedance-2.0-ultra (per_second 1/s, 720p ×1, 1080p ×1.5, 2k ×2.5, 4k ×4, material 0.5)', () => {
-  const model = catalogModel(ULTRA);
+describe('seedance-2.0-fast (per_second 1.1/s, 480p ×0.5, 720p ×1, material 5.5; no 1080p)', () => {
+  const model = catalogModel(V2_FAST);
 
   it.each([
-    ['5 s 720p: 1×5×1 = 5', priced(), 50_000],
-    ['7 s 1080p: 1×7×1.5 = 10.5', priced({ resolution: '1080p', durationSeconds: 7 }), 105_000],
-    ['10 s 2k: 1×10×2.5 = 25', priced({ resolution: '2k', durationSeconds: 10 }), 250_000],
-    ['30 s 4k: 1×30×4 = 120', priced({ resolution: '4k', durationSeconds: 30 }), 1_200_000],
+    ['5 s 720p: 1.1×5×1 = 5.5', priced(), 55_000],
+    ['15 s 480p: 1.1×15×0.5 = 8.25', priced({ resolution: '480p', durationSeconds: 15 }), 82_500],
     [
-      '30 s 4k with 3 reference videos: 120 + 3×0.5 = 121.5',
-      priced({ resolution: '4k', durationSeconds: 30, videoReferenceCount: 3 }),
-      1_215_000,
+      '10 s 720p with audio, 2 reference videos and 1 audio: 11 + 3×5.5 = 27.5',
+      priced({ durationSeconds: 10, generateAudio: true, videoReferenceCount: 2, audioReferenceCount: 1 }),
+      275_000,
     ],
-    ['5 s 720p with audio, audio_extra 0: still 5', priced({ generateAudio: true }), 50_000],
+  ])('%s yuan', (_label, request, units) => {
+    expect(costUnits(model, request)).toBe(units);
+  });
+
+  it('1080p has no price (the fast model makes at most 720p)', () => {
+    expect(() => costUnits(model, priced({ resolution: '1080p' }))).toThrow('seedance-2.0-fast has no price for 1080p');
+  });
+});
+
+describe('seedance-1.0-lite (per_second 0.5/s, 480p ×0.5, 720p ×1, 1080p ×2; no audio, no references)', () => {
+  const model = catalogModel(LITE_T2V);
+
+  it.each([
+    ['5 s 720p: 0.5×5×1 = 2.5', priced(), 25_000],
+    ['12 s 1080p: 0.5×12×2 = 12', priced({ resolution: '1080p', durationSeconds: 12 }), 120_000],
+    ['7 s 480p: 0.5×7×0.5 = 1.75', priced({ resolution: '480p', durationSeconds: 7 }), 17_500],
   ])('%s yuan', (_label, request, units) => {
     expect(costUnits(model, request)).toBe(units);
   });
@@ -260,32 +295,34 @@ describe('property: cost never uses floats (BigInt reference over many requests)
   );
 
   it('150 random models with awkward prices and multipliers', () => {
+    const MADE = ['480p', '720p', '1080p'] as const;
     const next = randomSource(20_261_121);
     let mismatches = 0;
+    let checked = 0;
     for (let i = 0; i < 150; i += 1) {
       const perCall = i % 5 === 0;
       const pricing: RawPricing = {
         price_per_call: randomDecimal(next, 999, 4),
         price_per_second: randomDecimal(next, 99, 4),
+        // Every resolution the upstream models make (a record may not price one they do not).
         resolution_multipliers: Object.fromEntries(
-          RESOLUTIONS.map((resolution) => [resolution, `${1 + next(9)}.${String(next(1_000_000)).padStart(6, '0')}`]),
+          MADE.map((resolution) => [resolution, `${1 + next(9)}.${String(next(1_000_000)).padStart(6, '0')}`]),
         ),
         audio_extra: randomDecimal(next, 9, 4),
         material_surcharge: randomDecimal(next, 9, 4),
         quality_multiplier: randomDecimal(next, 9, 6),
       };
-      const record = {
-        ...catalogRecord(perCall ? LITE : PRO),
-        name: `random-${i}`,
-        max_duration: 30,
-        pricing,
-      };
+      // The durations are priced whatever the model allows: the formula takes any.
+      const record = { ...catalogRecord(perCall ? LITE : PRO), name: `random-${i}`, pricing };
       const model = toVideoModel(record);
       for (const request of requestsFor(model, [5, 7, 11, 13, 29, 30])) {
         const expected = referenceCost(model.record.billing_mode, pricing, request);
         if (BigInt(costUnits(model, request)) !== expected) mismatches += 1;
+        checked += 1;
       }
     }
     expect(mismatches).toBe(0);
+    // 120 per_second models × 6 durations × 3 resolutions × 16, and 30 per_call ones × 6 × 1 × 16.
+    expect(checked).toBe(120 * 6 * 3 * 16 + 30 * 6 * 16);
   });
 });

@@ -321,8 +321,8 @@ describe('the model itself', () => {
       videoUrls: [],
       audioUrls: [],
       webhookUrl: 'https://hooks.example.com/a',
-      // 0.5 × 5 × 2.25 + 0.5 = 6.125 yuan
-      costUnits: 61_250,
+      // 0.6 × 5 × 2.25 + 1.2 = 7.95 yuan
+      costUnits: 79_500,
     });
   });
 
@@ -334,10 +334,10 @@ describe('the model itself', () => {
   });
 
   it.each([
-    // Form A default 12 s 720p with audio: 0.5 × 12 + 0.5 = 6.5 yuan
-    [PRO, {}, 65_000],
-    // Form B default 5 s 720p with audio: 0.5 × 5 + 0.5 = 3 yuan
-    [PRO, FORM_B, 30_000],
+    // Form A default 12 s 720p with audio: 0.6 × 12 + 1.2 = 8.4 yuan
+    [PRO, {}, 84_000],
+    // Form B default 5 s 720p with audio: 0.6 × 5 + 1.2 = 4.2 yuan
+    [PRO, FORM_B, 42_000],
     // Form A default 15 s 720p: 1.4 × 15 = 21 yuan
     [V2, {}, 210_000],
     // 5 s 720p with one reference video: 1.4 × 5 + 18.5 = 25.5 yuan

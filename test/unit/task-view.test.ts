@@ -26,6 +26,11 @@ describe('toTaskView', () => {
         'finished_at',
         'error_message',
         'model',
+        'duration',
+        'resolution',
+        'ratio',
+        'generate_audio',
+        'image_mode',
         'result_url',
         'video_url_expires_at',
         'webhook',
@@ -43,10 +48,44 @@ describe('toTaskView', () => {
       finished_at: null,
       error_message: null,
       model: 'seedance-1.5-pro',
+      duration: 5,
+      resolution: '720p',
+      ratio: '16:9',
+      generate_audio: true,
+      image_mode: 'first_frame',
       result_url: null,
       video_url_expires_at: null,
       webhook: null,
     });
+  });
+
+  it('shows what the task was priced and made with, from its stored generation', () => {
+    const generation = {
+      modelName: 'seedance-2.0',
+      durationSeconds: 12,
+      resolution: '1080p',
+      ratio: '9:16',
+      generateAudio: false,
+      imageMode: 'reference',
+    } as const;
+    expect(toTaskView(task('running', { generation }))).toMatchObject({
+      model: 'seedance-2.0',
+      duration: 12,
+      resolution: '1080p',
+      ratio: '9:16',
+      generate_audio: false,
+      image_mode: 'reference',
+    });
+  });
+
+  it('image_mode is null for a task without images (text to video), not absent', () => {
+    const view = toTaskView(task('success', { generation: { imageUrls: [], imageMode: undefined } }));
+    expect(view).toHaveProperty('image_mode', null);
+    expect(view.image_mode).toBeNull();
+  });
+
+  it.each(['first_frame', 'first_last_frame', 'reference'] as const)('image_mode %s is shown as stored', (mode) => {
+    expect(toTaskView(task('pending', { generation: { imageMode: mode } })).image_mode).toBe(mode);
   });
 
   it('transferring: video_url and finished_at are null even if stored', () => {

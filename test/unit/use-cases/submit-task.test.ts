@@ -11,7 +11,7 @@ import type { SubmitTaskDeps } from '../../../functions/core/use-cases/submit-ta
 import { toVideoModel } from '../../../functions/core/video-model.js';
 import { ACCOUNT } from '../../support/task-records.js';
 import { apiKeyRecord, CALLER, InMemoryCatalog, InMemoryKeys, InMemoryTasks, NOW } from '../fakes.js';
-import { catalogModel, catalogRecords, LITE, PRO, rejection, ULTRA } from '../support.js';
+import { catalogModel, catalogRecords, LITE, PRO, rejection, V2 } from '../support.js';
 
 describe('submitTask', () => {
   let tasks: InMemoryTasks;
@@ -77,8 +77,35 @@ describe('submitTask', () => {
       cost_units: 42_000,
       account_id: ACCOUNT,
       upstream_provider: 'ark',
-      upstream_model: 'doubao-seedance-1-5-pro-251215',
+      upstream_model: 'seedance-1-5-pro',
       deadline_at: new Date(NOW.getTime() + 3600 * 1000).toISOString(),
+      generation: {
+        modelName: PRO,
+        durationSeconds: 5,
+        resolution: '720p',
+        ratio: '16:9',
+        generateAudio: true,
+        imageUrls: [],
+      },
+    });
+    expect((await tasks.get(NEW_ID))?.generation).not.toHaveProperty('imageMode');
+  });
+
+  it('stores the images mode it resolved, and the upstream contract key of the model', async () => {
+    const body = {
+      model: V2,
+      prompt: 'A fox',
+      duration: 5,
+      image_urls: ['https://a.example/1.png', 'https://a.example/2.png'],
+      image_mode: 'reference',
+      video_urls: ['https://a.example/v.mp4'],
+    };
+    const result = await submitTask(CALLER, body, deps);
+    // 1.4 × 5 + 18.5 per reference video = 25.5 yuan
+    expect(result.cost).toBe(25.5);
+    expect(await tasks.get(NEW_ID)).toMatchObject({
+      upstream_model: 'seedance-2-0',
+      generation: { imageMode: 'reference', videoUrls: ['https://a.example/v.mp4'], durationSeconds: 5 },
     });
   });
 
@@ -99,15 +126,36 @@ describe('submitTask', () => {
       deps,
     );
     expect(result.cost).toBe(3);
-    expect((await tasks.get(NEW_ID))?.form).toBe('B');
-    await submitTask(CALLER, { model: ULTRA, prompt: 'p' }, deps);
-    expect(catalog.calls).toEqual([`findById:${lite}`, `findByNameOrId:${ULTRA}`]);
+    expect(await tasks.get(NEW_ID)).toMatchObject({
+      form: 'B',
+      upstream_model: 'seedance-1-0-lite-i2v',
+      generation: { modelName: LITE, durationSeconds: 5, imageMode: 'first_frame' },
+    });
+    await submitTask(CALLER, { model: V2, prompt: 'p' }, deps);
+    expect(catalog.calls).toEqual([`findById:${lite}`, `findByNameOrId:${V2}`]);
   });
 
   it('an unknown model → 400', async () => {
     const error = await rejection(submitTask(CALLER, { model: 'nope', prompt: 'p' }, deps));
     expect(error).toBeInstanceOf(InvalidRequestError);
     expect(error.message).toContain('unknown model "nope"');
+  });
+
+  it('a misspelt field → 400 naming it, nothing charged (it must not bill the default)', async () => {
+    const error = await rejection(submitTask(CALLER, { model: PRO, prompt: 'p', durration: 5 }, deps));
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect(error.message).toBe('unknown field: durration');
+    expect(tasks.charges).toEqual([]);
+    expect(await tasks.get(NEW_ID)).toBeUndefined();
+  });
+
+  it("an input the model's upstream refuses → 400 naming the rule, nothing charged", async () => {
+    const body = { model: PRO, prompt: 'p', video_urls: ['https://a.example/v.mp4'] };
+    const error = await rejection(submitTask(CALLER, body, deps));
+    expect(error).toBeInstanceOf(InvalidRequestError);
+    expect(error.message).toBe('seedance-1.5-pro does not accept video references (video_urls)');
+    expect(tasks.charges).toEqual([]);
+    expect(await tasks.get(NEW_ID)).toBeUndefined();
   });
 
   it('an invalid body → 400 and nothing charged', async () => {
