@@ -1,19 +1,25 @@
 /**
  * `npm start`: runs the whole service on this machine. Flags: --memory (nothing persists).
- * Env: PORT (default 3000), DEMO_API_KEY (fixes the demo key), DATA_DIR (default .data).
+ * Env: PORT (default 3000), DEMO_API_KEY (fixes the demo key), DATA_DIR (default .data); ARK_API_KEY (then the
+ * real Ark instead of its simulator), ARK_BASE_URL, ARK_PLATFORM. Only here is the upstream read from the
+ * environment: tests and the bench start the stack with explicit choices (lib/local/upstream-environment.ts).
  */
-import { ENV } from '../functions/adapters/config.js';
+import { ENV, MissingConfigError } from '../functions/adapters/config.js';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { generateApiKey } from '../functions/core/api-key.js';
 import { startLocalStack } from '../lib/local/local-stack.js';
+import { upstreamChoicesFromEnvironment } from '../lib/local/upstream-environment.js';
+import { describeUpstream } from '../lib/local/upstreams.js';
 import { REPOSITORY_ROOT } from '../lib/repository-root.js';
 import { runtimeFile } from '../lib/admin/target.js';
 
 const USAGE = `usage: npm start [-- --memory]
   --memory   keep everything in memory (nothing persists)
-environment: PORT (default 3000), DEMO_API_KEY (fixes the demo key), DATA_DIR (default .data)`;
+environment: PORT (default 3000), DEMO_API_KEY (fixes the demo key), DATA_DIR (default .data),
+  ARK_API_KEY (use the real Ark, not the simulator), ARK_BASE_URL (default: the platform's),
+  ARK_PLATFORM (byteplus or volcengine; default byteplus)`;
 
 const { values } = (() => {
   try {
@@ -30,6 +36,17 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   console.error(`PORT must be a port number (0 to 65535; 0 picks a free one), not "${process.env['PORT']}"\n${USAGE}`);
   process.exit(2);
 }
+// Each provider's real upstream when its key is set, else its simulator; a bad value stops here, named.
+const upstreams = (() => {
+  try {
+    return upstreamChoicesFromEnvironment();
+  } catch (error) {
+    if (!(error instanceof MissingConfigError)) throw error;
+    console.error(`${error.message}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+for (const warning of upstreams.warnings) console.warn(warning);
 
 mkdirSync(dataDir, { recursive: true });
 const started = Date.now();
@@ -38,6 +55,7 @@ const stack = await startLocalStack({
   port,
   dataDir: persistent ? dataDir : undefined,
   demoApiKey: process.env['DEMO_API_KEY'] ?? demoKey(),
+  upstreams: upstreams.choices,
   accessLog: (line) => console.log(line),
   environment: {
     POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'INFO',
@@ -58,13 +76,21 @@ writeFileSync(
 );
 
 const { baseUrl, demo } = stack;
+const upstreamLines = Object.values(stack.upstreams).map(
+  (upstream) =>
+    `  ${describeUpstream(upstream)}\n                ${
+      upstream.simulator
+        ? 'add "[simulate:fail]" to a prompt to see a failure'
+        : 'billed for real; reference URLs must be public (it cannot fetch from 127.0.0.1)'
+    }`,
+);
 console.log(`
 Video generation service is up in ${((Date.now() - started) / 1000).toFixed(1)} s.
 
   Base URL      ${baseUrl}
   Demo account  ${demo.accountId} (100 CNY on first start)
   Demo API key  ${demo.apiKey}
-  Upstream      simulated Ark at ${stack.endpoints.upstream} (add "[simulate:fail]" to a prompt to see a failure)
+${upstreamLines.join('\n')}
 
 Try:
   curl -s ${baseUrl}/api/v1/models -H "Authorization: Bearer ${demo.apiKey}"

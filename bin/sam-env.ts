@@ -1,14 +1,16 @@
 /**
  * `npm run --silent sam:env`: writes env.json for `sam local start-api` from the `-c samLocal=true` template
- * and the running `npm start` stack (.data/local-stack.json). See README "`sam local`".
+ * and the running `npm start` stack (.data/local-stack.json). See README "`sam local`". A stack on a real
+ * upstream does not record its key: this reads it (`ARK_API_KEY`) from its own environment.
  */
+import { providerEnv } from '../functions/adapters/config.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { runtimeFile } from '../lib/admin/target.js';
 import { DEFAULT_PREFIX } from '../lib/cdk/video-service-stack.js';
 import type { CfnTemplate, LocalStackRuntime } from '../lib/local/sam-env.js';
-import { functionsMissingSamVariables, samEnvVars } from '../lib/local/sam-env.js';
+import { functionsMissingSamVariables, realUpstreams, samEnvVars } from '../lib/local/sam-env.js';
 import { LOCAL_REGION } from '../lib/local/local-aws.js';
 import { REPOSITORY_ROOT } from '../lib/repository-root.js';
 
@@ -51,7 +53,13 @@ const runtimePath = runtimeFile(resolve(REPOSITORY_ROOT, process.env['DATA_DIR']
 if (!existsSync(runtimePath)) fail('no running local stack found: start it with `npm start` (in another terminal)');
 const runtime = JSON.parse(readFileSync(runtimePath, 'utf8')) as LocalStackRuntime;
 
-const env = samEnvVars(template, runtime, values.host);
+if (!runtime.endpoints.upstreams) fail('the running local stack is older than this checkout: restart `npm start`');
+const keyVariables = realUpstreams(runtime).map((provider) => [provider, providerEnv(provider).apiKey.name] as const);
+const unset = keyVariables.filter(([, name]) => !process.env[name]?.trim()).map(([, name]) => name);
+if (unset.length > 0) fail(`the running stack uses a real upstream: set ${unset.join(', ')} as for npm start`);
+const apiKeys = Object.fromEntries(keyVariables.map(([provider, name]) => [provider, process.env[name]!.trim()]));
+
+const env = samEnvVars(template, runtime, values.host, apiKeys);
 writeFileSync(resolve(REPOSITORY_ROOT, values.out), `${JSON.stringify(env, null, 2)}\n`);
 console.log(`Wrote ${values.out} for ${Object.keys(env).length} functions (endpoints via ${values.host}). Then:
   sam local start-api -t ${values.template} --env-vars ${values.out} --region ${LOCAL_REGION} --port 3001`);

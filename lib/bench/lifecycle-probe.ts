@@ -21,7 +21,7 @@ import { AdminStore } from '../admin/admin-store.js';
 import { startApiGatewayServer } from '../local/api-gateway-server.js';
 import type { HttpHandler } from '../local/api-gateway-server.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from '../local/emulators.js';
-import { localHandlerEnvironment } from '../local/handler-environment.js';
+import { everyProviderAt, localHandlerEnvironment } from '../local/handler-environment.js';
 import { loadHandler } from '../local/handler-loader.js';
 import { lambdaContext } from '../local/lambda-context.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
@@ -182,8 +182,8 @@ Object.assign(process.env, {
     dynamodb: await countingProxy(dynamoDbLocal.endpoint),
     s3AndSqs: fauxqsProxy,
     sfn,
-    upstreamBaseUrl: upstream,
-    upstreamApiKey: 'bench',
+    // The stand-in answers every provider; the shell's own keys are overwritten, never used.
+    upstreams: everyProviderAt(upstream, 'bench'),
     stateMachineArn: localStateMachineArn(names),
     webhookQueueUrl,
   }),

@@ -9,14 +9,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startLocalStack } from '../local/local-stack.js';
-import type { LocalStackOptions } from '../local/local-stack.js';
+import type { LocalStack, LocalStackOptions } from '../local/local-stack.js';
 import { sendToParent } from './child.js';
 
 export interface StackReady {
   type: 'ready';
   baseUrl: string;
   demo: { accountId: string; apiKey: string };
-  endpoints: { dynamodb: string; s3: string; sqs: string; sfn: string; upstream: string };
+  endpoints: LocalStack['endpoints'];
   names: { tables: Record<string, string>; videoBucket: string; stateMachine: string };
   /** GET {control}/upstream-jobs: UpstreamJobsSummary. */
   control: string;

@@ -5,7 +5,7 @@
  * functions/adapters/config.ts and to the AWS SDK.
  */
 import { physicalNames } from '../../functions/adapters/resources.js';
-import { localHandlerEnvironment } from '../local/handler-environment.js';
+import { everyProviderAt, localHandlerEnvironment } from '../local/handler-environment.js';
 
 export const SAM_LOCAL_CONTEXT = 'samLocal';
 
@@ -40,8 +40,7 @@ export function samLocalVariables(): string[] {
     dynamodb: '',
     s3AndSqs: '',
     sfn: '',
-    upstreamBaseUrl: '',
-    upstreamApiKey: '',
+    upstreams: everyProviderAt('', ''),
     stateMachineArn: '',
     webhookQueueUrl: '',
   };

@@ -8,18 +8,32 @@ import type { physicalNames } from '../../functions/adapters/resources.js';
 import { resourceEnvironment } from '../../functions/adapters/resources.js';
 import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import { METRICS_SERVICE } from '../../functions/core/metric-names.js';
-import { PROVIDER_NAMES } from '../../functions/core/providers.js';
+import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
+import type { ProviderName } from '../../functions/core/providers.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+
+/** Where one provider's adapter goes: its simulator or the real upstream (lib/local/upstreams.ts). */
+export interface UpstreamEndpoint {
+  platform: string;
+  baseUrl: string;
+  apiKey: string;
+}
 
 export interface LocalHandlerEndpoints {
   dynamodb: string;
   /** fauxqs serves S3 and SQS on one endpoint. */
   s3AndSqs: string;
   sfn: string;
-  upstreamBaseUrl: string;
-  upstreamApiKey: string;
+  upstreams: Record<ProviderName, UpstreamEndpoint>;
   stateMachineArn: string;
   webhookQueueUrl: string;
+}
+
+/** Every provider at one endpoint, each on its default platform: for a stand-in upstream or placeholders. */
+export function everyProviderAt(baseUrl: string, apiKey: string): Record<ProviderName, UpstreamEndpoint> {
+  return Object.fromEntries(
+    PROVIDER_NAMES.map((provider) => [provider, { platform: PROVIDERS[provider].defaultPlatform, baseUrl, apiKey }]),
+  ) as Record<ProviderName, UpstreamEndpoint>;
 }
 
 export function localHandlerEnvironment(
@@ -36,12 +50,19 @@ export function localHandlerEnvironment(
     AWS_ENDPOINT_URL_SFN: endpoints.sfn,
     [ENV.s3ForcePathStyle.name]: 'true',
     [ENV.stateMachineArn.name]: endpoints.stateMachineArn,
-    // Every provider is simulated by the one local upstream (lib/local/upstream-simulator.ts).
+    // Every provider variable, always: a developer's own ARK_API_KEY (or secret ARN, which would send the
+    // handlers to Secrets Manager) in the shell never reaches a simulated run.
     ...Object.fromEntries(
-      PROVIDER_NAMES.flatMap((provider) => [
-        [providerEnv(provider).baseUrl.name, endpoints.upstreamBaseUrl],
-        [providerEnv(provider).apiKey.name, endpoints.upstreamApiKey],
-      ]),
+      PROVIDER_NAMES.flatMap((provider) => {
+        const env = providerEnv(provider);
+        const upstream = endpoints.upstreams[provider];
+        return [
+          [env.platform.name, upstream.platform],
+          [env.baseUrl.name, upstream.baseUrl],
+          [env.apiKey.name, upstream.apiKey],
+          [env.apiKeySecretArn.name, ''],
+        ];
+      }),
     ),
     POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
     [ENV.webhookQueueUrl.name]: endpoints.webhookQueueUrl,

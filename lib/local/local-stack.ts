@@ -1,8 +1,9 @@
 /**
- * The whole service on one machine, in three processes as in AWS: this one holds the emulators and the
- * simulated upstream; one child the local API Gateway and the API handlers (api-process.ts); another the
- * local Step Functions with the workflow steps, event sources and scheduled functions (workflow-process.ts).
- * The children run the bundles CDK deploys and find everything through the same environment variables.
+ * The whole service on one machine, in three processes as in AWS: this one holds the emulators and each
+ * provider's simulated upstream (none for a provider given its real one, lib/local/upstreams.ts); one child
+ * the local API Gateway and the API handlers (api-process.ts); another the local Step Functions with the
+ * workflow steps, event sources and scheduled functions (workflow-process.ts). The children run the
+ * bundles CDK deploys and find everything through the same environment variables.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -12,6 +13,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AdminStore } from '../admin/admin-store.js';
 import { physicalNames } from '../../functions/adapters/resources.js';
+import type { ProviderName } from '../../functions/core/providers.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { startApiProcess } from './api-process-client.js';
 import type { ApiProcess } from './api-process-client.js';
@@ -21,13 +23,11 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { createWebhookQueues } from './local-queues.js';
 import type { WebhookQueues } from './local-queues.js';
 import { localStateMachineArn } from './local-workflow.js';
-import { startUpstreamSimulator } from './upstream-simulator.js';
-import type { UpstreamSimulator } from './upstream-simulator.js';
+import type { SimulatedJob } from './upstream-simulator.js';
+import { runtimeUpstreams, startUpstreams, upstreamEndpoints } from './upstreams.js';
+import type { LocalUpstream, RuntimeUpstream, UpstreamChoice } from './upstreams.js';
 import { startWorkflowProcess } from './workflow-process-client.js';
 import type { WorkflowProcess } from './workflow-process-client.js';
-
-/** The simulated upstream's key (also written into sam local's env.json, lib/local/sam-env.ts). */
-export const UPSTREAM_API_KEY = 'local-ark-key';
 
 export interface LocalStackOptions {
   /** API port; 0 picks a free one. Default 3000. */
@@ -41,7 +41,13 @@ export interface LocalStackOptions {
    * interval instead of the ASL's 10 s → 60 s backoff. Default 1: tasks finish in seconds.
    */
   pollIntervalSeconds?: number;
+  /** The simulators' timing. */
   upstream?: { queuedMs?: number; runningMs?: number };
+  /**
+   * Each provider's upstream; unnamed: its simulator on the default platform. Never read from the
+   * environment here: only `npm start` does (lib/local/upstreams.ts).
+   */
+  upstreams?: Partial<Record<ProviderName, UpstreamChoice>>;
   /** Extra environment for the handlers (e.g. DEFAULT_RATE_LIMIT_PER_SECOND). */
   environment?: Record<string, string>;
   /** Plaintext of the demo account's key; when absent a random one is made (or reused from dataDir). */
@@ -56,7 +62,13 @@ export interface LocalStackOptions {
 export interface LocalStack {
   baseUrl: string;
   demo: { accountId: string; apiKey: string };
-  endpoints: { dynamodb: string; s3: string; sqs: string; sfn: string; upstream: string };
+  endpoints: {
+    dynamodb: string;
+    s3: string;
+    sqs: string;
+    sfn: string;
+    upstreams: Record<ProviderName, RuntimeUpstream>;
+  };
   names: ReturnType<typeof physicalNames>;
   admin: AdminStore;
   db: DynamoDBDocumentClient;
@@ -64,7 +76,10 @@ export interface LocalStack {
   api: Pick<ApiProcess, 'pid'>;
   /** The workflow side (local Step Functions, workflow handlers, reconciler, webhook consumer): a child process. */
   workflow: WorkflowProcess;
-  upstream: UpstreamSimulator;
+  /** Each provider's upstream, with its simulator when simulated. */
+  upstreams: Record<ProviderName, LocalUpstream>;
+  /** What the simulators hold, every provider's together (nothing for a real upstream). */
+  upstream: { jobs(): SimulatedJob[] };
   /** The webhook queue (consumed by the workflow process, as Lambda's event source would) and its dead-letter queue. */
   webhookQueues: WebhookQueues;
   /**
@@ -89,12 +104,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(dynamo.stop);
     const fauxqs = await startPersistentS3(options.dataDir);
     stoppers.push(fauxqs.stop);
-    const upstream = await startUpstreamSimulator({
-      ...options.upstream,
-      apiKey: UPSTREAM_API_KEY,
-      ...(options.dataDir ? { stateFile: join(options.dataDir, 'upstream-jobs.json') } : {}),
+    const upstreams = await startUpstreams({
+      choices: options.upstreams,
+      timing: options.upstream,
+      dataDir: options.dataDir,
     });
-    stoppers.push(() => upstream.close());
+    stoppers.push(() => upstreams.close());
+    const { byProvider } = upstreams;
 
     const names = physicalNames(options.prefix ?? 'vgs-local');
     const clientConfig = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
@@ -118,8 +134,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       endpoints: {
         dynamodb: dynamo.endpoint,
         s3AndSqs: fauxqs.endpoint,
-        upstreamBaseUrl: upstream.baseUrl,
-        upstreamApiKey: UPSTREAM_API_KEY,
+        upstreams: upstreamEndpoints(byProvider),
       },
       webhookQueue: { url: webhookQueues.queue.url, arn: webhookQueues.queue.arn },
       pollIntervalSeconds: options.pollIntervalSeconds ?? 1,
@@ -141,8 +156,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           dynamodb: dynamo.endpoint,
           s3AndSqs: fauxqs.endpoint,
           sfn: workflow.sfnEndpoint,
-          upstreamBaseUrl: upstream.baseUrl,
-          upstreamApiKey: UPSTREAM_API_KEY,
+          upstreams: upstreamEndpoints(byProvider),
           stateMachineArn,
           webhookQueueUrl: webhookQueues.queue.url,
         },
@@ -163,13 +177,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         s3: fauxqs.endpoint,
         sqs: fauxqs.endpoint,
         sfn: workflow.sfnEndpoint,
-        upstream: upstream.baseUrl,
+        upstreams: runtimeUpstreams(byProvider),
       },
       names,
       admin,
       db,
       workflow,
-      upstream,
+      upstreams: byProvider,
+      upstream: { jobs: () => Object.values(byProvider).flatMap((upstream) => upstream.simulator?.jobs() ?? []) },
       webhookQueues,
       broken: Promise.race([api.unexpectedExit, workflow.unexpectedExit]),
       stop: stopAll,

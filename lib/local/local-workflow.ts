@@ -15,6 +15,7 @@ import { REPOSITORY_ROOT } from '../repository-root.js';
 import { startDynamoDbStreamSource } from './dynamodb-stream-source.js';
 import type { DynamoDbStreamHandler } from './dynamodb-stream-source.js';
 import { applyLocalHandlerEnvironment } from './handler-environment.js';
+import type { LocalHandlerEndpoints } from './handler-environment.js';
 import { lazyStepHandler, loadBundledHandler } from './handler-loader.js';
 import type { BundleFiles } from './handler-loader.js';
 import { lambdaContext } from './lambda-context.js';
@@ -26,7 +27,7 @@ import type { ExecutionRecord } from './step-functions-server.js';
 
 export interface LocalWorkflowConfig {
   names: ReturnType<typeof physicalNames>;
-  endpoints: { dynamodb: string; s3AndSqs: string; upstreamBaseUrl: string; upstreamApiKey: string };
+  endpoints: Pick<LocalHandlerEndpoints, 'dynamodb' | 's3AndSqs' | 'upstreams'>;
   webhookQueue: { url: string; arn: string };
   /** Seconds before the first poll and between polls (see LocalStackOptions.pollIntervalSeconds). */
   pollIntervalSeconds: number;
@@ -97,8 +98,7 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
         dynamodb: config.endpoints.dynamodb,
         s3AndSqs: config.endpoints.s3AndSqs,
         sfn: stepFunctions.endpoint,
-        upstreamBaseUrl: config.endpoints.upstreamBaseUrl,
-        upstreamApiKey: config.endpoints.upstreamApiKey,
+        upstreams: config.endpoints.upstreams,
         stateMachineArn,
         webhookQueueUrl: config.webhookQueue.url,
       },

@@ -4,15 +4,20 @@
  * reference it cannot resolve (Fn::GetStackOutput) reaches the function as "". So every declared variable
  * gets its local value, and every reference without one gets an explicit "": nothing points at AWS.
  */
+import { providerEnv } from '../../functions/adapters/config.js';
 import type { physicalNames } from '../../functions/adapters/resources.js';
+import { PROVIDER_NAMES } from '../../functions/core/providers.js';
+import type { ProviderName } from '../../functions/core/providers.js';
 import { LAMBDA_RESERVED_VARIABLES, samLocalVariables } from '../cdk/sam-local.js';
 import { localHandlerEnvironment } from './handler-environment.js';
-import { UPSTREAM_API_KEY } from './local-stack.js';
+import type { UpstreamEndpoint } from './handler-environment.js';
+import type { LocalStack } from './local-stack.js';
 import { localStateMachineArn } from './local-workflow.js';
+import { simulatorApiKey } from './upstreams.js';
 
-/** What `npm start` writes to `.data/local-stack.json`. */
+/** What `npm start` writes to `.data/local-stack.json` (no upstream key: the file is not a secret store). */
 export interface LocalStackRuntime {
-  endpoints: { dynamodb: string; s3: string; sqs: string; sfn: string; upstream: string };
+  endpoints: LocalStack['endpoints'];
   names: ReturnType<typeof physicalNames>;
 }
 
@@ -38,22 +43,37 @@ export function functionsMissingSamVariables(template: CfnTemplate): string[] {
     .map(([logicalId]) => logicalId);
 }
 
+/** Providers the running stack sends to their real upstream: env.json needs their keys from the caller. */
+export function realUpstreams(runtime: LocalStackRuntime): ProviderName[] {
+  return PROVIDER_NAMES.filter((provider) => !runtime.endpoints.upstreams[provider].simulated);
+}
+
 /**
  * env.json's content. `host` replaces 127.0.0.1 in the endpoints: inside SAM's containers that address is
- * the container itself (Docker Desktop resolves host.docker.internal to the host).
+ * the container itself (Docker Desktop resolves host.docker.internal to the host). `apiKeys`: the key of
+ * each real upstream (realUpstreams), which the runtime file does not hold.
  */
 export function samEnvVars(
   template: CfnTemplate,
   runtime: LocalStackRuntime,
   host: string,
+  apiKeys: Partial<Record<ProviderName, string>> = {},
 ): Record<string, Record<string, string>> {
   const rehost = (url: string) => url.replace(/\/\/(127\.0\.0\.1|localhost)(?=[:/]|$)/, `//${host}`);
+  const upstreams = Object.fromEntries(
+    PROVIDER_NAMES.map((provider): [ProviderName, UpstreamEndpoint] => {
+      const { platform, baseUrl, simulated } = runtime.endpoints.upstreams[provider];
+      const apiKey = simulated ? simulatorApiKey(provider) : apiKeys[provider];
+      if (!apiKey)
+        throw new Error(`the stack uses the real ${provider} upstream: ${providerEnv(provider).apiKey.name} is needed`);
+      return [provider, { platform, baseUrl: rehost(baseUrl), apiKey }];
+    }),
+  ) as Record<ProviderName, UpstreamEndpoint>;
   const local = localHandlerEnvironment(runtime.names, {
     dynamodb: rehost(runtime.endpoints.dynamodb),
     s3AndSqs: rehost(runtime.endpoints.s3),
     sfn: rehost(runtime.endpoints.sfn),
-    upstreamBaseUrl: rehost(runtime.endpoints.upstream),
-    upstreamApiKey: UPSTREAM_API_KEY,
+    upstreams,
     stateMachineArn: localStateMachineArn(runtime.names),
     // Only the webhook consumer reads it, and no queue event source runs under SAM.
     webhookQueueUrl: '',

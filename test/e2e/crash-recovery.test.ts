@@ -34,7 +34,7 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
   const submit = (prompt: string) =>
     callApi<{ task_id: string }>(api, 'POST', '/api/v1/video/generate', {
       key: DEMO_KEY,
-      body: { model: 'seedance-1.0-lite-i2v', prompt, duration: 5 },
+      body: { model: 'seedance-1.0-lite-i2v', prompt, duration: 5, image_urls: ['https://93.184.215.14/boat.png'] },
     });
 
   // Wave A reaches the upstream's end (succeeding, some about to transfer); wave B is mid-generation.

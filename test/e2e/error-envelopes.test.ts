@@ -62,6 +62,18 @@ describe('400 parameter errors', () => {
     ['duration not an integer', { model: 'seedance-1.5-pro', prompt: 'x', duration: 5.5 }, /duration/],
     ['unsupported resolution', { model: 'seedance-1.5-pro', prompt: 'x', resolution: '4k' }, /480p, 720p, 1080p/],
     ['unknown model', { model: 'no-such-model', prompt: 'x' }, /unknown model/],
+    ['a misspelt field', { model: 'seedance-1.5-pro', prompt: 'x', durration: 5 }, /unknown field: durration/],
+    ['an image-to-video model without an image', { model: 'seedance-1.0-lite-i2v', prompt: 'x' }, /image-to-video/],
+    [
+      'a reference video to a model without references',
+      { model: 'seedance-1.5-pro', prompt: 'x', video_urls: ['https://93.184.215.14/a.mp4'] },
+      /does not accept video references/,
+    ],
+    [
+      'an image mode the model does not take',
+      { model: 'seedance-1.5-pro', prompt: 'x', image_urls: ['https://93.184.215.14/a.png'], image_mode: 'reference' },
+      /use first_frame, first_last_frame/,
+    ],
     [
       'too many images',
       { model: 'seedance-1.5-pro', prompt: 'x', image_urls: Array(10).fill('https://a.b/c.png') },
@@ -109,7 +121,7 @@ describe('400 parameter errors', () => {
     const { key } = await newAccount(stack, '10');
     const response = await callApi(stack, 'POST', '/api/v1/video/generate', {
       key,
-      rawBody: '\uFEFF{"model":"seedance-1.0-lite-i2v","prompt":"x"}',
+      rawBody: '\uFEFF{"model":"seedance-1.0-lite-i2v","prompt":"x","image_urls":["https://93.184.215.14/a.png"]}',
       headers: { 'content-type': 'application/json' },
     });
     expect(response.body.code).toBe(0);
@@ -213,7 +225,11 @@ describe('401 authentication', () => {
 
   it('a task read ahead of authentication is never shown to a bad key: 401, not 403 or 404', async () => {
     const owner = await newAccount(stack, '10');
-    const created = await submit(owner.key, { model: 'seedance-1.0-lite-i2v', prompt: 'x' });
+    const created = await submit(owner.key, {
+      model: 'seedance-1.0-lite-i2v',
+      prompt: 'x',
+      image_urls: ['https://93.184.215.14/boat.png'],
+    });
     const taskId = (created.body.data as { task_id: string }).task_id;
     expectEnvelope(
       await callApi(stack, 'GET', `/api/v1/video/tasks/${taskId}`, { key: 'bc_unknownunknownunknownunknown' }),
@@ -230,7 +246,11 @@ describe('401 authentication', () => {
 
   it('a disabled key is refused on its very next request, reads included (DESIGN §3 row 12)', async () => {
     const { accountId, key } = await newAccount(stack, '100');
-    const created = await submit(key, { model: 'seedance-1.0-lite-i2v', prompt: 'x' });
+    const created = await submit(key, {
+      model: 'seedance-1.0-lite-i2v',
+      prompt: 'x',
+      image_urls: ['https://93.184.215.14/boat.png'],
+    });
     const taskId = (created.body.data as { task_id: string }).task_id;
     expect((await callApi(stack, 'GET', '/api/v1/account/balance', { key })).body.code).toBe(0);
     expect((await callApi(stack, 'GET', `/api/v1/video/tasks/${taskId}`, { key })).body.code).toBe(0);
@@ -239,7 +259,15 @@ describe('401 authentication', () => {
     expectEnvelope(await callApi(stack, 'GET', '/api/v1/account/balance', { key }), 401, /disabled/);
     expectEnvelope(await callApi(stack, 'GET', `/api/v1/video/tasks/${taskId}`, { key }), 401, /disabled/);
     expectEnvelope(await callApi(stack, 'GET', '/api/v1/models', { key }), 401, /disabled/);
-    expectEnvelope(await submit(key, { model: 'seedance-1.0-lite-i2v', prompt: 'x' }), 401, /disabled/);
+    expectEnvelope(
+      await submit(key, {
+        model: 'seedance-1.0-lite-i2v',
+        prompt: 'x',
+        image_urls: ['https://93.184.215.14/boat.png'],
+      }),
+      401,
+      /disabled/,
+    );
     expectEnvelope(await callApi(stack, 'POST', `/api/v1/video/tasks/${taskId}/cancel`, { key }), 401, /disabled/);
     const tasks = await tasksOfAccount(stack, accountId);
     expect(tasks.map((task) => [task.task_id, task.status])).toEqual([[taskId, expect.not.stringMatching(/refunded/)]]);

@@ -61,7 +61,13 @@ it('every webhook owed at a kill -9 is delivered after the restart, once per try
   child = await startService({ port, dataDir, demoKey: DEMO_KEY });
   const submitted = await callApi<{ task_id: string }>(api, 'POST', '/api/v1/video/generate', {
     key: DEMO_KEY,
-    body: { model: 'seedance-1.0-lite-i2v', prompt: 'hangs at the kill', duration: 5, webhook_url: hookUrl },
+    body: {
+      model: 'seedance-1.0-lite-i2v',
+      prompt: 'hangs at the kill',
+      duration: 5,
+      webhook_url: hookUrl,
+      image_urls: ['https://93.184.215.14/boat.png'],
+    },
   });
   const live = submitted.body.data.task_id;
 

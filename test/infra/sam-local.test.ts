@@ -12,7 +12,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { physicalNames } from '../../functions/adapters/resources.js';
 import { LAMBDA_RESERVED_VARIABLES, SAM_LOCAL_CONTEXT, samLocalVariables } from '../../lib/cdk/sam-local.js';
 import type { LocalStackRuntime } from '../../lib/local/sam-env.js';
-import { functionsMissingSamVariables, functionVariables, samEnvVars } from '../../lib/local/sam-env.js';
+import { functionsMissingSamVariables, functionVariables, realUpstreams, samEnvVars } from '../../lib/local/sam-env.js';
+import { simulatorApiKey } from '../../lib/local/upstreams.js';
 import { ALL_FUNCTIONS } from '../../lib/routes.js';
 import type { SynthesizedService } from './synth.js';
 import { REPOSITORY_ROOT, resourcesOfType, synthesizeService } from './synth.js';
@@ -25,7 +26,7 @@ const RUNTIME: LocalStackRuntime = {
     s3: 'http://127.0.0.1:41002',
     sqs: 'http://127.0.0.1:41002',
     sfn: 'http://127.0.0.1:41003',
-    upstream: 'http://127.0.0.1:41004',
+    upstreams: { ark: { platform: 'byteplus', baseUrl: 'http://127.0.0.1:41004', simulated: true } },
   },
   names: physicalNames('vgs-local'),
 };
@@ -112,6 +113,34 @@ it('points every function at the local stack only: endpoints through the host, n
     CLOUDFRONT_DOMAIN: '',
     AWS_ENDPOINT_URL_S3: 'http://host.docker.internal:41002',
     VIDEO_BUCKET: RUNTIME.names.videoBucket,
+  });
+});
+
+it("gives each provider's handlers its upstream: the simulator through the host with its key, or the real one", () => {
+  const [logicalId, variables] = Object.entries(declared).find(([, names]) => 'ARK_BASE_URL' in names) ?? [];
+  expect(Object.keys(variables ?? {})).toEqual(expect.arrayContaining(['ARK_PLATFORM', 'ARK_API_KEY']));
+  expect(env[logicalId as string]).toMatchObject({
+    ARK_PLATFORM: 'byteplus',
+    ARK_BASE_URL: 'http://host.docker.internal:41004',
+    ARK_API_KEY: simulatorApiKey('ark'),
+  });
+
+  // A stack on the real upstream records no key: env.json needs it from the caller, and names it when missing.
+  const real: LocalStackRuntime = {
+    ...RUNTIME,
+    endpoints: {
+      ...RUNTIME.endpoints,
+      upstreams: { ark: { platform: 'volcengine', baseUrl: 'https://ark.cn-beijing.volces.com', simulated: false } },
+    },
+  };
+  expect(realUpstreams(real)).toEqual(['ark']);
+  expect(realUpstreams(RUNTIME)).toEqual([]);
+  expect(() => samEnvVars(service.statelessJson, real, 'host.docker.internal')).toThrow(/ARK_API_KEY is needed/);
+  const withKey = samEnvVars(service.statelessJson, real, 'host.docker.internal', { ark: 'the-real-key' });
+  expect(withKey[logicalId as string]).toMatchObject({
+    ARK_PLATFORM: 'volcengine',
+    ARK_BASE_URL: 'https://ark.cn-beijing.volces.com',
+    ARK_API_KEY: 'the-real-key',
   });
 });
 

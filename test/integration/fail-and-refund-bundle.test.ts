@@ -14,7 +14,7 @@ import { hashApiKey } from '../../functions/core/api-key.js';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
 import { AdminStore } from '../../lib/admin/admin-store.js';
 import { CHILD_EXEC_ARGV } from '../../lib/local/forked-process.js';
-import { localHandlerEnvironment } from '../../lib/local/handler-environment.js';
+import { everyProviderAt, localHandlerEnvironment } from '../../lib/local/handler-environment.js';
 import { lambdaBundles } from '../../lib/local/lambda-bundles.js';
 import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
@@ -38,8 +38,7 @@ function environment(): Record<string, string> {
       dynamodb: local.dynamo.endpoint,
       s3AndSqs: unused,
       sfn: unused,
-      upstreamBaseUrl: unused,
-      upstreamApiKey: 'unused',
+      upstreams: everyProviderAt(unused, 'unused'),
       stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:unused',
       webhookQueueUrl: `${unused}/000000000000/unused`,
     }),

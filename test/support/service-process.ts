@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { withoutUpstreamVariables } from '../../lib/local/upstream-environment.js';
 import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
 import { pollUntil } from './test-stack.js';
 
@@ -15,7 +16,8 @@ export async function startService(options: { port: number; dataDir: string; dem
     {
       cwd: REPOSITORY_ROOT,
       env: {
-        ...process.env,
+        // Never the developer's own ARK_API_KEY: that would send these runs (and their costs) to the real Ark.
+        ...withoutUpstreamVariables(process.env),
         DATA_DIR: options.dataDir,
         PORT: String(options.port),
         DEMO_API_KEY: options.demoKey,

@@ -1,0 +1,139 @@
+/**
+ * Each provider's upstream for the local stack: its simulator, or the real one when `npm start` has its key
+ * (DESIGN row 31). Keyed by ProviderName, so a provider added to functions/core/providers.ts without a
+ * simulator here fails typechecking. The choice comes as an argument, never from the environment here: only
+ * `npm start` reads that (upstream-environment.ts), so tests and the bench never pick up a shell's real key.
+ */
+import { join } from 'node:path';
+import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
+import type { ProviderName, ProviderPlatform } from '../../functions/core/providers.js';
+import type { UpstreamEndpoint } from './handler-environment.js';
+import { startUpstreamSimulator } from './upstream-simulator.js';
+import type { UpstreamSimulator } from './upstream-simulator.js';
+
+/** What runs for one provider: its simulator playing a platform, or the real upstream. */
+export type UpstreamChoice =
+  { kind: 'simulator'; platform: string } | { kind: 'real'; platform: string; baseUrl: string; apiKey: string };
+
+export interface SimulatorStart {
+  platform: string;
+  apiKey: string;
+  queuedMs?: number;
+  runningMs?: number;
+  stateFile?: string;
+}
+
+interface ProviderSimulator {
+  /** How the start message names the real upstream. */
+  upstreamName: string;
+  /** Where its jobs persist under the data directory (the real upstream outlives a crash of ours). */
+  stateFile: string;
+  start(options: SimulatorStart): Promise<UpstreamSimulator>;
+}
+
+const SIMULATORS: Record<ProviderName, ProviderSimulator> = {
+  ark: {
+    upstreamName: 'Ark',
+    // The name from when Ark was the only provider: a kept data directory still finds its jobs.
+    stateFile: 'upstream-jobs.json',
+    // The platform is one of ark's (checked by providerEnv's picklist, or typed by the caller).
+    start: ({ platform, ...options }) =>
+      startUpstreamSimulator({ ...options, platform: platform as ProviderPlatform<'ark'> }),
+  },
+};
+
+/** The key a simulator requires: fixed, so sam local's env.json (sam-env.ts) can give it too. */
+export function simulatorApiKey(provider: ProviderName): string {
+  return `local-${provider}-key`;
+}
+
+/** One provider's upstream as the local stack runs it; `simulator` only when simulated. */
+export interface LocalUpstream extends UpstreamEndpoint {
+  provider: ProviderName;
+  simulator?: UpstreamSimulator;
+}
+
+/** What `npm start` records of an upstream (.data/local-stack.json): never its key. */
+export interface RuntimeUpstream {
+  platform: string;
+  baseUrl: string;
+  simulated: boolean;
+}
+
+export interface StartUpstreamsOptions {
+  /** Per provider; a provider not named gets its simulator on its default platform. */
+  choices?: Partial<Record<ProviderName, UpstreamChoice>>;
+  timing?: { queuedMs?: number; runningMs?: number };
+  /** Where simulators keep their jobs; undefined: in memory. */
+  dataDir?: string;
+}
+
+export interface Upstreams {
+  byProvider: Record<ProviderName, LocalUpstream>;
+  close(): Promise<void>;
+}
+
+export async function startUpstreams(options: StartUpstreamsOptions = {}): Promise<Upstreams> {
+  const started: LocalUpstream[] = [];
+  const close = async () => {
+    await Promise.all(started.map((upstream) => upstream.simulator?.close()));
+  };
+  try {
+    for (const provider of PROVIDER_NAMES) {
+      const choice = options.choices?.[provider] ?? {
+        kind: 'simulator',
+        platform: PROVIDERS[provider].defaultPlatform,
+      };
+      if (choice.kind === 'real') {
+        started.push({ provider, platform: choice.platform, baseUrl: choice.baseUrl, apiKey: choice.apiKey });
+        continue;
+      }
+      const { start, stateFile } = SIMULATORS[provider];
+      const apiKey = simulatorApiKey(provider);
+      const simulator = await start({
+        ...options.timing,
+        platform: choice.platform,
+        apiKey,
+        stateFile: options.dataDir && join(options.dataDir, stateFile),
+      });
+      started.push({ provider, platform: choice.platform, baseUrl: simulator.baseUrl, apiKey, simulator });
+    }
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  const byProvider = Object.fromEntries(started.map((upstream) => [upstream.provider, upstream]));
+  return { byProvider: byProvider as Record<ProviderName, LocalUpstream>, close };
+}
+
+/** The start message: which upstream a provider's handlers reach. Never the key. */
+export function describeUpstream(upstream: LocalUpstream): string {
+  const { provider, platform, baseUrl } = upstream;
+  return upstream.simulator
+    ? `upstream ${provider}: simulator (${platform}) at ${baseUrl}`
+    : `upstream ${provider}: real ${SIMULATORS[provider].upstreamName} (${platform}, ${baseUrl})`;
+}
+
+/** What the handlers get: plain values, as the config crosses to the stack's children as JSON. */
+export function upstreamEndpoints(
+  upstreams: Record<ProviderName, LocalUpstream>,
+): Record<ProviderName, UpstreamEndpoint> {
+  return mapProviders(upstreams, ({ platform, baseUrl, apiKey }) => ({ platform, baseUrl, apiKey }));
+}
+
+export function runtimeUpstreams(
+  upstreams: Record<ProviderName, LocalUpstream>,
+): Record<ProviderName, RuntimeUpstream> {
+  return mapProviders(upstreams, ({ platform, baseUrl, simulator }) => ({
+    platform,
+    baseUrl,
+    simulated: simulator !== undefined,
+  }));
+}
+
+function mapProviders<T, U>(record: Record<ProviderName, T>, map: (value: T) => U): Record<ProviderName, U> {
+  return Object.fromEntries(PROVIDER_NAMES.map((provider) => [provider, map(record[provider])])) as Record<
+    ProviderName,
+    U
+  >;
+}
