@@ -43,7 +43,13 @@ export interface WorkflowFunctionDefinition {
 }
 
 export const WORKFLOW_FUNCTIONS: readonly WorkflowFunctionDefinition[] = [
-  { id: 'StartUpstream', aslToken: 'StartUpstreamFunctionArn', entry: 'functions/workflow/start-upstream.ts' },
+  {
+    id: 'StartUpstream',
+    aslToken: 'StartUpstreamFunctionArn',
+    entry: 'functions/workflow/start-upstream.ts',
+    // "Wait for room upstream" (429, account problems) drives StartUpstream's wait retrier.
+    designedErrorsMetric: METRIC.upstreamStartsDeferred,
+  },
   {
     id: 'PollUpstream',
     aslToken: 'PollUpstreamFunctionArn',

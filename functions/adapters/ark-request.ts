@@ -6,7 +6,7 @@
 import { ARK_MODELS, arkModelId } from '../core/ark-contract.js';
 import type { ArkPlatform, ImageMode, UpstreamModel } from '../core/ark-contract.js';
 import type { ProviderJobRequest } from '../core/ports/video-provider.js';
-import { UpstreamRejectedError } from '../core/upstream-errors.js';
+import { UpstreamConfigurationError } from '../core/upstream-errors.js';
 
 type ImageRole = 'first_frame' | 'last_frame' | 'reference_image';
 type ContentItem =
@@ -46,7 +46,7 @@ export function toArkBody(request: ProviderJobRequest, platform: ArkPlatform): R
   const contract: Readonly<Record<string, UpstreamModel>> = ARK_MODELS;
   const model = arkModelId(request.upstreamModel, platform);
   if (model === undefined) {
-    throw new UpstreamRejectedError(`model ${request.upstreamModel} is not offered on Ark's ${platform} platform`);
+    throw new UpstreamConfigurationError(`model ${request.upstreamModel} is not offered on Ark's ${platform} platform`);
   }
   return {
     model,

@@ -5,15 +5,31 @@
  * a video generation task" and the error-code table (docs.byteplus.com/en/docs/ModelArk/1520757).
  */
 import * as v from 'valibot';
-import type { ProviderJobRequest, ProviderJobStatus, VideoProvider } from '../core/ports/video-provider.js';
+import type {
+  CancelOutcome,
+  JobFailureCause,
+  ModeratedContent,
+  ModerationConcern,
+  ProviderJobRequest,
+  ProviderJobStatus,
+  VideoProvider,
+} from '../core/ports/video-provider.js';
 import {
+  ContentModerationError,
+  UpstreamAccountError,
+  UpstreamBusyError,
+  UpstreamConfigurationError,
   UpstreamJobNotFoundError,
   UpstreamOutcomeUnknownError,
   UpstreamRejectedError,
   UpstreamTransientError,
 } from '../core/upstream-errors.js';
+import type { ArkPlatform } from '../core/ark-contract.js';
+import { toArkBody } from './ark-request.js';
 
 export interface ArkVideoProviderOptions {
+  /** Picks the model ids (functions/core/ark-contract.ts). */
+  platform: ArkPlatform;
   /** Without the `/api/v3` suffix, e.g. `https://ark.ap-southeast.bytepluses.com`. */
   baseUrl: string;
   /** The key, or a getter (e.g. a cached Secrets Manager read) resolved before each call. */
@@ -42,62 +58,14 @@ const TaskSchema = v.object({
   status: v.picklist(['queued', 'running', 'succeeded', 'failed', 'cancelled', 'expired']),
   content: v.nullish(v.object({ video_url: v.optional(v.pipe(v.string(), v.url())) })),
   error: v.nullish(v.object({ code: v.optional(v.string()), message: v.optional(v.string()) })),
+  // Unix seconds of the last status change; only read for a cancel's time, so an odd value is dropped.
+  updated_at: v.fallback(v.optional(v.number()), undefined),
 });
 type Task = v.InferOutput<typeof TaskSchema>;
 
 const ErrorBodySchema = v.object({
   error: v.object({ code: v.optional(v.string()), message: v.optional(v.string()) }),
 });
-
-// ---------------------------------------------------------------- request mapping
-
-type ContentItem =
-  | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string }; role: 'reference_image' }
-  | { type: 'video_url'; video_url: { url: string }; role: 'reference_video' }
-  | { type: 'audio_url'; audio_url: { url: string }; role: 'reference_audio' };
-
-/**
- * Our references are "omni references", not first/last frames. Ark treats an image without a role
- * as the first frame, and rejects a first frame next to reference videos (400), so every media
- * item carries its reference_* role. Models older than Seedance 2.0 may reject reference roles;
- * the model catalogue decides which models get references at all.
- */
-function toContent(request: ProviderJobRequest): ContentItem[] {
-  return [
-    { type: 'text', text: request.prompt },
-    ...request.imageUrls.map((url): ContentItem => ({
-      type: 'image_url',
-      image_url: { url },
-      role: 'reference_image',
-    })),
-    ...request.videoUrls.map((url): ContentItem => ({
-      type: 'video_url',
-      video_url: { url },
-      role: 'reference_video',
-    })),
-    ...request.audioUrls.map((url): ContentItem => ({
-      type: 'audio_url',
-      audio_url: { url },
-      role: 'reference_audio',
-    })),
-  ];
-}
-
-/** Top-level body fields, not the legacy `--rs 720p --dur 5` prompt suffixes Ark validates only loosely. */
-export function toArkBody(request: ProviderJobRequest): Record<string, unknown> {
-  return {
-    model: request.upstreamModel,
-    content: toContent(request),
-    resolution: request.resolution,
-    ratio: request.ratio,
-    duration: request.durationSeconds,
-    // Absent means random; Ark also reads -1 as random, so it passes through unchanged.
-    ...(request.seed === undefined ? {} : { seed: request.seed }),
-    generate_audio: request.generateAudio,
-    watermark: false,
-  };
-}
 
 // ---------------------------------------------------------------- transport
 
@@ -151,10 +119,73 @@ function upstreamMessage(answer: Answer): string {
   return `Ark answered HTTP ${answer.status}`;
 }
 
-const isRetryableStatus = (status: number): boolean => status === 429 || status >= 500;
-
 function transient(answer: Answer): UpstreamTransientError {
   return new UpstreamTransientError(upstreamMessage(answer), retryAfterSeconds(answer.headers));
+}
+
+// ---------------------------------------------------------------- error mapping
+// Ark's codes (ark-notes "Errors"; the code table in volcengine/ark-cli skills/arkcli-doctor/references/
+// error-codes.md, which also gives the `.PrivacyInformation` and `.PolicyViolation` suffixes).
+
+function errorCode(answer: Answer): string {
+  const parsed = v.safeParse(ErrorBodySchema, parseJson(answer.text));
+  return parsed.success ? (parsed.output.error.code ?? '') : '';
+}
+
+/** `Input{Text,Image,Video,Audio}SensitiveContentDetected[.X]`; the older bare `SensitiveContentDetected[.X]` is text. */
+const INPUT_MODERATION = /^(?:Input(Text|Image|Video|Audio))?SensitiveContentDetected(?:\.(\w+))?$/;
+/** Arrives as a failed task's error code, not as an HTTP error. */
+const OUTPUT_MODERATION = /^OutputVideoSensitiveContentDetected(?:\.(\w+))?$/;
+
+function concernOf(suffix: string | undefined): ModerationConcern {
+  if (suffix === 'PrivacyInformation') return 'privacy';
+  if (suffix === 'PolicyViolation') return 'copyright';
+  return 'sensitive';
+}
+
+function moderationOf(code: string): Extract<JobFailureCause, { kind: 'moderation' }> | undefined {
+  const input = INPUT_MODERATION.exec(code);
+  if (input) {
+    const content = (input[1]?.toLowerCase() ?? 'text') as ModeratedContent;
+    return { kind: 'moderation', content, concern: concernOf(input[2]) };
+  }
+  const output = OUTPUT_MODERATION.exec(code);
+  return output ? { kind: 'moderation', content: 'output', concern: concernOf(output[1]) } : undefined;
+}
+
+/**
+ * Refusals that mean the same on every call: 401 (`AuthenticationError`) and 403 (`AccountOverdueError`,
+ * `OperationDenied.ServiceOverdue`, a key without the rights) need an operator; 429 (`QuotaExceeded`,
+ * including the 120 unfinished tasks per account, `RateLimitExceeded.*`, `ModelAccountRpmRateLimitExceeded`,
+ * `ServerOverloaded`) asks us to come back later. `OperationDenied.ServiceNotOpen` (403) is left to the
+ * caller: on create it is a model not enabled, like 404 `ModelNotOpen`.
+ */
+function accountOrBusy(answer: Answer, code: string): Error | undefined {
+  const said = `${code || `HTTP ${answer.status}`}: ${upstreamMessage(answer)}`;
+  if (answer.status === 401 || (answer.status === 403 && code !== 'OperationDenied.ServiceNotOpen')) {
+    return new UpstreamAccountError(`Ark refused our API key or account (${said})`);
+  }
+  if (answer.status === 429) return new UpstreamBusyError(`Ark has no room for the job now (${said})`);
+  return undefined;
+}
+
+/** Why a create was refused, as the error the workflow acts on. */
+function createRefusal(answer: Answer): Error {
+  // A gateway timeout (502/504 from Ark's envoy) may hide a backend that did create the task.
+  if (answer.status === 502 || answer.status === 504) {
+    return new UpstreamOutcomeUnknownError(`Ark create answered HTTP ${answer.status}; the task may or may not exist`);
+  }
+  const code = errorCode(answer);
+  const moderation = moderationOf(code);
+  if (moderation) return new ContentModerationError(moderation.content, moderation.concern, upstreamMessage(answer));
+  // 404 `InvalidEndpointOrModel.NotFound`, `ModelNotOpen` (or a base URL that is not Ark's): our configuration.
+  if (answer.status === 404 || code === 'OperationDenied.ServiceNotOpen') {
+    return new UpstreamConfigurationError(upstreamMessage(answer));
+  }
+  const shared = accountOrBusy(answer, code);
+  if (shared) return shared;
+  if (answer.status >= 500) return transient(answer);
+  return new UpstreamRejectedError(upstreamMessage(answer));
 }
 
 // ---------------------------------------------------------------- status mapping
@@ -163,21 +194,43 @@ function toStatus(task: Task): ProviderJobStatus | undefined {
   switch (task.status) {
     case 'queued':
     case 'running':
-    case 'cancelled':
       return { state: task.status };
+    case 'cancelled':
+      return task.updated_at === undefined
+        ? { state: 'cancelled' }
+        : { state: 'cancelled', cancelledAt: new Date(task.updated_at * 1000).toISOString() };
     case 'succeeded':
       // A success without a URL is a malformed reply, not a result.
       return task.content?.video_url === undefined
         ? undefined
         : { state: 'succeeded', videoUrl: task.content.video_url };
-    case 'failed':
-      return { state: 'failed', message: task.error?.message || task.error?.code || 'Ark reported the task failed' };
+    case 'failed': {
+      const message = task.error?.message || task.error?.code || 'Ark reported the task failed';
+      // Output moderation arrives this way (ark-notes "Errors"); input moderation found late may too.
+      const cause = moderationOf(task.error?.code ?? '');
+      return cause ? { state: 'failed', message, cause } : { state: 'failed', message };
+    }
     case 'expired':
-      return { state: 'failed', message: task.error?.message || 'Ark expired the task before it finished' };
+      // It outlived its execution_expires_after (ark-notes "Create body", "Get reply").
+      return {
+        state: 'failed',
+        message: task.error?.message || 'the job expired upstream before it finished',
+        cause: { kind: 'expired' },
+      };
   }
 }
 
-const isFinal = (status: ProviderJobStatus): boolean => status.state !== 'queued' && status.state !== 'running';
+/** The outcome of a cancel for a job no longer queued: nothing was sent, nothing changed. */
+function settled(status: Exclude<ProviderJobStatus, { state: 'queued' }> | { state: 'missing' }): CancelOutcome {
+  switch (status.state) {
+    case 'missing':
+      return { outcome: 'not-found' };
+    case 'cancelled':
+      return { outcome: 'cancelled' };
+    default:
+      return { outcome: 'refused', state: status.state };
+  }
+}
 
 // ---------------------------------------------------------------- the provider
 
@@ -196,10 +249,12 @@ export class ArkVideoProvider implements VideoProvider {
 
   async createJob(request: ProviderJobRequest): Promise<{ jobId: string }> {
     let answer: Answer;
+    // Built first: a body it cannot build (an error of its own) is refused before anything is sent.
+    const body = toArkBody(request, this.options.platform);
     // Read the key first: failing to read it means nothing was sent, which is safe to retry.
     await this.authorization();
     try {
-      answer = await this.send('POST', this.tasksUrl, toArkBody(request), this.createTimeoutMs);
+      answer = await this.send('POST', this.tasksUrl, body, this.createTimeoutMs);
     } catch (error) {
       const detail = describeFailure(error);
       if (neverSent(error)) throw new UpstreamTransientError(`Ark create not sent: ${detail}`);
@@ -216,37 +271,52 @@ export class ArkVideoProvider implements VideoProvider {
         throw new UpstreamOutcomeUnknownError('Ark accepted the create but its reply has no task id');
       return parsed.output.id;
     }
-    // A gateway timeout (502/504 from Ark's envoy) may hide a backend that did create the task.
-    if (answer.status === 502 || answer.status === 504) {
-      throw new UpstreamOutcomeUnknownError(`Ark create answered HTTP ${answer.status}; the task may or may not exist`);
-    }
-    if (isRetryableStatus(answer.status)) throw transient(answer);
-    throw new UpstreamRejectedError(upstreamMessage(answer));
+    throw createRefusal(answer);
   }
 
   async getJob(jobId: string): Promise<ProviderJobStatus> {
     const answer = await this.idempotent('GET', this.taskUrl(jobId));
     if (answer.status === 404) throw new UpstreamJobNotFoundError(`Ark does not know task ${jobId}`);
-    // Other 4xx (bad key, suspended account) are kept transient: the paid task still exists upstream
-    // and must not be abandoned over a fixable configuration problem; the workflow bounds retries.
-    if (answer.status < 200 || answer.status >= 300) throw transient(answer);
+    // Any other refusal leaves the job as it is: the paid task still exists upstream and must not be
+    // abandoned over a fixable problem (a key or bill: alarmed); the poll asks again until the deadline.
+    if (answer.status < 200 || answer.status >= 300)
+      throw accountOrBusy(answer, errorCode(answer)) ?? transient(answer);
     const parsed = v.safeParse(TaskSchema, parseJson(answer.text));
     const status = parsed.success ? toStatus(parsed.output) : undefined;
     if (status === undefined) throw new UpstreamTransientError(`Ark sent a malformed reply for task ${jobId}`);
     return status;
   }
 
-  async cancelJob(jobId: string): Promise<void> {
+  /**
+   * Ark's DELETE (ark-notes "Endpoints"): queued → cancelled; succeeded, failed or expired → the record is
+   * deleted (the video URL with it); running or cancelled → refused, with an undocumented HTTP code. So the
+   * job is read first and only a queued one is sent a DELETE; a refusal is explained by reading it again.
+   */
+  async cancelJob(jobId: string): Promise<CancelOutcome> {
+    const before = await this.findJob(jobId);
+    if (before.state !== 'queued') return settled(before);
     const answer = await this.idempotent('DELETE', this.taskUrl(jobId));
-    if ((answer.status >= 200 && answer.status < 300) || answer.status === 404) return;
-    if (isRetryableStatus(answer.status)) throw transient(answer);
-    // Ark refuses DELETE for running and already-cancelled tasks; only the status tells which.
-    const status = await this.getJob(jobId).catch((error: unknown) => {
-      if (error instanceof UpstreamJobNotFoundError) return undefined;
+    // Queued when read, so a DELETE that Ark accepted cancelled it (a job done in those milliseconds: no).
+    if (answer.status >= 200 && answer.status < 300) return { outcome: 'cancelled' };
+    if (answer.status === 404) return { outcome: 'not-found' };
+    const refused = accountOrBusy(answer, errorCode(answer)) ?? (answer.status >= 500 ? transient(answer) : undefined);
+    if (refused) throw refused;
+    // Refused: the job left the queue between our read and our DELETE.
+    const after = await this.findJob(jobId);
+    if (after.state === 'queued') {
+      throw new UpstreamRejectedError(`Ark refused to cancel queued task ${jobId}: ${upstreamMessage(answer)}`);
+    }
+    return settled(after);
+  }
+
+  /** The job's status, or `missing` when Ark does not know it (never created, or its record deleted). */
+  private async findJob(jobId: string): Promise<ProviderJobStatus | { state: 'missing' }> {
+    try {
+      return await this.getJob(jobId);
+    } catch (error) {
+      if (error instanceof UpstreamJobNotFoundError) return { state: 'missing' };
       throw error;
-    });
-    if (status === undefined || isFinal(status)) return;
-    throw new UpstreamRejectedError(`Ark refused to cancel ${status.state} task ${jobId}: ${upstreamMessage(answer)}`);
+    }
   }
 
   private async authorization(): Promise<string> {

@@ -1,5 +1,14 @@
-/** Wraps a provider to record request count, errors and latency per call, by provider (its error-rate alarm). */
-import type { ProviderJobRequest, ProviderJobStatus, VideoProvider } from '../core/ports/video-provider.js';
+/**
+ * Wraps a provider to record request count, errors and latency per call, by provider (its error-rate alarm),
+ * and the errors only an operator can fix (a refused key or account, a model not offered: its operator alarm).
+ */
+import type {
+  CancelOutcome,
+  ProviderJobRequest,
+  ProviderJobStatus,
+  VideoProvider,
+} from '../core/ports/video-provider.js';
+import { needsOperator } from '../core/upstream-errors.js';
 import { METRIC, MetricUnit } from './metrics.js';
 import type { MetricUnitValue } from './metrics.js';
 
@@ -23,7 +32,7 @@ export class MeteredVideoProvider implements VideoProvider {
     return this.measure(() => this.inner.getJob(jobId));
   }
 
-  cancelJob(jobId: string): Promise<void> {
+  cancelJob(jobId: string): Promise<CancelOutcome> {
     return this.measure(() => this.inner.cancelJob(jobId));
   }
 
@@ -34,6 +43,8 @@ export class MeteredVideoProvider implements VideoProvider {
       return await call();
     } catch (error) {
       this.recorder.addMetric(METRIC.upstreamErrors, MetricUnit.Count, 1, this.provider);
+      if (needsOperator(error))
+        this.recorder.addMetric(METRIC.upstreamOperatorErrors, MetricUnit.Count, 1, this.provider);
       throw error;
     } finally {
       this.recorder.addMetric(METRIC.upstreamLatency, MetricUnit.Milliseconds, this.clock() - started, this.provider);

@@ -19,4 +19,11 @@ export const METRIC = {
   upstreamLatency: 'UpstreamLatency',
   /** Polls that found the job still generating: PollUpstream throws for each (its Retry is the loop). */
   upstreamPollsInProgress: 'UpstreamPollsInProgress',
+  /**
+   * Creates the upstream could not take yet (busy, or a key or account to fix): StartUpstream throws for each,
+   * and its Retry waits and tries again until the task's deadline.
+   */
+  upstreamStartsDeferred: 'UpstreamStartsDeferred',
+  /** Upstream errors only an operator can fix: a refused key or account, a model not offered (alarmed). */
+  upstreamOperatorErrors: 'UpstreamOperatorErrors',
 } as const;

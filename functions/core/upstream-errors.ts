@@ -3,13 +3,14 @@
  * Retry/Catch match (Step Functions matches Lambda errors by error name), so names are stable API:
  * string literals, as the class names do not survive minification.
  */
+import type { ModeratedContent, ModerationConcern } from './ports/video-provider.js';
 
 /** The upstream refused the job (4xx on create): the task fails with the upstream's message. */
 export class UpstreamRejectedError extends Error {
   override readonly name = 'UpstreamRejectedError';
 }
 
-/** 5xx, 429, connection errors, timeouts on idempotent calls: safe to retry with backoff. */
+/** 5xx, connection errors, timeouts on idempotent calls: safe to retry with backoff. */
 export class UpstreamTransientError extends Error {
   override readonly name = 'UpstreamTransientError';
   constructor(
@@ -21,6 +22,30 @@ export class UpstreamTransientError extends Error {
   }
 }
 
+/**
+ * The upstream has no room for us now (429: rate limits, its cap on unfinished jobs per account, overload).
+ * Nothing was created: the task waits and tries again until its deadline, never refunded for this.
+ */
+export class UpstreamBusyError extends Error {
+  override readonly name = 'UpstreamBusyError';
+}
+
+/**
+ * The upstream refuses our key or account (401, 403: a bad key, an overdue bill). Only an operator can fix
+ * it: alarmed (needsOperator), and tasks wait as for UpstreamBusyError until fixed or their deadline.
+ */
+export class UpstreamAccountError extends Error {
+  override readonly name = 'UpstreamAccountError';
+}
+
+/**
+ * The upstream does not offer the model we asked for (404 on create: unknown model or endpoint, or a model
+ * not enabled for the account): our configuration is wrong. The task fails; an operator is alarmed.
+ */
+export class UpstreamConfigurationError extends Error {
+  override readonly name = 'UpstreamConfigurationError';
+}
+
 /** A create call whose outcome is unknown (timeout after sending): must not be retried blindly. */
 export class UpstreamOutcomeUnknownError extends Error {
   override readonly name = 'UpstreamOutcomeUnknownError';
@@ -29,4 +54,38 @@ export class UpstreamOutcomeUnknownError extends Error {
 /** The upstream does not know a job we created (404 on get). */
 export class UpstreamJobNotFoundError extends Error {
   override readonly name = 'UpstreamJobNotFoundError';
+}
+
+const REFUSED: Readonly<Record<ModeratedContent, string>> = {
+  text: 'the prompt: its text',
+  image: 'the prompt: a reference image',
+  video: 'the prompt: a reference video',
+  audio: 'the prompt: a reference audio',
+  output: 'the generated video: it',
+};
+const CONCERN: Readonly<Record<ModerationConcern, string>> = {
+  sensitive: 'may contain sensitive content',
+  privacy: "shows a real person's face",
+  copyright: 'may infringe copyright',
+};
+
+/**
+ * The upstream's content moderation refused the prompt (on create) or the video it made (a failed job). The
+ * message is the customer's whole reason, in our words, saying what to change; the upstream's own words
+ * follow, as they carry its request id for a support ticket.
+ */
+export class ContentModerationError extends Error {
+  override readonly name = 'ContentModerationError';
+  constructor(content: ModeratedContent, concern: ModerationConcern, upstreamMessage?: string) {
+    const advice = content === 'output' ? 'change the prompt or the references' : 'change it';
+    const said = upstreamMessage ? ` (upstream: ${upstreamMessage})` : '';
+    super(
+      `the upstream's content moderation refused ${REFUSED[content]} ${CONCERN[concern]}; ${advice} and submit again${said}`,
+    );
+  }
+}
+
+/** Errors only an operator can fix: they feed the provider's operator alarm (lib/cdk/alarms.ts). */
+export function needsOperator(error: unknown): boolean {
+  return error instanceof UpstreamAccountError || error instanceof UpstreamConfigurationError;
 }

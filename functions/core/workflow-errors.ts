@@ -4,12 +4,17 @@
  * string literal, never the class's own name: the bundles are minified, and `UpstreamJobFailedError.name`
  * there is `_a` or the like.
  */
+import type { ProviderJobStatus } from './ports/video-provider.js';
 import type {
+  UpstreamAccountError,
+  UpstreamBusyError,
+  UpstreamConfigurationError,
   UpstreamJobNotFoundError,
   UpstreamOutcomeUnknownError,
   UpstreamRejectedError,
   UpstreamTransientError,
 } from './upstream-errors.js';
+import { ContentModerationError } from './upstream-errors.js';
 
 export class UpstreamJobFailedError extends Error {
   override readonly name = 'UpstreamJobFailedError';
@@ -21,6 +26,15 @@ export class UpstreamJobFailedError extends Error {
  */
 export class GenerationInProgressError extends Error {
   override readonly name = 'GenerationInProgressError';
+}
+
+/**
+ * Not a failure: the upstream cannot take the job yet (busy, or our key or account needs an operator).
+ * StartUpstream throws it so that the state's first retrier tries again later; the task's deadline, which
+ * the step checks, ends the wait, as in the poll loop.
+ */
+export class WaitingForUpstreamError extends Error {
+  override readonly name = 'WaitingForUpstreamError';
 }
 
 export class GenerationTimedOutError extends Error {
@@ -54,6 +68,10 @@ type DescribedError = (
   | UpstreamTransientError
   | UpstreamOutcomeUnknownError
   | UpstreamJobNotFoundError
+  | UpstreamBusyError
+  | UpstreamAccountError
+  | UpstreamConfigurationError
+  | WaitingForUpstreamError
   | GenerationTimedOutError
   | GenerationInProgressError
   | VideoRejectedError
@@ -67,20 +85,61 @@ const PREFIXES: Record<DescribedError, string> = {
   UpstreamTransientError: 'the generator could not be reached',
   UpstreamOutcomeUnknownError: 'the generator did not confirm the task',
   UpstreamJobNotFoundError: 'the generator lost the task',
+  // These three wait in StartUpstream and would reach a refund only if that wait ran out (WITHOUT_DETAIL).
+  UpstreamBusyError: 'the generator had no capacity for the task',
+  UpstreamAccountError: 'the generator could not be used',
+  WaitingForUpstreamError: 'the generator had no capacity for the task',
+  UpstreamConfigurationError:
+    'the model is not available from the generator (a configuration problem on our side; our operators were alerted)',
   GenerationTimedOutError: 'generation timed out',
   GenerationInProgressError: 'generation timed out',
   VideoRejectedError: 'the generated file could not be stored',
   VideoDownloadInterruptedError: 'the generated video could not be downloaded',
 };
 
+/** Errors whose message is for operators (our key, our account, the upstream's quotas): the prefix alone. */
+const WITHOUT_DETAIL: ReadonlySet<string> = new Set<DescribedError>([
+  'UpstreamBusyError',
+  'UpstreamAccountError',
+  'WaitingForUpstreamError',
+]);
+
+/**
+ * Errors whose message is the whole customer-facing reason, written by our own code (upstream-errors.ts):
+ * the message as it is, or this when it is missing.
+ */
+const SELF_DESCRIBED: Record<ContentModerationError['name'], string> = {
+  ContentModerationError: "the upstream's content moderation refused the task",
+};
+
 /** The customer-facing reason for a failure. Unknown errors never leak internals. */
 export function describeFailure(error: StepError): string {
   if (error.Error === 'States.Timeout') return 'a processing step timed out';
+  if (Object.hasOwn(SELF_DESCRIBED, error.Error)) {
+    return causeMessage(error.Cause) || SELF_DESCRIBED[error.Error as ContentModerationError['name']];
+  }
   // Own keys only: an Error named "constructor" or "toString" is unknown, not Object.prototype's.
   const prefix = Object.hasOwn(PREFIXES, error.Error) ? PREFIXES[error.Error as DescribedError] : undefined;
   if (!prefix) return 'internal error while processing the task';
+  if (WITHOUT_DETAIL.has(error.Error)) return prefix;
   const detail = causeMessage(error.Cause);
   return detail ? `${prefix}: ${detail}` : prefix;
+}
+
+/**
+ * The error that ends a task whose upstream job failed: the upstream's moderation and expiry in our words
+ * (ark-notes "Errors", "Get reply"), anything else with the upstream's message.
+ */
+export function jobFailure(job: Extract<ProviderJobStatus, { state: 'failed' }>): Error {
+  switch (job.cause?.kind) {
+    case 'moderation':
+      return new ContentModerationError(job.cause.content, job.cause.concern, job.message);
+    case 'expired':
+      // Its execution_expires_after ran out: what Ark says adds nothing the customer can use.
+      return new GenerationTimedOutError('the upstream gave up on the job before it finished');
+    default:
+      return new UpstreamJobFailedError(job.message);
+  }
 }
 
 function causeMessage(cause: string | undefined): string | undefined {

@@ -13,14 +13,15 @@ const deps = {
   providers: videoProviders(LIVE_QUERY_TIMEOUT_MS),
   now: () => new Date(),
   onCleanupError: (task: { task_id: string }, step: string, error: unknown) =>
-    logger.warn(`task refunded, but its ${step} could not be stopped (best effort)`, {
+    logger.warn(`cancelling the task: its ${step} could not be stopped`, {
       task_id: task.task_id,
       error: error as Error,
     }),
 };
 
 export const handler = authenticatedRoute(async (event, caller) => {
-  const data = await cancelTask(caller, event.pathParameters?.['id'], deps);
-  countMetric(METRIC.tasksRefunded);
-  return { data };
+  const { task, refunded } = await cancelTask(caller, event.pathParameters?.['id'], deps);
+  // A repeated cancel answers the task again: counted once.
+  if (refunded) countMetric(METRIC.tasksRefunded);
+  return { data: task };
 });

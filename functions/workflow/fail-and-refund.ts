@@ -10,7 +10,7 @@ import { countMetric, METRIC } from '../adapters/metrics.js';
 
 const deps = {
   tasks: taskRepository(),
-  // 5 s a request: the cancel (DELETE, then maybe a GET) fits the function's timeout after the refund.
+  // 5 s a request: the cancel (a GET; a DELETE if queued; maybe a GET again) fits the function's 25 s after the refund.
   providers: videoProviders(5_000),
   now: () => new Date(),
   onUpstreamCancelFailure: (taskId: string, jobId: string, error: unknown) =>

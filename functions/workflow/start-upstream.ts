@@ -1,10 +1,13 @@
 /**
  * State StartUpstream: create the upstream job once (or reuse the stored one) and move to running. The
  * state machine keeps no part of the result (ResultPath null): PollUpstream re-reads the task, and tells a
- * task that ended meanwhile (with its webhook notice) itself.
+ * task that ended meanwhile (with its webhook notice) itself. An upstream with no room yet makes it throw
+ * WaitingForUpstreamError, the state's retry loop, counted so that the error-rate alarm can leave it out.
  */
 import * as v from 'valibot';
 import { startUpstreamJob } from '../core/use-cases/lifecycle-steps.js';
+import { WaitingForUpstreamError } from '../core/workflow-errors.js';
+import { countMetric, METRIC } from '../adapters/metrics.js';
 import { videoProviders } from '../adapters/provider-dependencies.js';
 import { logger } from '../adapters/logger.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
@@ -22,4 +25,14 @@ const deps = {
     }),
 };
 
-export const handler = stepHandler(v.object({ task_id: taskId }), (input) => startUpstreamJob(input.task_id, deps));
+export const handler = stepHandler(v.object({ task_id: taskId }), async (input) => {
+  try {
+    return await startUpstreamJob(input.task_id, deps);
+  } catch (error) {
+    if (error instanceof WaitingForUpstreamError) {
+      countMetric(METRIC.upstreamStartsDeferred);
+      logger.warn('the upstream cannot take the job yet; waiting', { error: error.message });
+    }
+    throw error;
+  }
+});

@@ -1,7 +1,8 @@
 /**
  * The alarms that need a human, all sent to one SNS topic: webhook messages parked in the DLQ or piling
  * up in flight, failed or timed-out task executions (a refund that could not be made ends in the
- * `RefundFailed` state), a high 5xx rate on the API, a high upstream error rate, and Lambda errors.
+ * `RefundFailed` state), a high 5xx rate on the API, a high upstream error rate, an upstream refusing our
+ * key, account or model, and Lambda errors.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -156,6 +157,16 @@ export class ServiceAlarms extends Construct {
         }),
         threshold: UPSTREAM_ERROR_RATE_PERCENT,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      });
+      // One is enough: no retry fixes these, and tasks wait (key, account) or fail (model) until someone acts.
+      this.add(`${pascal}UpstreamOperatorAlarm`, {
+        alarmDescription:
+          `The upstream ${PROVIDERS[provider].label} refused our API key or account (401, 403: e.g. a bad key, an ` +
+          'overdue bill), so tasks wait to start until it is fixed or their deadline fails them, or it does not ' +
+          'offer a model of the catalog (404: unknown or not enabled), whose tasks fail and are refunded.',
+        metric: providerMetric(METRIC.upstreamOperatorErrors),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       });
     }
 

@@ -1,6 +1,7 @@
 /**
- * Cancel (DESIGN §3 row 18): pending and running tasks are refunded and end `refunded`; a cancel racing
- * the task's own success or failure ends in exactly one final state and at most one refund.
+ * Cancel (DESIGN §3 row 18): a task without an upstream job, or whose job is still queued there, is cancelled
+ * upstream, refunded and ends `refunded`; one whose job has started is refused (400) and not refunded; a
+ * cancel racing the task's own end ends in exactly one final state and at most one refund.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +19,8 @@ interface TaskData {
 
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startTestStack();
+  // Jobs stay queued upstream for 3 s, so a cancel surely lands while one is.
+  stack = await startTestStack({ upstream: { queuedMs: 3000, runningMs: 300 } });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -35,11 +37,14 @@ const task = (key: string, taskId: string) => callApi<TaskData>(stack, 'GET', `/
 const balance = async (key: string) =>
   (await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key })).body.data.balance;
 
+const jobsOf = (prompt: string) => stack.upstream.jobs().filter((job) => job.prompt === prompt);
+
 describe('cancel', () => {
-  it('refunds a running task, stops its execution and the upstream job', async () => {
+  it('a job still queued upstream: cancelled there, refunded in full, execution stopped; a second cancel answers the same', async () => {
     const { key } = await newAccount(stack, '10');
-    const created = await submit(key, 'forever [simulate:hang]');
-    const taskId = created.body.data.task_id;
+    const prompt = `queued ${randomUUID()}`;
+    const taskId = (await submit(key, prompt)).body.data.task_id;
+    // Running here means the upstream job exists; it stays queued upstream for 3 s.
     await pollUntil(
       () => task(key, taskId),
       (response) => response.body.data.status === 'running',
@@ -50,16 +55,51 @@ describe('cancel', () => {
       data: { task_id: taskId, status: 'refunded', error_message: null },
     });
     expect(await balance(key)).toBe(10);
+    expect(jobsOf(prompt).map((job) => job.status)).toEqual(['cancelled']);
     const execution = await pollUntil(
       async () => (await stack.workflow.executions()).find((record) => record.name === taskId),
       (record) => record?.status === 'ABORTED',
     );
     expect(execution?.status).toBe('ABORTED');
-    // A second cancel is refused, and refunds nothing more.
+    // A second cancel answers the refunded task again, and refunds nothing more.
     const again = await cancel(key, taskId);
-    expect(again.body).toMatchObject({ code: 400, data: null });
-    expect(again.body.message).toMatch(/refunded/);
+    expect(again.body).toMatchObject({ code: 0, data: { task_id: taskId, status: 'refunded' } });
     expect(await balance(key)).toBe(10);
+  });
+
+  it('a job the upstream has started generating: 400, nothing refunded, the task goes on', async () => {
+    const { key } = await newAccount(stack, '10');
+    const prompt = `forever ${randomUUID()} [simulate:hang]`;
+    const taskId = (await submit(key, prompt)).body.data.task_id;
+    await pollUntil(
+      async () => jobsOf(prompt),
+      (jobs) => jobs[0]?.status === 'running',
+    );
+    const refused = await cancel(key, taskId);
+    expect(refused.body).toMatchObject({
+      code: 400,
+      message: 'generation has started and can no longer be cancelled',
+      data: null,
+    });
+    expect(await balance(key)).toBe(5.8);
+    expect((await task(key, taskId)).body.data.status).toBe('running');
+  });
+
+  it('a task not started upstream yet (its first creates answered 429): refunded, and no job left running for it', async () => {
+    const { key } = await newAccount(stack, '10');
+    const prompt = `busy ${randomUUID()} [simulate:rate-limit]`;
+    const taskId = (await submit(key, prompt)).body.data.task_id;
+    expect((await cancel(key, taskId)).body).toMatchObject({ code: 0, data: { status: 'refunded' } });
+    expect(await balance(key)).toBe(10);
+    await pollUntil(
+      async () => (await stack.workflow.executions()).find((record) => record.name === taskId),
+      (record) => record?.status === 'ABORTED',
+    );
+    // A create in flight when the cancel came makes a job that no task collects: StartUpstream cancels it.
+    await pollUntil(
+      async () => jobsOf(prompt),
+      (jobs) => jobs.every((job) => job.status === 'cancelled'),
+    );
   });
 
   it('refunds a pending task whose execution never started', async () => {
@@ -95,10 +135,10 @@ describe('cancel', () => {
       index % 3 === 0 ? `r${index} [simulate:fail]` : `r${index}`,
     );
     const ids = await Promise.all(prompts.map(async (prompt) => (await submit(key, prompt)).body.data.task_id));
-    // Cancel each at a different moment across the task's whole life (about 0.5 s here).
+    // Cancel each at a different moment across the task's whole life (queued 3 s, running 0.3 s, then the end).
     await Promise.all(
       ids.map(async (taskId, index) => {
-        await new Promise((resolve) => setTimeout(resolve, index * 30));
+        await new Promise((resolve) => setTimeout(resolve, index * 180));
         const answer = await cancel(key, taskId);
         expect([0, 400]).toContain(answer.body.code);
       }),

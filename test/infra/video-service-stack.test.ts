@@ -602,15 +602,21 @@ describe('Step Functions', () => {
     // The longest a model may generate (functions/core/video-model.ts: max_generation_seconds ≤ 21,600).
     const MAX_GENERATION_SECONDS = 6 * 3600;
     const definition = JSON.parse(readAslDefinition()) as { TimeoutSeconds?: number };
-    // The poll loop ends at the deadline (the step checks it), at most one wait and one poll later.
-    const poll = aslStates()['PollUpstream'];
-    const [loop, ...others] = poll?.Retry ?? [];
-    const pollTail = Number(loop?.MaxDelaySeconds) + worstCase({ Type: 'Task', ...poll, Retry: others });
+    // The start's wait for room upstream and the poll loop both end at the same deadline (each step checks
+    // it): at most one wait and one try later each.
+    const tail = (name: string, loopError: string) => {
+      const state = aslStates()[name];
+      const loop = state?.Retry?.find((retrier) => retrier.ErrorEquals?.includes(loopError));
+      const others = state?.Retry?.filter((retrier) => retrier !== loop);
+      return Number(loop?.MaxDelaySeconds) + worstCase({ Type: 'Task', ...state, Retry: others });
+    };
+    const loopTails =
+      tail('StartUpstream', 'WaitingForUpstreamError') + tail('PollUpstream', 'GenerationInProgressError');
     // Every other state runs at most once per execution, each with all its retries, each try to its timeout.
     const rest = Object.entries(aslStates())
-      .filter(([name]) => name !== 'PollUpstream')
+      .filter(([name]) => name !== 'PollUpstream' && name !== 'StartUpstream')
       .reduce((total, [, state]) => total + worstCase(state), 0);
-    expect(definition.TimeoutSeconds).toBeGreaterThan(MAX_GENERATION_SECONDS + pollTail + rest);
+    expect(definition.TimeoutSeconds).toBeGreaterThan(MAX_GENERATION_SECONDS + loopTails + rest);
     // And well below Standard's one year: a wedged execution ends, is alarmed (ExecutionsTimedOut) and restarted.
     expect(definition.TimeoutSeconds).toBeLessThanOrEqual(12 * 3600);
   });
@@ -761,6 +767,18 @@ describe('alarms', () => {
     expect(metricsOf(rate ?? {})).toContain('"UpstreamRequests"');
     expect(metricsOf(rate ?? {})).toContain('"VideoGeneration"');
     expect(rate).toMatchObject({ Threshold: 20, ComparisonOperator: 'GreaterThanThreshold' });
+  });
+
+  it('fire on the first upstream error only an operator can fix (a refused key or account, a model not offered)', () => {
+    const [alarm, ...others] = alarms().filter((a) => a['MetricName'] === 'UpstreamOperatorErrors');
+    expect(others).toEqual([]);
+    expect(alarm).toMatchObject({
+      Namespace: 'VideoGeneration',
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Dimensions: expect.arrayContaining([{ Name: 'provider', Value: 'ark' }]),
+    });
   });
 
   it('fire on Lambda errors of every function', () => {

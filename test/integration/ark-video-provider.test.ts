@@ -1,6 +1,7 @@
 /**
  * Drives the real ArkVideoProvider over HTTP against the upstream simulator (and a few hostile
- * servers), so the request mapping, reply validation and error classes are checked end to end.
+ * servers), so the request mapping, reply validation, error classes and cancel outcomes are checked end
+ * to end. Ark's documented error bodies, code by code: ark-video-provider-errors.test.ts.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -10,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArkVideoProvider } from '../../functions/adapters/ark-video-provider.js';
 import type { ProviderJobRequest, ProviderJobStatus } from '../../functions/core/ports/video-provider.js';
 import {
+  UpstreamAccountError,
+  UpstreamBusyError,
   UpstreamJobNotFoundError,
   UpstreamOutcomeUnknownError,
   UpstreamRejectedError,
@@ -23,7 +26,7 @@ const FIXTURE = new URL('../../lib/local/fixtures/sample.mp4', import.meta.url);
 
 function jobRequest(overrides: Partial<ProviderJobRequest> = {}): ProviderJobRequest {
   return {
-    upstreamModel: 'dreamina-seedance-2-0-260128',
+    upstreamModel: 'seedance-2-0',
     prompt: 'A red fox trots through fresh snow',
     resolution: '720p',
     ratio: '16:9',
@@ -32,6 +35,7 @@ function jobRequest(overrides: Partial<ProviderJobRequest> = {}): ProviderJobReq
     imageUrls: [],
     videoUrls: [],
     audioUrls: [],
+    expiresAfterSeconds: 7200,
     ...overrides,
   };
 }
@@ -71,7 +75,7 @@ describe('ArkVideoProvider against the upstream simulator', () => {
 
   beforeAll(async () => {
     sim = await startUpstreamSimulator({ queuedMs: 100, runningMs: 200, apiKey: API_KEY });
-    provider = new ArkVideoProvider({ baseUrl: sim.baseUrl, apiKey: API_KEY });
+    provider = new ArkVideoProvider({ platform: 'byteplus', baseUrl: sim.baseUrl, apiKey: API_KEY });
   });
   afterAll(() => sim.close());
 
@@ -115,6 +119,7 @@ describe('ArkVideoProvider against the upstream simulator', () => {
       duration: 8,
       generate_audio: true,
       watermark: false,
+      execution_expires_after: 7200,
     });
     await provider.createJob(jobRequest({ seed: 42, prompt: 'seeded' }));
     expect(sim.jobs().find((job) => job.prompt === 'seeded')?.request.seed).toBe(42);
@@ -123,19 +128,38 @@ describe('ArkVideoProvider against the upstream simulator', () => {
   it('reports a failed job with the upstream message', async () => {
     const { jobId } = await provider.createJob(jobRequest({ prompt: 'A storm [simulate:fail]' }));
     const status = await pollUntil(provider, jobId, isFinal);
-    expect(status.state).toBe('failed');
-    if (status.state === 'failed') expect(status.message).toMatch(/sensitive/);
+    expect(status).toMatchObject({
+      state: 'failed',
+      message: expect.stringMatching(/sensitive/),
+      // OutputVideoSensitiveContentDetected: the failure's cause, for the customer's reason.
+      cause: { kind: 'moderation', content: 'output', concern: 'sensitive' },
+    });
   });
 
   it('throws UpstreamJobNotFoundError for an unknown id', async () => {
     await expect(provider.getJob('cgt-20250101000000-nope0')).rejects.toBeInstanceOf(UpstreamJobNotFoundError);
   });
 
-  it('throws UpstreamRejectedError with the upstream message for a bad api key', async () => {
-    const wrongKey = new ArkVideoProvider({ baseUrl: sim.baseUrl, apiKey: 'wrong' });
+  it('a bad api key (401 AuthenticationError) is an account error, for an operator, on every call', async () => {
+    const wrongKey = new ArkVideoProvider({ platform: 'byteplus', baseUrl: sim.baseUrl, apiKey: 'wrong' });
     const error: unknown = await wrongKey.createJob(jobRequest()).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UpstreamRejectedError);
-    expect((error as Error).message).toMatch(/API key/);
+    expect(error).toBeInstanceOf(UpstreamAccountError);
+    expect((error as Error).message).toMatch(/AuthenticationError: .*API key/);
+    await expect(wrongKey.getJob('cgt-1')).rejects.toBeInstanceOf(UpstreamAccountError);
+    await expect(wrongKey.cancelJob('cgt-1')).rejects.toBeInstanceOf(UpstreamAccountError);
+  });
+
+  it('a rate-limited create (429) is UpstreamBusyError: nothing was created, come back later', async () => {
+    const prompt = `busy ${Date.now()} [simulate:rate-limit]`;
+    await expect(provider.createJob(jobRequest({ prompt }))).rejects.toBeInstanceOf(UpstreamBusyError);
+    await expect(provider.createJob(jobRequest({ prompt }))).rejects.toBeInstanceOf(UpstreamBusyError);
+    const { jobId } = await provider.createJob(jobRequest({ prompt }));
+    expect(
+      sim
+        .jobs()
+        .filter((job) => job.prompt === prompt)
+        .map((job) => job.id),
+    ).toEqual([jobId]);
   });
 
   it('throws UpstreamRejectedError when the body is invalid (no text item)', async () => {
@@ -154,17 +178,18 @@ describe('ArkVideoProvider against the upstream simulator', () => {
     expect((await pollUntil(provider, jobId, isFinal)).state).toBe('succeeded');
   });
 
-  it('refuses to cancel a running job, and accepts cancelling a finished one', async () => {
+  it('a job started or finished is not cancelled, and its record is kept (Ark deletes finished ones)', async () => {
     const { jobId } = await provider.createJob(jobRequest({ prompt: 'long take [simulate:hang]' }));
     expect((await pollUntil(provider, jobId, (s) => s.state === 'running')).state).toBe('running');
-    await expect(provider.cancelJob(jobId)).rejects.toBeInstanceOf(UpstreamRejectedError);
+    expect(await provider.cancelJob(jobId)).toEqual({ outcome: 'refused', state: 'running' });
 
     const done = await provider.createJob(jobRequest());
     expect((await pollUntil(provider, done.jobId, isFinal)).state).toBe('succeeded');
-    await expect(provider.cancelJob(done.jobId)).resolves.toBeUndefined();
-    // As on Ark, DELETE of a finished task removes its record.
-    await expect(provider.getJob(done.jobId)).rejects.toBeInstanceOf(UpstreamJobNotFoundError);
-    await expect(provider.cancelJob(done.jobId)).resolves.toBeUndefined();
+    expect(await provider.cancelJob(done.jobId)).toEqual({ outcome: 'refused', state: 'succeeded' });
+    // No DELETE was sent: the video is still there to collect.
+    expect((await provider.getJob(done.jobId)).state).toBe('succeeded');
+    expect(sim.jobs().find((job) => job.id === done.jobId)?.deleted).toBe(false);
+    expect(await provider.cancelJob('cgt-20250101000000-nope0')).toEqual({ outcome: 'not-found' });
   });
 });
 
@@ -177,13 +202,18 @@ describe('cancelling a queued job', () => {
   });
   afterAll(() => sim.close());
 
-  it('ends cancelled, and a second cancel still resolves', async () => {
-    const provider = new ArkVideoProvider({ baseUrl: sim.baseUrl, apiKey: 'any' });
+  it('ends cancelled (with its time), and a second cancel says so again', async () => {
+    const provider = new ArkVideoProvider({ platform: 'byteplus', baseUrl: sim.baseUrl, apiKey: 'any' });
     const { jobId } = await provider.createJob(jobRequest());
-    await provider.cancelJob(jobId);
-    expect(await provider.getJob(jobId)).toEqual({ state: 'cancelled' });
+    const before = Date.now();
+    expect(await provider.cancelJob(jobId)).toEqual({ outcome: 'cancelled' });
+    const status = await provider.getJob(jobId);
+    expect(status.state).toBe('cancelled');
+    // Unix seconds upstream: within a second of the cancel.
+    const at = status.state === 'cancelled' ? Date.parse(status.cancelledAt ?? '') : NaN;
+    expect(Math.abs(at - before)).toBeLessThan(2000);
     expect(sim.jobs().find((job) => job.id === jobId)?.cancelled).toBe(true);
-    await expect(provider.cancelJob(jobId)).resolves.toBeUndefined();
+    expect(await provider.cancelJob(jobId)).toEqual({ outcome: 'cancelled' });
   });
 });
 
@@ -193,7 +223,13 @@ describe('ArkVideoProvider against broken servers', () => {
       /* accept and never respond */
     });
     try {
-      const provider = new ArkVideoProvider({ baseUrl, apiKey: API_KEY, requestTimeoutMs: 200, createTimeoutMs: 200 });
+      const provider = new ArkVideoProvider({
+        platform: 'byteplus',
+        baseUrl,
+        apiKey: API_KEY,
+        requestTimeoutMs: 200,
+        createTimeoutMs: 200,
+      });
       await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamOutcomeUnknownError);
       await expect(provider.getJob('cgt-1')).rejects.toBeInstanceOf(UpstreamTransientError);
       await expect(provider.cancelJob('cgt-1')).rejects.toBeInstanceOf(UpstreamTransientError);
@@ -207,7 +243,7 @@ describe('ArkVideoProvider against broken servers', () => {
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"done"}');
     });
     try {
-      const provider = new ArkVideoProvider({ baseUrl, apiKey: API_KEY });
+      const provider = new ArkVideoProvider({ platform: 'byteplus', baseUrl, apiKey: API_KEY });
       await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamOutcomeUnknownError);
       await expect(provider.getJob('cgt-1')).rejects.toBeInstanceOf(UpstreamTransientError);
     } finally {
@@ -222,7 +258,7 @@ describe('ArkVideoProvider against broken servers', () => {
       res.end(JSON.stringify({ error: { code: 'InternalServiceError', message: 'try later', param: '', type: 'x' } }));
     });
     try {
-      const provider = new ArkVideoProvider({ baseUrl, apiKey: API_KEY });
+      const provider = new ArkVideoProvider({ platform: 'byteplus', baseUrl, apiKey: API_KEY });
       await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamTransientError);
       status = 504;
       await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamOutcomeUnknownError);
@@ -234,7 +270,7 @@ describe('ArkVideoProvider against broken servers', () => {
   it('a refused connection on create is transient: nothing was sent', async () => {
     const { server, baseUrl } = await startRawServer(() => undefined);
     await stopRawServer(server);
-    const provider = new ArkVideoProvider({ baseUrl, apiKey: API_KEY, requestTimeoutMs: 1000 });
+    const provider = new ArkVideoProvider({ platform: 'byteplus', baseUrl, apiKey: API_KEY, requestTimeoutMs: 1000 });
     await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamTransientError);
   });
 });

@@ -19,8 +19,9 @@ const local = useDynamoDbLocal('refund');
 /** Records the upstream cancels; the tasks here have no job unless a test records one. */
 class CancelRecorder implements Pick<VideoProvider, 'cancelJob'> {
   readonly cancelled: string[] = [];
-  async cancelJob(jobId: string): Promise<void> {
+  async cancelJob(jobId: string) {
     this.cancelled.push(jobId);
+    return { outcome: 'cancelled' } as const;
   }
 }
 const refundDeps = (repository: DynamoDbTaskRepository, upstream = new CancelRecorder()) => ({

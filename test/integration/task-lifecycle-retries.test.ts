@@ -1,7 +1,8 @@
 /**
  * The Retry and Catch of statemachine/task-lifecycle.asl.json, run by the local Step Functions with the workflow
  * functions faked: Lambda's invoke errors are retried in every Lambda state, a poll that timed out is retried
- * instead of refunded, and a StartUpstream whose outcome is unknown is never retried (no second upstream job).
+ * instead of refunded, a StartUpstream whose outcome is unknown is never retried (no second upstream job), and
+ * one the upstream has no room for (429) waits without a refund until the task's deadline.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -169,5 +170,59 @@ describe('a function that timed out or ran out of memory', () => {
     });
     expect(result.output).toMatchObject({ error: { Error: 'Lambda.Unknown' } });
     expect([transfer.calls, refund.calls]).toEqual([1, 1]);
+  });
+});
+
+describe('an upstream with no room for the job (429, or a key or account to fix)', () => {
+  it('StartUpstream waits and tries again, far past the bounded retries of other errors: no refund', async () => {
+    const start = flaky(
+      Array.from({ length: 40 }, () => 'WaitingForUpstreamError'),
+      started,
+    );
+    const refund = flaky([], refunded);
+    const result = await run({
+      StartUpstream: start,
+      PollUpstream: flaky([], succeeded),
+      TransferVideo: flaky([], transferred),
+      CompleteTask: flaky([], completed),
+      FailAndRefund: refund,
+    });
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.output).toMatchObject({ completion: completed });
+    expect([start.calls, refund.calls]).toEqual([41, 0]);
+  });
+
+  it('only the deadline ends the wait: GenerationTimedOutError, refunded once as timed out', async () => {
+    const start = flaky(
+      [...Array.from({ length: 10 }, () => 'WaitingForUpstreamError'), 'GenerationTimedOutError'],
+      started,
+    );
+    const refund = flaky([], refunded);
+    const result = await run({ StartUpstream: start, FailAndRefund: refund });
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.output).toMatchObject({ error: { Error: 'GenerationTimedOutError' }, refund: refunded });
+    expect([start.calls, refund.calls]).toEqual([11, 1]);
+  });
+
+  it("the wait's retrier cannot run out within an execution's life: its waits add up past the machine's timeout", () => {
+    const asl = definition() as {
+      TimeoutSeconds: number;
+      States: Record<string, { Retry?: Record<string, unknown>[] }>;
+    };
+    const waiting = asl.States['StartUpstream']?.Retry?.find((retrier) =>
+      (retrier['ErrorEquals'] as string[]).includes('WaitingForUpstreamError'),
+    );
+    expect(waiting?.['ErrorEquals']).toEqual(['WaitingForUpstreamError']);
+    // No jitter: each wait is known, so their sum is too (FULL jitter could make any wait near 0 s).
+    expect(waiting).not.toHaveProperty('JitterStrategy');
+    const [interval, rate, cap, attempts] = ['IntervalSeconds', 'BackoffRate', 'MaxDelaySeconds', 'MaxAttempts'].map(
+      (field) => Number(waiting?.[field]),
+    ) as [number, number, number, number];
+    expect(cap).toBeLessThanOrEqual(60);
+    const total = Array.from({ length: attempts }, (_, retry) => Math.min(interval * rate ** retry, cap)).reduce(
+      (sum, wait) => sum + wait,
+      0,
+    );
+    expect(total).toBeGreaterThan(asl.TimeoutSeconds);
   });
 });

@@ -10,6 +10,7 @@ import type { RateLimiter, RateWindow } from '../../functions/core/ports/rate-li
 import { KeyChangedError } from '../../functions/core/ports/task-repository.js';
 import type { Charge, TaskRepository } from '../../functions/core/ports/task-repository.js';
 import type {
+  CancelOutcome,
   ProviderJobRequest,
   ProviderJobStatus,
   VideoProvider,
@@ -165,9 +166,13 @@ export class FakeProvider implements VideoProvider {
     return this.status;
   }
 
-  async cancelJob(jobId: string): Promise<void> {
+  /** What each cancel answers (the port's outcome), unless `cancelError` is set. */
+  cancelOutcome: CancelOutcome = { outcome: 'cancelled' };
+
+  async cancelJob(jobId: string): Promise<CancelOutcome> {
     if (this.cancelError) throw this.cancelError;
     this.cancelled.push(jobId);
+    return this.cancelOutcome;
   }
 }
 

@@ -1,8 +1,16 @@
-/** Every upstream call is counted, timed, and counted again when it fails (the upstream error-rate alarm). */
+/**
+ * Every upstream call is counted, timed, and counted again when it fails (the upstream error-rate alarm);
+ * an error only an operator can fix is counted once more (the operator alarm).
+ */
 import { describe, expect, it } from 'vitest';
 import { MeteredVideoProvider } from '../../functions/adapters/metered-video-provider.js';
 import type { VideoProvider } from '../../functions/core/ports/video-provider.js';
-import { UpstreamTransientError } from '../../functions/core/upstream-errors.js';
+import {
+  UpstreamAccountError,
+  UpstreamBusyError,
+  UpstreamConfigurationError,
+  UpstreamTransientError,
+} from '../../functions/core/upstream-errors.js';
 
 function recorder() {
   const recorded: [string, string, number, string][] = [];
@@ -18,7 +26,7 @@ const upstream: VideoProvider = {
   getJob: async () => {
     throw new UpstreamTransientError('503');
   },
-  cancelJob: async () => undefined,
+  cancelJob: async () => ({ outcome: 'refused', state: 'running' }),
 };
 
 describe('MeteredVideoProvider', () => {
@@ -34,6 +42,30 @@ describe('MeteredVideoProvider', () => {
       ['UpstreamRequests', 'Count', 1, 'ark'],
       ['UpstreamErrors', 'Count', 1, 'ark'],
       ['UpstreamLatency', 'Milliseconds', 25, 'ark'],
+    ]);
+  });
+
+  it("a cancel's outcome passes through; a refused cancel is an answer, not an error", async () => {
+    const metrics = recorder();
+    const provider = new MeteredVideoProvider(upstream, metrics, 'ark', () => 0);
+    expect(await provider.cancelJob('cgt-1')).toEqual({ outcome: 'refused', state: 'running' });
+    expect(metrics.recorded.map(([name]) => name)).toEqual(['UpstreamRequests', 'UpstreamLatency']);
+  });
+
+  it.each([
+    [new UpstreamAccountError('401 AuthenticationError'), true],
+    [new UpstreamConfigurationError('404 ModelNotOpen'), true],
+    [new UpstreamBusyError('429 QuotaExceeded'), false],
+    [new UpstreamTransientError('500'), false],
+  ])('%s → counted for the operator alarm: %s', async (error, operator) => {
+    const metrics = recorder();
+    const failing: VideoProvider = { ...upstream, createJob: async () => Promise.reject(error) };
+    const provider = new MeteredVideoProvider(failing, metrics, 'ark', () => 0);
+    await expect(provider.createJob({} as never)).rejects.toBe(error);
+    const errors = metrics.recorded.filter(([name]) => name !== 'UpstreamRequests' && name !== 'UpstreamLatency');
+    expect(errors).toEqual([
+      ['UpstreamErrors', 'Count', 1, 'ark'],
+      ...(operator ? [['UpstreamOperatorErrors', 'Count', 1, 'ark']] : []),
     ]);
   });
 });

@@ -1,6 +1,10 @@
-/** describeFailure: the customer-facing reason a failed task stores, without internals. */
+/** describeFailure: the customer-facing reason a failed task stores, without internals; jobFailure: which one. */
 import { describe, expect, it } from 'vitest';
 import {
+  ContentModerationError,
+  UpstreamAccountError,
+  UpstreamBusyError,
+  UpstreamConfigurationError,
   UpstreamJobNotFoundError,
   UpstreamOutcomeUnknownError,
   UpstreamRejectedError,
@@ -9,9 +13,11 @@ import {
 import {
   describeFailure,
   GenerationTimedOutError,
+  jobFailure,
   UpstreamJobFailedError,
   VideoDownloadInterruptedError,
   VideoRejectedError,
+  WaitingForUpstreamError,
 } from '../../functions/core/workflow-errors.js';
 
 describe('describeFailure', () => {
@@ -24,7 +30,23 @@ describe('describeFailure', () => {
     [new GenerationTimedOutError('x').name, 'generation timed out'],
     [new VideoRejectedError('x').name, 'the generated file could not be stored'],
     [new VideoDownloadInterruptedError('x').name, 'the generated video could not be downloaded'],
+    [
+      new UpstreamConfigurationError('x').name,
+      'the model is not available from the generator (a configuration problem on our side; our operators were alerted)',
+    ],
   ];
+  // Waits in StartUpstream: a reason only if the wait ever ran out, and their messages are for operators.
+  const withoutDetail: [string, string][] = [
+    [new UpstreamBusyError('x').name, 'the generator had no capacity for the task'],
+    [new UpstreamAccountError('x').name, 'the generator could not be used'],
+    [new WaitingForUpstreamError('x').name, 'the generator had no capacity for the task'],
+  ];
+
+  it.each(withoutDetail)('%s → "%s", never its message (our key, our account)', (name, reason) => {
+    const Cause = JSON.stringify({ errorType: name, errorMessage: 'Ark refused our API key (AuthenticationError)' });
+    expect(describeFailure({ Error: name, Cause })).toBe(reason);
+    expect(describeFailure({ Error: name })).toBe(reason);
+  });
 
   it.each(named)('%s with a Lambda JSON Cause → "%s: <errorMessage>"', (name, prefix) => {
     const Cause = JSON.stringify({ errorType: name, errorMessage: 'content policy', trace: ['at secret.ts:1'] });
@@ -50,7 +72,51 @@ describe('describeFailure', () => {
       'GenerationTimedOutError',
       'VideoRejectedError',
       'VideoDownloadInterruptedError',
+      'UpstreamConfigurationError',
     ]);
+    expect(withoutDetail.map(([name]) => name)).toEqual([
+      'UpstreamBusyError',
+      'UpstreamAccountError',
+      'WaitingForUpstreamError',
+    ]);
+    expect(new ContentModerationError('text', 'sensitive').name).toBe('ContentModerationError');
+  });
+
+  it('ContentModerationError: its message is the whole reason, naming what to change', () => {
+    const cases = [
+      [
+        new ContentModerationError('text', 'sensitive', 'Ark: no. Request id: 1'),
+        'the prompt: its text may contain sensitive content; change it',
+      ],
+      [
+        new ContentModerationError('image', 'privacy'),
+        "the prompt: a reference image shows a real person's face; change it",
+      ],
+      [
+        new ContentModerationError('video', 'copyright'),
+        'the prompt: a reference video may infringe copyright; change it',
+      ],
+      [
+        new ContentModerationError('audio', 'sensitive'),
+        'the prompt: a reference audio may contain sensitive content; change it',
+      ],
+      [
+        new ContentModerationError('output', 'sensitive'),
+        'the generated video: it may contain sensitive content; change the prompt or the references',
+      ],
+    ] as const;
+    for (const [error, middle] of cases) {
+      const reason = describeFailure({
+        Error: error.name,
+        Cause: JSON.stringify({ errorType: error.name, errorMessage: error.message }),
+      });
+      expect(reason).toBe(error.message);
+      expect(reason.startsWith(`the upstream's content moderation refused ${middle} and submit again`)).toBe(true);
+    }
+    expect(cases[0][0].message).toMatch(/\(upstream: Ark: no\. Request id: 1\)$/);
+    expect(describeFailure({ Error: 'ContentModerationError' })).toBe(
+      "the upstream's content moderation refused the task",
+    );
   });
 
   it.each(['TypeError', 'Error', 'States.TaskFailed', 'Lambda.Unknown', 'States.Runtime', 'TaskNotFoundError'])(
@@ -66,6 +132,22 @@ describe('describeFailure', () => {
       expect(message).not.toMatch(/ECONNREFUSED|10\.0\.0|var\/task|tasks-prod/);
     },
   );
+
+  it('jobFailure: moderation and expiry in our words, any other failure with the upstream’s message', () => {
+    const moderated = jobFailure({
+      state: 'failed',
+      message: 'sensitive output',
+      cause: { kind: 'moderation', content: 'output', concern: 'copyright' },
+    });
+    expect(moderated).toBeInstanceOf(ContentModerationError);
+    expect(moderated.message).toContain('the generated video: it may infringe copyright');
+    const expired = jobFailure({ state: 'failed', message: 'x', cause: { kind: 'expired' } });
+    expect(describeFailure({ Error: expired.name, Cause: expired.message })).toBe(
+      'generation timed out: the upstream gave up on the job before it finished',
+    );
+    const other = jobFailure({ state: 'failed', message: 'InternalServiceError' });
+    expect([other.name, other.message]).toEqual(['UpstreamJobFailedError', 'InternalServiceError']);
+  });
 
   it('States.Timeout → a processing step timed out', () => {
     expect(describeFailure({ Error: 'States.Timeout' })).toBe('a processing step timed out');

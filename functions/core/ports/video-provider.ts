@@ -6,21 +6,48 @@ import type { ResolvedGeneration } from '../resolve-generation.js';
 
 /** The generation as the upstream needs it: all of it but what only we use (our model, webhook, price). */
 export type ProviderJobRequest = Omit<ResolvedGeneration, 'modelId' | 'modelName' | 'webhookUrl' | 'costUnits'> & {
-  /** The upstream provider's own model id, e.g. `doubao-seedance-1-5-pro-251215`. */
+  /** The key of the upstream model in the provider's contract (e.g. `seedance-1-5-pro`); the adapter maps it to the platform's id. */
   upstreamModel: string;
+  /** How long the upstream may keep the job before giving up on it (StartUpstream derives it from the deadline). */
+  expiresAfterSeconds: number;
 };
+
+/** What an upstream's content moderation refused: one kind of input, or the video it generated. */
+export type ModeratedContent = 'text' | 'image' | 'video' | 'audio' | 'output';
+/** Why, when the upstream said: sensitive content, a real person's face (privacy), or copyright. */
+export type ModerationConcern = 'sensitive' | 'privacy' | 'copyright';
+
+/** Why a job failed, when it is something we tell the customer in our own words. */
+export type JobFailureCause =
+  | { kind: 'moderation'; content: ModeratedContent; concern: ModerationConcern }
+  /** The upstream gave up on the job: it outlived its `expiresAfterSeconds`. */
+  | { kind: 'expired' };
 
 export type ProviderJobStatus =
   | { state: 'queued' }
   | { state: 'running' }
   | { state: 'succeeded'; videoUrl: string }
-  | { state: 'failed'; message: string }
-  | { state: 'cancelled' };
+  | { state: 'failed'; message: string; cause?: JobFailureCause }
+  /** `cancelledAt` (ISO), when the upstream says: a cancel moments ago is most likely a customer's, still refunding. */
+  | { state: 'cancelled'; cancelledAt?: string };
+
+/**
+ * What a cancel did. `cancelled`: the job had not started (or was cancelled before); it will never generate
+ * or bill. `not-found`: the upstream does not know the job. `refused`: the job has started or ended and was
+ * left as it is; `state` says which.
+ */
+export type CancelOutcome =
+  | { outcome: 'cancelled' }
+  | { outcome: 'not-found' }
+  | { outcome: 'refused'; state: 'running' | 'succeeded' | 'failed' };
 
 export interface VideoProvider {
   /** Creates an upstream job. Never retried blindly by callers: a timeout may still have created it. */
   createJob(request: ProviderJobRequest): Promise<{ jobId: string }>;
   getJob(jobId: string): Promise<ProviderJobStatus>;
-  /** Best effort; resolves when the upstream accepted the cancel or the job is already final. */
-  cancelJob(jobId: string): Promise<void>;
+  /**
+   * Cancels the job if it has not started generating, and says what happened. Never deletes a finished
+   * job's record. Throws when the upstream could not be asked (the outcome is then unknown).
+   */
+  cancelJob(jobId: string): Promise<CancelOutcome>;
 }

@@ -3,19 +3,22 @@
  * Each step that decides anything re-reads the task, so a step run twice, or resumed after a crash, does
  * no harm: the upstream job is created once, and money moves only in the refund's one-time transaction.
  */
+import { ARK_EXPIRY_SECONDS } from '../ark-contract.js';
 import type { TaskRepository } from '../ports/task-repository.js';
-import type { VideoProvider } from '../ports/video-provider.js';
+import type { ProviderJobStatus, VideoProvider } from '../ports/video-provider.js';
 import type { VideoTransfer, VideoUrlSigner } from '../ports/video-storage.js';
 import type { TaskRecord } from '../task.js';
 import { isFinal } from '../task-status.js';
-import { UpstreamTransientError } from '../upstream-errors.js';
+import { UpstreamAccountError, UpstreamBusyError, UpstreamTransientError } from '../upstream-errors.js';
 import type { StepError } from '../workflow-errors.js';
 import {
   describeFailure,
   GenerationInProgressError,
   GenerationTimedOutError,
+  jobFailure,
   TaskNotFoundError,
   UpstreamJobFailedError,
+  WaitingForUpstreamError,
 } from '../workflow-errors.js';
 
 /**
@@ -24,6 +27,26 @@ import {
  * this plus the longest wait between polls (60 s), so that a live execution is not described every minute.
  */
 export const HEARTBEAT_MS = 30_000;
+
+/**
+ * The job's `execution_expires_after`: what is left of the task's deadline, within Ark's bounds (ark-notes
+ * "Create body": 3600 … 259200 s), so that a job still queued upstream when we stop waiting for it expires
+ * there instead of generating a video nobody collects. A deadline under an hour away still gives the job
+ * Ark's minimum hour: our own deadline fails and refunds the task on time all the same (the poll loop), and
+ * the refund step cancels the job if it is still queued, but a job already generating may then finish, and
+ * bill, after the task failed. A deadline beyond 72 h (none today: 6 h at most) is cut to Ark's maximum.
+ */
+export function upstreamExpirySeconds(deadlineAt: string, now: Date): number {
+  const left = Math.ceil((Date.parse(deadlineAt) - now.getTime()) / 1000);
+  return Math.min(Math.max(left, ARK_EXPIRY_SECONDS.min), ARK_EXPIRY_SECONDS.max);
+}
+
+/**
+ * How long an upstream job cancelled under a live task is taken for a customer's cancel still recording its
+ * refund (the cancel stops the job first, then refunds): the poll leaves the task to it meanwhile, so that the
+ * task ends `refunded`, not `failed`. A job cancelled longer ago (by an operator, say) fails the task.
+ */
+export const CANCEL_SETTLE_MS = 30_000;
 
 export interface LifecycleDeps {
   tasks: TaskRepository;
@@ -58,19 +81,38 @@ export async function startUpstreamJob(taskId: string, deps: LifecycleDeps): Pro
   if (recorded.upstream_job_id === jobId) return { state: 'started', job_id: jobId };
   // A cancel (or another final move) came between our read and our write: the job we just made belongs
   // to no task, and the upstream would bill a video nobody collects. Cancel it, best effort.
-  await providerOf(task, deps)
-    .cancelJob(jobId)
-    .catch((error: unknown) => deps.onOrphanJobCancelFailure?.(task.task_id, jobId, error));
+  await cancelBestEffort(providerOf(task, deps), jobId, (error) =>
+    deps.onOrphanJobCancelFailure?.(task.task_id, jobId, error),
+  );
   return isFinal(recorded.status) || !recorded.upstream_job_id
     ? { state: 'final' }
     : { state: 'started', job_id: recorded.upstream_job_id };
 }
 
+/**
+ * An upstream that cannot take the job now (busy: 429; our key or account refused: alarmed) is no reason to
+ * fail: the task waits, and the state's first retrier creates again later. Only the task's deadline, checked
+ * above on every try, ends the wait (with the usual timed-out refund): that retrier's attempts count over the
+ * state's whole life, so it is given more than the execution's 12 h can use, as is the poll loop's.
+ */
 async function createUpstreamJob(task: TaskRecord, deps: LifecycleDeps): Promise<string> {
+  const now = deps.now();
   // The fields ProviderJobRequest leaves out; every other field of the generation goes upstream as stored.
   const { modelId: _modelId, modelName: _modelName, webhookUrl: _webhookUrl, ...generation } = task.generation;
-  const { jobId } = await providerOf(task, deps).createJob({ upstreamModel: task.upstream_model, ...generation });
-  return jobId;
+  try {
+    const { jobId } = await providerOf(task, deps).createJob({
+      upstreamModel: task.upstream_model,
+      ...generation,
+      expiresAfterSeconds: upstreamExpirySeconds(task.deadline_at, now),
+    });
+    return jobId;
+  } catch (error) {
+    if (error instanceof UpstreamBusyError || error instanceof UpstreamAccountError) {
+      await markAlive(task, now, deps);
+      throw new WaitingForUpstreamError(`${error.message}; trying again until ${task.deadline_at}`);
+    }
+    throw error;
+  }
 }
 
 /**
@@ -96,39 +138,56 @@ export async function pollUpstreamJob(taskId: string, deps: LifecycleDeps): Prom
       return { state: 'succeeded', job_id: jobId, video_url: job.videoUrl, video_key: videoKeyOf(task) };
     }
     case 'failed':
-      throw new UpstreamJobFailedError(job.message);
+      throw jobFailure(job);
     case 'cancelled':
+      if (cancelledJustNow(job, now)) {
+        throw await stillGenerating(task, now, deps, `upstream job ${jobId} was just cancelled; awaiting the refund`);
+      }
       throw new UpstreamJobFailedError('the generator cancelled the task');
     default:
       throw await stillGenerating(task, now, deps, `upstream job ${jobId} is ${job.state}`);
   }
 }
 
+function cancelledJustNow(job: Extract<ProviderJobStatus, { state: 'cancelled' }>, now: Date): boolean {
+  return job.cancelledAt !== undefined && now.getTime() - Date.parse(job.cancelledAt) < CANCEL_SETTLE_MS;
+}
+
 /**
- * A brief upstream outage (5xx, 429, a timeout) is not the job's end: the loop polls again later, until
- * the task's deadline. Step Functions counts a retrier's attempts over the whole life of the state, so a
- * retrier of its own would fail a long generation after a handful of hiccups spread over hours.
+ * A brief upstream outage (5xx, 429, a timeout) is not the job's end, nor is a key or bill an operator must
+ * fix (alarmed): the loop polls again later, until the task's deadline. Step Functions counts a retrier's
+ * attempts over the whole life of the state, so a retrier of its own would fail a long generation after a
+ * handful of hiccups spread over hours.
  */
 async function askUpstream(task: TaskRecord, jobId: string, now: Date, deps: LifecycleDeps) {
   try {
     return await providerOf(task, deps).getJob(jobId);
   } catch (error) {
-    if (error instanceof UpstreamTransientError) {
+    if (
+      error instanceof UpstreamTransientError ||
+      error instanceof UpstreamBusyError ||
+      error instanceof UpstreamAccountError
+    ) {
       throw await stillGenerating(task, now, deps, `upstream unavailable (${error.message}); polling again`);
     }
     throw error;
   }
 }
 
-/**
- * The error that makes the loop poll again, after marking the task alive for the reconciler (at most every
- * HEARTBEAT_MS). Best effort: a missed mark costs the reconciler one look at a running execution, no more.
- */
+/** The error that makes the loop poll again, after marking the task alive for the reconciler. */
 async function stillGenerating(task: TaskRecord, now: Date, deps: LifecycleDeps, message: string) {
+  await markAlive(task, now, deps);
+  return new GenerationInProgressError(message);
+}
+
+/**
+ * Marks a task that waits in a retrier alive for the reconciler, at most every HEARTBEAT_MS. Best effort: a
+ * missed mark costs the reconciler one look at a running execution, no more.
+ */
+async function markAlive(task: TaskRecord, now: Date, deps: Pick<LifecycleDeps, 'tasks'>): Promise<void> {
   if (now.getTime() - Date.parse(task.updated_at) >= HEARTBEAT_MS) {
     await deps.tasks.touch(task.task_id, now.toISOString()).catch(() => false);
   }
-  return new GenerationInProgressError(message);
 }
 
 export interface TransferDeps {
@@ -186,13 +245,27 @@ export async function failAndRefund(taskId: string, error: StepError, deps: Refu
   const refunded = await deps.tasks.refund(task, 'failed', describeFailure(error), deps.now().toISOString());
   const jobId = task.upstream_job_id;
   if (refunded && jobId && task.status !== 'transferring') {
-    try {
-      await providerOf(task, deps).cancelJob(jobId);
-    } catch (cancelError) {
-      deps.onUpstreamCancelFailure?.(taskId, jobId, cancelError);
-    }
+    await cancelBestEffort(providerOf(task, deps), jobId, (cancelError) =>
+      deps.onUpstreamCancelFailure?.(taskId, jobId, cancelError),
+    );
   }
   return { status: 'failed', refunded };
+}
+
+/**
+ * Cancels a job no task will collect. `report` hears of a job that goes on to bill (it was running or had
+ * succeeded: Ark bills successes) and of a cancel that could not be sent; never thrown, as the task's own
+ * outcome is already decided.
+ */
+async function cancelBestEffort(provider: VideoProvider, jobId: string, report: (error: unknown) => void) {
+  try {
+    const result = await provider.cancelJob(jobId);
+    if (result.outcome === 'refused' && result.state !== 'failed') {
+      report(new Error(`upstream job ${jobId} is ${result.state}: it could not be cancelled and may be billed`));
+    }
+  } catch (error) {
+    report(error);
+  }
 }
 
 async function loadTask(taskId: string, tasks: TaskRepository): Promise<TaskRecord> {

@@ -6,7 +6,7 @@
 import type { TaskRepository } from '../ports/task-repository.js';
 import type { VideoProvider } from '../ports/video-provider.js';
 import type { TaskRecord } from '../task.js';
-import { UpstreamJobFailedError, describeFailure } from '../workflow-errors.js';
+import { describeFailure, jobFailure } from '../workflow-errors.js';
 
 export interface RefreshDeps {
   tasks: TaskRepository;
@@ -39,7 +39,7 @@ export async function refreshFromUpstream(task: TaskRecord, deps: RefreshDeps): 
       await deps.tasks.moveTo(task.task_id, 'transferring', {}, now);
       break;
     case 'failed': {
-      const error = new UpstreamJobFailedError(job.message);
+      const error = jobFailure(job);
       await deps.tasks.refund(task, 'failed', describeFailure({ Error: error.name, Cause: error.message }), now);
       break;
     }

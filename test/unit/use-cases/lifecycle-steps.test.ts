@@ -3,16 +3,22 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { TaskRecord } from '../../../functions/core/task.js';
 import type { TaskStatus } from '../../../functions/core/task-status.js';
 import {
+  ContentModerationError,
+  UpstreamAccountError,
+  UpstreamBusyError,
+  UpstreamConfigurationError,
   UpstreamJobNotFoundError,
   UpstreamRejectedError,
   UpstreamTransientError,
 } from '../../../functions/core/upstream-errors.js';
 import {
+  CANCEL_SETTLE_MS,
   completeTask,
   failAndRefund,
   pollUpstreamJob,
   startUpstreamJob,
   transferVideo,
+  upstreamExpirySeconds,
   videoKeyOf,
 } from '../../../functions/core/use-cases/lifecycle-steps.js';
 import type { LifecycleDeps } from '../../../functions/core/use-cases/lifecycle-steps.js';
@@ -22,6 +28,7 @@ import {
   GenerationTimedOutError,
   TaskNotFoundError,
   UpstreamJobFailedError,
+  WaitingForUpstreamError,
 } from '../../../functions/core/workflow-errors.js';
 import { ACCOUNT, TASK_ID, taskRecord } from '../../support/task-records.js';
 import { FakeProvider, FakeSigner, FakeTransfer, HOUR, InMemoryTasks, NOW } from '../fakes.js';
@@ -61,19 +68,66 @@ describe('lifecycle steps', () => {
       expect(progress).toEqual({ state: 'started', job_id: 'job-1' });
       expect(provider.created).toEqual([
         {
-          upstreamModel: 'doubao-seedance-1-5-pro-251215',
+          upstreamModel: 'seedance-1-5-pro',
           prompt: 'A red fox trots through fresh snow',
           resolution: '720p',
           ratio: '16:9',
           durationSeconds: 5,
           seed: 42,
           generateAudio: true,
+          imageMode: 'first_frame',
           imageUrls: ['https://cdn.example.com/fox.png'],
           videoUrls: [],
           audioUrls: [],
+          // 59 minutes to the deadline: Ark's minimum hour.
+          expiresAfterSeconds: 3600,
         },
       ]);
       expect(await tasks.get(TASK_ID)).toMatchObject({ status: 'running', upstream_job_id: 'job-1' });
+    });
+
+    it('gives the job what is left of the deadline, within Ark’s 3600…259200 s', async () => {
+      use(taskRecord({ deadline_at: new Date(NOW.getTime() + 6 * HOUR).toISOString() }));
+      await startUpstreamJob(TASK_ID, deps);
+      expect(provider.created[0]?.expiresAfterSeconds).toBe(6 * 3600);
+      expect(upstreamExpirySeconds(new Date(NOW.getTime() + 1500).toISOString(), NOW)).toBe(3600);
+      expect(upstreamExpirySeconds(new Date(NOW.getTime() + 2 * HOUR + 1).toISOString(), NOW)).toBe(7201);
+      expect(upstreamExpirySeconds(new Date(NOW.getTime() + 100 * HOUR).toISOString(), NOW)).toBe(259_200);
+    });
+
+    it.each([
+      ['429 (busy: rate limit, 120 unfinished tasks)', new UpstreamBusyError('QuotaExceeded')],
+      ['401/403 (key or account: alarmed)', new UpstreamAccountError('AccountOverdueError')],
+    ])('an upstream refusing with %s → WaitingForUpstreamError: the task waits, nothing refunded', async (_, error) => {
+      provider.createError = error;
+      const thrown = await rejection(startUpstreamJob(TASK_ID, deps));
+      expect(thrown).toBeInstanceOf(WaitingForUpstreamError);
+      expect(thrown.name).toBe('WaitingForUpstreamError');
+      expect(thrown.message).toContain(error.message);
+      expect(tasks.recordUpstreamJobCalls).toBe(0);
+      expect(tasks.refunds).toEqual([]);
+      // Marked alive for the reconciler while it waits.
+      expect(await tasks.get(TASK_ID)).toMatchObject({ status: 'pending', updated_at: NOW.toISOString() });
+      // Once the upstream has room, the same task starts.
+      provider.createError = undefined;
+      expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'started', job_id: 'job-1' });
+    });
+
+    it('a task still waiting at its deadline times out (the usual refund), never for the wait itself', async () => {
+      provider.createError = new UpstreamBusyError('ServerOverloaded');
+      now = new Date(taskRecord().deadline_at);
+      expect(await rejection(startUpstreamJob(TASK_ID, deps))).toBeInstanceOf(WaitingForUpstreamError);
+      now = new Date(Date.parse(taskRecord().deadline_at) + 1);
+      expect(await rejection(startUpstreamJob(TASK_ID, deps))).toBeInstanceOf(GenerationTimedOutError);
+    });
+
+    it.each([
+      new ContentModerationError('text', 'sensitive', 'InputTextSensitiveContentDetected'),
+      new UpstreamConfigurationError('ModelNotOpen'),
+      new UpstreamTransientError('500'),
+    ])('%s is not a wait: it reaches the state machine as it is', async (error) => {
+      provider.createError = error;
+      expect(await rejection(startUpstreamJob(TASK_ID, deps))).toBe(error);
     });
 
     it('sends no seed when none was asked', async () => {
@@ -104,6 +158,15 @@ describe('lifecycle steps', () => {
       cancelWhileCreating();
       expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'final' });
       expect(failures).toEqual([[TASK_ID, 'job-1', provider.cancelError]]);
+    });
+
+    it('an orphan job already generating is reported (it will bill); one cancelled is not', async () => {
+      const failures: unknown[] = [];
+      deps.onOrphanJobCancelFailure = (_taskId, _jobId, error) => failures.push((error as Error).message);
+      provider.cancelOutcome = { outcome: 'refused', state: 'running' };
+      cancelWhileCreating();
+      expect(await startUpstreamJob(TASK_ID, deps)).toEqual({ state: 'final' });
+      expect(failures).toEqual(['upstream job job-1 is running: it could not be cancelled and may be billed']);
     });
 
     it('reuses a stored upstream_job_id and never calls createJob', async () => {
@@ -188,6 +251,16 @@ describe('lifecycle steps', () => {
       expect(await rejection(pollUpstreamJob(TASK_ID, deps))).toBeInstanceOf(GenerationInProgressError);
     });
 
+    it.each([new UpstreamBusyError('429 QuotaExceeded'), new UpstreamAccountError('401 AuthenticationError')])(
+      'an upstream refusing the poll (%s) → polled again: the job goes on upstream',
+      async (error) => {
+        provider.getError = error;
+        const thrown = await rejection(pollUpstreamJob(TASK_ID, deps));
+        expect(thrown).toBeInstanceOf(GenerationInProgressError);
+        expect(thrown.message).toContain(error.message);
+      },
+    );
+
     it('any other upstream error is not taken for a pause', async () => {
       provider.getError = new UpstreamJobNotFoundError('gone');
       expect(await rejection(pollUpstreamJob(TASK_ID, deps))).toBeInstanceOf(UpstreamJobNotFoundError);
@@ -236,11 +309,43 @@ describe('lifecycle steps', () => {
       expect(error.message).toBe('content policy violation');
     });
 
+    it('output moderation → ContentModerationError: the reason says what to change', async () => {
+      provider.status = {
+        state: 'failed',
+        message: 'The request failed because the output video may contain sensitive information.',
+        cause: { kind: 'moderation', content: 'output', concern: 'sensitive' },
+      };
+      const error = await rejection(pollUpstreamJob(TASK_ID, deps));
+      expect(error).toBeInstanceOf(ContentModerationError);
+      expect(error.message).toBe(
+        "the upstream's content moderation refused the generated video: it may contain sensitive content; change " +
+          'the prompt or the references and submit again (upstream: The request failed because the output video ' +
+          'may contain sensitive information.)',
+      );
+    });
+
+    it('expired upstream → GenerationTimedOutError', async () => {
+      provider.status = { state: 'failed', message: 'expired', cause: { kind: 'expired' } };
+      const error = await rejection(pollUpstreamJob(TASK_ID, deps));
+      expect(error).toBeInstanceOf(GenerationTimedOutError);
+      expect(error.message).toBe('the upstream gave up on the job before it finished');
+    });
+
     it('cancelled upstream → UpstreamJobFailedError', async () => {
       provider.status = { state: 'cancelled' };
       const error = await rejection(pollUpstreamJob(TASK_ID, deps));
       expect(error).toBeInstanceOf(UpstreamJobFailedError);
       expect(error.message).toBe('the generator cancelled the task');
+    });
+
+    it('cancelled upstream moments ago (a customer’s cancel refunding) → polled again, then failed if still live', async () => {
+      provider.status = {
+        state: 'cancelled',
+        cancelledAt: new Date(NOW.getTime() - CANCEL_SETTLE_MS + 1).toISOString(),
+      };
+      expect(await rejection(pollUpstreamJob(TASK_ID, deps))).toBeInstanceOf(GenerationInProgressError);
+      provider.status = { state: 'cancelled', cancelledAt: new Date(NOW.getTime() - CANCEL_SETTLE_MS).toISOString() };
+      expect(await rejection(pollUpstreamJob(TASK_ID, deps))).toBeInstanceOf(UpstreamJobFailedError);
     });
 
     it('after the deadline → GenerationTimedOutError, without asking the upstream', async () => {
@@ -338,6 +443,22 @@ describe('lifecycle steps', () => {
       use(taskRecord({ status: 'refunded', upstream_job_id: 'job-7' }));
       expect((await failAndRefund(TASK_ID, error, refundDeps())).refunded).toBe(false);
       expect(provider.cancelled).toEqual([]);
+    });
+
+    it('a job already generating (refused) is reported; one failed or gone upstream is not', async () => {
+      const outcomes = [
+        { outcome: 'refused', state: 'running' },
+        { outcome: 'refused', state: 'failed' },
+        { outcome: 'not-found' },
+      ] as const;
+      for (const outcome of outcomes) {
+        use(taskRecord({ status: 'running', upstream_job_id: 'job-7' }));
+        provider.cancelOutcome = outcome;
+        expect((await failAndRefund(TASK_ID, error, refundDeps())).refunded).toBe(true);
+      }
+      expect(cancelFailures.map((failure) => (failure as Error).message)).toEqual([
+        'upstream job job-7 is running: it could not be cancelled and may be billed',
+      ]);
     });
 
     it('a cancel the upstream refuses is reported; the refund stands', async () => {
