@@ -7,10 +7,9 @@ import * as v from 'valibot';
 import { PROVIDERS, platformsOf } from '../core/providers.js';
 import type { ProviderName } from '../core/providers.js';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS, parseWebhookRetrySchedule } from '../core/webhook.js';
+import { namedError } from '../core/named-error.js';
 
-export class MissingConfigError extends Error {
-  override readonly name = 'MissingConfigError';
-}
+export class MissingConfigError extends namedError('MissingConfigError') {}
 
 const text = v.pipe(v.string(), v.trim(), v.minLength(1, 'must not be empty'));
 const optionalText = v.pipe(v.string(), v.trim());

@@ -18,6 +18,7 @@ import type { TaskRecord } from '../core/task.js';
 import type { WebhookAttemptRecord } from '../core/webhook.js';
 import { WEBHOOK_PENDING_SHARDS } from '../core/webhook.js';
 import { TASKS_WEBHOOK_PENDING_INDEX } from './resources.js';
+import { namedError } from '../core/named-error.js';
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** How long a rotated-out secret keeps signing alongside the new one. */
@@ -34,13 +35,9 @@ interface AccountSecrets {
   webhook_previous_until?: string;
 }
 
-export class AccountNotFoundError extends Error {
-  override readonly name = 'AccountNotFoundError';
-}
+export class AccountNotFoundError extends namedError('AccountNotFoundError') {}
 
-export class ConcurrentRotationError extends Error {
-  override readonly name = 'ConcurrentRotationError';
-}
+export class ConcurrentRotationError extends namedError('ConcurrentRotationError') {}
 
 export class DynamoDbWebhookSecrets implements WebhookSecretStore {
   constructor(

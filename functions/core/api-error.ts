@@ -14,47 +14,34 @@ export class ApiError extends Error {
   }
 }
 
-export class InvalidRequestError extends ApiError {
-  override name = 'InvalidRequestError';
-  constructor(message: string) {
-    super(400, message);
-  }
+/** An ApiError class with its literal name (minified bundles lose class names), its code and default message. */
+function apiError<N extends string>(name: N, code: ErrorCode, fallback: string) {
+  return class extends ApiError {
+    override name: N = name;
+    constructor(message = fallback) {
+      super(code, message);
+    }
+  };
 }
 
-export class AuthenticationError extends ApiError {
-  override name = 'AuthenticationError';
-  constructor(message = 'API key is missing, invalid or disabled') {
-    super(401, message);
-  }
-}
-
-export class InsufficientBalanceError extends ApiError {
-  override name = 'InsufficientBalanceError';
-  constructor(message = 'insufficient balance: top up and retry') {
-    super(402, message);
-  }
-}
-
-export class KeyQuotaExceededError extends ApiError {
-  override name = 'KeyQuotaExceededError';
-  constructor(message = 'API key quota exceeded: this task would take the key past its spend quota') {
-    super(402, message);
-  }
-}
-
-export class ForbiddenError extends ApiError {
-  override name = 'ForbiddenError';
-  constructor(message = 'no right to access this resource') {
-    super(403, message);
-  }
-}
-
-export class NotFoundError extends ApiError {
-  override name = 'NotFoundError';
-  constructor(message = 'resource does not exist') {
-    super(404, message);
-  }
-}
+export class InvalidRequestError extends apiError('InvalidRequestError', 400, 'invalid request') {}
+export class AuthenticationError extends apiError(
+  'AuthenticationError',
+  401,
+  'API key is missing, invalid or disabled',
+) {}
+export class InsufficientBalanceError extends apiError(
+  'InsufficientBalanceError',
+  402,
+  'insufficient balance: top up and retry',
+) {}
+export class KeyQuotaExceededError extends apiError(
+  'KeyQuotaExceededError',
+  402,
+  'API key quota exceeded: this task would take the key past its spend quota',
+) {}
+export class ForbiddenError extends apiError('ForbiddenError', 403, 'no right to access this resource') {}
+export class NotFoundError extends apiError('NotFoundError', 404, 'resource does not exist') {}
 
 export class RateLimitedError extends ApiError {
   override name = 'RateLimitedError';
@@ -63,9 +50,4 @@ export class RateLimitedError extends ApiError {
   }
 }
 
-export class InternalError extends ApiError {
-  override name = 'InternalError';
-  constructor(message = 'internal server error') {
-    super(500, message);
-  }
-}
+export class InternalError extends apiError('InternalError', 500, 'internal server error') {}

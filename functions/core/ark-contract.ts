@@ -43,6 +43,15 @@ export interface UpstreamModel {
 const ALL_RATIOS: readonly Ratio[] = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'];
 const NO_REFERENCES = { referenceImages: { min: 0, max: 0 }, maxVideos: 0, maxAudios: 0, maxReferenceItems: 0 };
 
+/** The 1.0 models' output: 2–12 s, up to 1080p, no sound (doc 1520757). */
+const SEEDANCE_1_0_OUTPUT = {
+  durationSeconds: { min: 2, max: 12 },
+  resolutions: ['480p', '720p', '1080p'],
+  ratios: ALL_RATIOS,
+  audio: false,
+  audioNeedsVisual: false,
+} as const;
+
 /** Seedance 2.0 and 2.0 fast take the same inputs (doc 1520757); they differ in resolutions. */
 const SEEDANCE_2_INPUTS = {
   textOnly: true,
@@ -65,11 +74,7 @@ export const ARK_MODELS = {
     textOnly: true,
     imageModes: [],
     ...NO_REFERENCES,
-    audioNeedsVisual: false,
-    durationSeconds: { min: 2, max: 12 },
-    resolutions: ['480p', '720p', '1080p'],
-    ratios: ALL_RATIOS,
-    audio: false,
+    ...SEEDANCE_1_0_OUTPUT,
   },
   'seedance-1-0-lite-i2v': {
     label: 'Seedance 1.0 Lite image-to-video',
@@ -81,13 +86,9 @@ export const ARK_MODELS = {
     maxVideos: 0,
     maxAudios: 0,
     maxReferenceItems: 4,
-    audioNeedsVisual: false,
-    durationSeconds: { min: 2, max: 12 },
-    resolutions: ['480p', '720p', '1080p'],
+    ...SEEDANCE_1_0_OUTPUT,
     // 1080p for first / first+last frames, not with reference images (doc 1520757).
     referenceResolutions: ['480p', '720p'],
-    ratios: ALL_RATIOS,
-    audio: false,
   },
   'seedance-1-5-pro': {
     label: 'Seedance 1.5 Pro',

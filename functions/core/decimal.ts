@@ -2,6 +2,7 @@
  * Exact decimals for multipliers (resolution, quality) given as text such as "2.25".
  * Kept as a scaled bigint so cost = price × duration × multiplier is computed without floats.
  */
+import { namedError } from './named-error.js';
 export interface Decimal {
   /** The digits without the point: "2.25" → 225n. */
   readonly scaled: bigint;
@@ -11,9 +12,7 @@ export interface Decimal {
 
 const DECIMAL_PATTERN = /^(\d{1,9})(?:\.(\d{1,6}))?$/;
 
-export class InvalidDecimalError extends Error {
-  override readonly name = 'InvalidDecimalError';
-}
+export class InvalidDecimalError extends namedError('InvalidDecimalError') {}
 
 export function parseDecimal(value: string | number): Decimal {
   const text = typeof value === 'number' ? String(value) : value.trim();

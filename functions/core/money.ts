@@ -2,6 +2,7 @@
  * Money is held as integer units of 0.0001 CNY (DESIGN §3 row 13). Yuan appear only at the edges:
  * parsed from decimal strings, printed as JSON numbers. No float arithmetic ever touches an amount.
  */
+import { namedError } from './named-error.js';
 export const UNITS_PER_YUAN = 10_000;
 const FRACTION_DIGITS = 4;
 // At most 11 whole digits: every amount then converts to units and back exactly (< 2^53 / 10^4).
@@ -15,9 +16,7 @@ const YUAN_PATTERN = /^(\d{1,11})(?:\.(\d{1,4}))?$/;
 export const MAX_BALANCE_YUAN = 1_000_000_000;
 export const MAX_BALANCE_UNITS = MAX_BALANCE_YUAN * UNITS_PER_YUAN;
 
-export class InvalidAmountError extends Error {
-  override readonly name = 'InvalidAmountError';
-}
+export class InvalidAmountError extends namedError('InvalidAmountError') {}
 
 /** Parses "12.3456" (or a JS number with at most 4 decimals) into units. Negative amounts are refused. */
 export function yuanToUnits(value: string | number): number {

@@ -6,6 +6,7 @@
 import { isZero, multiplyUnits } from './decimal.js';
 import type { Resolution } from './generation-options.js';
 import type { VideoModel } from './video-model.js';
+import { namedError } from './named-error.js';
 
 export interface PricedRequest {
   resolution: Resolution;
@@ -15,9 +16,7 @@ export interface PricedRequest {
   audioReferenceCount: number;
 }
 
-export class UnpricedResolutionError extends Error {
-  override readonly name = 'UnpricedResolutionError';
-}
+export class UnpricedResolutionError extends namedError('UnpricedResolutionError') {}
 
 export function costUnits(model: VideoModel, request: PricedRequest): number {
   const { pricing } = model;

@@ -3,12 +3,11 @@
  * Retry/Catch match (Step Functions matches Lambda errors by error name), so names are stable API:
  * string literals, as the class names do not survive minification.
  */
+import { namedError } from './named-error.js';
 import type { ModeratedContent, ModerationConcern } from './ports/video-provider.js';
 
 /** The upstream refused the job (4xx on create): the task fails with the upstream's message. */
-export class UpstreamRejectedError extends Error {
-  override readonly name = 'UpstreamRejectedError';
-}
+export class UpstreamRejectedError extends namedError('UpstreamRejectedError') {}
 
 /** 5xx, connection errors, timeouts on idempotent calls: safe to retry with backoff. */
 export class UpstreamTransientError extends Error {
@@ -26,35 +25,25 @@ export class UpstreamTransientError extends Error {
  * The upstream has no room for us now (429: rate limits, its cap on unfinished jobs per account, overload).
  * Nothing was created: the task waits and tries again until its deadline, never refunded for this.
  */
-export class UpstreamBusyError extends Error {
-  override readonly name = 'UpstreamBusyError';
-}
+export class UpstreamBusyError extends namedError('UpstreamBusyError') {}
 
 /**
  * The upstream refuses our key or account (401, 403: a bad key, an overdue bill). Only an operator can fix
  * it: alarmed (needsOperator), and tasks wait as for UpstreamBusyError until fixed or their deadline.
  */
-export class UpstreamAccountError extends Error {
-  override readonly name = 'UpstreamAccountError';
-}
+export class UpstreamAccountError extends namedError('UpstreamAccountError') {}
 
 /**
  * The upstream does not offer the model we asked for (404 on create: unknown model or endpoint, or a model
  * not enabled for the account): our configuration is wrong. The task fails; an operator is alarmed.
  */
-export class UpstreamConfigurationError extends Error {
-  override readonly name = 'UpstreamConfigurationError';
-}
+export class UpstreamConfigurationError extends namedError('UpstreamConfigurationError') {}
 
 /** A create call whose outcome is unknown (timeout after sending): must not be retried blindly. */
-export class UpstreamOutcomeUnknownError extends Error {
-  override readonly name = 'UpstreamOutcomeUnknownError';
-}
+export class UpstreamOutcomeUnknownError extends namedError('UpstreamOutcomeUnknownError') {}
 
 /** The upstream does not know a job we created (404 on get). */
-export class UpstreamJobNotFoundError extends Error {
-  override readonly name = 'UpstreamJobNotFoundError';
-}
+export class UpstreamJobNotFoundError extends namedError('UpstreamJobNotFoundError') {}
 
 const REFUSED: Readonly<Record<ModeratedContent, string>> = {
   text: 'the prompt: its text',

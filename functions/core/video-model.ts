@@ -10,6 +10,7 @@ import type { ReferenceKind, Resolution } from './generation-options.js';
 import type { ImageMode, UpstreamModel } from './ark-contract.js';
 import { yuanToUnits } from './money.js';
 import { PROVIDER_NAMES, upstreamModel } from './providers.js';
+import { namedError } from './named-error.js';
 
 const yuanText = v.pipe(v.string(), v.regex(/^\d{1,9}(\.\d{1,4})?$/, 'an amount in yuan with at most 4 decimals'));
 const decimalText = v.pipe(v.string(), v.regex(/^\d{1,9}(\.\d{1,6})?$/, 'a non-negative decimal'));
@@ -62,9 +63,7 @@ export interface VideoModel {
   upstream: UpstreamModel;
 }
 
-export class InvalidModelRecordError extends Error {
-  override readonly name = 'InvalidModelRecordError';
-}
+export class InvalidModelRecordError extends namedError('InvalidModelRecordError') {}
 
 export function toVideoModel(input: unknown): VideoModel {
   const record = v.parse(VideoModelRecordSchema, input);

@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { unitsToYuan } from './money.js';
 import type { TaskRecord, WebhookState } from './task.js';
 import type { TaskStatus } from './task-status.js';
+import { namedError } from './named-error.js';
 
 export const WEBHOOK_EVENTS = ['task.success', 'task.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -38,9 +39,7 @@ const WebhookMessageSchema = v.object({
   due_at: v.optional(v.pipe(v.string(), v.isoTimestamp())),
 });
 
-export class InvalidWebhookMessageError extends Error {
-  override readonly name = 'InvalidWebhookMessageError';
-}
+export class InvalidWebhookMessageError extends namedError('InvalidWebhookMessageError') {}
 
 export function parseWebhookMessage(body: string): WebhookMessage {
   let json: unknown;
@@ -124,9 +123,7 @@ export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS: readonly number[] = [
   5, 30, 120, 600, 1_800, 3_600, 10_800, 21_600, 43_200, 43_200,
 ];
 
-export class InvalidRetryScheduleError extends Error {
-  override readonly name = 'InvalidRetryScheduleError';
-}
+export class InvalidRetryScheduleError extends namedError('InvalidRetryScheduleError') {}
 
 /** `"5,30,120"` → [5, 30, 120]: whole seconds, 0 to 43200 each, at least one. */
 export function parseWebhookRetrySchedule(text: string): number[] {

@@ -4,6 +4,7 @@
  * string literal, never the class's own name: the bundles are minified, and `UpstreamJobFailedError.name`
  * there is `_a` or the like.
  */
+import { namedError } from './named-error.js';
 import type { ProviderJobStatus } from './ports/video-provider.js';
 import type {
   UpstreamAccountError,
@@ -16,44 +17,30 @@ import type {
 } from './upstream-errors.js';
 import { ContentModerationError } from './upstream-errors.js';
 
-export class UpstreamJobFailedError extends Error {
-  override readonly name = 'UpstreamJobFailedError';
-}
+export class UpstreamJobFailedError extends namedError('UpstreamJobFailedError') {}
 
 /**
  * Not a failure: the upstream job is still generating. PollUpstream throws it so that the state's
  * first retrier, the poll loop, asks again later. Only if that retrier ran out would it end a task.
  */
-export class GenerationInProgressError extends Error {
-  override readonly name = 'GenerationInProgressError';
-}
+export class GenerationInProgressError extends namedError('GenerationInProgressError') {}
 
 /**
  * Not a failure: the upstream cannot take the job yet (busy, or our key or account needs an operator).
  * StartUpstream throws it so that the state's first retrier tries again later; the task's deadline, which
  * the step checks, ends the wait, as in the poll loop.
  */
-export class WaitingForUpstreamError extends Error {
-  override readonly name = 'WaitingForUpstreamError';
-}
+export class WaitingForUpstreamError extends namedError('WaitingForUpstreamError') {}
 
-export class GenerationTimedOutError extends Error {
-  override readonly name = 'GenerationTimedOutError';
-}
+export class GenerationTimedOutError extends namedError('GenerationTimedOutError') {}
 
 /** The upstream's file is not a video, or is larger than allowed: retrying will not help. */
-export class VideoRejectedError extends Error {
-  override readonly name = 'VideoRejectedError';
-}
+export class VideoRejectedError extends namedError('VideoRejectedError') {}
 
 /** The download broke mid-way: retried from the start a bounded number of times. */
-export class VideoDownloadInterruptedError extends Error {
-  override readonly name = 'VideoDownloadInterruptedError';
-}
+export class VideoDownloadInterruptedError extends namedError('VideoDownloadInterruptedError') {}
 
-export class TaskNotFoundError extends Error {
-  override readonly name = 'TaskNotFoundError';
-}
+export class TaskNotFoundError extends namedError('TaskNotFoundError') {}
 
 /** An error as Step Functions hands it to a Catch target: `Cause` is Lambda's JSON or a plain message. */
 export interface StepError {

@@ -7,10 +7,9 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import * as v from 'valibot';
 import { logger } from '../adapters/logger.js';
 import { publishMetrics } from '../adapters/metrics.js';
+import { namedError } from '../core/named-error.js';
 
-export class InvalidStepInputError extends Error {
-  override readonly name = 'InvalidStepInputError';
-}
+export class InvalidStepInputError extends namedError('InvalidStepInputError') {}
 
 export function stepHandler<S extends v.GenericSchema, R>(schema: S, step: (input: v.InferOutput<S>) => Promise<R>) {
   return middy<unknown, R>()

@@ -206,7 +206,9 @@ const COMMANDS: Record<string, Command> = {
     options: ['file'],
     async run(args, open, output) {
       const file = args.optional('file') ?? DEFAULT_CATALOG;
-      const count = await (await open()).store.seedModels(readCatalog(file));
+      // Read before connecting: a bad file is a usage error, whether or not a stack is running.
+      const catalog = readCatalog(file);
+      const count = await (await open()).store.seedModels(catalog);
       output.out(`wrote ${count} models from ${file}`);
     },
   },

@@ -23,6 +23,8 @@ export interface Behaviour {
   rateLimitedCreates: number;
   /** Added to the running time: a long generation, whatever the simulator's timings. */
   extraRunningMs: number;
+  /** Added to the queued time: a job that waits in Ark's queue (and so can still be cancelled). */
+  extraQueuedMs: number;
 }
 
 export const DEFAULT_BEHAVIOUR: Behaviour = {
@@ -34,10 +36,13 @@ export const DEFAULT_BEHAVIOUR: Behaviour = {
   rejectCreate: false,
   rateLimitedCreates: 0,
   extraRunningMs: 0,
+  extraQueuedMs: 0,
 };
 
 export const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
-  '[simulate:fail]': {
+  // A generation that fails upstream for no reason the customer could change (the default failure).
+  '[simulate:fail]': { outcome: 'failed' },
+  '[simulate:output-moderation]': {
     outcome: 'failed',
     // Real Ark code for output moderation (error-code table, 400 BadRequest family).
     failure: {
@@ -57,6 +62,7 @@ export const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
   // retrying client gets through on the third); counted per prompt, in memory only.
   '[simulate:rate-limit]': { rateLimitedCreates: 2 },
   '[simulate:slow]': { extraRunningMs: 20_000 },
+  '[simulate:queued]': { extraQueuedMs: 30_000 },
   '[simulate:slow-download]': { download: 'slow' },
 };
 

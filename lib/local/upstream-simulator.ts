@@ -129,8 +129,11 @@ interface Timings {
 /** When the job would finish (Infinity for `hang`). */
 function finishesAt(job: JobRecord, timings: Timings): number {
   if (job.behaviour.outcome === 'hang') return Infinity;
-  return job.createdAt + timings.queuedMs + timings.runningMs + job.behaviour.extraRunningMs;
+  return job.createdAt + queuedFor(job, timings) + timings.runningMs + job.behaviour.extraRunningMs;
 }
+
+/** Older state files have no extraQueuedMs: 0. */
+const queuedFor = (job: JobRecord, timings: Timings): number => timings.queuedMs + (job.behaviour.extraQueuedMs ?? 0);
 
 const expiresAt = (job: JobRecord): number => job.createdAt + job.expiresAfterSeconds * 1000;
 
@@ -145,14 +148,14 @@ function statusAt(job: JobRecord, now: number, timings: Timings): SimulatedStatu
     if (expiresAt(job) <= finishesAt(job, timings)) return 'expired';
     return job.behaviour.outcome === 'hang' ? 'running' : job.behaviour.outcome;
   }
-  return now - job.createdAt < timings.queuedMs ? 'queued' : 'running';
+  return now - job.createdAt < queuedFor(job, timings) ? 'queued' : 'running';
 }
 
 /** When the current status began, for `updated_at`. */
 function statusSince(job: JobRecord, status: SimulatedStatus, timings: Timings): number {
   if (status === 'cancelled') return job.cancelledAt ?? job.createdAt;
   if (status === 'queued') return job.createdAt;
-  if (status === 'running') return job.createdAt + timings.queuedMs;
+  if (status === 'running') return job.createdAt + queuedFor(job, timings);
   return endedAt(job, timings);
 }
 

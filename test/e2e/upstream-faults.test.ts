@@ -33,7 +33,7 @@ interface TaskData {
 
 const CASES = [
   {
-    marker: '[simulate:fail]',
+    marker: '[simulate:output-moderation]',
     status: 'failed',
     message: /^the upstream's content moderation refused the generated video: it may contain sensitive content; /,
   },

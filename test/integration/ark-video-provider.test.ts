@@ -126,7 +126,7 @@ describe('ArkVideoProvider against the upstream simulator', () => {
   });
 
   it('reports a failed job with the upstream message', async () => {
-    const { jobId } = await provider.createJob(jobRequest({ prompt: 'A storm [simulate:fail]' }));
+    const { jobId } = await provider.createJob(jobRequest({ prompt: 'A storm [simulate:output-moderation]' }));
     const status = await pollUntil(provider, jobId, isFinal);
     expect(status).toMatchObject({
       state: 'failed',

@@ -80,7 +80,8 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
   // First 60 that finish before the crash (50 succeed, 10 fail upstream and are refunded); while they
   // run, 20 cancelled by their client while queued upstream (refunded).
   await Promise.all([submitWave('success', 50), submitWave('fail', 10, () => ' [simulate:fail]')]);
-  await submitWave('cancel', 20);
+  // Held in Ark's queue, where a cancel is still possible (DESIGN row 18).
+  await submitWave('cancel', 20, () => ' [simulate:queued]');
   const statuses = async () => new Map((await stack!.tasks()).map((task) => [task.task_id, task.status]));
   // Cancelled once their upstream jobs exist (`running`: the job is recorded), so that each has its one job. A
   // cancel that lands before the job is created rightly leaves none; the table is read, not the API, whose

@@ -90,8 +90,9 @@ it('the balance equals the opening balance minus the cost of tasks in flight or 
             });
             statuses.push(response.status);
             if (op.kind === 'cancel' && response.status === 200) {
+              // A second cancel answers 0 with the refunded task (DESIGN row 18); the money checks below
+              // show that it refunded once.
               expect(response.body.data.status).toBe('refunded');
-              expect(task.cancelled, 'a task was cancelled twice').toBe(false);
               task.cancelled = true;
             }
           }
