@@ -160,12 +160,17 @@ function moderationOf(code: string): Extract<JobFailureCause, { kind: 'moderatio
  * `ServerOverloaded`) asks us to come back later. `OperationDenied.ServiceNotOpen` (403) is left to the
  * caller: on create it is a model not enabled, like 404 `ModelNotOpen`.
  */
+const BUSY_CODES = /^(QuotaExceeded|RateLimitExceeded|ServerOverloaded|\w*RateLimitExceeded|RequestBurstTooFast)\b/;
+
 function accountOrBusy(answer: Answer, code: string): Error | undefined {
   const said = `${code || `HTTP ${answer.status}`}: ${upstreamMessage(answer)}`;
   if (answer.status === 401 || (answer.status === 403 && code !== 'OperationDenied.ServiceNotOpen')) {
     return new UpstreamAccountError(`Ark refused our API key or account (${said})`);
   }
-  if (answer.status === 429) return new UpstreamBusyError(`Ark has no room for the job now (${said})`);
+  // By status, and by code whatever the status (a 503 `ServerOverloaded` is no failure of the job either).
+  if (answer.status === 429 || BUSY_CODES.test(code)) {
+    return new UpstreamBusyError(`Ark has no room for the job now (${said})`);
+  }
   return undefined;
 }
 
@@ -298,13 +303,15 @@ export class ArkVideoProvider implements VideoProvider {
     const answer = await this.idempotent('DELETE', this.taskUrl(jobId));
     // Queued when read, so a DELETE that Ark accepted cancelled it (a job done in those milliseconds: no).
     if (answer.status >= 200 && answer.status < 300) return { outcome: 'cancelled' };
-    if (answer.status === 404) return { outcome: 'not-found' };
-    const refused = accountOrBusy(answer, errorCode(answer)) ?? (answer.status >= 500 ? transient(answer) : undefined);
-    if (refused) throw refused;
-    // Refused: the job left the queue between our read and our DELETE.
+    // Any refusal (its code is undocumented: a 404 or 403 may as well mean "running") is explained by
+    // reading the job again: only its state decides whether a refund is safe.
     const after = await this.findJob(jobId);
     if (after.state === 'queued') {
-      throw new UpstreamRejectedError(`Ark refused to cancel queued task ${jobId}: ${upstreamMessage(answer)}`);
+      const refused =
+        accountOrBusy(answer, errorCode(answer)) ?? (answer.status >= 500 ? transient(answer) : undefined);
+      throw (
+        refused ?? new UpstreamRejectedError(`Ark refused to cancel queued task ${jobId}: ${upstreamMessage(answer)}`)
+      );
     }
     return settled(after);
   }

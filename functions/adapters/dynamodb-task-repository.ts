@@ -141,13 +141,21 @@ export class DynamoDbTaskRepository implements TaskRepository {
     }
   }
 
-  async refund(task: TaskRecord, to: 'failed' | 'refunded', errorMessage: string, now: string): Promise<boolean> {
+  async refund(
+    task: TaskRecord,
+    to: 'failed' | 'refunded',
+    errorMessage: string,
+    now: string,
+    options: { withoutJob?: boolean } = {},
+  ): Promise<boolean> {
     const cost = task.cost_units;
     const taskMove = conditionalMove(
       task.task_id,
       to,
       { error_message: errorMessage, finished_at: now, refunded_at: now, updated_at: now },
-      'attribute_not_exists(refunded_at)',
+      options.withoutJob
+        ? 'attribute_not_exists(refunded_at) AND attribute_not_exists(upstream_job_id)'
+        : 'attribute_not_exists(refunded_at)',
     );
     const keyRefund = task.key_quota_charged
       ? 'ADD spent_units :negative_cost, quota_remaining_units :cost'

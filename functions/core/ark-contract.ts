@@ -68,6 +68,8 @@ const SEEDANCE_2_INPUTS = {
 } as const;
 
 export const ARK_MODELS = {
+  // The lite models' BytePlus ids are third-party only, and lite is missing from a copy of BytePlus's create
+  // page: unconfirmed there. A create Ark refuses as unknown fails the task (refunded) and alarms.
   'seedance-1-0-lite-t2v': {
     label: 'Seedance 1.0 Lite text-to-video',
     ids: { volcengine: 'doubao-seedance-1-0-lite-t2v-250428', byteplus: 'seedance-1-0-lite-t2v-250428' },
@@ -119,10 +121,16 @@ export const ARK_MODELS = {
   },
 } as const satisfies Record<string, UpstreamModel>;
 
-/** The id Ark knows the model by on `platform`; undefined for an unknown key or a platform without it. */
+/**
+ * The id Ark knows the model by on `platform`; undefined for an unknown key or a platform without it. A
+ * platform id is read as its model too: tasks stored before the catalog named contract keys carry one.
+ */
 export function arkModelId(key: string, platform: ArkPlatform): string | undefined {
   const models: Readonly<Record<string, UpstreamModel>> = ARK_MODELS;
-  return Object.hasOwn(models, key) ? models[key]?.ids[platform] : undefined;
+  const model = Object.hasOwn(models, key)
+    ? models[key]
+    : Object.values(models).find((candidate) => Object.values(candidate.ids).includes(key));
+  return model?.ids[platform];
 }
 
 /** `execution_expires_after` bounds in seconds (ark-notes "Create body": 3600 … 259200, default 172800). */

@@ -31,6 +31,9 @@ const SPELLINGS = [
 ] as const;
 const FORM_B_FIELDS = ['modelId', 'imageUrls', 'videoUrls', 'audioUrls', 'webhookUrl', 'generateAudio', 'imageMode'];
 
+const LEGACY_PROMPT_OPTION =
+  /(^|\s)--(rs|rt|dur|cf|wm|fps|seed|resolution|ratio|duration|camerafixed|watermark|framespersecond|frames)(\s|=|$)/i;
+
 const httpUrl = v.pipe(
   v.string('must be a string URL'),
   v.maxLength(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`),
@@ -73,6 +76,12 @@ const GenerationSchema = v.pipe(
       v.check(
         (text) => codePointLength(text) <= MAX_PROMPT_CODE_POINTS,
         `must be at most ${MAX_PROMPT_CODE_POINTS} characters`,
+      ),
+      // Ark still reads legacy options in the prompt (`--dur 12 --rs 1080p`, doc 1520757): one could make a
+      // longer or larger video than the one priced, so the prompt may not carry them.
+      v.check(
+        (text) => !LEGACY_PROMPT_OPTION.test(text),
+        'must not contain option flags such as --dur or --rs: send duration, resolution and ratio as fields',
       ),
     ),
     resolution: v.nullish(v.picklist(RESOLUTIONS, `must be one of ${RESOLUTIONS.join(', ')}`)),

@@ -26,8 +26,11 @@ export function checkReferences(body: GenerationBody, model: VideoModel): ImageM
   if (videos > upstream.maxVideos) throw refuse(limit('video', videos, upstream.maxVideos, fields.videoUrls));
   if (audios > upstream.maxAudios) throw refuse(limit('audio', audios, upstream.maxAudios, fields.audioUrls));
   if (images === 0) {
-    if (body.imageMode !== undefined)
-      throw new InvalidRequestError(`${fields.imageMode} needs images in ${fields.imageUrls}`);
+    // Videos or audios alone are references: `reference` names that mode; the frame modes need images.
+    const referenceOnly = body.imageMode === 'reference' && videos + audios > 0;
+    if (body.imageMode !== undefined && !referenceOnly) {
+      throw new InvalidRequestError(`${fields.imageMode} ${body.imageMode} needs images in ${fields.imageUrls}`);
+    }
     if (audios > 0 && videos === 0 && upstream.audioNeedsVisual) {
       throw refuse(`needs an image or a video beside reference audio`);
     }

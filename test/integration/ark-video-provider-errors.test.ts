@@ -113,6 +113,9 @@ describe('create refusals', () => {
     [429, 'RateLimitExceeded.EndpointRPMExceeded', UpstreamBusyError],
     [429, 'ModelAccountRpmRateLimitExceeded', UpstreamBusyError],
     [429, 'ServerOverloaded', UpstreamBusyError],
+    // Busy by its code whatever the status: waiting, never a refund after a few retries.
+    [503, 'ServerOverloaded', UpstreamBusyError],
+    [500, 'QuotaExceeded', UpstreamBusyError],
     [400, 'InvalidParameter', UpstreamRejectedError],
     [500, 'InternalServiceError', UpstreamTransientError],
     [502, 'BadGateway', UpstreamOutcomeUnknownError],
@@ -209,13 +212,22 @@ describe('cancel', () => {
     expect(requests).toEqual(['GET', 'DELETE', 'GET']);
   });
 
-  it('a DELETE answered 404 (the job gone meanwhile): not-found; 429 or 401: thrown, the outcome unknown', async () => {
-    expect(await cancel({ GET: [task('queued')], DELETE: [arkError(404, 'NotFound.Id')] })).toEqual({
+  it('a refused DELETE is explained by the job, whatever its code: 404 or 403 for a job now running is refused', async () => {
+    for (const refusal of [arkError(404, 'NotFound.Id'), arkError(403, 'OperationDenied')]) {
+      const outcome = await cancel({ GET: [task('queued'), task('running')], DELETE: [refusal] });
+      expect(outcome).toEqual({ outcome: 'refused', state: 'running' });
+    }
+    expect(
+      await cancel({ GET: [task('queued'), arkError(404, 'NotFound.Id')], DELETE: [arkError(404, 'NotFound.Id')] }),
+    ).toEqual({
       outcome: 'not-found',
     });
-    await expect(cancel({ GET: [task('queued')], DELETE: [arkError(429, 'ServerOverloaded')] })).rejects.toBeInstanceOf(
-      UpstreamBusyError,
-    );
+  });
+
+  it('a DELETE refused as busy or for our key while the job is still queued: thrown, the outcome unknown', async () => {
+    await expect(
+      cancel({ GET: [task('queued'), task('queued')], DELETE: [arkError(429, 'ServerOverloaded')] }),
+    ).rejects.toBeInstanceOf(UpstreamBusyError);
     await expect(cancel({ GET: [arkError(401, 'AuthenticationError')] })).rejects.toBeInstanceOf(UpstreamAccountError);
   });
 });

@@ -124,9 +124,15 @@ export class InMemoryTasks implements TaskRepository {
     return true;
   }
 
-  async refund(task: TaskRecord, to: 'failed' | 'refunded', errorMessage: string, now: string): Promise<boolean> {
+  async refund(
+    task: TaskRecord,
+    to: 'failed' | 'refunded',
+    errorMessage: string,
+    now: string,
+    options: { withoutJob?: boolean } = {},
+  ): Promise<boolean> {
     const stored = this.require(task.task_id);
-    if (isFinal(stored.status)) return false;
+    if (isFinal(stored.status) || (options.withoutJob && stored.upstream_job_id)) return false;
     Object.assign(stored, { status: to, error_message: errorMessage, finished_at: now, refunded_at: now });
     this.refunds.push({ taskId: task.task_id, to, errorMessage });
     return true;

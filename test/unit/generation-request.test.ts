@@ -553,3 +553,21 @@ describe('the body itself', () => {
     expect(error.message).toMatch(/^(prompt|duration): /);
   });
 });
+
+describe("Ark's legacy prompt options", () => {
+  it.each(['a fox --dur 12', 'a fox --rs 1080p --rt 16:9', '--resolution=1080p a fox', 'a fox --WM true'])(
+    '%j → 400: a prompt option could make another video than the one priced',
+    (prompt) => {
+      expect(invalidRequest(() => parseGenerationBody({ model: 'seedance-1.5-pro', prompt })).message).toMatch(
+        /^prompt: must not contain option flags such as --dur or --rs/,
+      );
+    },
+  );
+
+  it.each(['a fox -- in the snow', 'a fox --durable', 'em—dash and a --- rule'])(
+    '%j is a prompt like any other',
+    (prompt) => {
+      expect(parseGenerationBody({ model: 'seedance-1.5-pro', prompt }).prompt).toBe(prompt);
+    },
+  );
+});

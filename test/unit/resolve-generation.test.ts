@@ -265,7 +265,10 @@ describe('images, videos and audios per model (row 6)', () => {
   });
 
   it('image_mode without images → 400', () => {
-    rejects(V2, { image_mode: 'first_frame' }, 'image_mode needs images in image_urls');
+    rejects(V2, { image_mode: 'first_frame' }, 'image_mode first_frame needs images in image_urls');
+    rejects(V2, { image_mode: 'reference' }, 'image_mode reference needs images in image_urls');
+    // Videos alone are references: naming that mode is fine.
+    expect(resolve(V2, { image_mode: 'reference', video_urls: [VIDEO] }).videoUrls).toEqual([VIDEO]);
   });
 
   it('empty lists are not references', () => {

@@ -36,9 +36,16 @@ export interface TaskRepository {
   moveTo(taskId: string, to: TaskStatus, fields: Partial<TaskRecord>, now: string): Promise<boolean>;
   /**
    * One transaction that can succeed only once: status → `to` (failed or refunded) with the message,
-   * balance and key spend given back. Returns false when the task was already final (nothing changed).
+   * balance and key spend given back. Returns false when the task was already final (nothing changed), or,
+   * with `withoutJob`, when an upstream job has been recorded for it meanwhile (a cancel must stop it first).
    */
-  refund(task: TaskRecord, to: 'failed' | 'refunded', errorMessage: string, now: string): Promise<boolean>;
+  refund(
+    task: TaskRecord,
+    to: 'failed' | 'refunded',
+    errorMessage: string,
+    now: string,
+    options?: { withoutJob?: boolean },
+  ): Promise<boolean>;
   saveVideoUrl(taskId: string, url: string, expiresAt: string): Promise<void>;
   /**
    * Tasks in flight (pending, running, transferring) last touched before `updatedBefore` (ISO): the oldest

@@ -10,6 +10,7 @@ import type { CancelOutcome, VideoProvider } from '../ports/video-provider.js';
 import type { TaskWorkflow } from '../ports/workflow-starter.js';
 import { toTaskView } from '../task.js';
 import type { TaskRecord, TaskView } from '../task.js';
+import { isFinal } from '../task-status.js';
 import type { Caller } from './authenticate.js';
 import { findOwnTask } from './get-task.js';
 
@@ -41,24 +42,33 @@ export async function cancelTask(
   if (task.status === 'transferring') throw new InvalidRequestError(GENERATION_STARTED_MESSAGE);
   if (task.status !== 'pending' && task.status !== 'running') throw notCancellable(task);
 
-  if (task.upstream_job_id) {
-    const outcome = await cancelUpstream(task, task.upstream_job_id, deps);
-    if (outcome.outcome === 'refused' && outcome.state !== 'failed') {
-      throw new InvalidRequestError(GENERATION_STARTED_MESSAGE);
+  // At most twice: StartUpstream may record a job between our read and our refund; then that job is
+  // cancelled upstream first, as any other (the refund without a job is conditional on there being none).
+  let current = task;
+  for (let attempt = 0; attempt < 2; attempt += 1) {
+    const jobId = current.upstream_job_id;
+    if (jobId) {
+      const outcome = await cancelUpstream(current, jobId, deps);
+      if (outcome.outcome === 'refused' && outcome.state !== 'failed') {
+        throw new InvalidRequestError(GENERATION_STARTED_MESSAGE);
+      }
     }
-  }
-  // Cancelled upstream, unknown there (nothing generates), failed there, or no job yet: nothing will be billed.
-  const refunded = await deps.tasks.refund(task, 'refunded', CANCELLED_MESSAGE, deps.now().toISOString());
-  const current = (await deps.tasks.get(task.task_id)) ?? task;
-  if (!refunded) {
+    // Cancelled upstream, unknown there (nothing generates), failed there, or no job: nothing will be billed.
+    const now = deps.now().toISOString();
+    const refunded = await deps.tasks.refund(current, 'refunded', CANCELLED_MESSAGE, now, { withoutJob: !jobId });
+    const latest = (await deps.tasks.get(task.task_id)) ?? current;
+    if (refunded) {
+      await stopExecution(latest, deps);
+      return { task: toTaskView(latest), refunded: true };
+    }
     // Someone ended the task first: another cancel (answered alike), or the task's own end.
-    if (current.status === 'refunded') return { task: toTaskView(current), refunded: false };
-    throw notCancellable(current);
+    if (latest.status === 'refunded') return { task: toTaskView(latest), refunded: false };
+    if (isFinal(latest.status) || !latest.upstream_job_id || latest.upstream_job_id === jobId) {
+      throw notCancellable(latest);
+    }
+    current = latest;
   }
-  await stopExecution(current, deps);
-  // StartUpstream recorded a job between our read and our refund: no task will collect it.
-  if (!task.upstream_job_id && current.upstream_job_id) await cancelOrphan(current, current.upstream_job_id, deps);
-  return { task: toTaskView(current), refunded: true };
+  throw notCancellable(current);
 }
 
 /** The outcome is needed before any money moves: an upstream that cannot be asked leaves the task as it is. */
@@ -76,19 +86,6 @@ async function cancelUpstream(task: TaskRecord, jobId: string, deps: CancelTaskD
 async function stopExecution(task: TaskRecord, deps: CancelTaskDeps): Promise<void> {
   const executionName = task.execution_name ?? task.task_id;
   await deps.workflow.stop(executionName, CANCELLED_MESSAGE).catch((error) => deps.onCleanupError(task, 'stop', error));
-}
-
-/** Best effort, as StartUpstream's own orphan cancel: a job already generating is reported (it will bill). */
-async function cancelOrphan(task: TaskRecord, jobId: string, deps: CancelTaskDeps): Promise<void> {
-  const provider = deps.providers[task.upstream_provider];
-  try {
-    const outcome = await provider?.cancelJob(jobId);
-    if (outcome?.outcome === 'refused' && outcome.state !== 'failed') {
-      throw new Error(`upstream job ${jobId} is ${outcome.state}: it could not be cancelled and may be billed`);
-    }
-  } catch (error) {
-    deps.onCleanupError(task, 'upstream', error);
-  }
 }
 
 function notCancellable(task: TaskRecord): InvalidRequestError {

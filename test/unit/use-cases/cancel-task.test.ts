@@ -148,14 +148,13 @@ describe('cancelTask (DESIGN §3 row 18)', () => {
       expect(provider.cancelled).toEqual(['job-9']);
     });
 
-    it('…and that job already generating is reported (it will bill)', async () => {
+    it('…and that job already generating: 400 "generation has started", nothing refunded (Ark bills it)', async () => {
       tasks = new InMemoryTasks(taskRecord({ status: 'pending' }));
       provider.cancelOutcome = { outcome: 'refused', state: 'running' };
       beforeRefund(() => tasks.recordUpstreamJob(TASK_ID, 'job-9', NOW.toISOString()));
-      expect((await run(TASK_ID)).refunded).toBe(true);
-      expect(cleanupErrors.map(([step, error]) => [step, (error as Error).message])).toEqual([
-        ['upstream', 'upstream job job-9 is running: it could not be cancelled and may be billed'],
-      ]);
+      expect((await rejection(run(TASK_ID))).message).toBe(GENERATION_STARTED_MESSAGE);
+      expect(tasks.refunds).toEqual([]);
+      expect(provider.cancelled).toEqual(['job-9']);
     });
 
     it('the task failed (its deadline) between the upstream cancel and our refund: 400, refunded once', async () => {
