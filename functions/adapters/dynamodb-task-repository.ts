@@ -102,13 +102,14 @@ export class DynamoDbTaskRepository implements TaskRepository {
     }
   }
 
-  async recordUpstreamJob(taskId: string, jobId: string, now: string): Promise<TaskRecord> {
+  async recordUpstreamJob(taskId: string, jobId: string, now: string, expiresAt?: string): Promise<TaskRecord> {
+    const expiry = expiresAt ? ', upstream_expires_at = :expires' : '';
     try {
       const { Attributes } = await this.db.send(
         new UpdateCommand({
           TableName: this.tables.tasks,
           Key: { task_id: taskId },
-          UpdateExpression: 'SET upstream_job_id = :job, #status = :running, updated_at = :now, #shard = :shard',
+          UpdateExpression: `SET upstream_job_id = :job, #status = :running, updated_at = :now, #shard = :shard${expiry}`,
           ConditionExpression: 'attribute_not_exists(upstream_job_id) AND #status IN (:pending, :running)',
           ExpressionAttributeNames: { '#status': 'status', '#shard': SHARD },
           ExpressionAttributeValues: {
@@ -117,6 +118,7 @@ export class DynamoDbTaskRepository implements TaskRepository {
             ':pending': 'pending',
             ':now': now,
             ':shard': inFlightShard(taskId),
+            ...(expiresAt ? { ':expires': expiresAt } : {}),
           },
           ReturnValues: 'ALL_NEW',
         }),

@@ -22,6 +22,8 @@ export interface TaskRecord {
   upstream_provider: string;
   upstream_model: string;
   upstream_job_id?: string;
+  /** When the upstream expires the job unfinished (its execution_expires_after from our create). */
+  upstream_expires_at?: string;
   /** The execution driving the task: the task id, or a new name after the reconciler restarted it. */
   execution_name?: string;
   /** How often the reconciler restarted the task's execution. */

@@ -42,7 +42,7 @@ export interface LocalStackOptions {
    */
   pollIntervalSeconds?: number;
   /** The simulators' timing. */
-  upstream?: { queuedMs?: number; runningMs?: number };
+  upstream?: { queuedMs?: number; runningMs?: number; expiryScale?: number };
   /**
    * Each provider's upstream; unnamed: its simulator on the default platform. Never read from the
    * environment here: only `npm start` does (lib/local/upstreams.ts).

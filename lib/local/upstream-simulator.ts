@@ -37,6 +37,11 @@ export interface UpstreamSimulatorOptions {
   queuedMs?: number;
   /** How long a job stays `running` after the queue. */
   runningMs?: number;
+  /**
+   * Multiplies every job's execution_expires_after (default 1), so that a test sees Ark expire a job
+   * (at least an hour, as Ark allows) within seconds. Timing only: the value sent is still checked.
+   */
+  expiryScale?: number;
   /** When set, task routes require `Authorization: Bearer <apiKey>` (401 otherwise). */
   apiKey?: string;
   /**
@@ -124,6 +129,8 @@ function normalised(job: JobRecord): JobRecord {
 interface Timings {
   queuedMs: number;
   runningMs: number;
+  /** Ark's clock for execution_expires_after, sped up by tests (1: real seconds). */
+  expiryScale: number;
 }
 
 /** When the job would finish (Infinity for `hang`). */
@@ -135,17 +142,19 @@ function finishesAt(job: JobRecord, timings: Timings): number {
 /** Older state files have no extraQueuedMs: 0. */
 const queuedFor = (job: JobRecord, timings: Timings): number => timings.queuedMs + (job.behaviour.extraQueuedMs ?? 0);
 
-const expiresAt = (job: JobRecord): number => job.createdAt + job.expiresAfterSeconds * 1000;
+const expiresAt = (job: JobRecord, timings: Timings): number =>
+  job.createdAt + job.expiresAfterSeconds * 1000 * timings.expiryScale;
 
 /** When the job reached a final status other than cancelled. */
-const endedAt = (job: JobRecord, timings: Timings): number => Math.min(finishesAt(job, timings), expiresAt(job));
+const endedAt = (job: JobRecord, timings: Timings): number =>
+  Math.min(finishesAt(job, timings), expiresAt(job, timings));
 
 /** Status is a pure function of the clock, so no timers need cleaning up on close. */
 function statusAt(job: JobRecord, now: number, timings: Timings): SimulatedStatus {
   if (job.cancelledAt !== undefined) return 'cancelled';
   if (now >= endedAt(job, timings)) {
     // Not finished within execution_expires_after: Ark reports `expired`.
-    if (expiresAt(job) <= finishesAt(job, timings)) return 'expired';
+    if (expiresAt(job, timings) <= finishesAt(job, timings)) return 'expired';
     return job.behaviour.outcome === 'hang' ? 'running' : job.behaviour.outcome;
   }
   return now - job.createdAt < queuedFor(job, timings) ? 'queued' : 'running';
@@ -406,8 +415,8 @@ class Simulator {
 
 export async function startUpstreamSimulator(options: UpstreamSimulatorOptions = {}): Promise<UpstreamSimulator> {
   const { port = 0, host = '127.0.0.1', queuedMs = 1000, runningMs = 2000, apiKey, stateFile } = options;
-  const { platform = 'byteplus', now = Date.now } = options;
-  const config: SimulatorConfig = { timings: { queuedMs, runningMs }, apiKey, platform, now, stateFile };
+  const { platform = 'byteplus', now = Date.now, expiryScale = 1 } = options;
+  const config: SimulatorConfig = { timings: { queuedMs, runningMs, expiryScale }, apiKey, platform, now, stateFile };
   const simulator = new Simulator(config, await readFile(FIXTURE_URL));
   const server = createServer(simulator.handle);
   const address = await listen(server, port, host);

@@ -20,6 +20,7 @@ export interface SimulatorStart {
   apiKey: string;
   queuedMs?: number;
   runningMs?: number;
+  expiryScale?: number;
   stateFile?: string;
 }
 
@@ -63,7 +64,7 @@ export interface RuntimeUpstream {
 export interface StartUpstreamsOptions {
   /** Per provider; a provider not named gets its simulator on its default platform. */
   choices?: Partial<Record<ProviderName, UpstreamChoice>>;
-  timing?: { queuedMs?: number; runningMs?: number };
+  timing?: { queuedMs?: number; runningMs?: number; expiryScale?: number };
   /** Where simulators keep their jobs; undefined: in memory. */
   dataDir?: string;
 }

@@ -10,8 +10,10 @@ import catalog from '../../lib/seed/model-catalog.json' with { type: 'json' };
 
 let stack: LocalStack;
 beforeAll(async () => {
-  stack = await startTestStack();
-  // A model whose generation deadline is 3 s, so a hanging upstream times out within the test.
+  // Ark keeps a job at least an hour (execution_expires_after) and the poll loop waits for it that long, as
+  // it may still finish and bill: the simulator's clock for that expiry runs 1,000 times faster here (3.6 s).
+  stack = await startTestStack({ upstream: { queuedMs: 150, runningMs: 300, expiryScale: 0.001 } });
+  // A model whose generation deadline is 3 s: a hanging job times out upstream within the test.
   const base = catalog.models.find((model) => model.name === 'seedance-1.5-pro') as Record<string, unknown>;
   await stack.admin.seedModels({
     version: 1,

@@ -105,12 +105,13 @@ export class InMemoryTasks implements TaskRepository {
     this.tasks.set(task.task_id, structuredClone(task));
   }
 
-  async recordUpstreamJob(taskId: string, jobId: string, now: string): Promise<TaskRecord> {
+  async recordUpstreamJob(taskId: string, jobId: string, now: string, expiresAt?: string): Promise<TaskRecord> {
     this.recordUpstreamJobCalls += 1;
     const task = this.require(taskId);
     // As the table's condition: no job yet, and the task still pending or running.
     if (task.upstream_job_id === undefined && (task.status === 'pending' || task.status === 'running')) {
       task.upstream_job_id = jobId;
+      if (expiresAt) task.upstream_expires_at = expiresAt;
       if (task.status === 'pending') task.status = 'running';
       task.updated_at = now;
     }

@@ -30,8 +30,11 @@ export interface TaskRepository {
    * KeyChangedError (`charge.keyHasQuota` no longer matches the stored key).
    */
   createCharged(task: TaskRecord, charge: Charge): Promise<void>;
-  /** Stores the upstream job id once and moves pending → running. Returns the task after the write. */
-  recordUpstreamJob(taskId: string, jobId: string, now: string): Promise<TaskRecord>;
+  /**
+   * Stores the upstream job id (and when the upstream expires it) once and moves pending → running.
+   * Returns the task after the write.
+   */
+  recordUpstreamJob(taskId: string, jobId: string, now: string, expiresAt?: string): Promise<TaskRecord>;
   /** Conditional move (from any state that may precede `to`). Returns false when the task was not in one. */
   moveTo(taskId: string, to: TaskStatus, fields: Partial<TaskRecord>, now: string): Promise<boolean>;
   /**

@@ -30,11 +30,10 @@ export const HEARTBEAT_MS = 30_000;
 
 /**
  * The job's `execution_expires_after`: what is left of the task's deadline, within Ark's bounds (ark-notes
- * "Create body": 3600 … 259200 s), so that a job still queued upstream when we stop waiting for it expires
- * there instead of generating a video nobody collects. A deadline under an hour away still gives the job
- * Ark's minimum hour: our own deadline fails and refunds the task on time all the same (the poll loop), and
- * the refund step cancels the job if it is still queued, but a job already generating may then finish, and
- * bill, after the task failed. A deadline beyond 72 h (none today: 6 h at most) is cut to Ark's maximum.
+ * "Create body": 3600 … 259200 s), so that a job still unfinished at the deadline expires upstream (unbilled)
+ * instead of generating a video nobody collects. A deadline under an hour away still gives the job Ark's
+ * minimum hour; the poll loop then waits for the job until that expiry (pollDeadline), as Ark bills a job that
+ * finishes before it: the customer gets the video late rather than us paying for one we refunded.
  */
 export function upstreamExpirySeconds(deadlineAt: string, now: Date): number {
   const left = Math.ceil((Date.parse(deadlineAt) - now.getTime()) / 1000);
@@ -76,8 +75,8 @@ export async function startUpstreamJob(taskId: string, deps: LifecycleDeps): Pro
   if (deps.now().getTime() > Date.parse(task.deadline_at)) {
     throw new GenerationTimedOutError(`the task was not started by ${task.deadline_at}`);
   }
-  const jobId = await createUpstreamJob(task, deps);
-  const recorded = await deps.tasks.recordUpstreamJob(task.task_id, jobId, deps.now().toISOString());
+  const { jobId, expiresAt } = await createUpstreamJob(task, deps);
+  const recorded = await deps.tasks.recordUpstreamJob(task.task_id, jobId, deps.now().toISOString(), expiresAt);
   if (recorded.upstream_job_id === jobId) return { state: 'started', job_id: jobId };
   // A cancel (or another final move) came between our read and our write: the job we just made belongs
   // to no task, and the upstream would bill a video nobody collects. Cancel it, best effort.
@@ -95,17 +94,18 @@ export async function startUpstreamJob(taskId: string, deps: LifecycleDeps): Pro
  * above on every try, ends the wait (with the usual timed-out refund): that retrier's attempts count over the
  * state's whole life, so it is given more than the execution's 12 h can use, as is the poll loop's.
  */
-async function createUpstreamJob(task: TaskRecord, deps: LifecycleDeps): Promise<string> {
+async function createUpstreamJob(task: TaskRecord, deps: LifecycleDeps): Promise<{ jobId: string; expiresAt: string }> {
   const now = deps.now();
   // The fields ProviderJobRequest leaves out; every other field of the generation goes upstream as stored.
   const { modelId: _modelId, modelName: _modelName, webhookUrl: _webhookUrl, ...generation } = task.generation;
+  const expiresAfterSeconds = upstreamExpirySeconds(task.deadline_at, now);
   try {
     const { jobId } = await providerOf(task, deps).createJob({
       upstreamModel: task.upstream_model,
       ...generation,
-      expiresAfterSeconds: upstreamExpirySeconds(task.deadline_at, now),
+      expiresAfterSeconds,
     });
-    return jobId;
+    return { jobId, expiresAt: new Date(now.getTime() + expiresAfterSeconds * 1000).toISOString() };
   } catch (error) {
     if (error instanceof UpstreamBusyError || error instanceof UpstreamAccountError) {
       await markAlive(task, now, deps);
@@ -125,8 +125,9 @@ export async function pollUpstreamJob(taskId: string, deps: LifecycleDeps): Prom
   const task = await loadTask(taskId, deps.tasks);
   if (isFinal(task.status)) return { state: 'final' };
   const now = deps.now();
-  if (now.getTime() > Date.parse(task.deadline_at)) {
-    throw new GenerationTimedOutError(`no result from the generator by ${task.deadline_at}`);
+  const deadline = pollDeadline(task);
+  if (now.getTime() > deadline) {
+    throw new GenerationTimedOutError(`no result from the generator by ${new Date(deadline).toISOString()}`);
   }
   const jobId = task.upstream_job_id;
   if (!jobId) throw new TaskNotFoundError(`task ${taskId} has no upstream job to poll`);
@@ -151,6 +152,19 @@ export async function pollUpstreamJob(taskId: string, deps: LifecycleDeps): Prom
 
 function cancelledJustNow(job: Extract<ProviderJobStatus, { state: 'cancelled' }>, now: Date): boolean {
   return job.cancelledAt !== undefined && now.getTime() - Date.parse(job.cancelledAt) < CANCEL_SETTLE_MS;
+}
+
+/** Ark counts the expiry from its own clock and reports `expired` on a later read: a little slack. */
+export const UPSTREAM_EXPIRY_GRACE_MS = 5 * 60_000;
+
+/**
+ * When the poll loop gives up: the task's deadline, or, for a job whose upstream expiry comes later (Ark's
+ * minimum hour), that expiry: until then the job may still finish, and be billed.
+ */
+export function pollDeadline(task: Pick<TaskRecord, 'deadline_at' | 'upstream_expires_at'>): number {
+  const deadline = Date.parse(task.deadline_at);
+  if (!task.upstream_expires_at) return deadline;
+  return Math.max(deadline, Date.parse(task.upstream_expires_at) + UPSTREAM_EXPIRY_GRACE_MS);
 }
 
 /**

@@ -18,6 +18,8 @@ import {
   pollUpstreamJob,
   startUpstreamJob,
   transferVideo,
+  pollDeadline,
+  UPSTREAM_EXPIRY_GRACE_MS,
   upstreamExpirySeconds,
   videoKeyOf,
 } from '../../../functions/core/use-cases/lifecycle-steps.js';
@@ -83,7 +85,12 @@ describe('lifecycle steps', () => {
           expiresAfterSeconds: 3600,
         },
       ]);
-      expect(await tasks.get(TASK_ID)).toMatchObject({ status: 'running', upstream_job_id: 'job-1' });
+      expect(await tasks.get(TASK_ID)).toMatchObject({
+        status: 'running',
+        upstream_job_id: 'job-1',
+        // When Ark expires the job unfinished: the poll loop waits for it until then.
+        upstream_expires_at: new Date(NOW.getTime() + HOUR).toISOString(),
+      });
     });
 
     it('gives the job what is left of the deadline, within Ark’s 3600…259200 s', async () => {
@@ -354,6 +361,27 @@ describe('lifecycle steps', () => {
       expect(error).toBeInstanceOf(GenerationTimedOutError);
       expect(error.message).toContain(taskRecord().deadline_at);
       expect(provider.polled).toEqual([]);
+    });
+
+    it('a job that Ark keeps past the deadline (its minimum hour) is polled until it expires there', async () => {
+      const expiresAt = new Date(Date.parse(taskRecord().deadline_at) + 20 * 60_000).toISOString();
+      use(taskRecord({ status: 'running', upstream_job_id: 'job-1', upstream_expires_at: expiresAt }));
+      // After our deadline Ark may still finish it, and bill it: no refund yet, the video is still to come.
+      now = new Date(Date.parse(taskRecord().deadline_at) + 10 * 60_000);
+      expect(await rejection(pollUpstreamJob(TASK_ID, deps))).toBeInstanceOf(GenerationInProgressError);
+      provider.status = { state: 'succeeded', videoUrl: 'https://cdn.example.com/late.mp4' };
+      expect(await pollUpstreamJob(TASK_ID, deps)).toMatchObject({ state: 'succeeded', job_id: 'job-1' });
+      // Past Ark's expiry (and a little slack for it to say so): timed out, refunded as usual.
+      use(taskRecord({ status: 'running', upstream_job_id: 'job-1', upstream_expires_at: expiresAt }));
+      now = new Date(Date.parse(expiresAt) + UPSTREAM_EXPIRY_GRACE_MS + 1);
+      expect(await rejection(pollUpstreamJob(TASK_ID, deps))).toBeInstanceOf(GenerationTimedOutError);
+      expect(pollDeadline(taskRecord({ upstream_expires_at: expiresAt }))).toBe(
+        Date.parse(expiresAt) + UPSTREAM_EXPIRY_GRACE_MS,
+      );
+      // An expiry before the deadline changes nothing.
+      expect(pollDeadline(taskRecord({ upstream_expires_at: NOW.toISOString() }))).toBe(
+        Date.parse(taskRecord().deadline_at),
+      );
     });
 
     it('at the deadline itself the upstream is still asked', async () => {
