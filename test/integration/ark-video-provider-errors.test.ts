@@ -9,7 +9,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ArkVideoProvider } from '../../functions/adapters/ark-video-provider.js';
-import type { ProviderJobRequest } from '../../functions/core/ports/video-provider.js';
 import {
   ContentModerationError,
   UpstreamAccountError,
@@ -20,6 +19,7 @@ import {
   UpstreamRejectedError,
   UpstreamTransientError,
 } from '../../functions/core/upstream-errors.js';
+import { jobRequest } from '../support/job-requests.js';
 
 interface Reply {
   status: number;
@@ -62,18 +62,7 @@ beforeEach(() => {
 });
 
 const provider = () => new ArkVideoProvider({ platform: 'byteplus', baseUrl, apiKey: 'key' });
-const request: ProviderJobRequest = {
-  upstreamModel: 'seedance-2-0',
-  prompt: 'A red fox trots through fresh snow',
-  resolution: '720p',
-  ratio: '16:9',
-  durationSeconds: 5,
-  generateAudio: false,
-  imageUrls: [],
-  videoUrls: [],
-  audioUrls: [],
-  expiresAfterSeconds: 3600,
-};
+const request = jobRequest({ expiresAfterSeconds: 3600 });
 const createError = async (reply: Reply) => {
   handler = () => reply;
   return (await provider()

@@ -9,7 +9,7 @@ import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArkVideoProvider } from '../../functions/adapters/ark-video-provider.js';
-import type { ProviderJobRequest, ProviderJobStatus } from '../../functions/core/ports/video-provider.js';
+import type { ProviderJobStatus } from '../../functions/core/ports/video-provider.js';
 import {
   UpstreamAccountError,
   UpstreamBusyError,
@@ -22,23 +22,9 @@ import { startUpstreamSimulator } from '../../lib/local/upstream-simulator.js';
 import type { UpstreamSimulator } from '../../lib/local/upstream-simulator.js';
 
 const API_KEY = 'test-key';
-const FIXTURE = new URL('../../lib/local/fixtures/sample.mp4', import.meta.url);
+import { jobRequest } from '../support/job-requests.js';
 
-function jobRequest(overrides: Partial<ProviderJobRequest> = {}): ProviderJobRequest {
-  return {
-    upstreamModel: 'seedance-2-0',
-    prompt: 'A red fox trots through fresh snow',
-    resolution: '720p',
-    ratio: '16:9',
-    durationSeconds: 5,
-    generateAudio: false,
-    imageUrls: [],
-    videoUrls: [],
-    audioUrls: [],
-    expiresAfterSeconds: 7200,
-    ...overrides,
-  };
-}
+const FIXTURE = new URL('../../lib/local/fixtures/sample.mp4', import.meta.url);
 
 /** Polls every 50 ms until `done` holds or 5 s pass; never a fixed sleep. */
 async function pollUntil(
