@@ -7,8 +7,16 @@
  */
 import type { Ratio, Resolution } from './generation-options.js';
 
-export const ARK_PLATFORMS = ['byteplus', 'volcengine'] as const;
-export type ArkPlatform = (typeof ARK_PLATFORMS)[number];
+/**
+ * Each platform's API base (ark-notes "Endpoints": Volcengine cn-beijing; BytePlus ap-southeast, as eu-west
+ * has no video models). The platform also picks the model ids below.
+ */
+export const ARK_BASE_URLS = {
+  byteplus: 'https://ark.ap-southeast.bytepluses.com',
+  volcengine: 'https://ark.cn-beijing.volces.com',
+} as const;
+export type ArkPlatform = keyof typeof ARK_BASE_URLS;
+export const ARK_PLATFORMS = Object.keys(ARK_BASE_URLS) as ArkPlatform[];
 
 /** The roles our images take upstream (DESIGN row 6): one first frame, first + last, or references. */
 export const IMAGE_MODES = ['first_frame', 'first_last_frame', 'reference'] as const;

@@ -67,11 +67,11 @@ export class InvalidModelRecordError extends namedError('InvalidModelRecordError
 
 export function toVideoModel(input: unknown): VideoModel {
   const record = v.parse(VideoModelRecordSchema, input);
-  const upstream = checkAgainstUpstream(record);
   const multipliers: Partial<Record<Resolution, Decimal>> = {};
   for (const [resolution, text] of Object.entries(record.pricing.resolution_multipliers)) {
     multipliers[resolution as Resolution] = parseDecimal(text);
   }
+  const upstream = checkAgainstUpstream(record, multipliers);
   return {
     record,
     upstream,
@@ -87,7 +87,10 @@ export function toVideoModel(input: unknown): VideoModel {
 }
 
 /** A record may only narrow its upstream model: a wider promise would sell what the upstream refuses. */
-function checkAgainstUpstream(record: VideoModelRecord): UpstreamModel {
+function checkAgainstUpstream(
+  record: VideoModelRecord,
+  multipliers: Partial<Record<Resolution, Decimal>>,
+): UpstreamModel {
   const { provider, model } = record.upstream;
   const upstream = upstreamModel(provider, model);
   const fail = (why: string) => new InvalidModelRecordError(`model ${record.name}: ${why}`);
@@ -101,12 +104,10 @@ function checkAgainstUpstream(record: VideoModelRecord): UpstreamModel {
       `fixed_duration ${fixed} is outside ${model}'s ${upstream.durationSeconds.min}–${upstream.durationSeconds.max} s`,
     );
   }
-  const priced = Object.entries(record.pricing.resolution_multipliers).filter(
-    ([, text]) => !isZero(parseDecimal(text)),
-  );
-  const unknown = priced
-    .map(([resolution]) => resolution)
-    .filter((r) => !upstream.resolutions.includes(r as Resolution));
+  const unknown = RESOLUTIONS.filter((resolution) => {
+    const multiplier = multipliers[resolution];
+    return multiplier !== undefined && !isZero(multiplier) && !upstream.resolutions.includes(resolution);
+  });
   if (unknown.length > 0) throw fail(`${model} does not make ${unknown.join(', ')}: price it 0`);
   return upstream;
 }
