@@ -25,6 +25,13 @@ export const API_ROUTES: readonly RouteDefinition[] = [
   },
   { id: 'GetBalance', method: 'GET', path: '/api/v1/account/balance', entry: 'functions/http/get-balance.ts' },
   { id: 'ListModels', method: 'GET', path: '/api/v1/models', entry: 'functions/http/list-models.ts' },
+  // The upstream's job reports (DESIGN §3 row 33): no API key; the per-task secret in the path guards it.
+  {
+    id: 'UpstreamCallback',
+    method: 'POST',
+    path: '/api/v1/upstream-callbacks/{id}/{secret}',
+    entry: 'functions/http/upstream-callback.ts',
+  },
 ];
 
 /** API Gateway's `$default` route: everything unmatched still answers with the envelope. */
@@ -37,25 +44,25 @@ export interface WorkflowFunctionDefinition {
   entry: string;
   /**
    * The function's count (a service metric, functions/core/metric-names.ts) of the errors it throws by
-   * design, which its error-rate alarm leaves out: PollUpstream's "still generating" drives the poll loop.
+   * design, which its error-rate alarm leaves out: StartUpstream's "back to the waiting room".
    */
   designedErrorsMetric?: string;
 }
 
 export const WORKFLOW_FUNCTIONS: readonly WorkflowFunctionDefinition[] = [
   {
+    id: 'WaitForUpstreamSlot',
+    aslToken: 'WaitForUpstreamSlotFunctionArn',
+    entry: 'functions/workflow/wait-for-slot.ts',
+  },
+  {
     id: 'StartUpstream',
     aslToken: 'StartUpstreamFunctionArn',
     entry: 'functions/workflow/start-upstream.ts',
-    // "Wait for room upstream" (429, account problems) drives StartUpstream's wait retrier.
+    // "No room upstream after all" (429, account problems) sends the task back to the waiting room.
     designedErrorsMetric: METRIC.upstreamStartsDeferred,
   },
-  {
-    id: 'PollUpstream',
-    aslToken: 'PollUpstreamFunctionArn',
-    entry: 'functions/workflow/poll-upstream.ts',
-    designedErrorsMetric: METRIC.upstreamPollsInProgress,
-  },
+  { id: 'AwaitCompletion', aslToken: 'AwaitCompletionFunctionArn', entry: 'functions/workflow/await-completion.ts' },
   { id: 'TransferVideo', aslToken: 'TransferVideoFunctionArn', entry: 'functions/workflow/transfer-video.ts' },
   { id: 'CompleteTask', aslToken: 'CompleteTaskFunctionArn', entry: 'functions/workflow/complete-task.ts' },
   { id: 'FailAndRefund', aslToken: 'FailAndRefundFunctionArn', entry: 'functions/workflow/fail-and-refund.ts' },

@@ -59,5 +59,6 @@ export function toArkBody(request: ProviderJobRequest, platform: ArkPlatform): R
     ...(contract[request.upstreamModel]?.audio ? { generate_audio: request.generateAudio } : {}),
     watermark: false,
     execution_expires_after: request.expiresAfterSeconds,
+    ...(request.callbackUrl ? { callback_url: request.callbackUrl } : {}),
   };
 }

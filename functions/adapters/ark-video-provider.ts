@@ -32,8 +32,11 @@ export interface ArkVideoProviderOptions {
   platform: ArkPlatform;
   /** Without the `/api/v3` suffix, e.g. `https://ark.ap-southeast.bytepluses.com`. */
   baseUrl: string;
-  /** The key, or a getter (e.g. a cached Secrets Manager read) resolved before each call. */
-  apiKey: string | (() => Promise<string>);
+  /**
+   * The key, or a getter by upstream account (e.g. a cached Secrets Manager read) resolved before each call:
+   * a job is made, read and cancelled with its account's key.
+   */
+  apiKey: string | ((account: string) => Promise<string>);
   /** Per call, covering connect, headers and body. Default 10 000. */
   requestTimeoutMs?: number;
   /**
@@ -257,9 +260,9 @@ export class ArkVideoProvider implements VideoProvider {
     // Built first: a body it cannot build (an error of its own) is refused before anything is sent.
     const body = toArkBody(request, this.options.platform);
     // Read the key first: failing to read it means nothing was sent, which is safe to retry.
-    await this.authorization();
+    const key = await this.authorization(request.account);
     try {
-      answer = await this.send('POST', this.tasksUrl, body, this.createTimeoutMs);
+      answer = await this.send('POST', this.tasksUrl, key, body, this.createTimeoutMs);
     } catch (error) {
       const detail = describeFailure(error);
       if (neverSent(error)) throw new UpstreamTransientError(`Ark create not sent: ${detail}`);
@@ -279,8 +282,8 @@ export class ArkVideoProvider implements VideoProvider {
     throw createRefusal(answer);
   }
 
-  async getJob(jobId: string): Promise<ProviderJobStatus> {
-    const answer = await this.idempotent('GET', this.taskUrl(jobId));
+  async getJob(jobId: string, account: string): Promise<ProviderJobStatus> {
+    const answer = await this.idempotent('GET', this.taskUrl(jobId), account);
     if (answer.status === 404) throw new UpstreamJobNotFoundError(`Ark does not know task ${jobId}`);
     // Any other refusal leaves the job as it is: the paid task still exists upstream and must not be
     // abandoned over a fixable problem (a key or bill: alarmed); the poll asks again until the deadline.
@@ -297,15 +300,15 @@ export class ArkVideoProvider implements VideoProvider {
    * deleted (the video URL with it); running or cancelled → refused, with an undocumented HTTP code. So the
    * job is read first and only a queued one is sent a DELETE; a refusal is explained by reading it again.
    */
-  async cancelJob(jobId: string): Promise<CancelOutcome> {
-    const before = await this.findJob(jobId);
+  async cancelJob(jobId: string, account: string): Promise<CancelOutcome> {
+    const before = await this.findJob(jobId, account);
     if (before.state !== 'queued') return settled(before);
-    const answer = await this.idempotent('DELETE', this.taskUrl(jobId));
+    const answer = await this.idempotent('DELETE', this.taskUrl(jobId), account);
     // Queued when read, so a DELETE that Ark accepted cancelled it (a job done in those milliseconds: no).
     if (answer.status >= 200 && answer.status < 300) return { outcome: 'cancelled' };
     // Any refusal (its code is undocumented: a 404 or 403 may as well mean "running") is explained by
     // reading the job again: only its state decides whether a refund is safe.
-    const after = await this.findJob(jobId);
+    const after = await this.findJob(jobId, account);
     if (after.state === 'queued') {
       const refused =
         accountOrBusy(answer, errorCode(answer)) ?? (answer.status >= 500 ? transient(answer) : undefined);
@@ -317,21 +320,23 @@ export class ArkVideoProvider implements VideoProvider {
   }
 
   /** The job's status, or `missing` when Ark does not know it (never created, or its record deleted). */
-  private async findJob(jobId: string): Promise<ProviderJobStatus | { state: 'missing' }> {
+  private async findJob(jobId: string, account: string): Promise<ProviderJobStatus | { state: 'missing' }> {
     try {
-      return await this.getJob(jobId);
+      return await this.getJob(jobId, account);
     } catch (error) {
       if (error instanceof UpstreamJobNotFoundError) return { state: 'missing' };
       throw error;
     }
   }
 
-  private async authorization(): Promise<string> {
+  private async authorization(account: string): Promise<string> {
     const { apiKey } = this.options;
     if (typeof apiKey === 'string') return apiKey;
     try {
-      return await apiKey();
+      return await apiKey(account);
     } catch (error) {
+      // No key for the account: an operator's job (alarmed), the account is taken out of use.
+      if (error instanceof UpstreamAccountError) throw error;
       throw new UpstreamTransientError(`could not read the Ark API key: ${(error as Error).message}`);
     }
   }
@@ -341,18 +346,25 @@ export class ArkVideoProvider implements VideoProvider {
   }
 
   /** GET and DELETE are safe to repeat, so any failure to get an answer is transient. */
-  private async idempotent(method: 'GET' | 'DELETE', url: string): Promise<Answer> {
+  private async idempotent(method: 'GET' | 'DELETE', url: string, account: string): Promise<Answer> {
+    const key = await this.authorization(account);
     try {
-      return await this.send(method, url);
+      return await this.send(method, url, key);
     } catch (error) {
       throw new UpstreamTransientError(`Ark ${method} ${describeFailure(error)}`);
     }
   }
 
   /** Throws only when no status line arrived; a body that breaks off later yields text ''. */
-  private async send(method: string, url: string, body?: unknown, timeoutMs = this.timeoutMs): Promise<Answer> {
+  private async send(
+    method: string,
+    url: string,
+    key: string,
+    body?: unknown,
+    timeoutMs = this.timeoutMs,
+  ): Promise<Answer> {
     const headers: Record<string, string> = {
-      Authorization: `Bearer ${await this.authorization()}`,
+      Authorization: `Bearer ${key}`,
       Accept: 'application/json',
     };
     if (body !== undefined) headers['Content-Type'] = 'application/json';

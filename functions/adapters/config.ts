@@ -55,6 +55,17 @@ export const ENV = {
   tasksTable: variable('TASKS_TABLE', text),
   modelsTable: variable('MODELS_TABLE', text),
   rateLimitsTable: variable('RATE_LIMITS_TABLE', text),
+  upstreamAccountsTable: variable('UPSTREAM_ACCOUNTS_TABLE', text),
+  upstreamQueueTable: variable('UPSTREAM_QUEUE_TABLE', text),
+  /**
+   * The API's public base URL, to which the upstream reports a job's status changes (DESIGN §3 row 33).
+   * Empty: jobs are made without a callback and only the fallback polling notices their end.
+   */
+  callbackBaseUrl: variable('CALLBACK_BASE_URL', optionalText, ''),
+  /** The fallback poll of a job that reports its end by callback: only a lost callback waits this long. */
+  completionCheckSeconds: variable('COMPLETION_CHECK_SECONDS', integer(1), '300'),
+  /** The poll of a job that cannot report (no CALLBACK_BASE_URL). */
+  completionPollSeconds: variable('COMPLETION_POLL_SECONDS', integer(1), '60'),
   videoBucket: variable('VIDEO_BUCKET', text),
   stateMachineArn: variable('STATE_MACHINE_ARN', text),
   webhookQueueUrl: variable('WEBHOOK_QUEUE_URL', text),

@@ -243,6 +243,25 @@ export class DynamoDbTaskRepository implements TaskRepository {
     }
   }
 
+  async registerWake(taskId: string, token: string, now: string): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tables.tasks,
+          Key: { task_id: taskId },
+          UpdateExpression: 'SET wake_token = :token, updated_at = :now, #shard = :shard',
+          ConditionExpression: IS_IN_FLIGHT,
+          ExpressionAttributeNames: { '#status': 'status', '#shard': SHARD },
+          ExpressionAttributeValues: { ':token': token, ':now': now, ':shard': inFlightShard(taskId), ...IN_FLIGHT_VALUES },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
   async recordExecution(taskId: string, executionName: string, now: string): Promise<boolean> {
     try {
       await this.db.send(

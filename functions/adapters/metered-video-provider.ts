@@ -28,12 +28,12 @@ export class MeteredVideoProvider implements VideoProvider {
     return this.measure(() => this.inner.createJob(request));
   }
 
-  getJob(jobId: string): Promise<ProviderJobStatus> {
-    return this.measure(() => this.inner.getJob(jobId));
+  getJob(jobId: string, account: string): Promise<ProviderJobStatus> {
+    return this.measure(() => this.inner.getJob(jobId, account));
   }
 
-  cancelJob(jobId: string): Promise<CancelOutcome> {
-    return this.measure(() => this.inner.cancelJob(jobId));
+  cancelJob(jobId: string, account: string): Promise<CancelOutcome> {
+    return this.measure(() => this.inner.cancelJob(jobId, account));
   }
 
   private async measure<T>(call: () => Promise<T>): Promise<T> {

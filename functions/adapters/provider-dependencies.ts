@@ -8,6 +8,7 @@ import { providerEnv, readVariable } from './config.js';
 import { MeteredVideoProvider } from './metered-video-provider.js';
 import { providerMetrics } from './metrics.js';
 import { cachedSecret } from './secret-value.js';
+import { accountKey } from './upstream-keys.js';
 
 /** How long a status query waits for the upstream before answering from what it has. */
 export const LIVE_QUERY_TIMEOUT_MS = 2_000;
@@ -15,7 +16,7 @@ export const LIVE_QUERY_TIMEOUT_MS = 2_000;
 interface ProviderOptions {
   platform: string;
   baseUrl: string;
-  apiKey: string | (() => Promise<string>);
+  apiKey: (account: string) => Promise<string>;
   requestTimeoutMs: number;
 }
 
@@ -29,8 +30,9 @@ export function videoProviders(requestTimeoutMs = 10_000): Record<ProviderName, 
   const entries = PROVIDER_NAMES.map((name) => {
     const env = providerEnv(name);
     const secretArn = readVariable(env.apiKeySecretArn);
-    // The key from Secrets Manager in AWS; plain where there is no secret (the local stack).
-    const apiKey = secretArn ? cachedSecret(secretArn) : readVariable(env.apiKey);
+    // The keys from Secrets Manager in AWS; plain where there is no secret (the local stack).
+    const plain = secretArn ? undefined : readVariable(env.apiKey);
+    const apiKey = accountKey(secretArn ? cachedSecret(secretArn) : () => Promise.resolve(plain as string));
     const platform = readVariable(env.platform);
     const baseUrl = readVariable(env.baseUrl) || platformBaseUrl(name, platform);
     const adapter = ADAPTERS[name]({ platform, baseUrl, apiKey, requestTimeoutMs });

@@ -8,6 +8,8 @@ export interface TableDefinition {
   /** Environment variable through which functions receive the table name. */
   envVar: string;
   partitionKey: string;
+  /** The table's sort key (string), when items share a partition in order. */
+  sortKey?: string;
   /** Attribute holding an epoch-seconds expiry, when items expire. */
   ttlAttribute?: string;
   /** Global secondary indexes (string keys; all attributes projected unless `nonKeyAttributes` lists some). */
@@ -48,6 +50,18 @@ export const TASKS_WEBHOOK_PENDING_INDEX = {
   nonKeyAttributes: ['status', 'updated_at'],
 } as const;
 
+/**
+ * Tasks holding an upstream slot (DESIGN §3 row 32), by account: sparse, as only a task holding a slot carries
+ * `upstream_slot` (given back when its job is final). The reconciler finds here a slot left by a crash between
+ * a task's end and the slot's release. At most a few hundred tasks per account.
+ */
+export const TASKS_SLOT_HOLDERS_INDEX = {
+  name: 'slot-holders',
+  partitionKey: 'upstream_slot',
+  sortKey: 'updated_at',
+  nonKeyAttributes: ['status'],
+} as const;
+
 export const TABLES = {
   accounts: { envVar: ENV.accountsTable.name, partitionKey: 'account_id' },
   apiKeys: { envVar: ENV.apiKeysTable.name, partitionKey: 'key_hash' },
@@ -55,11 +69,15 @@ export const TABLES = {
   tasks: {
     envVar: ENV.tasksTable.name,
     partitionKey: 'task_id',
-    indexes: [TASKS_IN_FLIGHT_INDEX, TASKS_WEBHOOK_PENDING_INDEX],
+    indexes: [TASKS_IN_FLIGHT_INDEX, TASKS_WEBHOOK_PENDING_INDEX, TASKS_SLOT_HOLDERS_INDEX],
     stream: 'NEW_IMAGE',
   },
   models: { envVar: ENV.modelsTable.name, partitionKey: 'id' },
   rateLimits: { envVar: ENV.rateLimitsTable.name, partitionKey: 'bucket', ttlAttribute: 'expires_at' },
+  // Upstream accounts (`<provider>#<name>`): capacity and slots in use (DESIGN §3 row 32).
+  upstreamAccounts: { envVar: ENV.upstreamAccountsTable.name, partitionKey: 'id' },
+  // The waiting room: per provider, in submit order; read consistently (a GSI could lag behind a wake).
+  upstreamQueue: { envVar: ENV.upstreamQueueTable.name, partitionKey: 'provider', sortKey: 'position' },
 } as const satisfies Record<string, TableDefinition>;
 export type TableId = keyof typeof TABLES;
 

@@ -17,8 +17,6 @@ export const METRIC = {
   upstreamRequests: 'UpstreamRequests',
   upstreamErrors: 'UpstreamErrors',
   upstreamLatency: 'UpstreamLatency',
-  /** Polls that found the job still generating: PollUpstream throws for each (its Retry is the loop). */
-  upstreamPollsInProgress: 'UpstreamPollsInProgress',
   /**
    * Creates the upstream could not take yet (busy, or a key or account to fix): StartUpstream throws for each,
    * and its Retry waits and tries again until the task's deadline.

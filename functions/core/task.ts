@@ -24,6 +24,14 @@ export interface TaskRecord {
   upstream_job_id?: string;
   /** When the upstream expires the job unfinished (its execution_expires_after from our create). */
   upstream_expires_at?: string;
+  /** The upstream account (API key) the job is made with (DESIGN §3 row 32); absent on older tasks: `default`. */
+  upstream_account?: string;
+  /** `<provider>#<account>` while the task holds one of its slots: from the waiting room until the job is final. */
+  upstream_slot?: string;
+  /** The secret in the upstream's callback URL for this task (a callback only makes us re-read the job). */
+  callback_token?: string;
+  /** The task token of the execution's wait for the job's end, to wake it (DESIGN §3 row 33). */
+  wake_token?: string;
   /** The execution driving the task: the task id, or a new name after the reconciler restarted it. */
   execution_name?: string;
   /** How often the reconciler restarted the task's execution. */
@@ -70,6 +78,11 @@ export interface TaskView {
   video_url_expires_at: string | null;
   /** Completion webhook delivery; null when the task has no webhook_url. */
   webhook: WebhookView | null;
+  /**
+   * While the task waits for upstream capacity (DESIGN §3 row 32): 1 when it starts next. Shown by the
+   * status query; null otherwise.
+   */
+  queue_position: number | null;
 }
 
 /** The `webhook` object of the task view (beyond spec, additive). */
@@ -117,6 +130,7 @@ export function toTaskView(task: TaskRecord): TaskView {
     result_url: videoUrl,
     video_url_expires_at: videoUrl ? (task.video_url_expires_at ?? null) : null,
     webhook: webhookView(task),
+    queue_position: null,
   };
 }
 

@@ -20,15 +20,9 @@ import { ContentModerationError } from './upstream-errors.js';
 export class UpstreamJobFailedError extends namedError('UpstreamJobFailedError') {}
 
 /**
- * Not a failure: the upstream job is still generating. PollUpstream throws it so that the state's
- * first retrier, the poll loop, asks again later. Only if that retrier ran out would it end a task.
- */
-export class GenerationInProgressError extends namedError('GenerationInProgressError') {}
-
-/**
  * Not a failure: the upstream cannot take the job yet (busy, or our key or account needs an operator).
- * StartUpstream throws it so that the state's first retrier tries again later; the task's deadline, which
- * the step checks, ends the wait, as in the poll loop.
+ * StartUpstream throws it after giving the slot back, and the state machine returns the task to the waiting
+ * room; the task's deadline, checked there, ends the wait.
  */
 export class WaitingForUpstreamError extends namedError('WaitingForUpstreamError') {}
 
@@ -60,7 +54,6 @@ type DescribedError = (
   | UpstreamConfigurationError
   | WaitingForUpstreamError
   | GenerationTimedOutError
-  | GenerationInProgressError
   | VideoRejectedError
   | VideoDownloadInterruptedError
 )['name'];
@@ -79,7 +72,6 @@ const PREFIXES: Record<DescribedError, string> = {
   UpstreamConfigurationError:
     'the model is not available from the generator (a configuration problem on our side; our operators were alerted)',
   GenerationTimedOutError: 'generation timed out',
-  GenerationInProgressError: 'generation timed out',
   VideoRejectedError: 'the generated file could not be stored',
   VideoDownloadInterruptedError: 'the generated video could not be downloaded',
 };

@@ -1,5 +1,6 @@
 /** POST /api/v1/video/tasks/{id}/cancel (beyond spec: DESIGN §3 row 18) */
 import { cancelTask } from '../core/use-cases/cancel-task.js';
+import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
 import { logger } from '../adapters/logger.js';
 import { LIVE_QUERY_TIMEOUT_MS, videoProviders } from '../adapters/provider-dependencies.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
@@ -8,10 +9,10 @@ import { authenticatedRoute } from './api-handler.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
 
 const deps = {
+  ...waitingRoomDependencies(),
   tasks: taskRepository(),
   workflow: taskWorkflow(),
   providers: videoProviders(LIVE_QUERY_TIMEOUT_MS),
-  now: () => new Date(),
   onCleanupError: (task: { task_id: string }, step: string, error: unknown) =>
     logger.warn(`cancelling the task: its ${step} could not be stopped`, {
       task_id: task.task_id,

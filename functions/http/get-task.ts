@@ -1,5 +1,6 @@
 /** GET /api/v1/video/tasks/{id} */
 import { getTask } from '../core/use-cases/get-task.js';
+import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
 import { logger } from '../adapters/logger.js';
 import { LIVE_QUERY_TIMEOUT_MS, videoProviders } from '../adapters/provider-dependencies.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
@@ -7,10 +8,10 @@ import { videoUrlSigner } from '../adapters/url-signer-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
 
 const deps = {
+  ...waitingRoomDependencies(),
   tasks: taskRepository(),
   signer: videoUrlSigner(),
   providers: videoProviders(LIVE_QUERY_TIMEOUT_MS),
-  now: () => new Date(),
   onUpstreamError: (task: { task_id: string }, error: unknown) =>
     logger.warn('live upstream status unavailable; answering from the stored task', {
       task_id: task.task_id,

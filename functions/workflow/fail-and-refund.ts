@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { failAndRefund } from '../core/use-cases/lifecycle-steps.js';
 import { webhookNotice } from '../core/use-cases/webhook-notice.js';
+import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
 import { logger } from '../adapters/logger.js';
 import { videoProviders } from '../adapters/provider-dependencies.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
@@ -9,10 +10,10 @@ import { stepHandler, taskId } from './step-handler.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
 
 const deps = {
+  ...waitingRoomDependencies(),
   tasks: taskRepository(),
   // 5 s a request: the cancel (a GET; a DELETE if queued; maybe a GET again) fits the function's 25 s after the refund.
   providers: videoProviders(5_000),
-  now: () => new Date(),
   onUpstreamCancelFailure: (taskId: string, jobId: string, error: unknown) =>
     logger.error('the task failed and was refunded, but cancelling its upstream job failed', {
       task_id: taskId,

@@ -4,7 +4,10 @@
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { PROVIDER_NAMES } from '../core/providers.js';
 import { reconcileTasks } from '../core/use-cases/reconcile-tasks.js';
+import { repairSlots } from '../core/use-cases/repair-slots.js';
+import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
 import { readEnv } from '../adapters/config.js';
 import { logger } from '../adapters/logger.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
@@ -20,6 +23,8 @@ const deps = {
   onError: (taskId: string, error: unknown) =>
     logger.error('could not reconcile a task', { task_id: taskId, error: error as Error }),
 };
+const slotDeps = waitingRoomDependencies();
+
 /** Tasks untouched for less than this are left alone: their execution may be starting right now. */
 const DEFAULT_MIN_AGE_SECONDS = readEnv('reconcileMinAgeSeconds');
 
@@ -29,6 +34,8 @@ export const handler = middy<{ minAgeSeconds?: number } | undefined, unknown>()
   .handler(async (event) => {
     const minAgeSeconds = typeof event?.minAgeSeconds === 'number' ? event.minAgeSeconds : DEFAULT_MIN_AGE_SECONDS;
     const report = await reconcileTasks(deps, minAgeSeconds * 1000);
+    const slots = await repairSlots(PROVIDER_NAMES, slotDeps, minAgeSeconds * 1000);
+    if (slots.released > 0) logger.warn('gave back upstream slots that ended tasks still held', { ...slots });
     if (report.restarted > 0) countMetric(METRIC.tasksRestarted, report.restarted);
     if (report.restarted > 0 || report.throttled > 0 || report.failed > 0) logger.info('reconciled', { ...report });
     if (report.failed > 0) throw new Error(`${report.failed} task(s) could not be reconciled (logged above)`);

@@ -1,12 +1,14 @@
 /**
- * State StartUpstream: create the upstream job once (or reuse the stored one) and move to running. The
- * state machine keeps no part of the result (ResultPath null): PollUpstream re-reads the task, and tells a
- * task that ended meanwhile (with its webhook notice) itself. An upstream with no room yet makes it throw
- * WaitingForUpstreamError, the state's retry loop, counted so that the error-rate alarm can leave it out.
+ * State StartUpstream: create the upstream job once (or reuse the stored one) with the task's upstream slot
+ * and move to running. The state machine keeps no part of the result (ResultPath null): AwaitCompletion
+ * re-reads the task. An upstream with no room after all makes it give the slot back and throw
+ * WaitingForUpstreamError: the state machine returns the task to the waiting room (counted, for the alarm).
  */
 import * as v from 'valibot';
 import { startUpstreamJob } from '../core/use-cases/lifecycle-steps.js';
 import { WaitingForUpstreamError } from '../core/workflow-errors.js';
+import { callbackUrl, waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
+import { readEnv } from '../adapters/config.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
 import { videoProviders } from '../adapters/provider-dependencies.js';
 import { logger } from '../adapters/logger.js';
@@ -14,9 +16,11 @@ import { taskRepository } from '../adapters/service-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 
 const deps = {
+  ...waitingRoomDependencies(),
   tasks: taskRepository(),
   providers: videoProviders(),
-  now: () => new Date(),
+  callbackUrl,
+  checkSeconds: { callback: readEnv('completionCheckSeconds'), polling: readEnv('completionPollSeconds') },
   onOrphanJobCancelFailure: (taskId: string, jobId: string, error: unknown) =>
     logger.error('the task ended while its upstream job was created, and cancelling that job failed', {
       task_id: taskId,
@@ -31,7 +35,7 @@ export const handler = stepHandler(v.object({ task_id: taskId }), async (input) 
   } catch (error) {
     if (error instanceof WaitingForUpstreamError) {
       countMetric(METRIC.upstreamStartsDeferred);
-      logger.warn('the upstream cannot take the job yet; waiting', { error: error.message });
+      logger.warn('the upstream cannot take the job yet; back to the waiting room', { error: error.message });
     }
     throw error;
   }

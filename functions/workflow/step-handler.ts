@@ -24,3 +24,6 @@ export function stepHandler<S extends v.GenericSchema, R>(schema: S, step: (inpu
 }
 
 export const taskId = v.pipe(v.string(), v.uuid());
+
+/** A Step Functions task token (AWS: 1 to 1024 characters). */
+export const taskToken = v.pipe(v.string(), v.minLength(1), v.maxLength(1024));

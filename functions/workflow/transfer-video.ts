@@ -1,6 +1,6 @@
 /**
  * State TransferVideo: stream the upstream's video into our bucket (bounded memory), under the key
- * PollUpstream chose. It reads no table: the task was moved to `transferring` before this step.
+ * AwaitCompletion handed over. It reads no table: the task was moved to `transferring` before this step.
  */
 import * as v from 'valibot';
 import { transferVideo } from '../core/use-cases/lifecycle-steps.js';

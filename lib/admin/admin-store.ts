@@ -5,7 +5,14 @@
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../functions/core/api-key.js';
 import {
@@ -16,6 +23,8 @@ import {
   unitsToYuanText,
 } from '../../functions/core/money.js';
 import type { AccountRecord, ApiKeyRecord } from '../../functions/core/ports/accounts.js';
+import { accountIdOf } from '../../functions/core/ports/upstream-capacity.js';
+import type { UpstreamAccount } from '../../functions/core/ports/upstream-capacity.js';
 import { toVideoModel } from '../../functions/core/video-model.js';
 import {
   AccountNotFoundError,
@@ -50,6 +59,9 @@ export interface AccountSummary {
   account: AdminAccount;
   keys: { total: number; active: number };
 }
+
+/** Ark admits 120 unfinished tasks per account (ark-notes "Errors"): a new account's capacity unless told. */
+export const UPSTREAM_ACCOUNT_CAPACITY = 120;
 
 const KEY_ID_PATTERN = /^key_[A-Za-z0-9]{1,64}$/;
 const MAX_YUAN_TEXT = MAX_BALANCE_YUAN.toLocaleString('en-US');
@@ -238,6 +250,71 @@ export class AdminStore {
       );
     }
     return records.length;
+  }
+
+  /**
+   * Creates an upstream account (DESIGN §3 row 32) or changes its capacity or whether it is used; its slots in
+   * use are never written here. Its key lives in the provider's secret (functions/adapters/upstream-keys.ts).
+   */
+  async setUpstreamAccount(
+    provider: string,
+    name: string,
+    change: { capacity?: number; enabled?: boolean },
+  ): Promise<UpstreamAccount> {
+    const values: Record<string, unknown> = { ':provider': provider, ':name': name, ':now': this.now().toISOString() };
+    const sets = [
+      '#provider = :provider',
+      '#name = :name',
+      'updated_at = :now',
+      'in_use = if_not_exists(in_use, :zero)',
+    ];
+    values[':zero'] = 0;
+    sets.push('#capacity = ' + (change.capacity === undefined ? 'if_not_exists(#capacity, :capacity)' : ':capacity'));
+    values[':capacity'] = change.capacity ?? UPSTREAM_ACCOUNT_CAPACITY;
+    sets.push('#enabled = ' + (change.enabled === undefined ? 'if_not_exists(#enabled, :enabled)' : ':enabled'));
+    values[':enabled'] = change.enabled ?? true;
+    const removes = change.enabled === true ? ' REMOVE disabled_reason, cool_until' : '';
+    const { Attributes } = await this.db.send(
+      new UpdateCommand({
+        TableName: this.tables.upstreamAccounts,
+        Key: { id: accountIdOf(provider, name) },
+        UpdateExpression: `SET ${sets.join(', ')}${removes}`,
+        // Reserved words in DynamoDB expressions (name, capacity, enabled...): always by placeholder.
+        ExpressionAttributeNames: {
+          '#provider': 'provider',
+          '#name': 'name',
+          '#capacity': 'capacity',
+          '#enabled': 'enabled',
+        },
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Attributes as UpstreamAccount;
+  }
+
+  /** Every upstream account, with what waits for them: provider, then name. */
+  async upstreamAccounts(): Promise<{ accounts: UpstreamAccount[]; waiting: Record<string, number> }> {
+    const { Items = [] } = await this.db.send(
+      new ScanCommand({ TableName: this.tables.upstreamAccounts, ConsistentRead: true }),
+    );
+    const accounts = (Items as UpstreamAccount[]).sort((a, b) =>
+      `${a.provider}#${a.name}`.localeCompare(`${b.provider}#${b.name}`),
+    );
+    const waiting: Record<string, number> = {};
+    for (const provider of new Set(accounts.map((account) => account.provider))) {
+      const { Count = 0 } = await this.db.send(
+        new QueryCommand({
+          TableName: this.tables.upstreamQueue,
+          KeyConditionExpression: '#provider = :provider',
+          ExpressionAttributeNames: { '#provider': 'provider' },
+          ExpressionAttributeValues: { ':provider': provider },
+          Select: 'COUNT',
+        }),
+      );
+      waiting[provider] = Count;
+    }
+    return { accounts, waiting };
   }
 
   private async account(accountId: string): Promise<AdminAccount | undefined> {

@@ -23,6 +23,8 @@ import { optionSets, worstMargins } from './margins.js';
 import type { OptionSet } from './margins.js';
 import { readUpstreamPrices } from './upstream-cost.js';
 import type { AdminStore } from './admin-store.js';
+import { UPSTREAM_ACCOUNT_CAPACITY } from './admin-store.js';
+import { PROVIDER_NAMES } from '../../functions/core/providers.js';
 import { AdminError, TargetError, UsageError } from './errors.js';
 
 export interface AdminOutput {
@@ -250,6 +252,62 @@ const COMMANDS: Record<string, Command> = {
       const below = sets.filter((set) => set.priceUnits < set.costUnits).length;
       output.err(
         `${sets.length} option sets, ${below} below cost; prices of ${prices.updated} (lib/seed/upstream-prices.json)`,
+      );
+    },
+  },
+  'upstream:list': {
+    args: '',
+    summary: 'upstream accounts: capacity, slots in use, state; and how many tasks wait for each provider',
+    async run(_args, open, output) {
+      const { accounts, waiting } = await (await open()).store.upstreamAccounts();
+      if (accounts.length === 0) output.err('no upstream accounts: tasks wait until one is added (upstream:set)');
+      table(output, [
+        ['provider', 'account', 'capacity', 'in use', 'state'],
+        ...accounts.map((account) => [
+          account.provider,
+          account.name,
+          String(account.capacity),
+          String(account.in_use),
+          account.enabled ? 'enabled' : `disabled${account.disabled_reason ? `: ${account.disabled_reason}` : ''}`,
+        ]),
+      ]);
+      for (const [provider, count] of Object.entries(waiting)) output.err(`${provider}: ${count} task(s) waiting`);
+    },
+  },
+  'upstream:set': {
+    args: '--provider NAME --name ACCOUNT [--capacity N] [--enabled true|false]',
+    summary: 'add an upstream account (one API key) or change its capacity or use',
+    details:
+      `A new account gets capacity ${UPSTREAM_ACCOUNT_CAPACITY} (Ark's unfinished tasks per key) and is enabled.\n` +
+      'Its key goes into the provider\'s secret as JSON {"<account>": "<key>"} (a plain key is account "default").\n' +
+      '--enabled true also clears a cool-down and the reason an account was disabled (a refused key).',
+    options: ['provider', 'name', 'capacity', 'enabled'],
+    async run(args, open, output) {
+      const provider = args.required('provider');
+      if (!(PROVIDER_NAMES as readonly string[]).includes(provider)) {
+        throw new UsageError(`--provider must be one of ${PROVIDER_NAMES.join(', ')}`);
+      }
+      const name = args.required('name');
+      if (!/^[a-z0-9][a-z0-9-]{0,39}$/.test(name)) {
+        throw new UsageError('--name must be 1-40 lowercase letters, digits and dashes');
+      }
+      const capacityText = args.optional('capacity');
+      const capacity = capacityText === undefined ? undefined : Number(capacityText);
+      if (capacity !== undefined && !(Number.isInteger(capacity) && capacity >= 0 && capacity <= 100_000)) {
+        throw new UsageError('--capacity must be a whole number from 0 to 100000');
+      }
+      const enabledText = args.optional('enabled');
+      if (enabledText !== undefined && enabledText !== 'true' && enabledText !== 'false') {
+        throw new UsageError('--enabled must be true or false');
+      }
+      const enabled = enabledText === undefined ? undefined : enabledText === 'true';
+      const account = await (await open()).store.setUpstreamAccount(provider, name, {
+        ...(capacity !== undefined && { capacity }),
+        ...(enabled !== undefined && { enabled }),
+      });
+      output.out(
+        `upstream account ${account.provider}/${account.name}: capacity ${account.capacity}, ` +
+          `${account.in_use} in use, ${account.enabled ? 'enabled' : 'disabled'}`,
       );
     },
   },

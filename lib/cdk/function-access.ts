@@ -14,7 +14,7 @@ import type { TableDefinition } from '../../functions/adapters/resources.js';
 import { STATE_MACHINE, VIDEO_BUCKET } from '../../functions/adapters/resources.js';
 import type { FunctionAccess } from './service-function.js';
 
-export type DynamoDbAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'Scan';
+export type DynamoDbAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan';
 
 /**
  * A table's name in the table's env var, and the given item actions on the table itself (not its
@@ -132,6 +132,22 @@ export function sendWebhookMessages(envVar: string, queue: IQueue, deadLetterQue
 /** A secret's ARN (never its value) in `envVar`, and permission to read it. */
 export function secret(envVar: string, resource: ISecret): FunctionAccess {
   return { environment: { [envVar]: resource.secretArn }, grant: (grantee) => resource.grantRead(grantee) };
+}
+
+/**
+ * The right to answer the task tokens of the lifecycle's executions (SendTaskSuccess/SendTaskFailure): the
+ * steps that wake a waiting execution. By name, as the functions are created before the state machine.
+ */
+export function answerTaskTokens(stateMachine: IStateMachine): FunctionAccess {
+  return {
+    environment: {},
+    grant: (grantee) =>
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['states:SendTaskSuccess', 'states:SendTaskFailure'],
+        resourceArns: [stateMachine.stateMachineArn],
+      }),
+  };
 }
 
 /** Plain configuration values. */

@@ -19,6 +19,7 @@ import {
   TABLES,
   TASK_STARTS,
   TASKS_IN_FLIGHT_INDEX,
+  TASKS_SLOT_HOLDERS_INDEX,
   TASKS_WEBHOOK_PENDING_INDEX,
   WEBHOOK_QUEUE,
 } from '../../functions/adapters/resources.js';
@@ -26,6 +27,7 @@ import type { RouteDefinition, WorkflowFunctionDefinition } from '../routes.js';
 import { ALL_FUNCTIONS, API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import type { DynamoDbAction } from './function-access.js';
 import {
+  answerTaskTokens,
   config,
   queryIndex,
   secret,
@@ -122,6 +124,16 @@ export class ServiceFunctions extends Construct {
       }),
       secret(ENV.cloudFrontPrivateKeySecretArn.name, delivery.privateKey),
     ];
+    /**
+     * waitingRoomDependencies(): upstream accounts and the waiting room (slots are taken and given back in
+     * transactions with the task), and the task tokens it answers.
+     */
+    const capacity: FunctionAccess[] = [
+      table(TABLES.tasks, tables.tasks, 'GetItem', 'UpdateItem'),
+      table(TABLES.upstreamAccounts, tables.upstreamAccounts, 'Scan', 'UpdateItem'),
+      table(TABLES.upstreamQueue, tables.upstreamQueue, 'PutItem', 'DeleteItem', 'Query'),
+      answerTaskTokens(stateMachine),
+    ];
     /** videoProviders(): the key only as a secret ARN, read by the function. */
     const upstream: FunctionAccess[] = PROVIDER_NAMES.flatMap((provider) => {
       const env = providerEnv(provider);
@@ -146,33 +158,43 @@ export class ServiceFunctions extends Construct {
           ...taskRepository(['PutItem'], ['UpdateItem'], ['UpdateItem']),
         ],
       },
-      // A query of a running task asks the upstream and may record a move, or a failure with its refund.
-      GetTask: { uses: [...authentication, ...refunds, ...upstream, ...videoUrlSigner] },
+      // A query of a running task asks the upstream and may record a move, or a failure with its refund, and
+      // wakes the execution; a waiting task's place is counted in the waiting room.
+      GetTask: { uses: [...authentication, ...refunds, ...capacity, ...upstream, ...videoUrlSigner] },
       // Refunds, then stops the execution and the upstream job.
       CancelTask: {
         uses: [
           ...authentication,
           ...refunds,
           taskExecutions(stateMachine, names.stateMachine, { start: false, executionActions: ['StopExecution'] }),
+          ...capacity,
           ...upstream,
         ],
       },
+      // The upstream's job reports: a read of the job, then as GetTask's settle.
+      UpstreamCallback: { uses: [...refunds, ...capacity, ...upstream], timeout: Duration.seconds(5) },
       GetBalance: { uses: [...authentication, table(TABLES.accounts, tables.accounts, 'GetItem')] },
       ListModels: { uses: [...authentication, table(TABLES.models, tables.models, 'Scan')] },
       // Answers with the envelope only: touches nothing.
       [DEFAULT_ROUTE.id]: { uses: [] },
 
       // State machine steps (each lambda's timeout below its state's TimeoutSeconds in the ASL)
+      WaitForUpstreamSlot: { uses: capacity, timeout: Duration.seconds(50) },
       StartUpstream: {
-        uses: [...taskRepository(['GetItem', 'UpdateItem']), ...upstream],
+        uses: [
+          ...taskRepository(['GetItem', 'UpdateItem']),
+          ...capacity,
+          ...upstream,
+          config({
+            [ENV.completionCheckSeconds.name]: ENV.completionCheckSeconds.default,
+            [ENV.completionPollSeconds.name]: ENV.completionPollSeconds.default,
+          }),
+        ],
         timeout: Duration.seconds(50),
       },
-      // Moves the task to transferring itself when the job has succeeded.
-      PollUpstream: {
-        uses: [...taskRepository(['GetItem', 'UpdateItem']), ...upstream],
-        timeout: Duration.seconds(50),
-      },
-      // Gets the video key from PollUpstream: no table.
+      // Registers its token, looks at the job; a job found final is settled (a failed one refunded) here.
+      AwaitCompletion: { uses: [...refunds, ...capacity, ...upstream], timeout: Duration.seconds(25) },
+      // Gets the video key from AwaitCompletion: no table.
       TransferVideo: {
         uses: [
           writeVideos(videoBucket, VIDEO_KEYS),
@@ -189,7 +211,7 @@ export class ServiceFunctions extends Construct {
         uses: [...taskRepository(['GetItem', 'UpdateItem']), ...videoUrlSigner],
         timeout: Duration.seconds(25),
       },
-      FailAndRefund: { uses: [...refunds, ...upstream], timeout: Duration.seconds(25) },
+      FailAndRefund: { uses: [...refunds, ...capacity, ...upstream], timeout: Duration.seconds(25) },
 
       // Webhook consumer (webhook-dependencies.ts): per-account signing secrets live in the accounts table.
       [WEBHOOK_QUEUE.consumer.id]: {
@@ -214,6 +236,9 @@ export class ServiceFunctions extends Construct {
           ...taskRepository(['UpdateItem']),
           queryIndex(TABLES.tasks, tables.tasks, TASKS_IN_FLIGHT_INDEX.name),
           taskExecutions(stateMachine, names.stateMachine, { start: true, executionActions: ['DescribeExecution'] }),
+          // Slots that ended tasks still hold are given back; each waiting room is dispatched.
+          ...capacity,
+          queryIndex(TABLES.tasks, tables.tasks, TASKS_SLOT_HOLDERS_INDEX.name),
         ],
         timeout: Duration.seconds(50),
       },

@@ -59,6 +59,7 @@ export class StatefulResources extends Construct {
       tables[tableId] = new Table(this, `${pascal(tableId)}Table`, {
         tableName: names.tables[tableId],
         partitionKey: { name: definition.partitionKey, type: AttributeType.STRING },
+        ...('sortKey' in definition && { sortKey: { name: definition.sortKey, type: AttributeType.STRING } }),
         billingMode: BillingMode.PAY_PER_REQUEST,
         pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
         encryption: TableEncryption.AWS_MANAGED,

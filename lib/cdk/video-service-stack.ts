@@ -9,6 +9,7 @@ import type { ProviderName } from '../../functions/core/providers.js';
 import type { App, Environment, StackProps } from 'aws-cdk-lib';
 import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { ENV } from '../../functions/adapters/config.js';
 import { physicalNames, TASK_STARTS, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import { DEFAULT_ROUTE } from '../routes.js';
 import type { ApiThrottle } from './api.js';
@@ -165,6 +166,9 @@ export class StatelessStack extends Stack {
       ...(props.serviceConfig.apiThrottle && { throttle: props.serviceConfig.apiThrottle }),
     });
 
+    // The upstream reports each job's status changes to our API (DESIGN §3 row 33): StartUpstream puts the
+    // URL in each create. The API does not depend on StartUpstream, so this makes no cycle.
+    this.functions.byId['StartUpstream']?.addEnvironment(ENV.callbackBaseUrl.name, this.api.httpApi.apiEndpoint);
     const functions = this.functions;
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       prefix,

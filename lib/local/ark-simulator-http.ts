@@ -61,10 +61,10 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-/** The presented key ('' without one), after checking it when the simulator has a key. */
-export function checkAuth(req: IncomingMessage, apiKey: string | undefined): string {
+/** The presented key ('' without one), after checking it is one of `apiKeys` when the simulator has keys. */
+export function checkAuth(req: IncomingMessage, apiKeys: ReadonlySet<string> | undefined): string {
   const presented = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
-  if (apiKey === undefined || presented === apiKey) return presented;
+  if (apiKeys === undefined || apiKeys.has(presented)) return presented;
   // Same code, type and wording as a real 401 from Ark.
   throw new ArkError(
     401,

@@ -1,8 +1,8 @@
 /**
  * Prompt markers that make the simulated Ark misbehave the ways the real one can, per job: a failed or
- * expired task, a refused or rate-limited create, a flaky poll, a lost task, a bad download. Markers
- * combine (later ones win on the same field), so a new fault is one row in MARKERS plus, if it needs
- * it, one branch where the simulator reads the field.
+ * expired task, a refused or rate-limited create, a flaky poll, a lost task, a bad download, a silent
+ * callback_url. Markers combine (later ones win on the same field), so a new fault is one row in MARKERS
+ * plus, if it needs it, one branch where the simulator reads the field.
  */
 
 export interface Behaviour {
@@ -25,6 +25,8 @@ export interface Behaviour {
   extraRunningMs: number;
   /** Added to the queued time: a job that waits in Ark's queue (and so can still be cancelled). */
   extraQueuedMs: number;
+  /** Never POSTs to the request's callback_url, so a client must find the outcome by polling. */
+  noCallback: boolean;
 }
 
 export const DEFAULT_BEHAVIOUR: Behaviour = {
@@ -37,6 +39,7 @@ export const DEFAULT_BEHAVIOUR: Behaviour = {
   rateLimitedCreates: 0,
   extraRunningMs: 0,
   extraQueuedMs: 0,
+  noCallback: false,
 };
 
 export const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
@@ -64,6 +67,8 @@ export const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
   '[simulate:slow]': { extraRunningMs: 20_000 },
   '[simulate:queued]': { extraQueuedMs: 30_000 },
   '[simulate:slow-download]': { download: 'slow' },
+  // The task runs as usual but never calls its callback_url back (none of its status changes).
+  '[simulate:no-callback]': { noCallback: true },
 };
 
 export function behaviourFor(prompt: string): Behaviour {

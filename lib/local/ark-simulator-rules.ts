@@ -146,6 +146,17 @@ const isString = (value: unknown): value is string => typeof value === 'string';
 const inRange = (min: number, max: number) => (value: unknown) =>
   Number.isInteger(value) && (value as number) >= min && (value as number) <= max;
 const BOOLEAN: [Check, Explain] = [isBoolean, () => 'must be a boolean.'];
+/** An absolute http(s) URL with a host, written out in full (`http:host` and `http:///x` are refused). */
+function isCallbackUrl(value: unknown): boolean {
+  if (!isString(value) || !/^https?:\/\/[^\s/?#]+\S*$/i.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 /** For fields a model either lacks or takes when `ok`. */
 const onlyWhere = (
   has: (spec: ModelSpec) => boolean,
@@ -192,7 +203,8 @@ const OPTION_RULES: Readonly<Record<string, [Check, Explain]>> = {
   watermark: BOOLEAN, // [GO]
   camera_fixed: BOOLEAN, // [GO]
   return_last_frame: BOOLEAN, // [GO]
-  callback_url: [(value) => isString(value) && /^https?:\/\/\S+$/.test(value), () => 'must be an http(s) URL.'], // [GO]
+  // [GO] names the field; what Ark accepts in it is unconfirmed: only what a callback can reach passes.
+  callback_url: [isCallbackUrl, () => 'must be an absolute http(s) URL.'],
   safety_identifier: [isString, () => 'must be a string.'], // [GO]
 };
 

@@ -84,7 +84,8 @@ type IndexDefinition = { name: string; partitionKey: string; sortKey: string };
 export async function createTables(client: DynamoDBClient, names: Record<TableId, string>): Promise<void> {
   for (const [id, definition] of Object.entries(TABLES) as [TableId, (typeof TABLES)[TableId]][]) {
     const indexes: readonly IndexDefinition[] = 'indexes' in definition ? definition.indexes : [];
-    const attributes = new Set<string>([definition.partitionKey]);
+    const sortKey = 'sortKey' in definition ? definition.sortKey : undefined;
+    const attributes = new Set<string>([definition.partitionKey, ...(sortKey ? [sortKey] : [])]);
     for (const index of indexes) [index.partitionKey, index.sortKey].forEach((name) => attributes.add(name));
     const attributeDefinitions = [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' as const }));
     try {
@@ -93,7 +94,10 @@ export async function createTables(client: DynamoDBClient, names: Record<TableId
           TableName: names[id],
           BillingMode: 'PAY_PER_REQUEST',
           AttributeDefinitions: attributeDefinitions,
-          KeySchema: [{ AttributeName: definition.partitionKey, KeyType: 'HASH' }],
+          KeySchema: [
+            { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+            ...(sortKey ? [{ AttributeName: sortKey, KeyType: 'RANGE' as const }] : []),
+          ],
           ...(indexes.length > 0 ? { GlobalSecondaryIndexes: indexes.map(indexSpecification) } : {}),
           ...('stream' in definition && {
             StreamSpecification: { StreamEnabled: true, StreamViewType: definition.stream },

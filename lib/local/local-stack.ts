@@ -10,6 +10,8 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AdminStore } from '../admin/admin-store.js';
 import { physicalNames } from '../../functions/adapters/resources.js';
@@ -25,7 +27,7 @@ import type { WebhookQueues } from './local-queues.js';
 import { localStateMachineArn } from './local-workflow.js';
 import type { SimulatedJob } from './upstream-simulator.js';
 import { runtimeUpstreams, startUpstreams, upstreamEndpoints } from './upstreams.js';
-import type { LocalUpstream, RuntimeUpstream, UpstreamChoice } from './upstreams.js';
+import type { LocalUpstream, LocalUpstreamAccount, RuntimeUpstream, UpstreamChoice } from './upstreams.js';
 import { startWorkflowProcess } from './workflow-process-client.js';
 import type { WorkflowProcess } from './workflow-process-client.js';
 
@@ -37,12 +39,16 @@ export interface LocalStackOptions {
   /** Name prefix of tables and bucket. */
   prefix?: string;
   /**
-   * Seconds between upstream polls. Locally the poll loop (PollUpstream's first retrier) waits this fixed
-   * interval instead of the ASL's 10 s → 60 s backoff. Default 1: tasks finish in seconds.
+   * Seconds between polls of a job that cannot call back (COMPLETION_POLL_SECONDS): with callbacks off
+   * (`callbacks: false`) or a `[simulate:no-callback]` job. Default 1.
    */
   pollIntervalSeconds?: number;
-  /** The simulators' timing. */
-  upstream?: { queuedMs?: number; runningMs?: number; expiryScale?: number };
+  /** Whether jobs are made with a callback URL (the local API): default true when every upstream is simulated. */
+  callbacks?: boolean;
+  /** The simulators' timing, and their cap on unfinished jobs per key (Ark's 120 by default). */
+  upstream?: { queuedMs?: number; runningMs?: number; expiryScale?: number; maxUnfinishedPerKey?: number };
+  /** Each provider's upstream accounts (DESIGN §3 row 32). Default: `default` with capacity 120. */
+  upstreamAccounts?: readonly LocalUpstreamAccount[];
   /**
    * Each provider's upstream; unnamed: its simulator on the default platform. Never read from the
    * environment here: only `npm start` does (lib/local/upstreams.ts).
@@ -107,6 +113,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const upstreams = await startUpstreams({
       choices: options.upstreams,
       timing: options.upstream,
+      accounts: options.upstreamAccounts,
       dataDir: options.dataDir,
     });
     stoppers.push(() => upstreams.close());
@@ -129,7 +136,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(async () => clearInterval(keepBundles));
 
     const stateMachineArn = localStateMachineArn(names);
+    // Known before the API starts: the workflow's StartUpstream puts it in each job's callback URL.
+    const port = options.port === 0 ? await freePort() : (options.port ?? 3000);
+    const simulatedOnly = Object.values(byProvider).every((upstream) => upstream.simulator !== undefined);
+    const callbacks = options.callbacks ?? simulatedOnly;
     const workflow = await startWorkflowProcess({
+      callbackBaseUrl: callbacks ? `http://127.0.0.1:${port}` : '',
       names,
       endpoints: {
         dynamodb: dynamo.endpoint,
@@ -147,6 +159,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const db = DynamoDBDocumentClient.from(dynamoClient, { marshallOptions: { removeUndefinedValues: true } });
     const admin = new AdminStore(db, names.tables);
     await admin.seedModels(readJson('lib/seed/model-catalog.json'));
+    for (const upstream of Object.values(byProvider)) {
+      for (const account of upstream.accounts) {
+        await admin.setUpstreamAccount(upstream.provider, account.name, { capacity: account.capacity });
+      }
+    }
     const demo = await ensureDemoAccount(admin, options);
 
     const api = await startApiProcess(
@@ -162,7 +179,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         },
         environment: options.environment ?? {},
         bundles: bundles.files,
-        port: options.port ?? 3000,
+        port,
       },
       options.accessLog,
     );
@@ -193,6 +210,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await stopAll();
     throw error;
   }
+}
+
+/** A port free right now (the API takes it moments later). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** Where a data directory keeps its S3 emulator's port. */

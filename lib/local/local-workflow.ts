@@ -9,6 +9,7 @@ import type { Context } from 'aws-lambda';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { physicalNames } from '../../functions/adapters/resources.js';
+import { ENV } from '../../functions/adapters/config.js';
 import { STATE_MACHINE, TASK_STARTS, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import { ASL_RESOURCE_TOKENS, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
@@ -25,12 +26,17 @@ import type { SqsHandler } from './sqs-event-source.js';
 import { startLocalStepFunctions } from './step-functions-server.js';
 import type { ExecutionRecord } from './step-functions-server.js';
 
+/** AwaitCompletion's fallback poll locally when the job calls back (COMPLETION_CHECK_SECONDS). */
+export const LOCAL_COMPLETION_CHECK_SECONDS = 30;
+
 export interface LocalWorkflowConfig {
   names: ReturnType<typeof physicalNames>;
   endpoints: Pick<LocalHandlerEndpoints, 'dynamodb' | 's3AndSqs' | 'upstreams'>;
   webhookQueue: { url: string; arn: string };
-  /** Seconds before the first poll and between polls (see LocalStackOptions.pollIntervalSeconds). */
+  /** Seconds between polls of a job that cannot call back (see LocalStackOptions.pollIntervalSeconds). */
   pollIntervalSeconds: number;
+  /** The local API's base URL, where the upstream calls back (CALLBACK_BASE_URL); empty: no callbacks. */
+  callbackBaseUrl: string;
   /** How often the reconciler runs after its first run at start. */
   reconcileIntervalMs: number;
   /** Extra environment for the handlers. */
@@ -73,7 +79,6 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
 
     const stateMachineArn = localStateMachineArn(names);
     const functionArn = (id: string) => localFunctionArn(names, id);
-    const pollMs = config.pollIntervalSeconds * 1000;
     const stepFunctions = await startLocalStepFunctions({
       definition: loadDefinition(functionArn, config.webhookQueue.url),
       stateMachineArn,
@@ -81,10 +86,6 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
         WORKFLOW_FUNCTIONS.map((fn) => [functionArn(fn.id), lazyStepHandler(config.bundles, fn.entry, fn.id)]),
       ),
       sqs,
-      // The wait before the first poll, and PollUpstream's poll-loop retrier (index 0; its transient-error
-      // retrier keeps the ASL's backoff).
-      waitTimeOverrides: { WaitBeforeFirstPoll: pollMs },
-      retryIntervalOverrides: { PollUpstream: [pollMs] },
     });
     stoppers.push(async () => {
       await stepFunctions.close();
@@ -102,7 +103,13 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
         stateMachineArn,
         webhookQueueUrl: config.webhookQueue.url,
       },
-      config.environment,
+      {
+        [ENV.callbackBaseUrl.name]: config.callbackBaseUrl,
+        [ENV.completionPollSeconds.name]: String(config.pollIntervalSeconds),
+        // With callbacks only a lost one waits for this: shorter than in AWS, still rare enough for a burst.
+        [ENV.completionCheckSeconds.name]: String(LOCAL_COMPLETION_CHECK_SECONDS),
+        ...config.environment,
+      },
     );
 
     // The scheduled functions (the reconciler, the webhook requeuer): once now (executions and queued

@@ -2,13 +2,21 @@
  * A simulated Ark / BytePlus ModelArk (Seedance) upstream for local runs and tests: the task API the
  * adapter calls (create, get, delete under /api/v3/contents/generations/tasks) and /files/{id}.mp4 in
  * place of the presigned video URL. It refuses what Ark documents as refused (ark-simulator-rules.ts),
- * and prompt markers pick a misbehaviour per job (ark-simulator-markers.ts). Only node:http.
+ * and prompt markers pick a misbehaviour per job (ark-simulator-markers.ts). With `callback_url` it calls
+ * back on every status change (ark-simulator-callbacks.ts). Routes under /simulator/ are not Ark's: they
+ * show a job's timings and the per-key load, for tests and the benchmark. Only node built-ins.
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  CallbackSender,
+  DEFAULT_CALLBACK_RETRY_DELAY_MS,
+  DEFAULT_CALLBACK_TIMEOUT_MS,
+} from './ark-simulator-callbacks.js';
+import type { CallbackAttempt, CallbackSettings } from './ark-simulator-callbacks.js';
 import { ArkError, invalid, tooMany } from './ark-simulator-errors.js';
 import {
   checkAuth,
@@ -28,6 +36,7 @@ import type { ArkPlatform } from './ark-simulator-models.js';
 import { checkCreateBody, DEFAULT_EXPIRES_AFTER_SECONDS } from './ark-simulator-rules.js';
 
 export type { ArkPlatform } from './ark-simulator-models.js';
+export type { CallbackAttempt } from './ark-simulator-callbacks.js';
 
 export interface UpstreamSimulatorOptions {
   /** 0 (default) picks a free port. */
@@ -42,8 +51,19 @@ export interface UpstreamSimulatorOptions {
    * (at least an hour, as Ark allows) within seconds. Timing only: the value sent is still checked.
    */
   expiryScale?: number;
-  /** When set, task routes require `Authorization: Bearer <apiKey>` (401 otherwise). */
+  /**
+   * When set (or `apiKeys`), task routes require `Authorization: Bearer <key>` with one of the keys (401
+   * otherwise). Without either, any key (or none) is taken. Any accepted key sees and cancels any job.
+   */
   apiKey?: string;
+  /** More accepted keys, beside `apiKey`: our several upstream accounts, each with its own cap. */
+  apiKeys?: string[];
+  /** Queued + running tasks one key may hold before creates get 429 QuotaExceeded (Ark: 120). */
+  maxUnfinishedPerKey?: number;
+  /** How long a callback may wait for a 2xx before it counts as unacknowledged (Ark: 5000). */
+  callbackTimeoutMs?: number;
+  /** Pause before each of the 3 retries of an unacknowledged final callback (undocumented; 1000). */
+  callbackRetryDelayMs?: number;
   /**
    * When set, jobs are kept in this JSON file and reloaded on start: the real upstream outlives a crash
    * of our service, so the simulated one must too (crash-recovery tests rely on it).
@@ -86,6 +106,8 @@ const SLOW_DOWNLOAD_MS = 15_000;
 const HOUR_MS = 3_600_000;
 /** Unfinished (queued + running) tasks one account may hold (BytePlus docs, per ark-notes.md). */
 const MAX_UNFINISHED_TASKS = 120;
+/** setTimeout's longest delay; a later status change is looked at again then. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** `video_url` is a presigned URL valid for 24 h (ark-notes.md; ark-cli arkcli-gen.md). */
 const VIDEO_URL_TTL_MS = 24 * HOUR_MS;
 /** Tasks are kept 7 days; cancelled ones are deleted after 24 h (ark-notes.md). */
@@ -112,6 +134,10 @@ interface JobRecord {
   echo: Record<string, unknown>;
   /** usage.completion_tokens once succeeded. */
   tokens: number;
+  /** How many entries of timeline() have been handed to the callback sender. */
+  announced: number;
+  /** Every callback attempt, in the order they settled. */
+  callbacks: CallbackAttempt[];
 }
 
 /** Older state files lack the newer fields. */
@@ -123,6 +149,9 @@ function normalised(job: JobRecord): JobRecord {
     expiresAfterSeconds: job.expiresAfterSeconds ?? DEFAULT_EXPIRES_AFTER_SECONDS,
     echo: job.echo ?? { resolution: '720p', ratio: '16:9', duration: 5, framespersecond: FRAMES_PER_SECOND },
     tokens: job.tokens ?? 0,
+    // An older file's jobs never called back: announced is set on load to what has already happened.
+    announced: job.announced ?? -1,
+    callbacks: job.callbacks ?? [],
   };
 }
 
@@ -149,15 +178,38 @@ const expiresAt = (job: JobRecord, timings: Timings): number =>
 const endedAt = (job: JobRecord, timings: Timings): number =>
   Math.min(finishesAt(job, timings), expiresAt(job, timings));
 
-/** Status is a pure function of the clock, so no timers need cleaning up on close. */
+interface Transition {
+  status: SimulatedStatus;
+  /** Epoch milliseconds on the simulator's clock. */
+  at: number;
+}
+
+/**
+ * Every status the job takes, with when it begins: queued (unless the queue time is 0), running (unless
+ * it ends first), then the final status (a `hang` ends expired); a cancel while queued cuts it short.
+ * Status is a pure function of the clock: GET, callbacks and /simulator/jobs all read it from here.
+ */
+function timeline(job: JobRecord, timings: Timings): Transition[] {
+  const queueEnds = job.createdAt + queuedFor(job, timings);
+  const end = endedAt(job, timings);
+  const planned: Transition[] = [];
+  if (Math.min(queueEnds, end) > job.createdAt) planned.push({ status: 'queued', at: job.createdAt });
+  if (queueEnds < end) planned.push({ status: 'running', at: queueEnds });
+  // Not finished within execution_expires_after: Ark reports `expired` (so a `hang` always ends so).
+  const final = expiresAt(job, timings) <= finishesAt(job, timings) ? 'expired' : job.behaviour.outcome;
+  if (final !== 'hang') planned.push({ status: final, at: end });
+  const { cancelledAt } = job;
+  if (cancelledAt === undefined) return planned;
+  return [...planned.filter((step) => step.at <= cancelledAt), { status: 'cancelled', at: cancelledAt }];
+}
+
+/** The transitions that have happened by `now`. */
+const reachedBy = (job: JobRecord, now: number, timings: Timings): Transition[] =>
+  timeline(job, timings).filter((step) => step.at <= now);
+
 function statusAt(job: JobRecord, now: number, timings: Timings): SimulatedStatus {
   if (job.cancelledAt !== undefined) return 'cancelled';
-  if (now >= endedAt(job, timings)) {
-    // Not finished within execution_expires_after: Ark reports `expired`.
-    if (expiresAt(job, timings) <= finishesAt(job, timings)) return 'expired';
-    return job.behaviour.outcome === 'hang' ? 'running' : job.behaviour.outcome;
-  }
-  return now - job.createdAt < queuedFor(job, timings) ? 'queued' : 'running';
+  return reachedBy(job, now, timings).at(-1)?.status ?? 'queued';
 }
 
 /** When the current status began, for `updated_at`. */
@@ -169,6 +221,17 @@ function statusSince(job: JobRecord, status: SimulatedStatus, timings: Timings):
 }
 
 const isUnfinished = (status: SimulatedStatus): boolean => status === 'queued' || status === 'running';
+
+/** The URL to call back, unless the job stays silent (`[simulate:no-callback]`, or lost upstream). */
+function callbackUrlOf(job: JobRecord): string | undefined {
+  const url = job.request.callback_url;
+  return typeof url === 'string' && !job.behaviour.noCallback && !job.behaviour.lost ? url : undefined;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** Enough of a key to tell keys apart in /simulator/stats, never the whole of a long one. */
+const keyHint = (key: string): string => (key.length > 4 ? `…${key.slice(-4)}` : key === '' ? '' : '…');
 
 /** Ark ids look like `cgt-20251009163014-wfnnx`: creation time (UTC) and a short random suffix. */
 function newTaskId(now: number): string {
@@ -187,7 +250,10 @@ const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 interface SimulatorConfig {
   timings: Timings;
-  apiKey: string | undefined;
+  /** The accepted keys in the order given; undefined: any. */
+  apiKeys: readonly string[] | undefined;
+  maxUnfinishedPerKey: number;
+  callbacks: CallbackSettings;
   platform: ArkPlatform;
   now: () => number;
   stateFile: string | undefined;
@@ -197,18 +263,42 @@ class Simulator {
   private readonly jobsById = new Map<string, JobRecord>();
   /** `[simulate:rate-limit]`: 429s already given, per prompt. */
   private readonly rateLimited = new Map<string, number>();
+  /** Per key, the most unfinished tasks it held at once (since this start). */
+  private readonly peaks = new Map<string, number>();
+  /** Per job with a callback_url, the timer for its next status change. */
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly sender: CallbackSender;
+  private readonly acceptedKeys: ReadonlySet<string> | undefined;
+  private closed = false;
   baseUrl = '';
 
   constructor(
     private readonly config: SimulatorConfig,
     private readonly video: Buffer,
   ) {
+    this.sender = new CallbackSender(config.callbacks, config.now);
+    this.acceptedKeys = config.apiKeys && new Set(config.apiKeys);
     const { stateFile } = config;
     if (stateFile && existsSync(stateFile)) {
+      const now = config.now();
       for (const job of JSON.parse(readFileSync(stateFile, 'utf8')) as JobRecord[]) {
-        this.jobsById.set(job.id, normalised(job));
+        const loaded = normalised(job);
+        if (loaded.announced < 0) loaded.announced = reachedBy(loaded, now, this.timings).length;
+        this.jobsById.set(job.id, loaded);
       }
     }
+  }
+
+  /** Once baseUrl is known: reloaded jobs call back what changed meanwhile, and their timers start. */
+  start(): void {
+    for (const job of this.jobsById.values()) this.advance(job);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    await this.sender.close();
   }
 
   private get timings(): Timings {
@@ -249,9 +339,10 @@ class Simulator {
     const path = new URL(req.url ?? '/', 'http://simulator').pathname;
     const file = /^\/files\/([^/]+)\.mp4$/.exec(path);
     if (file?.[1] !== undefined) return this.serveFile(req, res, file[1]);
+    if (path.startsWith('/simulator/')) return this.simulatorRoute(req, res, path);
 
     if (path !== TASKS_PATH && !path.startsWith(`${TASKS_PATH}/`)) throw notFound('The requested path was not found.');
-    const key = checkAuth(req, this.config.apiKey);
+    const key = checkAuth(req, this.acceptedKeys);
     if (path === TASKS_PATH && req.method === 'POST') return this.create(req, res, key);
     const id = decodeURIComponent(path.slice(TASKS_PATH.length + 1));
     if (id === '' || id.includes('/')) throw notFound('The requested path was not found.');
@@ -274,7 +365,7 @@ class Simulator {
     }
     this.rateLimit(checked.prompt, behaviour.rateLimitedCreates);
     const now = this.config.now();
-    this.checkQuota(key, now);
+    const unfinished = this.checkQuota(key, now);
     let id = newTaskId(now);
     while (this.jobsById.has(id)) id = newTaskId(now);
     // Ark: seed -1 (or absent) means "pick one"; the task then reports the seed it used.
@@ -291,9 +382,14 @@ class Simulator {
     const tokens = usageTokens(checked.spec, checked.resolution, checked.ratio, checked.duration);
     const { model, prompt, expiresAfterSeconds } = checked;
     const job = { id, model, prompt, createdAt: now, deleted: false, polls: 0, seed, behaviour, request };
-    this.jobsById.set(id, { ...job, apiKey: key, expiresAfterSeconds, echo, tokens });
+    const record = { ...job, apiKey: key, expiresAfterSeconds, echo, tokens, announced: 0, callbacks: [] };
+    this.jobsById.set(id, record);
+    if (!behaviour.lost && isUnfinished(statusAt(record, now, this.timings))) {
+      this.peaks.set(key, Math.max(this.peaks.get(key) ?? 0, unfinished + 1));
+    }
     this.persist();
     sendJson(res, 200, { id });
+    this.advance(record);
   }
 
   private rateLimit(prompt: string, times: number): void {
@@ -306,17 +402,24 @@ class Simulator {
     );
   }
 
-  /** At most 120 queued + running tasks per key; the 121st create gets 429 QuotaExceeded. */
-  private checkQuota(key: string, now: number): void {
+  /** Queued + running tasks of one key; a lost task no longer counts (the upstream forgot it). */
+  private unfinishedOf(key: string, now: number): number {
     let unfinished = 0;
     for (const job of this.jobsById.values()) {
       if (job.apiKey !== key || job.deleted || job.behaviour.lost) continue;
       if (isUnfinished(statusAt(job, now, this.timings))) unfinished += 1;
     }
-    if (unfinished < MAX_UNFINISHED_TASKS) return;
+    return unfinished;
+  }
+
+  /** At most 120 (maxUnfinishedPerKey) queued + running tasks per key; one more gets 429 QuotaExceeded. */
+  private checkQuota(key: string, now: number): number {
+    const unfinished = this.unfinishedOf(key, now);
+    const max = this.config.maxUnfinishedPerKey;
+    if (unfinished < max) return unfinished;
     throw tooMany(
       'QuotaExceeded',
-      `The request failed because your account has reached the limit of ${MAX_UNFINISHED_TASKS} queued and running tasks. Please retry after some tasks finish.`,
+      `The request failed because your account has reached the limit of ${max} queued and running tasks. Please retry after some tasks finish.`,
     );
   }
 
@@ -331,6 +434,7 @@ class Simulator {
   private get(res: ServerResponse, id: string): void {
     const now = this.config.now();
     const job = this.visibleJob(id, now);
+    this.advance(job);
     job.polls += 1;
     if (job.polls <= job.behaviour.unavailablePolls) {
       const error = new ArkError(
@@ -341,12 +445,14 @@ class Simulator {
       );
       return sendError(res, error, { 'Retry-After': '1' });
     }
-    sendJson(res, 200, this.describe(job, now));
+    sendJson(res, 200, this.describe(job, statusAt(job, now, this.timings)));
   }
 
-  /** The GET body, with the field names Ark uses (`content.video_url`, unix-second timestamps). */
-  private describe(job: JobRecord, now: number): Record<string, unknown> {
-    const status = statusAt(job, now, this.timings);
+  /**
+   * The GET body for the job in `status`, with the field names Ark uses (`content.video_url`, unix-second
+   * timestamps); a callback for a status change carries the same.
+   */
+  private describe(job: JobRecord, status: SimulatedStatus): Record<string, unknown> {
     const task: Record<string, unknown> = {
       id: job.id,
       model: job.model,
@@ -378,6 +484,91 @@ class Simulator {
     else throw invalid('id', `names a ${status} task, which cannot be cancelled or deleted.`);
     this.persist();
     sendJson(res, 200, {});
+    this.advance(job);
+  }
+
+  // ---------------------------------------------------------------- callbacks
+
+  /**
+   * Hands every status change reached by now and not yet announced to the callback sender (final ones
+   * are retried when unacknowledged), then sets a timer for the next change. Called by the timer and by
+   * every request that looks at the job, so a moved injected clock calls back when GET sees the change.
+   */
+  private advance(job: JobRecord): void {
+    const url = callbackUrlOf(job);
+    if (url === undefined || this.closed) return;
+    const now = this.config.now();
+    const reached = reachedBy(job, now, this.timings);
+    if (job.announced < reached.length) {
+      for (const { status } of reached.slice(job.announced)) {
+        const record = (attempt: CallbackAttempt): void => {
+          job.callbacks.push(attempt);
+          this.persist();
+        };
+        const final = !isUnfinished(status);
+        this.sender.send({ jobId: job.id, url, status, body: this.describe(job, status), final, record });
+      }
+      job.announced = reached.length;
+      this.persist();
+    }
+    this.schedule(job, now);
+  }
+
+  private schedule(job: JobRecord, now: number): void {
+    clearTimeout(this.timers.get(job.id));
+    this.timers.delete(job.id);
+    const next = timeline(job, this.timings).find((step) => step.at > now);
+    if (next === undefined) return;
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(job.id);
+        this.advance(job);
+      },
+      Math.min(MAX_TIMER_MS, Math.max(1, next.at - now)),
+    );
+    timer.unref();
+    this.timers.set(job.id, timer);
+  }
+
+  // ---------------------------------------------------------------- /simulator/ (not Ark's API)
+
+  private simulatorRoute(req: IncomingMessage, res: ServerResponse, path: string): void {
+    if (req.method !== 'GET') {
+      throw new ArkError(405, 'MethodNotAllowed', `Method ${req.method ?? ''} is not allowed here.`, 'BadRequest');
+    }
+    if (path === '/simulator/stats') return sendJson(res, 200, this.stats());
+    const id = /^\/simulator\/jobs\/([^/]+)$/.exec(path)?.[1];
+    if (id === undefined) throw notFound('The requested path was not found.');
+    sendJson(res, 200, this.timingsOf(decodeURIComponent(id)));
+  }
+
+  /** A job's status changes (ms, ISO) and callback attempts; deleted and lost jobs too. */
+  private timingsOf(id: string): Record<string, unknown> {
+    const job = this.jobsById.get(id);
+    if (job === undefined) throw taskNotFound(id);
+    this.advance(job);
+    const now = this.config.now();
+    return {
+      id,
+      status: statusAt(job, now, this.timings),
+      history: reachedBy(job, now, this.timings).map(({ status, at }) => ({ status, at: iso(at) })),
+      callbacks: job.callbacks,
+      /** A callback of this job is in flight or waits for a retry. */
+      callbackPending: this.sender.pending(id),
+    };
+  }
+
+  /** Per key (accepted keys in the order given, then others seen): unfinished now, and the most at once. */
+  private stats(): Record<string, unknown> {
+    const now = this.config.now();
+    const keys = new Set([...(this.config.apiKeys ?? []), ...[...this.jobsById.values()].map((job) => job.apiKey)]);
+    return {
+      maxUnfinishedPerKey: this.config.maxUnfinishedPerKey,
+      keys: [...keys].map((key) => {
+        const unfinished = this.unfinishedOf(key, now);
+        return { key: keyHint(key), unfinished, peakUnfinished: Math.max(unfinished, this.peaks.get(key) ?? 0) };
+      }),
+    };
   }
 
   /**
@@ -414,23 +605,47 @@ class Simulator {
 }
 
 export async function startUpstreamSimulator(options: UpstreamSimulatorOptions = {}): Promise<UpstreamSimulator> {
-  const { port = 0, host = '127.0.0.1', queuedMs = 1000, runningMs = 2000, apiKey, stateFile } = options;
-  const { platform = 'byteplus', now = Date.now, expiryScale = 1 } = options;
-  const config: SimulatorConfig = { timings: { queuedMs, runningMs, expiryScale }, apiKey, platform, now, stateFile };
+  const { port = 0, host = '127.0.0.1', queuedMs = 1000, runningMs = 2000, stateFile } = options;
+  const {
+    platform = 'byteplus',
+    now = Date.now,
+    expiryScale = 1,
+    maxUnfinishedPerKey = MAX_UNFINISHED_TASKS,
+  } = options;
+  const { callbackTimeoutMs = DEFAULT_CALLBACK_TIMEOUT_MS, callbackRetryDelayMs = DEFAULT_CALLBACK_RETRY_DELAY_MS } =
+    options;
+  if (!Number.isInteger(maxUnfinishedPerKey) || maxUnfinishedPerKey < 1) {
+    throw new Error(`maxUnfinishedPerKey must be a positive integer, not ${maxUnfinishedPerKey}`);
+  }
+  const given = [...(options.apiKey === undefined ? [] : [options.apiKey]), ...(options.apiKeys ?? [])];
+  if (options.apiKeys !== undefined && given.length === 0) throw new Error('apiKeys is empty: no key would be taken');
+  const config: SimulatorConfig = {
+    timings: { queuedMs, runningMs, expiryScale },
+    apiKeys: given.length > 0 ? [...new Set(given)] : undefined,
+    maxUnfinishedPerKey,
+    callbacks: { timeoutMs: callbackTimeoutMs, retryDelayMs: callbackRetryDelayMs },
+    platform,
+    now,
+    stateFile,
+  };
   const simulator = new Simulator(config, await readFile(FIXTURE_URL));
   const server = createServer(simulator.handle);
   const address = await listen(server, port, host);
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   simulator.baseUrl = `http://${urlHost}:${address.port}`;
+  simulator.start();
   return {
     baseUrl: simulator.baseUrl,
     port: address.port,
     jobs: () => simulator.snapshot(),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      // Pending callbacks and status timers go first: nothing of the simulator outlives close().
+      await simulator.close();
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         // close() alone waits for keep-alive and hanging sockets; tests must not.
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
 import type { ProviderName, ProviderPlatform } from '../../functions/core/providers.js';
 import type { UpstreamEndpoint } from './handler-environment.js';
+import { DEFAULT_ACCOUNT } from '../../functions/core/ports/upstream-capacity.js';
+import { parseAccountKeys } from '../../functions/adapters/upstream-keys.js';
 import { startUpstreamSimulator } from './upstream-simulator.js';
 import type { UpstreamSimulator } from './upstream-simulator.js';
 
@@ -17,7 +19,9 @@ export type UpstreamChoice =
 
 export interface SimulatorStart {
   platform: string;
-  apiKey: string;
+  /** One key per upstream account. */
+  apiKeys: string[];
+  maxUnfinishedPerKey?: number;
   queuedMs?: number;
   runningMs?: number;
   expiryScale?: number;
@@ -43,15 +47,35 @@ const SIMULATORS: Record<ProviderName, ProviderSimulator> = {
   },
 };
 
-/** The key a simulator requires: fixed, so sam local's env.json (sam-env.ts) can give it too. */
-export function simulatorApiKey(provider: ProviderName): string {
-  return `local-${provider}-key`;
+/**
+ * The key a simulator requires for an upstream account: fixed, so sam local's env.json (sam-env.ts) can give
+ * it too (the `default` account's).
+ */
+export function simulatorApiKey(provider: ProviderName, account = DEFAULT_ACCOUNT): string {
+  return account === DEFAULT_ACCOUNT ? `local-${provider}-key` : `local-${provider}-key-${account}`;
+}
+
+/** An upstream account the local stack sets up for each provider (DESIGN §3 row 32). */
+export interface LocalUpstreamAccount {
+  name: string;
+  capacity: number;
+}
+
+/** One account with Ark's documented capacity, as a deployment with one key has. */
+export const DEFAULT_LOCAL_ACCOUNTS: readonly LocalUpstreamAccount[] = [{ name: DEFAULT_ACCOUNT, capacity: 120 }];
+
+/** The handlers' `<PREFIX>_API_KEY`: a plain key for the `default` account alone, else JSON by account. */
+function keysVariable(keys: Record<string, string>): string {
+  const names = Object.keys(keys);
+  return names.length === 1 && names[0] === DEFAULT_ACCOUNT ? (keys[DEFAULT_ACCOUNT] as string) : JSON.stringify(keys);
 }
 
 /** One provider's upstream as the local stack runs it; `simulator` only when simulated. */
 export interface LocalUpstream extends UpstreamEndpoint {
   provider: ProviderName;
   simulator?: UpstreamSimulator;
+  /** Its upstream accounts, seeded into the accounts table at start. */
+  accounts: readonly LocalUpstreamAccount[];
 }
 
 /** What `npm start` records of an upstream (.data/local-stack.json): never its key. */
@@ -64,7 +88,9 @@ export interface RuntimeUpstream {
 export interface StartUpstreamsOptions {
   /** Per provider; a provider not named gets its simulator on its default platform. */
   choices?: Partial<Record<ProviderName, UpstreamChoice>>;
-  timing?: { queuedMs?: number; runningMs?: number; expiryScale?: number };
+  timing?: { queuedMs?: number; runningMs?: number; expiryScale?: number; maxUnfinishedPerKey?: number };
+  /** The upstream accounts of each simulated provider (a real upstream: its key's one account). */
+  accounts?: readonly LocalUpstreamAccount[];
   /** Where simulators keep their jobs; undefined: in memory. */
   dataDir?: string;
 }
@@ -86,18 +112,22 @@ export async function startUpstreams(options: StartUpstreamsOptions = {}): Promi
         platform: PROVIDERS[provider].defaultPlatform,
       };
       if (choice.kind === 'real') {
-        started.push({ provider, platform: choice.platform, baseUrl: choice.baseUrl, apiKey: choice.apiKey });
+        // Its key may name several accounts (JSON); each gets Ark's documented capacity.
+        const accounts = Object.keys(parseAccountKeys(choice.apiKey)).map((name) => ({ name, capacity: 120 }));
+        started.push({ provider, platform: choice.platform, baseUrl: choice.baseUrl, apiKey: choice.apiKey, accounts });
         continue;
       }
       const { start, stateFile } = SIMULATORS[provider];
-      const apiKey = simulatorApiKey(provider);
+      const accounts = options.accounts ?? DEFAULT_LOCAL_ACCOUNTS;
+      const keys = Object.fromEntries(accounts.map(({ name }) => [name, simulatorApiKey(provider, name)]));
       const simulator = await start({
         ...options.timing,
         platform: choice.platform,
-        apiKey,
+        apiKeys: Object.values(keys),
         stateFile: options.dataDir && join(options.dataDir, stateFile),
       });
-      started.push({ provider, platform: choice.platform, baseUrl: simulator.baseUrl, apiKey, simulator });
+      const apiKey = keysVariable(keys);
+      started.push({ provider, platform: choice.platform, baseUrl: simulator.baseUrl, apiKey, simulator, accounts });
     }
   } catch (error) {
     await close();

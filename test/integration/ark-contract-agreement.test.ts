@@ -78,6 +78,7 @@ describe.each(ARK_PLATFORMS)('every submit the gateway accepts, Ark (%s) accepts
           ...request,
           upstreamModel: model.record.upstream.model,
           expiresAfterSeconds,
+          account: 'default',
         });
         expect(jobId).toMatch(/^cgt-/);
       }),

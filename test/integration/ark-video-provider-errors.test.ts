@@ -123,7 +123,7 @@ describe('create refusals', () => {
 describe('get', () => {
   const status = async (reply: Reply) => {
     handler = () => reply;
-    return provider().getJob('cgt-1');
+    return provider().getJob('cgt-1', 'default');
   };
 
   it.each([
@@ -170,7 +170,7 @@ describe('get', () => {
 describe('cancel', () => {
   const cancel = async (replies: Record<string, Reply[]>) => {
     handler = (method) => replies[method]?.shift() ?? { status: 500, body: 'unexpected' };
-    return provider().cancelJob('cgt-1');
+    return provider().cancelJob('cgt-1', 'default');
   };
 
   it('a queued job: DELETE, and it is cancelled', async () => {

@@ -34,7 +34,7 @@ async function pollUntil(
 ): Promise<ProviderJobStatus> {
   const deadline = Date.now() + 5000;
   for (;;) {
-    const status = await provider.getJob(jobId);
+    const status = await provider.getJob(jobId, 'default');
     if (done(status) || Date.now() > deadline) return status;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -123,7 +123,7 @@ describe('ArkVideoProvider against the upstream simulator', () => {
   });
 
   it('throws UpstreamJobNotFoundError for an unknown id', async () => {
-    await expect(provider.getJob('cgt-20250101000000-nope0')).rejects.toBeInstanceOf(UpstreamJobNotFoundError);
+    await expect(provider.getJob('cgt-20250101000000-nope0', 'default')).rejects.toBeInstanceOf(UpstreamJobNotFoundError);
   });
 
   it('a bad api key (401 AuthenticationError) is an account error, for an operator, on every call', async () => {
@@ -131,8 +131,8 @@ describe('ArkVideoProvider against the upstream simulator', () => {
     const error: unknown = await wrongKey.createJob(jobRequest()).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamAccountError);
     expect((error as Error).message).toMatch(/AuthenticationError: .*API key/);
-    await expect(wrongKey.getJob('cgt-1')).rejects.toBeInstanceOf(UpstreamAccountError);
-    await expect(wrongKey.cancelJob('cgt-1')).rejects.toBeInstanceOf(UpstreamAccountError);
+    await expect(wrongKey.getJob('cgt-1', 'default')).rejects.toBeInstanceOf(UpstreamAccountError);
+    await expect(wrongKey.cancelJob('cgt-1', 'default')).rejects.toBeInstanceOf(UpstreamAccountError);
   });
 
   it('a rate-limited create (429) is UpstreamBusyError: nothing was created, come back later', async () => {
@@ -157,25 +157,25 @@ describe('ArkVideoProvider against the upstream simulator', () => {
 
   it('treats 503 polls as transient with Retry-After, then recovers', async () => {
     const { jobId } = await provider.createJob(jobRequest({ prompt: 'flaky [simulate:upstream-5xx]' }));
-    const error: unknown = await provider.getJob(jobId).catch((e: unknown) => e);
+    const error: unknown = await provider.getJob(jobId, 'default').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamTransientError);
     expect((error as UpstreamTransientError).retryAfterSeconds).toBe(1);
-    await expect(provider.getJob(jobId)).rejects.toBeInstanceOf(UpstreamTransientError);
+    await expect(provider.getJob(jobId, 'default')).rejects.toBeInstanceOf(UpstreamTransientError);
     expect((await pollUntil(provider, jobId, isFinal)).state).toBe('succeeded');
   });
 
   it('a job started or finished is not cancelled, and its record is kept (Ark deletes finished ones)', async () => {
     const { jobId } = await provider.createJob(jobRequest({ prompt: 'long take [simulate:hang]' }));
     expect((await pollUntil(provider, jobId, (s) => s.state === 'running')).state).toBe('running');
-    expect(await provider.cancelJob(jobId)).toEqual({ outcome: 'refused', state: 'running' });
+    expect(await provider.cancelJob(jobId, 'default')).toEqual({ outcome: 'refused', state: 'running' });
 
     const done = await provider.createJob(jobRequest());
     expect((await pollUntil(provider, done.jobId, isFinal)).state).toBe('succeeded');
-    expect(await provider.cancelJob(done.jobId)).toEqual({ outcome: 'refused', state: 'succeeded' });
+    expect(await provider.cancelJob(done.jobId, 'default')).toEqual({ outcome: 'refused', state: 'succeeded' });
     // No DELETE was sent: the video is still there to collect.
-    expect((await provider.getJob(done.jobId)).state).toBe('succeeded');
+    expect((await provider.getJob(done.jobId, 'default')).state).toBe('succeeded');
     expect(sim.jobs().find((job) => job.id === done.jobId)?.deleted).toBe(false);
-    expect(await provider.cancelJob('cgt-20250101000000-nope0')).toEqual({ outcome: 'not-found' });
+    expect(await provider.cancelJob('cgt-20250101000000-nope0', 'default')).toEqual({ outcome: 'not-found' });
   });
 });
 
@@ -192,14 +192,14 @@ describe('cancelling a queued job', () => {
     const provider = new ArkVideoProvider({ platform: 'byteplus', baseUrl: sim.baseUrl, apiKey: 'any' });
     const { jobId } = await provider.createJob(jobRequest());
     const before = Date.now();
-    expect(await provider.cancelJob(jobId)).toEqual({ outcome: 'cancelled' });
-    const status = await provider.getJob(jobId);
+    expect(await provider.cancelJob(jobId, 'default')).toEqual({ outcome: 'cancelled' });
+    const status = await provider.getJob(jobId, 'default');
     expect(status.state).toBe('cancelled');
     // Unix seconds upstream: within a second of the cancel.
     const at = status.state === 'cancelled' ? Date.parse(status.cancelledAt ?? '') : NaN;
     expect(Math.abs(at - before)).toBeLessThan(2000);
     expect(sim.jobs().find((job) => job.id === jobId)?.cancelled).toBe(true);
-    expect(await provider.cancelJob(jobId)).toEqual({ outcome: 'cancelled' });
+    expect(await provider.cancelJob(jobId, 'default')).toEqual({ outcome: 'cancelled' });
   });
 });
 
@@ -217,8 +217,8 @@ describe('ArkVideoProvider against broken servers', () => {
         createTimeoutMs: 200,
       });
       await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamOutcomeUnknownError);
-      await expect(provider.getJob('cgt-1')).rejects.toBeInstanceOf(UpstreamTransientError);
-      await expect(provider.cancelJob('cgt-1')).rejects.toBeInstanceOf(UpstreamTransientError);
+      await expect(provider.getJob('cgt-1', 'default')).rejects.toBeInstanceOf(UpstreamTransientError);
+      await expect(provider.cancelJob('cgt-1', 'default')).rejects.toBeInstanceOf(UpstreamTransientError);
     } finally {
       await stopRawServer(server);
     }
@@ -231,7 +231,7 @@ describe('ArkVideoProvider against broken servers', () => {
     try {
       const provider = new ArkVideoProvider({ platform: 'byteplus', baseUrl, apiKey: API_KEY });
       await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamOutcomeUnknownError);
-      await expect(provider.getJob('cgt-1')).rejects.toBeInstanceOf(UpstreamTransientError);
+      await expect(provider.getJob('cgt-1', 'default')).rejects.toBeInstanceOf(UpstreamTransientError);
     } finally {
       await stopRawServer(server);
     }

@@ -1,6 +1,6 @@
 /**
  * The local Step Functions server driven through the real @aws-sdk/client-sfn, with its sqs:sendMessage
- * states hitting fauxqs for real.
+ * states hitting fauxqs for real. Task tokens: local-step-functions-task-tokens.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -274,6 +274,40 @@ describe('local Step Functions server', () => {
     await expect(refusal({ Go: task(lambdaArn('prepare')) }, { TimeoutSeconds: 0.5 })).rejects.toThrow(
       /machine-level TimeoutSeconds must be a positive integer/,
     );
+  });
+
+  it('refuses at start task-token uses it does not serve, or that AWS would refuse', async () => {
+    const refusal = (Go: Record<string, unknown>) =>
+      startLocalStepFunctions({ definition: { StartAt: 'Go', States: { Go } }, stateMachineArn, lambdaHandlers, sqs });
+    const token = { 'token.$': '$$.Task.Token' };
+    const waitForToken = (Parameters: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+      Type: 'Task',
+      Resource: 'arn:aws:states:::lambda:invoke.waitForTaskToken',
+      Parameters,
+      TimeoutSeconds: 5,
+      End: true,
+      ...extra,
+    });
+    const prepare = lambdaArn('prepare');
+
+    await expect(refusal(waitForToken({ FunctionName: prepare, Payload: { key: 'k' } }))).rejects.toThrow(
+      /"Go": a \.waitForTaskToken state must pass \$\$\.Task\.Token in its Parameters/,
+    );
+    await expect(refusal(waitForToken({ FunctionName: lambdaArn('missing'), Payload: token }))).rejects.toThrow(
+      /"Go": FunctionName ".*function:missing" is not served/,
+    );
+    await expect(
+      refusal(waitForToken({ FunctionName: prepare, Payload: token, InvocationType: 'Event' })),
+    ).rejects.toThrow(/"Go": Parameters InvocationType are not served/);
+    await expect(
+      refusal(waitForToken({ FunctionName: prepare, Payload: token }, { HeartbeatSeconds: 5 })),
+    ).rejects.toThrow(/"Go": HeartbeatSeconds must be a positive integer smaller than TimeoutSeconds/);
+    await expect(
+      refusal({ Type: 'Task', Resource: prepare, Parameters: token, TimeoutSeconds: 5, End: true }),
+    ).rejects.toThrow(/"Go": \$\$\.Task\.Token is served only in the Parameters of \.waitForTaskToken states/);
+    await expect(
+      refusal({ Type: 'Task', Resource: prepare, HeartbeatSeconds: 1, TimeoutSeconds: 5, End: true }),
+    ).rejects.toThrow(/"Go": HeartbeatSeconds is served only on .*waitForTaskToken states/);
   });
 
   it("times out an execution that outlives the machine's TimeoutSeconds: TIMED_OUT with States.Timeout", async () => {

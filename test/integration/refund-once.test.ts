@@ -10,6 +10,8 @@ import { hashApiKey } from '../../functions/core/api-key.js';
 import type { VideoProvider } from '../../functions/core/ports/video-provider.js';
 import { failAndRefund } from '../../functions/core/use-cases/lifecycle-steps.js';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
+import { DynamoDbUpstreamCapacity } from '../../functions/adapters/dynamodb-upstream-capacity.js';
+import { RecordingWaker } from '../unit/fakes.js';
 import { AdminStore } from '../../lib/admin/admin-store.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';
@@ -28,6 +30,9 @@ const refundDeps = (repository: DynamoDbTaskRepository, upstream = new CancelRec
   tasks: repository,
   providers: { ark: upstream as unknown as VideoProvider },
   now: () => new Date(),
+  capacity: new DynamoDbUpstreamCapacity(local.db, local.names.tables),
+  waker: new RecordingWaker(),
+  newToken: () => randomUUID(),
 });
 
 async function chargedTask(quotaYuan?: string) {

@@ -1,9 +1,12 @@
 /**
  * The simulated Ark over plain HTTP: it must refuse what Ark documents as refused (its own rule table,
  * lib/local/ark-simulator-*.ts), cap unfinished tasks, expire tasks and video URLs on its clock, report
- * usage, and answer DELETE per state. The clock is injected, so nothing here sleeps.
+ * usage, and answer DELETE per state. The clock is injected, so nothing here sleeps. Callbacks go to a
+ * local receiver and are waited for by polling (the retries run on real, shortened timers).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -27,6 +30,7 @@ interface Reply {
 
 let clock = 0;
 const started: UpstreamSimulator[] = [];
+const receivers: Receiver[] = [];
 
 /** queuedMs 1 s, runningMs 2 s on an injected clock that only moves when a test moves it. */
 async function start(options: UpstreamSimulatorOptions = {}): Promise<UpstreamSimulator> {
@@ -38,6 +42,7 @@ async function start(options: UpstreamSimulatorOptions = {}): Promise<UpstreamSi
 
 afterEach(async () => {
   await Promise.all(started.splice(0).map((sim) => sim.close()));
+  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
 });
 
 async function call(
@@ -233,7 +238,8 @@ describe('top-level options', () => {
     ['adaptive with a 1.0 first frame', { model: PRO, content: [text(), image()], ratio: 'adaptive', duration: 2 }],
     ['flex where it exists', t2v(PRO_15, { service_tier: 'flex', execution_expires_after: 259_200, seed: -1 })],
     ['every boolean flag', t2v(V2, { watermark: false, camera_fixed: true, return_last_frame: true })],
-    ['callback and safety id', t2v(V2, { callback_url: 'https://example.com/hook', safety_identifier: 'u1' })],
+    // Port 9 (discard) refuses at once: the queued callback fails without leaving the machine.
+    ['callback and safety id', t2v(V2, { callback_url: 'http://127.0.0.1:9/hook', safety_identifier: 'u1' })],
   ])('accepts %s', async (_name, body) => {
     await created(await start(), body);
   });
@@ -422,5 +428,279 @@ describe('fault markers and persistence', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+// ---------------------------------------------------------------- callbacks, keys, /simulator/
+
+interface Received {
+  body: Record<string, unknown>;
+  contentType: string | undefined;
+  /** The connection closed before the receiver answered (the sender gave up or was closed). */
+  dropped: boolean;
+}
+
+interface Receiver {
+  url: string;
+  received: Received[];
+  close(): Promise<void>;
+}
+
+/** A local callback receiver; `answer` gives each request's HTTP status, or 'hang' never to answer. */
+async function receiver(answer: (body: Record<string, unknown>) => number | 'hang' = () => 200): Promise<Receiver> {
+  const received: Received[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      const entry: Received = { body, contentType: req.headers['content-type'], dropped: false };
+      received.push(entry);
+      res.on('close', () => {
+        if (!res.writableFinished) entry.dropped = true;
+      });
+      const status = answer(body);
+      if (status !== 'hang') res.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  const handle = { url: `http://127.0.0.1:${port}/ark-callback`, received, close };
+  receivers.push(handle);
+  return handle;
+}
+
+/** Polls `probe` until it gives something other than undefined; a generous deadline, no fixed sleeps. */
+async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+interface JobTimings {
+  id: string;
+  status: string;
+  history: { status: string; at: string }[];
+  callbacks: { status: string; at: string; attempt: number; acknowledged: boolean }[];
+  callbackPending: boolean;
+}
+
+const timingsOf = async (sim: UpstreamSimulator, id: string): Promise<JobTimings> =>
+  (await call(sim, 'GET', `/simulator/jobs/${id}`)).body as unknown as JobTimings;
+
+/** The job's timings once every callback it has reached so far has been sent (retries included). */
+const settled = (sim: UpstreamSimulator, id: string): Promise<JobTimings> =>
+  until(`the callbacks of ${id}`, async () => {
+    const timings = await timingsOf(sim, id);
+    return timings.callbackPending ? undefined : timings;
+  });
+
+const attempts = (timings: JobTimings) =>
+  timings.callbacks.map(({ status, attempt, acknowledged }) => ({ status, attempt, acknowledged }));
+const iso = (ms: number) => new Date(ms).toISOString();
+const withHook = (url: string, prompt?: string) => ({ model: V2, content: [text(prompt)], callback_url: url });
+
+describe('callback_url', () => {
+  it('calls back on each status change, in order, with the body GET answers then', async () => {
+    const hook = await receiver();
+    const sim = await start();
+    const id = await created(sim, withHook(hook.url));
+    const seen = [(await getTask(sim, id)).body];
+    clock += 1000;
+    seen.push((await getTask(sim, id)).body);
+    clock += 2000;
+    seen.push((await getTask(sim, id)).body);
+    const timings = await settled(sim, id);
+
+    expect(seen.map((task) => task.status)).toEqual(['queued', 'running', 'succeeded']);
+    expect(hook.received.map((call) => call.body)).toEqual(seen);
+    expect(hook.received.map((call) => call.contentType)).toEqual(times(3, () => 'application/json'));
+    expect(attempts(timings)).toEqual(
+      ['queued', 'running', 'succeeded'].map((status) => ({ status, attempt: 1, acknowledged: true })),
+    );
+  });
+
+  it('on the real clock, timers call back without anyone polling; a cancel calls back too', async () => {
+    const hook = await receiver();
+    const sim = await start({ now: Date.now, queuedMs: 50, runningMs: 100 });
+    const done = await created(sim, withHook(hook.url));
+    const cancelled = await created(sim, withHook(hook.url, 'wait [simulate:queued]'));
+    expect((await deleteTask(sim, cancelled)).status).toBe(200);
+    const statuses = (id: string) =>
+      hook.received.filter((call) => call.body.id === id).map((call) => call.body.status);
+    await until('the final callbacks', () =>
+      statuses(done).length >= 3 && statuses(cancelled).length >= 2 ? true : undefined,
+    );
+
+    expect(statuses(done)).toEqual(['queued', 'running', 'succeeded']);
+    expect(statuses(cancelled)).toEqual(['queued', 'cancelled']);
+    const final = hook.received.find((call) => call.body.id === done && call.body.status === 'succeeded');
+    expect(final?.body).toEqual((await getTask(sim, done)).body);
+    expect(final?.body.content).toEqual({ video_url: `${sim.baseUrl}/files/${done}.mp4` });
+  });
+
+  it('retries an unacknowledged final callback until a 2xx; non-final ones are sent once', async () => {
+    let finalCalls = 0;
+    const hook = await receiver((body) => {
+      if (body.status === 'queued') return 503;
+      if (body.status !== 'succeeded') return 200;
+      finalCalls += 1;
+      return finalCalls === 1 ? 500 : 204;
+    });
+    const sim = await start({ callbackTimeoutMs: 2000, callbackRetryDelayMs: 10 });
+    const id = await created(sim, withHook(hook.url));
+    clock += 3000;
+    await getTask(sim, id);
+    const timings = await settled(sim, id);
+
+    expect(attempts(timings)).toEqual([
+      { status: 'queued', attempt: 1, acknowledged: false },
+      { status: 'running', attempt: 1, acknowledged: true },
+      { status: 'succeeded', attempt: 1, acknowledged: false },
+      { status: 'succeeded', attempt: 2, acknowledged: true },
+    ]);
+    expect(hook.received.map((call) => call.body.status)).toEqual(['queued', 'running', 'succeeded', 'succeeded']);
+  });
+
+  it('a receiver that never answers gets the final callback 1 + 3 times, each given up after the timeout', async () => {
+    const hook = await receiver(() => 'hang');
+    const sim = await start({ callbackTimeoutMs: 100, callbackRetryDelayMs: 10 });
+    const id = await created(sim, withHook(hook.url, 'doomed [simulate:fail]'));
+    clock += 3000;
+    expect((await getTask(sim, id)).body.status).toBe('failed');
+    const timings = await settled(sim, id);
+
+    expect(attempts(timings)).toEqual([
+      { status: 'queued', attempt: 1, acknowledged: false },
+      { status: 'running', attempt: 1, acknowledged: false },
+      ...[1, 2, 3, 4].map((attempt) => ({ status: 'failed', attempt, acknowledged: false })),
+    ]);
+    const statuses = hook.received.map((call) => call.body.status);
+    expect(statuses).toEqual(['queued', 'running', 'failed', 'failed', 'failed', 'failed']);
+    await until('the receiver to see every attempt dropped', () =>
+      hook.received.every((call) => call.dropped) ? true : undefined,
+    );
+  });
+
+  it('[simulate:no-callback] never calls back; a job beside it does', async () => {
+    const hook = await receiver();
+    const sim = await start();
+    const silent = await created(sim, withHook(hook.url, 'quiet [simulate:no-callback]'));
+    const loud = await created(sim, withHook(hook.url, 'loud'));
+    clock += 3000;
+    for (const id of [silent, loud]) expect((await getTask(sim, id)).body.status).toBe('succeeded');
+    await settled(sim, loud);
+
+    expect(hook.received.map((call) => call.body.id)).toEqual([loud, loud, loud]);
+    const timings = await timingsOf(sim, silent);
+    expect(timings).toMatchObject({ status: 'succeeded', callbacks: [], callbackPending: false });
+    expect(timings.history).toHaveLength(3);
+  });
+
+  it.each([
+    ['not a URL', 'not a url'],
+    ['another scheme', 'ftp://example.com/hook'],
+    ['a relative path', '/ark/callback'],
+    ['no slashes', 'http:example.com/hook'],
+    ['no host', 'http:///hook'],
+    ['a space', 'https://example.com/a hook'],
+    ['empty', ''],
+    ['a number', 42],
+    ['null', null],
+  ])('refuses a callback_url that is %s with 400 InvalidParameter', async (_name, callbackUrl) => {
+    const sim = await start();
+    const reply = await create(sim, { model: V2, content: [text()], callback_url: callbackUrl });
+    expectRefused(reply, 400, 'InvalidParameter', 'callback_url');
+    expect(sim.jobs()).toHaveLength(0);
+  });
+
+  it('close() abandons pending callbacks: the in-flight one is dropped, nothing follows', async () => {
+    const hook = await receiver(() => 'hang');
+    const sim = await start({ callbackTimeoutMs: 120_000 });
+    await created(sim, withHook(hook.url));
+    await until('the queued callback', () => hook.received[0]);
+    clock += 3000;
+    await sim.close();
+    started.splice(started.indexOf(sim), 1);
+    await until('the callback to be dropped', () => (hook.received[0]?.dropped ? true : undefined));
+    expect(hook.received).toHaveLength(1);
+  });
+});
+
+describe('several API keys', () => {
+  it('takes any listed key; each has its own cap (maxUnfinishedPerKey); jobs stay visible to any key', async () => {
+    const sim = await start({ apiKey: 'key-a', apiKeys: ['key-b'], maxUnfinishedPerKey: 2, queuedMs: HOUR });
+    const body = { model: V2, content: [text()] };
+    const first = await created(sim, body, 'key-a');
+    await created(sim, body, 'key-a');
+    const refused = await create(sim, body, 'key-a');
+    expectRefused(refused, 429, 'QuotaExceeded', '');
+    expect((refused.body.error as { message: string }).message).toMatch(/limit of 2 queued and running tasks/);
+    await created(sim, body, 'key-b');
+    await created(sim, body, 'key-b');
+    expectRefused(await create(sim, body, 'key-b'), 429, 'QuotaExceeded', '');
+    expectRefused(await create(sim, body, 'key-c'), 401, 'AuthenticationError', '');
+
+    // As before, any accepted key reads and cancels any job (whether Ark scopes tasks per key: unconfirmed).
+    expect((await call(sim, 'GET', `${TASKS}/${first}`, undefined, 'key-b')).body.status).toBe('queued');
+    expect((await call(sim, 'DELETE', `${TASKS}/${first}`, undefined, 'key-b')).status).toBe(200);
+    await created(sim, body, 'key-a'); // the cancel freed one of key-a's places
+
+    const stats = async () => (await call(sim, 'GET', '/simulator/stats')).body;
+    expect(await stats()).toEqual({
+      maxUnfinishedPerKey: 2,
+      keys: [
+        { key: '…ey-a', unfinished: 2, peakUnfinished: 2 },
+        { key: '…ey-b', unfinished: 2, peakUnfinished: 2 },
+      ],
+    });
+    clock += HOUR + 2000;
+    expect(await stats()).toMatchObject({ keys: [{ unfinished: 0, peakUnfinished: 2 }, { unfinished: 0 }] });
+  });
+
+  it('refuses an empty key list and a cap below 1', async () => {
+    await expect(startUpstreamSimulator({ apiKeys: [] })).rejects.toThrow(/apiKeys/);
+    await expect(startUpstreamSimulator({ maxUnfinishedPerKey: 0 })).rejects.toThrow(/maxUnfinishedPerKey/);
+  });
+});
+
+describe('/simulator/jobs/{id} (not part of Ark)', () => {
+  it('gives the status history in milliseconds, without anyone polling Ark', async () => {
+    const sim = await start();
+    const createdAt = clock;
+    const id = await created(sim, { model: V2, content: [text()] });
+    clock += 1500;
+    expect(await timingsOf(sim, id)).toEqual({
+      id,
+      status: 'running',
+      history: [
+        { status: 'queued', at: iso(createdAt) },
+        { status: 'running', at: iso(createdAt + 1000) },
+      ],
+      callbacks: [],
+      callbackPending: false,
+    });
+    clock += 10_000;
+    expect((await timingsOf(sim, id)).history.at(-1)).toEqual({ status: 'succeeded', at: iso(createdAt + 3000) });
+
+    const cancelled = await created(sim, { model: V2, content: [text('c')] });
+    clock += 7;
+    await deleteTask(sim, cancelled);
+    expect((await timingsOf(sim, cancelled)).history).toEqual([
+      { status: 'queued', at: iso(clock - 7) },
+      { status: 'cancelled', at: iso(clock) },
+    ]);
+
+    expect((await call(sim, 'GET', '/simulator/jobs/cgt-nope')).status).toBe(404);
+    expect((await call(sim, 'POST', '/simulator/stats', {})).status).toBe(405);
   });
 });

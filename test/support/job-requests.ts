@@ -13,6 +13,7 @@ export function jobRequest(overrides: Partial<ProviderJobRequest> = {}): Provide
     videoUrls: [],
     audioUrls: [],
     expiresAfterSeconds: 7200,
+    account: 'default',
     ...overrides,
   };
 }

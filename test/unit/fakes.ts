@@ -22,6 +22,14 @@ import type {
   VideoUrlSigner,
 } from '../../functions/core/ports/video-storage.js';
 import type { TaskWorkflow } from '../../functions/core/ports/workflow-starter.js';
+import type { TaskWaker } from '../../functions/core/ports/task-waker.js';
+import { accountIdOf } from '../../functions/core/ports/upstream-capacity.js';
+import type {
+  AccountPenalty,
+  UpstreamAccount,
+  UpstreamCapacity,
+  WaitingEntry,
+} from '../../functions/core/ports/upstream-capacity.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { isFinal, statesBefore } from '../../functions/core/task-status.js';
 import type { TaskStatus } from '../../functions/core/task-status.js';
@@ -83,6 +91,13 @@ export class InMemoryTasks implements TaskRepository {
     if (!task || isFinal(task.status)) return false;
     task.updated_at = now;
     this.touched.push(taskId);
+    return true;
+  }
+
+  async registerWake(taskId: string, token: string, now: string): Promise<boolean> {
+    const task = this.tasks.get(taskId);
+    if (!task || isFinal(task.status)) return false;
+    Object.assign(task, { wake_token: token, updated_at: now });
     return true;
   }
 
@@ -280,5 +295,146 @@ export class FakeWorkflow implements TaskWorkflow {
   async stop(executionName: string, cause: string): Promise<void> {
     if (this.stopError) throw this.stopError;
     this.stopped.push({ executionName, cause });
+  }
+}
+
+/**
+ * Upstream capacity as the DynamoDB adapter keeps it (one account per provider by default), over the tasks of
+ * an InMemoryTasks: slots taken and given back with the task's own record, as the adapter's transactions do.
+ */
+export class InMemoryCapacity implements UpstreamCapacity {
+  readonly accountsById = new Map<string, UpstreamAccount>();
+  readonly queue = new Map<string, WaitingEntry>();
+
+  constructor(
+    private readonly tasks: InMemoryTasks,
+    accounts: Partial<UpstreamAccount>[] = [{}],
+  ) {
+    for (const account of accounts) {
+      const full: UpstreamAccount = {
+        provider: 'ark',
+        name: 'default',
+        capacity: 120,
+        in_use: 0,
+        enabled: true,
+        updated_at: '2026-01-01T00:00:00.000Z',
+        ...account,
+      };
+      this.accountsById.set(accountIdOf(full.provider, full.name), full);
+    }
+  }
+
+  async accounts(provider: string) {
+    return [...this.accountsById.values()].filter((a) => a.provider === provider).map((a) => ({ ...a }));
+  }
+
+  async enqueue(entry: WaitingEntry) {
+    this.queue.set(`${entry.provider}|${entry.position}`, { ...entry });
+  }
+
+  async oldest(provider: string, limit: number) {
+    return [...this.queue.values()]
+      .filter((e) => e.provider === provider)
+      .sort((a, b) => a.position.localeCompare(b.position))
+      .slice(0, limit)
+      .map((e) => ({ ...e }));
+  }
+
+  async countBefore(provider: string, position: string) {
+    return [...this.queue.values()].filter((e) => e.provider === provider && e.position < position).length;
+  }
+
+  async leave(provider: string, position: string, token?: string) {
+    const key = `${provider}|${position}`;
+    if (!token || this.queue.get(key)?.token === token) this.queue.delete(key);
+  }
+
+  async assign(entry: WaitingEntry, account: UpstreamAccount, callbackToken: string, now: string) {
+    const key = `${entry.provider}|${entry.position}`;
+    if (this.queue.get(key)?.token !== entry.token) return 'entry-changed' as const;
+    const task = this.tasks.tasks.get(entry.task_id);
+    if (!task || task.status !== 'pending' || task.upstream_slot || task.upstream_job_id) return 'task-not-waiting' as const;
+    const stored = this.accountsById.get(accountIdOf(account.provider, account.name));
+    const cooling = stored?.cool_until !== undefined && stored.cool_until >= now;
+    if (!stored || !stored.enabled || cooling || stored.in_use >= stored.capacity) return 'account-full' as const;
+    stored.in_use += 1;
+    Object.assign(task, {
+      upstream_slot: accountIdOf(account.provider, account.name),
+      upstream_account: account.name,
+      callback_token: callbackToken,
+      updated_at: now,
+    });
+    this.queue.delete(key);
+    return 'assigned' as const;
+  }
+
+  async release(taskId: string, accountId: string, now: string, penalty?: AccountPenalty) {
+    const task = this.tasks.tasks.get(taskId);
+    const account = this.accountsById.get(accountId);
+    if (!task || task.upstream_slot !== accountId || !account) return false;
+    delete task.upstream_slot;
+    account.in_use -= 1;
+    account.updated_at = now;
+    if (penalty && 'coolUntil' in penalty) account.cool_until = penalty.coolUntil;
+    else if (penalty) Object.assign(account, { enabled: false, disabled_reason: penalty.disable });
+    return true;
+  }
+
+  async holders(accountId: string, updatedBefore: string, limit: number) {
+    return [...this.tasks.tasks.values()]
+      .filter((t) => t.upstream_slot === accountId && t.updated_at < updatedBefore)
+      .slice(0, limit)
+      .map((t) => ({ task_id: t.task_id, status: t.status }));
+  }
+}
+
+/** Records every answer; `waiting` lists the tokens still unanswered (an answered one is refused, as in AWS). */
+export class RecordingWaker implements TaskWaker {
+  readonly answers: { token: string; output?: unknown; error?: string; cause?: string }[] = [];
+
+  async succeed(token: string, output: unknown) {
+    if (this.answers.some((a) => a.token === token)) return false;
+    this.answers.push({ token, output });
+    return true;
+  }
+
+  async fail(token: string, error: string, cause: string) {
+    if (this.answers.some((a) => a.token === token)) return false;
+    this.answers.push({ token, error, cause });
+    return true;
+  }
+}
+
+/** What every use case that touches slots needs, over `tasks`. */
+export function waitingRoom(tasks: InMemoryTasks, accounts?: Partial<UpstreamAccount>[]) {
+  let counter = 0;
+  return {
+    capacity: new InMemoryCapacity(tasks, accounts),
+    waker: new RecordingWaker(),
+    newToken: () => `callback-${(counter += 1)}`,
+  };
+}
+
+/** A FakeProvider that also records which account (API key) each read and cancel of a job used. */
+export class KeyedFakeProvider extends FakeProvider {
+  readonly reads: { jobId: string; account: string | undefined }[] = [];
+  readonly cancels: { jobId: string; account: string | undefined }[] = [];
+
+  override async getJob(jobId: string, account?: string): Promise<ProviderJobStatus> {
+    this.reads.push({ jobId, account });
+    return super.getJob(jobId);
+  }
+
+  override async cancelJob(jobId: string, account?: string): Promise<CancelOutcome> {
+    const outcome = await super.cancelJob(jobId);
+    this.cancels.push({ jobId, account });
+    return outcome;
+  }
+}
+
+/** Sets each account's `in_use` to the slots its tasks hold: for tests that build tasks already holding one. */
+export function countHeldSlots(tasks: InMemoryTasks, capacity: InMemoryCapacity): void {
+  for (const [accountId, account] of capacity.accountsById) {
+    account.in_use = [...tasks.tasks.values()].filter((task) => task.upstream_slot === accountId).length;
   }
 }

@@ -35,7 +35,7 @@ describe('MeteredVideoProvider', () => {
     const metrics = recorder();
     const provider = new MeteredVideoProvider(upstream, metrics, 'ark', () => (now += 25));
     expect(await provider.createJob({} as never)).toEqual({ jobId: 'cgt-1' });
-    await expect(provider.getJob('cgt-1')).rejects.toBeInstanceOf(UpstreamTransientError);
+    await expect(provider.getJob('cgt-1', 'default')).rejects.toBeInstanceOf(UpstreamTransientError);
     expect(metrics.recorded).toEqual([
       ['UpstreamRequests', 'Count', 1, 'ark'],
       ['UpstreamLatency', 'Milliseconds', 25, 'ark'],
@@ -48,7 +48,7 @@ describe('MeteredVideoProvider', () => {
   it("a cancel's outcome passes through; a refused cancel is an answer, not an error", async () => {
     const metrics = recorder();
     const provider = new MeteredVideoProvider(upstream, metrics, 'ark', () => 0);
-    expect(await provider.cancelJob('cgt-1')).toEqual({ outcome: 'refused', state: 'running' });
+    expect(await provider.cancelJob('cgt-1', 'default')).toEqual({ outcome: 'refused', state: 'running' });
     expect(metrics.recorded.map(([name]) => name)).toEqual(['UpstreamRequests', 'UpstreamLatency']);
   });
 

@@ -55,6 +55,8 @@ export interface TaskRepository {
    * `limit` of them, oldest first.
    */
   findStale(updatedBefore: string, limit: number): Promise<StaleTask[]>;
+  /** Records the task token of the execution's wait for the job (wake_token), and marks the task alive. */
+  registerWake(taskId: string, token: string, now: string): Promise<boolean>;
   /** Marks a task in flight as alive (its `updated_at` = `now`). Returns false when it is final. */
   touch(taskId: string, now: string): Promise<boolean>;
   /** Records that the task is now driven by `executionName`, if it is still in flight. */

@@ -10,6 +10,10 @@ export type ProviderJobRequest = Omit<ResolvedGeneration, 'modelId' | 'modelName
   upstreamModel: string;
   /** How long the upstream may keep the job before giving up on it (StartUpstream derives it from the deadline). */
   expiresAfterSeconds: number;
+  /** The upstream account (API key) to make the job with: its slot is the task's (DESIGN §3 row 32). */
+  account: string;
+  /** Where the upstream reports the job's status changes (a hint: we re-read the job before acting). */
+  callbackUrl?: string;
 };
 
 /** What an upstream's content moderation refused: one kind of input, or the video it generated. */
@@ -44,10 +48,11 @@ export type CancelOutcome =
 export interface VideoProvider {
   /** Creates an upstream job. Never retried blindly by callers: a timeout may still have created it. */
   createJob(request: ProviderJobRequest): Promise<{ jobId: string }>;
-  getJob(jobId: string): Promise<ProviderJobStatus>;
+  /** `account`: the one the job was made with (its key sees the job). */
+  getJob(jobId: string, account: string): Promise<ProviderJobStatus>;
   /**
    * Cancels the job if it has not started generating, and says what happened. Never deletes a finished
    * job's record. Throws when the upstream could not be asked (the outcome is then unknown).
    */
-  cancelJob(jobId: string): Promise<CancelOutcome>;
+  cancelJob(jobId: string, account: string): Promise<CancelOutcome>;
 }

@@ -13,11 +13,14 @@ import type { TaskRecord, TaskView } from '../task.js';
 import { isFinal } from '../task-status.js';
 import type { Caller } from './authenticate.js';
 import { findOwnTask } from './get-task.js';
+import { accountOf } from './lifecycle-steps.js';
+import type { WaitingRoomDeps } from './waiting-room.js';
+import { leaveWaitingRoom, releaseSlot } from './waiting-room.js';
 
 export const CANCELLED_MESSAGE = 'cancelled by the client';
 export const GENERATION_STARTED_MESSAGE = 'generation has started and can no longer be cancelled';
 
-export interface CancelTaskDeps {
+export interface CancelTaskDeps extends WaitingRoomDeps {
   tasks: TaskRepository;
   workflow: Pick<TaskWorkflow, 'stop'>;
   providers: Readonly<Record<string, VideoProvider>>;
@@ -59,6 +62,9 @@ export async function cancelTask(
     const latest = (await deps.tasks.get(task.task_id)) ?? current;
     if (refunded) {
       await stopExecution(latest, deps);
+      // The slot (or the place in the waiting room) goes to the next task.
+      await leaveWaitingRoom(current, deps);
+      await releaseSlot(latest, deps);
       return { task: toTaskView(latest), refunded: true };
     }
     // Someone ended the task first: another cancel (answered alike), or the task's own end.
@@ -76,7 +82,7 @@ async function cancelUpstream(task: TaskRecord, jobId: string, deps: CancelTaskD
   const provider = deps.providers[task.upstream_provider];
   if (!provider) throw new InternalError(`no adapter for upstream provider ${task.upstream_provider}`);
   try {
-    return await provider.cancelJob(jobId);
+    return await provider.cancelJob(jobId, accountOf(task));
   } catch (error) {
     deps.onCleanupError(task, 'upstream', error);
     throw new InternalError('the generator could not be reached to cancel the task; nothing was refunded: try again');

@@ -7,6 +7,7 @@ import { toTaskView, TRANSFERRING_MESSAGE } from '../task.js';
 import type { TaskRecord, TaskView } from '../task.js';
 import type { Caller } from './authenticate.js';
 import { refreshFromUpstream } from './refresh-from-upstream.js';
+import { queuePosition } from './waiting-room.js';
 import type { RefreshDeps } from './refresh-from-upstream.js';
 
 /** Re-sign a little before expiry so a URL handed out is never already dead on arrival. */
@@ -37,7 +38,7 @@ export async function getTask(
   const task = await refreshFromUpstream(stored, deps);
   const fresh = await withFreshVideoUrl(task, deps);
   return {
-    view: toTaskView(fresh),
+    view: { ...toTaskView(fresh), queue_position: (await queuePosition(fresh, deps)) ?? null },
     message: fresh.status === 'transferring' ? TRANSFERRING_MESSAGE : 'success',
   };
 }

@@ -15,7 +15,7 @@ export async function webhookNotice(
   return shouldNotify(await tasks.get(taskId), status);
 }
 
-/** For StartUpstream/PollUpstream: a task found already final may have been failed by someone else. */
+/** For the lifecycle steps: a task found already final may have been failed by someone else. */
 export async function withFinalNotice<R extends { state: string }>(
   taskId: string,
   progress: R,

@@ -1,0 +1,40 @@
+/**
+ * Composition root for upstream capacity (DESIGN §3 rows 32-33): the accounts, the waiting room, the task
+ * waker and the callback URL. Every function that ends a job gives its slot back, so most steps need it.
+ */
+import { randomBytes } from 'node:crypto';
+import type { TaskRecord } from '../core/task.js';
+import type { WaitingRoomDeps } from '../core/use-cases/waiting-room.js';
+import { readEnv } from './config.js';
+import { dynamoDocumentClient } from './dynamodb-client.js';
+import { DynamoDbUpstreamCapacity } from './dynamodb-upstream-capacity.js';
+import { taskRepository } from './service-dependencies.js';
+import { sfnClient } from './sfn-client.js';
+import { StepFunctionsTaskWaker } from './sfn-task-waker.js';
+
+export function upstreamCapacity() {
+  return new DynamoDbUpstreamCapacity(dynamoDocumentClient(), {
+    tasks: readEnv('tasksTable'),
+    upstreamAccounts: readEnv('upstreamAccountsTable'),
+    upstreamQueue: readEnv('upstreamQueueTable'),
+  });
+}
+
+export function waitingRoomDependencies(): WaitingRoomDeps {
+  return {
+    capacity: upstreamCapacity(),
+    tasks: taskRepository(),
+    waker: new StepFunctionsTaskWaker(sfnClient()),
+    now: () => new Date(),
+    newToken: () => randomBytes(24).toString('base64url'),
+  };
+}
+
+/** Where the upstream reports a task's job: our API, with the task's secret in the path (DESIGN §3 row 33). */
+export const CALLBACK_ROUTE_PREFIX = '/api/v1/upstream-callbacks';
+
+export function callbackUrl(task: Pick<TaskRecord, 'task_id' | 'callback_token'>): string | undefined {
+  const base = readEnv('callbackBaseUrl').replace(/\/+$/, '');
+  if (!base || !task.callback_token) return undefined;
+  return `${base}${CALLBACK_ROUTE_PREFIX}/${task.task_id}/${task.callback_token}`;
+}

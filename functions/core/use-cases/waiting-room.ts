@@ -1,0 +1,144 @@
+/**
+ * The waiting room (DESIGN §3 row 32). Primary course:
+ * 1. The execution's WaitForUpstreamSlot step enters its task with a task token, then dispatches.
+ * 2. Dispatch gives free slots to the oldest waiting tasks (one transaction each) and wakes them.
+ * 3. Whoever ends a job gives its slot back and dispatches again: a freed slot is taken at once.
+ * Only the task's deadline fails a waiting task; the step's timeout re-enters it, in case a wake was lost.
+ */
+import type { TaskRecord } from '../task.js';
+import { isFinal } from '../task-status.js';
+import type { TaskRepository } from '../ports/task-repository.js';
+import type { TaskWaker } from '../ports/task-waker.js';
+import type { AccountPenalty, UpstreamAccount, UpstreamCapacity, WaitingEntry } from '../ports/upstream-capacity.js';
+import { GenerationTimedOutError, TaskNotFoundError } from '../workflow-errors.js';
+
+export interface WaitingRoomDeps {
+  capacity: UpstreamCapacity;
+  tasks: Pick<TaskRepository, 'get'>;
+  waker: TaskWaker;
+  now: () => Date;
+  /** A new unguessable token, for the upstream's callback URL. */
+  newToken: () => string;
+}
+
+/** What WaitForUpstreamSlot's token is answered with (the state keeps none of it). */
+export const SLOT_TAKEN = { slot: 'taken' } as const;
+
+/** Rounds of one dispatch: each re-reads the accounts and the head of the room. */
+const MAX_ROUNDS = 20;
+
+export function waitingPosition(task: Pick<TaskRecord, 'created_at' | 'task_id'>): string {
+  return `${task.created_at}#${task.task_id}`;
+}
+
+/** Step WaitForUpstreamSlot: the token is answered now (a slot is held, or nothing is left to wait for) or by a dispatch. */
+export async function waitForSlot(taskId: string, token: string, deps: WaitingRoomDeps): Promise<void> {
+  const task = await deps.tasks.get(taskId);
+  if (!task) throw new TaskNotFoundError(`task ${taskId} does not exist`);
+  if (isFinal(task.status) || task.upstream_slot || task.upstream_job_id) {
+    await deps.waker.succeed(token, SLOT_TAKEN);
+    return;
+  }
+  if (deps.now().getTime() > Date.parse(task.deadline_at)) {
+    await deps.capacity.leave(task.upstream_provider, waitingPosition(task));
+    throw new GenerationTimedOutError(`no upstream capacity for the task by ${task.deadline_at}`);
+  }
+  const entry: WaitingEntry = {
+    provider: task.upstream_provider,
+    position: waitingPosition(task),
+    task_id: taskId,
+    token,
+    entered_at: deps.now().toISOString(),
+  };
+  await deps.capacity.enqueue(entry);
+  await dispatch(task.upstream_provider, deps);
+}
+
+/** Gives the provider's free slots to its oldest waiting tasks and wakes them. Returns how many it served. */
+export async function dispatch(provider: string, deps: WaitingRoomDeps): Promise<number> {
+  let served = 0;
+  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+    const now = deps.now();
+    const accounts = (await deps.capacity.accounts(provider)).filter((account) => usable(account, now));
+    const free = accounts.reduce((sum, account) => sum + account.capacity - account.in_use, 0);
+    if (free <= 0) return served;
+    // The `free` oldest are all served this round, so their order among themselves does not matter:
+    // shuffled, concurrent dispatchers mostly try different entries instead of racing for the first.
+    const candidates = shuffle(await deps.capacity.oldest(provider, free));
+    if (candidates.length === 0) return served;
+    let progressed = false;
+    for (const entry of candidates) {
+      const account = mostFree(accounts);
+      if (!account) break;
+      const outcome = await deps.capacity.assign(entry, account, deps.newToken(), now.toISOString());
+      if (outcome === 'assigned') {
+        account.in_use += 1;
+        served += 1;
+        progressed = true;
+        // A token that no longer waits is fine: the task holds its slot, and its wait's next try sees it.
+        await deps.waker.succeed(entry.token, SLOT_TAKEN);
+      } else if (outcome === 'account-full') {
+        account.in_use = account.capacity;
+      } else if (outcome === 'task-not-waiting') {
+        await deps.capacity.leave(provider, entry.position, entry.token);
+      }
+    }
+    // Nothing taken: every entry went to another dispatcher, which goes on itself.
+    if (!progressed) return served;
+  }
+  return served;
+}
+
+/**
+ * Gives the task's slot back (if it still holds one) and lets the next waiting task have it. `penalty`: the
+ * upstream refused the job on that account (429: cool it down; 401/403: disable it).
+ */
+export async function releaseSlot(
+  task: Pick<TaskRecord, 'task_id' | 'upstream_provider' | 'upstream_slot'>,
+  deps: WaitingRoomDeps,
+  penalty?: AccountPenalty,
+): Promise<boolean> {
+  if (!task.upstream_slot) return false;
+  const released = await deps.capacity.release(task.task_id, task.upstream_slot, deps.now().toISOString(), penalty);
+  if (released) await dispatch(task.upstream_provider, deps);
+  return released;
+}
+
+/** A task that ends while waiting leaves the room (a stale entry would also be dropped by the next dispatch). */
+export async function leaveWaitingRoom(task: TaskRecord, deps: Pick<WaitingRoomDeps, 'capacity'>): Promise<void> {
+  if (!task.upstream_slot && !task.upstream_job_id) {
+    await deps.capacity.leave(task.upstream_provider, waitingPosition(task));
+  }
+}
+
+/** 1 for the next task to start; undefined when the task is not waiting for a slot. */
+export async function queuePosition(
+  task: TaskRecord,
+  deps: Pick<WaitingRoomDeps, 'capacity'>,
+): Promise<number | undefined> {
+  if (task.status !== 'pending' || task.upstream_slot || task.upstream_job_id) return undefined;
+  return (await deps.capacity.countBefore(task.upstream_provider, waitingPosition(task))) + 1;
+}
+
+function usable(account: UpstreamAccount, now: Date): boolean {
+  const cooling = account.cool_until !== undefined && Date.parse(account.cool_until) > now.getTime();
+  return account.enabled && !cooling && account.in_use < account.capacity;
+}
+
+function mostFree(accounts: UpstreamAccount[]): UpstreamAccount | undefined {
+  let best: UpstreamAccount | undefined;
+  for (const account of accounts) {
+    const free = account.capacity - account.in_use;
+    if (free > 0 && (!best || free > best.capacity - best.in_use)) best = account;
+  }
+  return best;
+}
+
+function shuffle<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i -= 1) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j] as T, items[i] as T];
+  }
+  return items;
+}
+

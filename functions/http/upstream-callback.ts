@@ -1,0 +1,26 @@
+/**
+ * POST /api/v1/upstream-callbacks/{id}/{secret}: the upstream reports a job's status change (DESIGN §3 row
+ * 33). Not a customer route (no API key): the per-task secret in the path guards it, and the job is read
+ * again from the upstream before anything moves. Answers within Ark's 5 s (a 2 s read, then our writes).
+ */
+import { acceptCallback } from '../core/use-cases/upstream-completion.js';
+import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
+import { LIVE_QUERY_TIMEOUT_MS, videoProviders } from '../adapters/provider-dependencies.js';
+import { taskRepository } from '../adapters/service-dependencies.js';
+import { publicRoute } from './api-handler.js';
+import { isTaskId } from '../core/use-cases/get-task.js';
+import { NotFoundError } from '../core/api-error.js';
+
+const deps = {
+  ...waitingRoomDependencies(),
+  tasks: taskRepository(),
+  providers: videoProviders(LIVE_QUERY_TIMEOUT_MS),
+};
+
+export const handler = publicRoute(async (event) => {
+  const taskId = event.pathParameters?.['id'];
+  const secret = event.pathParameters?.['secret'] ?? '';
+  if (!isTaskId(taskId)) throw new NotFoundError('no such callback');
+  await acceptCallback(taskId.toLowerCase(), secret, deps);
+  return { data: null };
+});
