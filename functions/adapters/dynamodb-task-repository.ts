@@ -252,7 +252,12 @@ export class DynamoDbTaskRepository implements TaskRepository {
           UpdateExpression: 'SET wake_token = :token, updated_at = :now, #shard = :shard',
           ConditionExpression: IS_IN_FLIGHT,
           ExpressionAttributeNames: { '#status': 'status', '#shard': SHARD },
-          ExpressionAttributeValues: { ':token': token, ':now': now, ':shard': inFlightShard(taskId), ...IN_FLIGHT_VALUES },
+          ExpressionAttributeValues: {
+            ':token': token,
+            ':now': now,
+            ':shard': inFlightShard(taskId),
+            ...IN_FLIGHT_VALUES,
+          },
         }),
       );
       return true;

@@ -149,11 +149,15 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
       ],
     });
     try {
-      await withTransactionConflictRetry(() => this.db.send(command));
+      // Not retried on a conflict: concurrent dispatchers all write the account's counter, and one of them
+      // wins each round; the loser tries another entry after a fresh read instead of waiting its turn.
+      await this.db.send(command);
       return 'assigned' as AssignOutcome;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
-      const [accountItem, task, queued] = (error.CancellationReasons ?? []).map((r) => r.Code);
+      const codes = (error.CancellationReasons ?? []).map((r) => r.Code);
+      if (codes.includes('TransactionConflict') && !codes.includes('ConditionalCheckFailed')) return 'conflict';
+      const [accountItem, task, queued] = codes;
       // The entry first: a changed entry says nothing about the task; a stale task is dropped by the caller.
       if (queued === 'ConditionalCheckFailed') return 'entry-changed';
       if (task === 'ConditionalCheckFailed') return 'task-not-waiting';

@@ -301,7 +301,9 @@ const COMMANDS: Record<string, Command> = {
         throw new UsageError('--enabled must be true or false');
       }
       const enabled = enabledText === undefined ? undefined : enabledText === 'true';
-      const account = await (await open()).store.setUpstreamAccount(provider, name, {
+      const account = await (
+        await open()
+      ).store.setUpstreamAccount(provider, name, {
         ...(capacity !== undefined && { capacity }),
         ...(enabled !== undefined && { enabled }),
       });

@@ -353,7 +353,8 @@ export class InMemoryCapacity implements UpstreamCapacity {
     const key = `${entry.provider}|${entry.position}`;
     if (this.queue.get(key)?.token !== entry.token) return 'entry-changed' as const;
     const task = this.tasks.tasks.get(entry.task_id);
-    if (!task || task.status !== 'pending' || task.upstream_slot || task.upstream_job_id) return 'task-not-waiting' as const;
+    if (!task || task.status !== 'pending' || task.upstream_slot || task.upstream_job_id)
+      return 'task-not-waiting' as const;
     const stored = this.accountsById.get(accountIdOf(account.provider, account.name));
     const cooling = stored?.cool_until !== undefined && stored.cool_until >= now;
     if (!stored || !stored.enabled || cooling || stored.in_use >= stored.capacity) return 'account-full' as const;
@@ -432,9 +433,12 @@ export class KeyedFakeProvider extends FakeProvider {
   }
 }
 
-/** Sets each account's `in_use` to the slots its tasks hold: for tests that build tasks already holding one. */
+/**
+ * Adds to each account's `in_use` the slots its tasks hold: for tests that build tasks already holding one
+ * (an account's own `in_use` stands for holders outside the test).
+ */
 export function countHeldSlots(tasks: InMemoryTasks, capacity: InMemoryCapacity): void {
   for (const [accountId, account] of capacity.accountsById) {
-    account.in_use = [...tasks.tasks.values()].filter((task) => task.upstream_slot === accountId).length;
+    account.in_use += [...tasks.tasks.values()].filter((task) => task.upstream_slot === accountId).length;
   }
 }

@@ -34,6 +34,7 @@ describe('toTaskView', () => {
         'result_url',
         'video_url_expires_at',
         'webhook',
+        'queue_position',
       ].sort(),
     );
   });
@@ -56,6 +57,7 @@ describe('toTaskView', () => {
       result_url: null,
       video_url_expires_at: null,
       webhook: null,
+      queue_position: null,
     });
   });
 

@@ -42,7 +42,9 @@ export type AssignOutcome =
   /** The entry left or was entered again (a new token) meanwhile. */
   | 'entry-changed'
   /** The task is no longer pending without a slot: its entry is stale. */
-  | 'task-not-waiting';
+  | 'task-not-waiting'
+  /** Another dispatcher's transaction held one of the items: try another entry. */
+  | 'conflict';
 
 export interface UpstreamCapacity {
   /** The provider's accounts, read consistently. */

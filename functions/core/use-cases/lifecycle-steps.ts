@@ -84,10 +84,12 @@ async function startJob(
   await cancelBestEffort(providerOf(task, deps), jobId, accountOf(task), (error) =>
     deps.onOrphanJobCancelFailure?.(task.task_id, jobId, error),
   );
-  await releaseSlot(recorded, deps);
-  return isFinal(recorded.status) || !recorded.upstream_job_id
-    ? { state: 'final' }
-    : { state: 'started', job_id: recorded.upstream_job_id };
+  // Another run's job, still going, keeps the slot; a task that ended gives it back.
+  if (isFinal(recorded.status) || !recorded.upstream_job_id) {
+    await releaseSlot(recorded, deps);
+    return { state: 'final' };
+  }
+  return { state: 'started', job_id: recorded.upstream_job_id };
 }
 
 /**

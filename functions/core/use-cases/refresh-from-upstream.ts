@@ -8,9 +8,7 @@ import type { TaskRecord } from '../task.js';
 import type { CompletionDeps } from './upstream-completion.js';
 import { checkUpstream, wakeExecution } from './upstream-completion.js';
 
-export interface RefreshDeps extends CompletionDeps {
-  onUpstreamError?: (task: TaskRecord, error: unknown) => void;
-}
+export type RefreshDeps = CompletionDeps;
 
 export async function refreshFromUpstream(task: TaskRecord, deps: RefreshDeps): Promise<TaskRecord> {
   if ((task.status !== 'pending' && task.status !== 'running') || !task.upstream_job_id) return task;

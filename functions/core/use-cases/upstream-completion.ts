@@ -21,12 +21,13 @@ import { webhookNotice } from './webhook-notice.js';
 export interface CompletionDeps extends WaitingRoomDeps {
   tasks: TaskRepository;
   providers: Readonly<Record<string, VideoProvider>>;
+  /** Told when the upstream could not be read (the look is then no news). */
+  onUpstreamError?: (task: TaskRecord, error: unknown) => void;
 }
 
 /** What the execution keeps after the wait (`$.upstream`). */
 export type UpstreamProgress =
-  | { state: 'final'; notify?: boolean }
-  | { state: 'succeeded'; job_id: string; video_url: string; video_key: string };
+  { state: 'final'; notify?: boolean } | { state: 'succeeded'; job_id: string; video_url: string; video_key: string };
 
 /**
  * How long an upstream job cancelled under a live task is taken for a customer's cancel still recording its
@@ -149,6 +150,7 @@ async function readJob(task: TaskRecord, jobId: string, deps: CompletionDeps) {
       error instanceof UpstreamBusyError ||
       error instanceof UpstreamAccountError
     ) {
+      deps.onUpstreamError?.(task, error);
       return undefined;
     }
     throw error;

@@ -81,9 +81,11 @@ export async function dispatch(provider: string, deps: WaitingRoomDeps): Promise
         account.in_use = account.capacity;
       } else if (outcome === 'task-not-waiting') {
         await deps.capacity.leave(provider, entry.position, entry.token);
+        // Its place went to nobody: look again, the next entry may take the slot.
+        progressed = true;
       }
     }
-    // Nothing taken: every entry went to another dispatcher, which goes on itself.
+    // Nothing taken: every entry went to (or was held by) another dispatcher, which goes on itself.
     if (!progressed) return served;
   }
   return served;
@@ -141,4 +143,3 @@ function shuffle<T>(items: T[]): T[] {
   }
   return items;
 }
-

@@ -13,8 +13,9 @@ import {
   cancelTask,
   GENERATION_STARTED_MESSAGE,
 } from '../../../functions/core/use-cases/cancel-task.js';
+import { queuePosition, waitForSlot } from '../../../functions/core/use-cases/waiting-room.js';
 import { TASK_ID, taskRecord } from '../../support/task-records.js';
-import { CALLER, FakeProvider, FakeWorkflow, InMemoryTasks, NOW, OTHER_ACCOUNT } from '../fakes.js';
+import { CALLER, FakeProvider, FakeWorkflow, InMemoryTasks, NOW, OTHER_ACCOUNT, waitingRoom } from '../fakes.js';
 import { rejection } from '../support.js';
 
 describe('cancelTask (DESIGN §3 row 18)', () => {
@@ -22,11 +23,12 @@ describe('cancelTask (DESIGN §3 row 18)', () => {
   let workflow: FakeWorkflow;
   let provider: FakeProvider;
   let cleanupErrors: [string, unknown][];
-  const run = (taskId: string | undefined, caller: Caller = CALLER) =>
+  const run = (taskId: string | undefined, caller: Caller = CALLER, room = waitingRoom(tasks)) =>
     cancelTask(caller, taskId, {
       tasks,
       workflow,
       providers: { ark: provider },
+      ...room,
       now: () => NOW,
       onCleanupError: (_task, step, error) => cleanupErrors.push([step, error]),
     });
@@ -128,6 +130,47 @@ describe('cancelTask (DESIGN §3 row 18)', () => {
     tasks = new InMemoryTasks(taskRecord({ status: 'pending', execution_name: `${TASK_ID}-r1` }));
     await run(TASK_ID);
     expect(workflow.stopped).toEqual([{ executionName: `${TASK_ID}-r1`, cause: CANCELLED_MESSAGE }]);
+  });
+
+  describe('upstream capacity (DESIGN §3 row 32)', () => {
+    const next = () => taskRecord({ task_id: 'task-next', created_at: '2026-11-21T09:59:30.000Z' });
+
+    it('a task waiting for a slot leaves the waiting room: the tasks behind it move up', async () => {
+      tasks = new InMemoryTasks(taskRecord(), next());
+      const room = waitingRoom(tasks, [{ capacity: 0 }]);
+      const roomDeps = { ...room, tasks, now: () => NOW };
+      await waitForSlot(TASK_ID, 'wait-1', roomDeps);
+      await waitForSlot('task-next', 'wait-next', roomDeps);
+      expect((await run(TASK_ID, CALLER, room)).refunded).toBe(true);
+      expect([...room.capacity.queue.values()].map((entry) => entry.task_id)).toEqual(['task-next']);
+      expect(await queuePosition((await tasks.get('task-next')) as TaskRecord, room)).toBe(1);
+    });
+
+    it('a task holding a slot (its job still queued) gives it back: the next waiting task takes it at once', async () => {
+      tasks = new InMemoryTasks(
+        taskRecord({ status: 'running', upstream_job_id: 'job-3', upstream_slot: 'ark#default' }),
+        next(),
+      );
+      const room = waitingRoom(tasks, [{ capacity: 1, in_use: 1 }]);
+      await waitForSlot('task-next', 'wait-next', { ...room, tasks, now: () => NOW });
+      expect(room.waker.answers).toEqual([]);
+      expect((await run(TASK_ID, CALLER, room)).refunded).toBe(true);
+      expect((await tasks.get(TASK_ID))?.upstream_slot).toBeUndefined();
+      expect((await tasks.get('task-next'))?.upstream_slot).toBe('ark#default');
+      expect(room.waker.answers.map((answer) => answer.token)).toEqual(['wait-next']);
+      expect(room.capacity.accountsById.get('ark#default')?.in_use).toBe(1);
+    });
+
+    it('a cancel refused (generation started) keeps the slot', async () => {
+      tasks = new InMemoryTasks(
+        taskRecord({ status: 'running', upstream_job_id: 'job-3', upstream_slot: 'ark#default' }),
+      );
+      const room = waitingRoom(tasks, [{ capacity: 1, in_use: 1 }]);
+      provider.cancelOutcome = { outcome: 'refused', state: 'running' };
+      await rejection(run(TASK_ID, CALLER, room));
+      expect((await tasks.get(TASK_ID))?.upstream_slot).toBe('ark#default');
+      expect(room.capacity.accountsById.get('ark#default')?.in_use).toBe(1);
+    });
   });
 
   describe('races', () => {

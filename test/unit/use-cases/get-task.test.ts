@@ -5,11 +5,12 @@ import { ForbiddenError, InvalidRequestError, NotFoundError } from '../../../fun
 import type { TaskRecord } from '../../../functions/core/task.js';
 import { TRANSFERRING_MESSAGE } from '../../../functions/core/task.js';
 import type { TaskStatus } from '../../../functions/core/task-status.js';
-import { UpstreamTransientError } from '../../../functions/core/upstream-errors.js';
+import { UpstreamJobNotFoundError, UpstreamTransientError } from '../../../functions/core/upstream-errors.js';
 import type { Caller } from '../../../functions/core/use-cases/authenticate.js';
 import { getTask } from '../../../functions/core/use-cases/get-task.js';
+import { waitForSlot } from '../../../functions/core/use-cases/waiting-room.js';
 import { ACCOUNT, TASK_ID, taskRecord } from '../../support/task-records.js';
-import { CALLER, FakeProvider, FakeSigner, HOUR, InMemoryTasks, NOW, OTHER_ACCOUNT } from '../fakes.js';
+import { CALLER, FakeProvider, FakeSigner, HOUR, InMemoryTasks, NOW, OTHER_ACCOUNT, waitingRoom } from '../fakes.js';
 import { rejection } from '../support.js';
 
 describe('getTask', () => {
@@ -18,11 +19,12 @@ describe('getTask', () => {
   let provider: FakeProvider;
   let upstreamErrors: [TaskRecord, unknown][];
   let now: Date;
-  const run = (taskId: string | undefined, caller: Caller = CALLER) =>
+  const run = (taskId: string | undefined, caller: Caller = CALLER, room = waitingRoom(tasks)) =>
     getTask(caller, taskId, {
       tasks,
       signer,
       providers: { ark: provider },
+      ...room,
       now: () => now,
       onUpstreamError: (task, error) => upstreamErrors.push([task, error]),
     });
@@ -160,9 +162,17 @@ describe('getTask', () => {
       expect(provider.polled).toEqual(['job-7']);
     });
 
-    it('an upstream error → the stored task, and the error is reported', async () => {
+    it('an upstream briefly unavailable → the stored task', async () => {
       tasks = new InMemoryTasks(withJob('running'));
       provider.getError = new UpstreamTransientError('503');
+      const result = await run(TASK_ID);
+      expect(result.view.status).toBe('running');
+      expect(tasks.refunds).toEqual([]);
+    });
+
+    it('an unexpected upstream error → the stored task, and the error is reported', async () => {
+      tasks = new InMemoryTasks(withJob('running'));
+      provider.getError = new UpstreamJobNotFoundError('gone');
       const result = await run(TASK_ID);
       expect(result.view.status).toBe('running');
       expect(upstreamErrors).toHaveLength(1);
@@ -178,6 +188,29 @@ describe('getTask', () => {
     it('no upstream job yet: upstream not asked', async () => {
       await run(TASK_ID);
       expect(provider.polled).toEqual([]);
+    });
+  });
+
+  describe('queue_position (DESIGN §3 row 32)', () => {
+    const waiting = (n: number) =>
+      taskRecord({ task_id: `${TASK_ID.slice(0, -1)}${n}`, created_at: `2026-11-21T09:5${n}:00.000Z` });
+
+    it('a task waiting for upstream capacity shows its place (1: next to start); others show null', async () => {
+      tasks = new InMemoryTasks(waiting(1), waiting(2), waiting(3));
+      const room = waitingRoom(tasks, [{ capacity: 0 }]);
+      for (const n of [2, 3, 1]) await waitForSlot(waiting(n).task_id, `wait-${n}`, { ...room, tasks, now: () => now });
+      const places = [];
+      for (const n of [1, 2, 3]) places.push((await run(waiting(n).task_id, CALLER, room)).view.queue_position);
+      expect(places).toEqual([1, 2, 3]);
+    });
+
+    it.each<[string, Partial<TaskRecord>]>([
+      ['holding a slot', { upstream_slot: 'ark#default' }],
+      ['running', { status: 'running', upstream_job_id: 'job-7' }],
+      ['refunded', { status: 'refunded' }],
+    ])('a task %s: null', async (_, fields) => {
+      tasks = new InMemoryTasks(taskRecord(fields));
+      expect((await run(TASK_ID)).view.queue_position).toBeNull();
     });
   });
 });

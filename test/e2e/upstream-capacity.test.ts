@@ -1,0 +1,150 @@
+/**
+ * Upstream capacity and pushed completion (DESIGN §3 rows 32-33), over HTTP against the local stack: tasks
+ * past the accounts' slots wait `pending` with a queue position and start in submit order; a 429 from the
+ * upstream sends a task back to waiting, never to a refund; every slot is given back; a job that cannot call
+ * back is still found by the fallback poll.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
+import type { LocalStack } from '../support/test-stack.js';
+
+interface TaskData {
+  task_id: string;
+  status: string;
+  queue_position: number | null;
+  error_message: string | null;
+}
+
+const submit = (stack: LocalStack, key: string, prompt: string) =>
+  callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
+    key,
+    body: { model: 'seedance-1.5-pro', prompt, duration: 5 },
+  });
+const task = (stack: LocalStack, key: string, taskId: string) =>
+  callApi<TaskData>(stack, 'GET', `/api/v1/video/tasks/${taskId}`, { key });
+const balance = async (stack: LocalStack, key: string) =>
+  (await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key })).body.data.balance;
+
+async function allFinal(stack: LocalStack, key: string, ids: string[]) {
+  return pollUntil(
+    () => Promise.all(ids.map(async (id) => (await task(stack, key, id)).body.data)),
+    (views) => views.every((view) => ['success', 'failed', 'refunded'].includes(view.status)),
+    { timeoutMs: 120_000, intervalMs: 250 },
+  );
+}
+
+/** Every account back to 0 slots in use and nothing waiting: no slot leaked. */
+async function expectNoSlotHeld(stack: LocalStack) {
+  const { accounts, waiting } = await pollUntil(
+    () => stack.admin.upstreamAccounts(),
+    (state) => state.accounts.every((account) => account.in_use === 0),
+  );
+  expect(accounts.map((account) => account.in_use)).toEqual(accounts.map(() => 0));
+  expect(Object.values(waiting).reduce((sum, count) => sum + count, 0)).toBe(0);
+}
+
+describe('two upstream accounts with 3 slots in all', () => {
+  let stack: LocalStack;
+  beforeAll(async () => {
+    stack = await startTestStack({
+      upstreamAccounts: [
+        { name: 'a', capacity: 2 },
+        { name: 'b', capacity: 1 },
+      ],
+      upstream: { queuedMs: 100, runningMs: 1500 },
+    });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('8 tasks: 3 start, the rest wait with a queue position, all start in submit order and succeed', async () => {
+    const { key } = await newAccount(stack, '100');
+    const before = await balance(stack, key);
+    const run = randomUUID();
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i += 1) ids.push((await submit(stack, key, `burst ${run} #${i}`)).body.data.task_id);
+
+    // The last one waits behind others, and says where it stands.
+    const waiting = await pollUntil(
+      () => task(stack, key, ids[7] as string),
+      (response) => response.body.data.queue_position !== null || response.body.data.status !== 'pending',
+    );
+    expect(waiting.body.data).toMatchObject({ status: 'pending', queue_position: expect.any(Number) });
+    expect(waiting.body.data.queue_position).toBeGreaterThanOrEqual(1);
+    expect(waiting.body.data.queue_position).toBeLessThanOrEqual(5);
+
+    const views = await allFinal(stack, key, ids);
+    expect(views.map((view) => view.status)).toEqual(ids.map(() => 'success'));
+    expect(views.map((view) => view.queue_position)).toEqual(ids.map(() => null));
+    // Submit order = the order the upstream got the jobs.
+    const jobs = stack.upstream.jobs().filter((job) => job.prompt.includes(run));
+    const created = [...jobs].sort((x, y) => x.createdAt - y.createdAt).map((job) => job.prompt);
+    expect(created).toEqual(ids.map((_, i) => `burst ${run} #${i}`));
+    expect(jobs).toHaveLength(8);
+    // Never more jobs unfinished on a key than its account's slots.
+    const stats = (await (await fetch(`${stack.upstreams.ark.baseUrl}/simulator/stats`)).json()) as {
+      keys: { peakUnfinished: number }[];
+    };
+    expect(stats.keys.map((k) => k.peakUnfinished).sort()).toEqual([1, 2]);
+    expect(await balance(stack, key)).toBeCloseTo(before - 8 * 3, 4);
+    await expectNoSlotHeld(stack);
+  });
+
+  it('a task cancelled while it waits leaves the room, refunded; the others go on', async () => {
+    const { key } = await newAccount(stack, '100');
+    const run = randomUUID();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i += 1) ids.push((await submit(stack, key, `cancel ${run} #${i}`)).body.data.task_id);
+    const last = ids[4] as string;
+    await pollUntil(
+      () => task(stack, key, last),
+      (response) => response.body.data.queue_position !== null,
+    );
+    const cancelled = await callApi<TaskData>(stack, 'POST', `/api/v1/video/tasks/${last}/cancel`, { key });
+    expect(cancelled.body.data.status).toBe('refunded');
+    const views = await allFinal(stack, key, ids.slice(0, 4));
+    expect(views.map((view) => view.status)).toEqual(['success', 'success', 'success', 'success']);
+    expect(stack.upstream.jobs().filter((job) => job.prompt === `cancel ${run} #4`)).toEqual([]);
+    await expectNoSlotHeld(stack);
+  });
+
+  it('a job that cannot call back is found by the fallback poll', async () => {
+    const { key } = await newAccount(stack, '10');
+    const taskId = (await submit(stack, key, `silent ${randomUUID()} [simulate:no-callback]`)).body.data.task_id;
+    // No GET here (a query would settle it): the execution's own look, after its fallback timeout, finds it.
+    const done = await pollUntil(
+      async () => (await stack.workflow.executions()).find((record) => record.name === taskId)?.status,
+      (status) => status === 'SUCCEEDED',
+      { timeoutMs: 90_000, intervalMs: 250 },
+    );
+    expect(done).toBe('SUCCEEDED');
+    expect((await task(stack, key, taskId)).body.data.status).toBe('success');
+  });
+});
+
+describe('an upstream that refuses with 429 (another client of the key takes its capacity)', () => {
+  let stack: LocalStack;
+  beforeAll(async () => {
+    // Our account believes in 3 slots; the upstream admits 1 unfinished job per key.
+    stack = await startTestStack({
+      upstreamAccounts: [{ name: 'default', capacity: 3 }],
+      upstream: { queuedMs: 100, runningMs: 1500, maxUnfinishedPerKey: 1 },
+    });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('sends the refused tasks back to waiting, never to a refund: all 3 succeed', async () => {
+    const { key } = await newAccount(stack, '10');
+    const run = randomUUID();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) ids.push((await submit(stack, key, `refused ${run} #${i}`)).body.data.task_id);
+    const views = await allFinal(stack, key, ids);
+    expect(views.map((view) => view.status)).toEqual(['success', 'success', 'success']);
+    expect(await balance(stack, key)).toBeCloseTo(10 - 9, 4);
+    await expectNoSlotHeld(stack);
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * Upstream slots in DynamoDB Local (DESIGN §3 row 32): many tasks entering the waiting room at once never
+ * take more slots than the accounts have; the slots go in submit order; a slot is given back once, however
+ * often its release runs; and `in_use` always equals the tasks that carry the account in `upstream_slot`.
+ */
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { DynamoDbUpstreamCapacity } from '../../functions/adapters/dynamodb-upstream-capacity.js';
+import { TASKS_SLOT_HOLDERS_INDEX } from '../../functions/adapters/resources.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
+import { dispatch, releaseSlot, waitForSlot } from '../../functions/core/use-cases/waiting-room.js';
+import type { TaskRecord } from '../../functions/core/task.js';
+import { AdminStore } from '../../lib/admin/admin-store.js';
+import { useDynamoDbLocal } from '../support/dynamodb-local.js';
+import { taskRecordFor } from '../support/task-records.js';
+import { RecordingWaker } from '../unit/fakes.js';
+
+const local = useDynamoDbLocal('capacity');
+
+function room() {
+  const tasks = new DynamoDbTaskRepository(local.db, local.names.tables);
+  return {
+    capacity: new DynamoDbUpstreamCapacity(local.db, local.names.tables),
+    tasks,
+    waker: new RecordingWaker(),
+    now: () => new Date(),
+    newToken: () => randomUUID(),
+  };
+}
+
+/** `count` pending tasks of a fresh provider name, created a millisecond apart (their submit order). */
+async function pendingTasks(provider: string, count: number): Promise<TaskRecord[]> {
+  const owner = { accountId: `acct-${randomUUID().slice(0, 8)}`, keyHash: 'h' };
+  const start = Date.now();
+  const tasks: TaskRecord[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const task = taskRecordFor(owner, {
+      upstream_provider: provider,
+      created_at: new Date(start + i).toISOString(),
+      deadline_at: new Date(start + 3_600_000).toISOString(),
+    });
+    await local.db.send(new PutCommand({ TableName: local.names.tables.tasks, Item: task }));
+    tasks.push(task);
+  }
+  return tasks;
+}
+
+async function holders(accountId: string): Promise<string[]> {
+  const { Items = [] } = await local.db.send(
+    new QueryCommand({
+      TableName: local.names.tables.tasks,
+      IndexName: TASKS_SLOT_HOLDERS_INDEX.name,
+      KeyConditionExpression: 'upstream_slot = :slot',
+      ExpressionAttributeValues: { ':slot': accountId },
+    }),
+  );
+  return Items.map((item) => String(item['task_id']));
+}
+
+describe('upstream slots in DynamoDB', () => {
+  it('30 tasks entering at once on 2 accounts of 3 slots: exactly 6 hold one, the 6 oldest, each woken once', async () => {
+    const provider = `p${randomUUID().slice(0, 6)}`;
+    const admin = new AdminStore(local.db, local.names.tables);
+    await admin.setUpstreamAccount(provider, 'a', { capacity: 3 });
+    await admin.setUpstreamAccount(provider, 'b', { capacity: 3 });
+    const tasks = await pendingTasks(provider, 30);
+    const deps = room();
+    // Each enters its own room entry first (in submit order), then all dispatch at once.
+    await Promise.all(tasks.map((task) => waitForSlot(task.task_id, `token-${task.task_id}`, deps)));
+
+    const { accounts } = await admin.upstreamAccounts();
+    const mine = accounts.filter((account) => account.provider === provider);
+    expect(mine.map((account) => account.in_use)).toEqual([3, 3]);
+    const held = [...(await holders(`${provider}#a`)), ...(await holders(`${provider}#b`))];
+    expect(held.sort()).toEqual(
+      tasks
+        .slice(0, 6)
+        .map((task) => task.task_id)
+        .sort(),
+    );
+    expect(deps.waker.answers.map((answer) => answer.token).sort()).toEqual(held.map((id) => `token-${id}`).sort());
+
+    // Each release gives its slot to the next oldest, in submit order; a second release of the same slot is a no-op.
+    const first = await deps.tasks.get(tasks[0]!.task_id);
+    expect(await releaseSlot(first!, deps)).toBe(true);
+    expect(await releaseSlot(first!, deps)).toBe(false);
+    expect(deps.waker.answers.at(-1)?.token).toBe(`token-${tasks[6]!.task_id}`);
+    expect((await admin.upstreamAccounts()).waiting[provider]).toBe(23);
+    const total = (await admin.upstreamAccounts()).accounts
+      .filter((account) => account.provider === provider)
+      .reduce((sum, account) => sum + account.in_use, 0);
+    expect(total).toBe(6);
+  });
+
+  it('a disabled account and a cooling one get nothing; enabling it again lets the next dispatch serve', async () => {
+    const provider = `p${randomUUID().slice(0, 6)}`;
+    const admin = new AdminStore(local.db, local.names.tables);
+    await admin.setUpstreamAccount(provider, 'off', { capacity: 2, enabled: false });
+    const tasks = await pendingTasks(provider, 2);
+    const deps = room();
+    for (const task of tasks) await waitForSlot(task.task_id, `t-${task.task_id}`, deps);
+    expect(deps.waker.answers).toEqual([]);
+    await admin.setUpstreamAccount(provider, 'off', { enabled: true });
+    expect(await dispatch(provider, deps)).toBe(2);
+    expect(deps.waker.answers).toHaveLength(2);
+  });
+});
