@@ -11,6 +11,7 @@ import type { LocalStack } from '../support/test-stack.js';
 
 interface TaskData {
   task_id: string;
+  cost: number;
   status: string;
   queue_position: number | null;
   error_message: string | null;
@@ -52,19 +53,33 @@ describe('two upstream accounts with 3 slots in all', () => {
         { name: 'a', capacity: 2 },
         { name: 'b', capacity: 1 },
       ],
-      upstream: { queuedMs: 100, runningMs: 1500 },
+      upstream: { queuedMs: 100, runningMs: 4000 },
+      // The fallback look of a job that calls back (30 s locally): short, for the silent job below.
+      environment: { COMPLETION_CHECK_SECONDS: '3' },
     });
   });
   afterAll(async () => {
     await stack?.stop();
   });
 
-  it('8 tasks: 3 start, the rest wait with a queue position, all start in submit order and succeed', async () => {
+  it('8 tasks: 3 start, the rest wait with a queue position, then start in submit order; all succeed', async () => {
     const { key } = await newAccount(stack, '100');
     const before = await balance(stack, key);
     const run = randomUUID();
     const ids: string[] = [];
-    for (let i = 0; i < 8; i += 1) ids.push((await submit(stack, key, `burst ${run} #${i}`)).body.data.task_id);
+    let cost = 0;
+    const add = async (i: number) => {
+      const { data } = (await submit(stack, key, `burst ${run} #${i}`)).body;
+      ids.push(data.task_id);
+      cost += data.cost;
+    };
+    for (let i = 0; i < 3; i += 1) await add(i);
+    // The first three hold the three slots (their jobs exist) before the others come.
+    await pollUntil(
+      async () => stack.upstream.jobs().filter((job) => job.prompt.includes(run)).length,
+      (count) => count === 3,
+    );
+    for (let i = 3; i < 8; i += 1) await add(i);
 
     // The last one waits behind others, and says where it stands.
     const waiting = await pollUntil(
@@ -78,17 +93,17 @@ describe('two upstream accounts with 3 slots in all', () => {
     const views = await allFinal(stack, key, ids);
     expect(views.map((view) => view.status)).toEqual(ids.map(() => 'success'));
     expect(views.map((view) => view.queue_position)).toEqual(ids.map(() => null));
-    // Submit order = the order the upstream got the jobs.
+    // The five that waited got their slots, and the upstream their jobs, in submit order.
     const jobs = stack.upstream.jobs().filter((job) => job.prompt.includes(run));
     const created = [...jobs].sort((x, y) => x.createdAt - y.createdAt).map((job) => job.prompt);
-    expect(created).toEqual(ids.map((_, i) => `burst ${run} #${i}`));
+    expect(created.slice(3)).toEqual([3, 4, 5, 6, 7].map((i) => `burst ${run} #${i}`));
     expect(jobs).toHaveLength(8);
     // Never more jobs unfinished on a key than its account's slots.
     const stats = (await (await fetch(`${stack.upstreams.ark.baseUrl}/simulator/stats`)).json()) as {
       keys: { peakUnfinished: number }[];
     };
     expect(stats.keys.map((k) => k.peakUnfinished).sort()).toEqual([1, 2]);
-    expect(await balance(stack, key)).toBeCloseTo(before - 8 * 3, 4);
+    expect(await balance(stack, key)).toBeCloseTo(before - cost, 4);
     await expectNoSlotHeld(stack);
   });
 
@@ -138,13 +153,18 @@ describe('an upstream that refuses with 429 (another client of the key takes its
   });
 
   it('sends the refused tasks back to waiting, never to a refund: all 3 succeed', async () => {
-    const { key } = await newAccount(stack, '10');
+    const { key } = await newAccount(stack, '50');
     const run = randomUUID();
     const ids: string[] = [];
-    for (let i = 0; i < 3; i += 1) ids.push((await submit(stack, key, `refused ${run} #${i}`)).body.data.task_id);
+    let cost = 0;
+    for (let i = 0; i < 3; i += 1) {
+      const { data } = (await submit(stack, key, `refused ${run} #${i}`)).body;
+      ids.push(data.task_id);
+      cost += data.cost;
+    }
     const views = await allFinal(stack, key, ids);
     expect(views.map((view) => view.status)).toEqual(['success', 'success', 'success']);
-    expect(await balance(stack, key)).toBeCloseTo(10 - 9, 4);
+    expect(await balance(stack, key)).toBeCloseTo(50 - cost, 4);
     await expectNoSlotHeld(stack);
   });
 });
