@@ -1,7 +1,7 @@
 /**
  * State StartUpstream: create the upstream job once (or reuse the stored one) with the task's upstream slot
- * and move to running. The state machine keeps no part of the result (ResultPath null): AwaitCompletion
- * re-reads the task. An upstream with no room after all makes it give the slot back and throw
+ * and move to running. The state machine keeps only `check_seconds` (`$.watch`, AwaitCompletion's fallback
+ * poll): AwaitCompletion re-reads the task. An upstream with no room after all makes it give the slot back and throw
  * WaitingForUpstreamError: the state machine returns the task to the waiting room (counted, for the alarm).
  */
 import * as v from 'valibot';

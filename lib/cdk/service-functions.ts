@@ -129,7 +129,7 @@ export class ServiceFunctions extends Construct {
      * transactions with the task), and the task tokens it answers.
      */
     const capacity: FunctionAccess[] = [
-      table(TABLES.tasks, tables.tasks, 'GetItem', 'UpdateItem'),
+      ...taskRepository(['GetItem', 'UpdateItem']),
       table(TABLES.upstreamAccounts, tables.upstreamAccounts, 'Scan', 'UpdateItem'),
       table(TABLES.upstreamQueue, tables.upstreamQueue, 'PutItem', 'DeleteItem', 'Query'),
       answerTaskTokens(stateMachine),

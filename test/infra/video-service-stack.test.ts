@@ -3,7 +3,9 @@
  * lambda-bundles.test.ts builds the real bundles) serves every test here.
  */
 import { ARK_EXPIRY_SECONDS } from '../../functions/core/ark-contract.js';
-import { UPSTREAM_EXPIRY_GRACE_MS } from '../../functions/core/use-cases/lifecycle-steps.js';
+import { ACCOUNT_COOL_DOWN_MS } from '../../functions/core/use-cases/lifecycle-steps.js';
+import { UPSTREAM_EXPIRY_GRACE_MS } from '../../functions/core/use-cases/upstream-completion.js';
+import { ENV } from '../../functions/adapters/config.js';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aslTokens, readAslDefinition } from '../../lib/cdk/task-workflow.js';
@@ -13,6 +15,7 @@ import {
   TABLES,
   TASK_STARTS,
   TASKS_IN_FLIGHT_INDEX,
+  TASKS_SLOT_HOLDERS_INDEX,
   TASKS_WEBHOOK_PENDING_INDEX,
   WEBHOOK_QUEUE,
 } from '../../functions/adapters/resources.js';
@@ -55,6 +58,25 @@ function roleOf(id: string): string {
 }
 function actionsOf(id: string): string[] {
   return statementsOf(roleOf(id)).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+}
+/** The DynamoDB actions a function may take on each table itself (by table id; index grants left out). */
+function dynamoByTable(id: string): Partial<Record<TableId, string[]>> {
+  const byTable: Partial<Record<TableId, string[]>> = {};
+  const tableIds = new Map(
+    Object.entries(physicalNames(service.prefix).tables).map(([tableId, name]) => [name, tableId as TableId]),
+  );
+  for (const statement of statementsOf(roleOf(id))) {
+    const actions = ([] as string[]).concat(statement.Action).filter((action) => action.startsWith('dynamodb:'));
+    if (actions.length === 0) continue;
+    for (const resource of ([] as unknown[]).concat(statement.Resource)) {
+      if (JSON.stringify(resource).includes('/index/')) continue;
+      const [, table] = crossStackResource(service, resource);
+      const tableId = tableIds.get(table.Properties['TableName'] as string);
+      if (!tableId) throw new Error(`${id}: DynamoDB actions on ${JSON.stringify(resource)}`);
+      byTable[tableId] = [...new Set([...(byTable[tableId] ?? []), ...actions])].sort();
+    }
+  }
+  return byTable;
 }
 
 describe('stacks', () => {
@@ -131,20 +153,79 @@ describe('functions', () => {
   });
 
   it('that authenticate get the rate limit default', () => {
+    // The upstream's callback route takes no API key (a per-task secret in its path guards it): no limiter.
+    const unauthenticated = ['UpstreamCallback'];
     for (const id of API_ROUTES.map((route) => route.id)) {
+      if (unauthenticated.includes(id)) continue;
       expect(envOf(id), id).toMatchObject({ DEFAULT_RATE_LIMIT_PER_SECOND: '10' });
+      expect(envOf(id), id).toHaveProperty(TABLES.rateLimits.envVar);
     }
-    expect(envOf(DEFAULT_ROUTE.id)).not.toHaveProperty('DEFAULT_RATE_LIMIT_PER_SECOND');
+    for (const id of [...unauthenticated, DEFAULT_ROUTE.id]) {
+      expect(envOf(id), id).not.toHaveProperty('DEFAULT_RATE_LIMIT_PER_SECOND');
+      expect(envOf(id), id).not.toHaveProperty(TABLES.rateLimits.envVar);
+    }
+    expect(API_ROUTES.map((route) => route.id)).toEqual(expect.arrayContaining(unauthenticated));
   });
 
-  it('that call the upstream get its URL and the Ark key secret, and may read it', () => {
-    for (const id of ['StartUpstream', 'PollUpstream', 'GetTask', 'CancelTask']) {
-      expect(envOf(id)).toMatchObject({ ARK_BASE_URL: expect.stringMatching(/^https:\/\//) });
-      expect(envOf(id)).toHaveProperty('ARK_API_KEY_SECRET_ARN');
-      expect(actionsOf(id)).toContain('secretsmanager:GetSecretValue');
+  it('that call the upstream get its URL and the Ark key secret, and may read it; no other function does', () => {
+    const callers = ['StartUpstream', 'AwaitCompletion', 'FailAndRefund', 'GetTask', 'CancelTask', 'UpstreamCallback'];
+    for (const id of callers) {
+      expect(envOf(id), id).toMatchObject({ ARK_BASE_URL: expect.stringMatching(/^https:\/\//) });
+      expect(envOf(id), id).toHaveProperty('ARK_API_KEY_SECRET_ARN');
+      expect(actionsOf(id), id).toContain('secretsmanager:GetSecretValue');
     }
-    for (const id of ['SubmitTask', 'GetBalance', 'ListModels', 'NotFound', 'TransferVideo', 'DeliverWebhook']) {
-      expect(envOf(id)).not.toHaveProperty('ARK_API_KEY_SECRET_ARN');
+    for (const id of ALL_FUNCTION_IDS.filter((id) => !callers.includes(id))) {
+      expect(envOf(id), id).not.toHaveProperty('ARK_API_KEY_SECRET_ARN');
+      expect(envOf(id), id).not.toHaveProperty('ARK_BASE_URL');
+    }
+  });
+
+  it('StartUpstream gives the upstream a callback URL on the HTTP API, and the completion wait its fallback polls', () => {
+    const [apiId] = resourcesOfType(service.statelessJson, 'AWS::ApiGatewayV2::Api')[0] as [string, CfnResource];
+    expect(envOf('StartUpstream')[ENV.callbackBaseUrl.name]).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
+    // The timeouts of AwaitCompletion's tries (StartUpstream returns the one that applies as `check_seconds`).
+    expect(envOf('StartUpstream')).toMatchObject({
+      [ENV.completionCheckSeconds.name]: ENV.completionCheckSeconds.default,
+      [ENV.completionPollSeconds.name]: ENV.completionPollSeconds.default,
+    });
+    // Only StartUpstream puts the URL in a create.
+    for (const id of ALL_FUNCTION_IDS.filter((id) => id !== 'StartUpstream')) {
+      expect(envOf(id), id).not.toHaveProperty(ENV.callbackBaseUrl.name);
+    }
+  });
+
+  it('that wake waiting executions may answer task tokens, of the lifecycle state machine only; no other function may', () => {
+    const wakers = [
+      'WaitForUpstreamSlot',
+      'StartUpstream',
+      'AwaitCompletion',
+      'FailAndRefund',
+      'GetTask',
+      'CancelTask',
+      'UpstreamCallback',
+      'ReconcileTasks',
+    ];
+    for (const id of ALL_FUNCTION_IDS) {
+      const answers = wakers.includes(id);
+      expect(actionsOf(id).includes('states:SendTaskSuccess'), id).toBe(answers);
+      expect(actionsOf(id).includes('states:SendTaskFailure'), id).toBe(answers);
+      expect(actionsOf(id).includes('states:SendTaskHeartbeat'), id).toBe(false);
+      if (!answers) continue;
+      const grants = statementsOf(roleOf(id)).filter((s) =>
+        ([] as string[]).concat(s.Action).some((action) => action.startsWith('states:SendTask')),
+      );
+      // By its fixed name (the functions are made before the machine), never `*`.
+      for (const grant of grants) {
+        expect(JSON.stringify(grant.Resource), id).toMatch(
+          new RegExp(`":stateMachine:${physicalNames(service.prefix).stateMachine}"\\]\\]\\}$`),
+        );
+      }
+      expect(grants.length, id).toBeGreaterThan(0);
+    }
+    // Each waker also finds the tokens: the accounts and the waiting room's tables.
+    for (const id of wakers) {
+      expect(envOf(id), id).toHaveProperty(TABLES.upstreamAccounts.envVar);
+      expect(envOf(id), id).toHaveProperty(TABLES.upstreamQueue.envVar);
     }
   });
 
@@ -178,7 +259,22 @@ describe('functions', () => {
     const dynamo = (id: string) => actionsOf(id).filter((a) => a.startsWith('dynamodb:'));
     expect(dynamo('NotFound')).toEqual([]);
     expect(dynamo('TransferVideo')).toEqual([]);
-    expect(dynamo('PollUpstream').sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    // The waiting room: the task (read; its slot taken in a transaction with the account's count), the
+    // accounts (scanned, counted), the room itself (entered, left, read in order).
+    expect(dynamoByTable('WaitForUpstreamSlot')).toEqual({
+      tasks: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      upstreamAccounts: ['dynamodb:Scan', 'dynamodb:UpdateItem'],
+      upstreamQueue: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+    });
+    // The completion wait: as the waiting room (a job's end gives its slot back and dispatches), plus a failed
+    // job's refund (the account's balance and the key's spend, in one transaction with the task).
+    expect(dynamoByTable('AwaitCompletion')).toEqual({
+      tasks: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      accounts: ['dynamodb:UpdateItem'],
+      apiKeys: ['dynamodb:UpdateItem'],
+      upstreamAccounts: ['dynamodb:Scan', 'dynamodb:UpdateItem'],
+      upstreamQueue: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+    });
     expect(dynamo('ListModels').sort()).toEqual([
       'dynamodb:BatchGetItem',
       'dynamodb:GetItem',
@@ -304,8 +400,16 @@ describe('functions', () => {
         Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [logicalId, 'Arn'] } })],
       });
     }
-    const query = statementsOf(roleOf('ReconcileTasks')).find((s) => s.Action === 'dynamodb:Query');
-    expect(JSON.stringify(query?.Resource)).toContain(`/index/${TASKS_IN_FLIGHT_INDEX.name}`);
+    // By status (tasks in flight), and the slots that ended tasks still hold (slot-holders): on those indexes only.
+    const queried = statementsOf(roleOf('ReconcileTasks'))
+      .filter((s) => s.Action === 'dynamodb:Query')
+      .flatMap((s) => ([] as unknown[]).concat(s.Resource).map((resource) => JSON.stringify(resource)));
+    for (const index of [TASKS_IN_FLIGHT_INDEX.name, TASKS_SLOT_HOLDERS_INDEX.name]) {
+      expect(
+        queried.filter((resource) => resource.includes(`/index/${index}`)),
+        index,
+      ).toHaveLength(1);
+    }
   });
 
   it('the webhook requeuer queries its index, claims on the table, and sends to the webhook queue', () => {
@@ -365,11 +469,14 @@ describe('DynamoDB', () => {
       const [, table] = resourceWith(service.statefulJson, 'AWS::DynamoDB::Table', 'TableName', names.tables[tableId]);
       expect(table.Properties).toMatchObject({
         BillingMode: 'PAY_PER_REQUEST',
-        KeySchema: [{ AttributeName: definition.partitionKey, KeyType: 'HASH' }],
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         SSESpecification: { SSEEnabled: true },
         DeletionProtectionEnabled: true,
       });
+      expect(table.Properties['KeySchema'], tableId).toEqual([
+        { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+        ...('sortKey' in definition ? [{ AttributeName: definition.sortKey, KeyType: 'RANGE' }] : []),
+      ]);
       expect(table.Properties['TimeToLiveSpecification']).toEqual(
         'ttlAttribute' in definition ? { AttributeName: definition.ttlAttribute, Enabled: true } : undefined,
       );
@@ -394,6 +501,17 @@ describe('DynamoDB', () => {
     }
     // The pending-webhooks index projects only what the requeuer filters on.
     expect(TASKS_WEBHOOK_PENDING_INDEX.nonKeyAttributes).toEqual(['status', 'updated_at']);
+    // Upstream capacity (DESIGN §3 row 32): the accounts by id, the waiting room by provider in submit order,
+    // and the tasks holding a slot by account (what the reconciler repairs from), projecting only the status.
+    expect(TABLES.upstreamAccounts).toMatchObject({ partitionKey: 'id' });
+    expect(TABLES.upstreamQueue).toMatchObject({ partitionKey: 'provider', sortKey: 'position' });
+    expect(TABLES.tasks.indexes).toContain(TASKS_SLOT_HOLDERS_INDEX);
+    expect(TASKS_SLOT_HOLDERS_INDEX).toEqual({
+      name: 'slot-holders',
+      partitionKey: 'upstream_slot',
+      sortKey: 'updated_at',
+      nonKeyAttributes: ['status'],
+    });
   });
 });
 
@@ -487,13 +605,24 @@ interface AslRetrier {
   BackoffRate?: number;
   MaxAttempts?: number;
   MaxDelaySeconds?: number;
+  JitterStrategy?: string;
+}
+interface AslCatcher {
+  ErrorEquals: string[];
+  ResultPath?: string | null;
+  Next: string;
 }
 interface AslState {
   Type: string;
   Resource?: string;
+  Parameters?: Record<string, unknown>;
   TimeoutSeconds?: number;
+  TimeoutSecondsPath?: string;
+  ResultPath?: string | null;
   Seconds?: number;
+  Next?: string;
   Retry?: AslRetrier[];
+  Catch?: AslCatcher[];
 }
 function aslStates(): Record<string, AslState> {
   return (JSON.parse(readAslDefinition()) as { States: Record<string, AslState> }).States;
@@ -504,21 +633,58 @@ function stateMachine(): CfnResource {
   ];
   return machine;
 }
-/** The longest a state can take: every try to its TimeoutSeconds, every retry's longest wait (ASL defaults). */
-function worstCase(state: AslState | undefined): number {
+
+/** A Lambda invoke whose state then waits for its task token (SendTaskSuccess) or its timeout. */
+const WAIT_FOR_TASK_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
+/**
+ * The state's clock runs from the invoke: a cold start's Init (up to 10 s, then retried within the invoke:
+ * "Lambda execution environment lifecycle") and the invoke itself come on top of the function's timeout.
+ */
+const INVOKE_MARGIN_SECONDS = 15;
+
+/** The ASL token (`${…FunctionArn}`) of the function a Task state invokes: its Resource, or its FunctionName. */
+function functionToken(state: AslState): string | undefined {
+  const target = state.Resource === WAIT_FOR_TASK_TOKEN ? state.Parameters?.['FunctionName'] : state.Resource;
+  return /^\$\{(\w+)\}$/.exec(typeof target === 'string' ? target : '')?.[1];
+}
+/** The deployed timeout (seconds) of the function a Task state invokes; undefined for a state invoking none. */
+function functionTimeoutOf(state: AslState): number | undefined {
+  const token = functionToken(state);
+  if (!token) return undefined;
+  const substitutions = stateMachine().Properties['DefinitionSubstitutions'] as Record<string, unknown>;
+  const target = (substitutions[token] as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt'];
+  if (!target) throw new Error(`no function behind \${${token}}`);
+  return Number(service.statelessJson.Resources[target[0]]?.Properties['Timeout'] ?? 3);
+}
+/**
+ * The timeouts a state's tries may have: its TimeoutSeconds, or for AwaitCompletion (TimeoutSecondsPath) the
+ * `check_seconds` StartUpstream returns, one of the two values deployed in its environment.
+ */
+function stateTimeouts(state: AslState): number[] {
+  if (state.TimeoutSeconds !== undefined) return [state.TimeoutSeconds];
+  if (state.TimeoutSecondsPath === '$.watch.check_seconds') {
+    const env = envOf('StartUpstream');
+    return [ENV.completionCheckSeconds.name, ENV.completionPollSeconds.name].map((name) => Number(env[name]));
+  }
+  return [];
+}
+/** A retrier's waits before each of its retries, the longest possible (no jitter, ASL defaults). */
+function retryWaits(retrier: AslRetrier): number[] {
+  return Array.from({ length: retrier.MaxAttempts ?? 3 }, (_, retry) =>
+    Math.min((retrier.IntervalSeconds ?? 1) * (retrier.BackoffRate ?? 2) ** retry, retrier.MaxDelaySeconds ?? Infinity),
+  );
+}
+/**
+ * The longest a state can take: every retry's longest wait (ASL defaults); the first try to `timeout`, each
+ * retried try to `retriedTry` (by default to the timeout too).
+ */
+function worstCase(state: AslState | undefined, timeout = state?.TimeoutSeconds ?? 60, retriedTry = timeout): number {
   if (state?.Type === 'Wait') return state.Seconds ?? 0;
   if (state?.Type !== 'Task') return 0;
   const retriers = state.Retry ?? [];
-  const tries = 1 + retriers.reduce((total, retrier) => total + (retrier.MaxAttempts ?? 3), 0);
-  const waits = retriers.flatMap((retrier) =>
-    Array.from({ length: retrier.MaxAttempts ?? 3 }, (_, retry) =>
-      Math.min(
-        (retrier.IntervalSeconds ?? 1) * (retrier.BackoffRate ?? 2) ** retry,
-        retrier.MaxDelaySeconds ?? Infinity,
-      ),
-    ),
-  );
-  return tries * (state.TimeoutSeconds ?? 60) + waits.reduce((total, wait) => total + wait, 0);
+  const retries = retriers.reduce((total, retrier) => total + (retrier.MaxAttempts ?? 3), 0);
+  const waits = retriers.flatMap(retryWaits);
+  return timeout + retries * retriedTry + waits.reduce((total, wait) => total + wait, 0);
 }
 
 describe('Step Functions', () => {
@@ -535,29 +701,82 @@ describe('Step Functions', () => {
     });
   });
 
-  it("polls the upstream as PollUpstream's first retrier: 20 s doubling to a 60 s cap, long enough for 6 h", () => {
-    const definition = JSON.parse(readAslDefinition()) as {
-      States: Record<string, { Retry?: Record<string, unknown>[]; TimeoutSeconds?: number }>;
-    };
-    const [loop] = definition.States['PollUpstream']?.Retry ?? [];
-    expect(loop).toMatchObject({
-      ErrorEquals: ['GenerationInProgressError'],
-      IntervalSeconds: 20,
-      BackoffRate: 2,
-      MaxDelaySeconds: 60,
+  it('waits for an upstream slot and for the job to end with task tokens; only the deadline ends either wait', () => {
+    const definition = JSON.parse(readAslDefinition()) as { StartAt: string; TimeoutSeconds: number };
+    const states = aslStates();
+    expect(definition.StartAt).toBe('WaitForUpstreamSlot');
+    expect(Object.keys(states)).not.toContain('PollUpstream');
+    expect(Object.keys(states)).not.toContain('WaitBeforeFirstPoll');
+    // The order: a slot, the job's create, the wait for its end.
+    expect(states['WaitForUpstreamSlot']?.Next).toBe('StartUpstream');
+    expect(states['StartUpstream']?.Next).toBe('AwaitCompletion');
+    expect(states['AwaitCompletion']?.Next).toBe('RouteUpstreamState');
+    // AwaitCompletion's timeout (its fallback poll) is what StartUpstream returns, kept beside the input.
+    expect(states['StartUpstream']?.ResultPath).toBe('$.watch');
+    expect(states['AwaitCompletion']?.TimeoutSecondsPath).toBe('$.watch.check_seconds');
+
+    for (const name of ['WaitForUpstreamSlot', 'AwaitCompletion']) {
+      const state = states[name] as AslState;
+      const { aslToken } = WORKFLOW_FUNCTIONS.find((f) => f.id === name)!;
+      expect(state, name).toMatchObject({
+        Type: 'Task',
+        Resource: WAIT_FOR_TASK_TOKEN,
+        Parameters: {
+          FunctionName: `\${${aslToken}}`,
+          Payload: { 'task_id.$': '$.task_id', 'task_token.$': '$$.Task.Token' },
+        },
+      });
+      // A try unanswered by its timeout tries again (with a new token): the first retrier to match a timeout.
+      const retriers = state.Retry ?? [];
+      const loopIndex = retriers.findIndex(
+        (r) => r.ErrorEquals.includes('States.Timeout') || r.ErrorEquals.includes('States.ALL'),
+      );
+      const loop = retriers[loopIndex] as AslRetrier;
+      expect(loop?.ErrorEquals, name).toEqual(['States.Timeout']);
+      expect(
+        retriers.filter((r) => r.ErrorEquals.includes('States.Timeout')),
+        name,
+      ).toHaveLength(1);
+      // Without jitter, so that the sum is known: the tries, each to the shortest timeout, and the waits
+      // between them outlast the machine's own timeout, so MaxAttempts never ends the wait.
+      expect(loop, name).not.toHaveProperty('JitterStrategy');
+      const shortest = Math.min(...stateTimeouts(state));
+      const outlasts = retryWaits(loop).reduce((total, wait) => total + shortest + wait, 0);
+      expect(outlasts, name).toBeGreaterThan(definition.TimeoutSeconds);
+      // The task's deadline, checked by the function on every try, ends it: that error is never retried, and
+      // the task fails and is refunded.
+      const retried = retriers.flatMap((r) => r.ErrorEquals);
+      for (const error of ['GenerationTimedOutError', 'States.ALL', 'States.TaskFailed']) {
+        expect(retried, name).not.toContain(error);
+      }
+      expect(state.Catch, name).toEqual([
+        { ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'FailAndRefund' },
+      ]);
+    }
+    // The sums as designed: 400 × (120 + 1) s and 1500 × (60 + 1) s, both above 12 h.
+    expect(stateTimeouts(states['WaitForUpstreamSlot'] as AslState)).toEqual([120]);
+    expect(Math.min(...stateTimeouts(states['AwaitCompletion'] as AslState))).toBe(60);
+
+    // An upstream with no room after all: back to the waiting room after the account's cool-down, not retried
+    // in place and never refunded; the error kept beside the input (the task id is still needed).
+    const start = states['StartUpstream'] as AslState;
+    expect(start.Retry?.flatMap((r) => r.ErrorEquals)).not.toContain('WaitingForUpstreamError');
+    const catchers = start.Catch ?? [];
+    const back = catchers.findIndex((c) => c.ErrorEquals.includes('WaitingForUpstreamError'));
+    const all = catchers.findIndex((c) => c.ErrorEquals.includes('States.ALL'));
+    expect(back).toBeGreaterThanOrEqual(0);
+    expect(back).toBeLessThan(all);
+    expect(catchers[back]).toMatchObject({ ErrorEquals: ['WaitingForUpstreamError'], Next: 'PauseBeforeWaitingRoom' });
+    expect(catchers[back]?.ResultPath).toMatch(/^\$\.\w+$/);
+    expect(states['PauseBeforeWaitingRoom']).toMatchObject({
+      Type: 'Wait',
+      Seconds: ACCOUNT_COOL_DOWN_MS / 1000,
+      Next: 'WaitForUpstreamSlot',
     });
-    expect(loop).not.toHaveProperty('JitterStrategy');
-    // The retries' waits add up to more than 6 h (the longest model deadline): the task's deadline, checked by
-    // the step, ends the loop, not MaxAttempts.
-    const waits = Array.from({ length: Number(loop?.['MaxAttempts']) }, (_, retry) => Math.min(20 * 2 ** retry, 60));
-    expect(10 + waits.reduce((total, wait) => total + wait, 0)).toBeGreaterThan(6 * 3600);
-    expect(Object.keys(definition.States)).not.toContain('WaitForUpstream');
-    // One wait before the first poll, so that a job just created is not polled at once.
-    expect(definition.States['StartUpstream']).toMatchObject({ Next: 'WaitBeforeFirstPoll' });
-    expect(definition.States['WaitBeforeFirstPoll']).toMatchObject({ Type: 'Wait', Seconds: 10, Next: 'PollUpstream' });
+    expect(ACCOUNT_COOL_DOWN_MS).toBe(10_000);
   });
 
-  it("retries Lambda's invoke errors in every Lambda state; a poll's timeout too; never a create's unknown outcome", () => {
+  it("retries Lambda's invoke errors in every Lambda state; a completion look's crash too; never a create's unknown outcome", () => {
     // AWS's list ("Handle Lambda service exceptions", Step Functions developer guide), plus Lambda's throttle.
     const invokeErrors = [
       'Lambda.ServiceException',
@@ -568,11 +787,13 @@ describe('Step Functions', () => {
     ];
     const retried = (state: string) => aslStates()[state]?.Retry?.flatMap((retrier) => retrier.ErrorEquals) ?? [];
     for (const definition of WORKFLOW_FUNCTIONS) {
+      // Each step's state is named as its function and invokes it.
+      expect(functionToken(aslStates()[definition.id] ?? { Type: 'missing' }), definition.id).toBe(definition.aslToken);
       expect(retried(definition.id), definition.id).toEqual(expect.arrayContaining(invokeErrors));
     }
     // A function timeout or out-of-memory ("Lambda.Unknown"; Lambda names a timeout "Sandbox.Timedout") ends a
-    // poll, which only reads: polled again, not refunded while the job goes on generating.
-    expect(retried('PollUpstream')).toEqual(expect.arrayContaining(['Lambda.Unknown', 'Sandbox.Timedout']));
+    // look at the job, which only reads: looked at again, not refunded while the job goes on generating.
+    expect(retried('AwaitCompletion')).toEqual(expect.arrayContaining(['Lambda.Unknown', 'Sandbox.Timedout']));
     // A create that may have made a job is never run again: Ark has no idempotency key.
     for (const unknown of ['Lambda.Unknown', 'Sandbox.Timedout', 'States.Timeout', 'States.ALL', 'States.TaskFailed']) {
       expect(retried('StartUpstream')).not.toContain(unknown);
@@ -580,46 +801,54 @@ describe('Step Functions', () => {
     expect(retried('StartUpstream')).not.toContain('UpstreamOutcomeUnknownError');
   });
 
-  it("gives every Lambda state a TimeoutSeconds above its function's timeout, with room for the invoke and a cold start", () => {
-    // The state's clock runs from the invoke: a cold start's Init (up to 10 s, then retried within the invoke:
-    // "Lambda execution environment lifecycle") and the invoke itself come on top of the function's timeout.
-    const MARGIN_SECONDS = 15;
-    const substitutions = stateMachine().Properties['DefinitionSubstitutions'] as Record<string, unknown>;
-    const lambdaStates = Object.entries(aslStates()).filter(([, state]) => state.Type === 'Task');
-    for (const [name, state] of lambdaStates) {
-      expect(state.TimeoutSeconds, name).toEqual(expect.any(Number));
-      const token = /^\$\{(\w+)\}$/.exec(state.Resource ?? '')?.[1];
-      const target = token && (substitutions[token] as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'];
-      if (!target) continue; // sqs:sendMessage: no function
-      const lambda = service.statelessJson.Resources[target[0]];
-      const functionTimeout = Number(lambda?.Properties['Timeout'] ?? 3);
-      expect(state.TimeoutSeconds, name).toBeGreaterThanOrEqual(functionTimeout + MARGIN_SECONDS);
+  it("gives every Lambda state a timeout above its function's timeout, with room for the invoke and a cold start", () => {
+    const taskStates = Object.entries(aslStates()).filter(([, state]) => state.Type === 'Task');
+    let lambdaStates = 0;
+    for (const [name, state] of taskStates) {
+      const timeouts = stateTimeouts(state);
+      expect(timeouts.length, name).toBeGreaterThan(0);
+      for (const timeout of timeouts) expect(timeout, name).toEqual(expect.any(Number));
+      const functionTimeout = functionTimeoutOf(state);
+      if (functionTimeout === undefined) {
+        // sqs:sendMessage: no function
+        expect(state.Resource, name).toMatch(/^arn:aws:states:::sqs:/);
+        continue;
+      }
+      lambdaStates += 1;
+      // A `.waitForTaskToken` state's timeout counts from its invoke too: the shortest may not cut it short.
+      expect(Math.min(...timeouts), name).toBeGreaterThanOrEqual(functionTimeout + INVOKE_MARGIN_SECONDS);
     }
-    expect(lambdaStates.filter(([, state]) => state.Resource?.endsWith('FunctionArn}'))).toHaveLength(
-      WORKFLOW_FUNCTIONS.length,
-    );
+    expect(lambdaStates).toBe(WORKFLOW_FUNCTIONS.length);
   });
 
   it('times out an execution only past the longest legitimate one: the 6 h deadline, then every later step', () => {
     // The longest a model may generate (functions/core/video-model.ts: max_generation_seconds ≤ 21,600).
     const MAX_GENERATION_SECONDS = 6 * 3600;
     const definition = JSON.parse(readAslDefinition()) as { TimeoutSeconds?: number };
-    // The start's wait for room upstream and the poll loop both end at the same deadline (each step checks
-    // it): at most one wait and one try later each.
-    const tail = (name: string, loopError: string) => {
-      const state = aslStates()[name];
-      const loop = state?.Retry?.find((retrier) => retrier.ErrorEquals?.includes(loopError));
-      const others = state?.Retry?.filter((retrier) => retrier !== loop);
-      return Number(loop?.MaxDelaySeconds) + worstCase({ Type: 'Task', ...state, Retry: others });
+    const waits = ['WaitForUpstreamSlot', 'AwaitCompletion'];
+    // The wait for a slot and the wait for the job's end both end at the deadline, checked by their function on
+    // every try: each may overrun it by the try then in flight (to its longest timeout) and its retry's wait,
+    // then a last try with all its other retries. A try that fails with an error other than its timeout ended
+    // with its invoke (nobody answers these tokens with a failure: the functions only send SendTaskSuccess), so
+    // each such retried try lasts at most the function's timeout and the invoke's margin.
+    const tail = (name: string) => {
+      const state = aslStates()[name] as AslState;
+      const loop = state.Retry?.find((retrier) => retrier.ErrorEquals.includes('States.Timeout')) as AslRetrier;
+      const others = state.Retry?.filter((retrier) => retrier !== loop);
+      expect(others?.flatMap((retrier) => retrier.ErrorEquals) ?? [], name).not.toContain('States.ALL');
+      const timeout = Math.max(...stateTimeouts(state));
+      const invoke = Math.min(timeout, Number(functionTimeoutOf(state)) + INVOKE_MARGIN_SECONDS);
+      return timeout + Math.max(...retryWaits(loop)) + worstCase({ ...state, Retry: others }, timeout, invoke);
     };
-    const loopTails =
-      tail('StartUpstream', 'WaitingForUpstreamError') + tail('PollUpstream', 'GenerationInProgressError');
-    // Every other state runs at most once per execution, each with all its retries, each try to its timeout.
+    const loopTails = waits.reduce((total, name) => total + tail(name), 0);
+    // Every other state runs at most once past the deadline (StartUpstream and the pause before the waiting
+    // room included: the next entry to the room fails), each with all its retries, each try to its timeout.
     const rest = Object.entries(aslStates())
-      .filter(([name]) => name !== 'PollUpstream' && name !== 'StartUpstream')
+      .filter(([name]) => !waits.includes(name))
       .reduce((total, [, state]) => total + worstCase(state), 0);
-    // A job created just before the deadline is polled until Ark expires it: at most its minimum hour later.
+    // A job created just before the deadline is waited for until Ark expires it: at most its minimum hour later.
     const upstreamExpiry = ARK_EXPIRY_SECONDS.min + UPSTREAM_EXPIRY_GRACE_MS / 1000;
+    expect(Number.isFinite(loopTails + rest + upstreamExpiry)).toBe(true);
     expect(definition.TimeoutSeconds).toBeGreaterThan(MAX_GENERATION_SECONDS + upstreamExpiry + loopTails + rest);
     // And well below Standard's one year: a wedged execution ends, is alarmed (ExecutionsTimedOut) and restarted.
     expect(definition.TimeoutSeconds).toBeLessThanOrEqual(12 * 3600);
@@ -795,11 +1024,20 @@ describe('alarms', () => {
     }
   });
 
-  it("leave PollUpstream's designed throws (the poll loop's still-generating) out of its error rate", () => {
-    const [logicalId] = fn('PollUpstream');
-    const [alarm] = alarms().filter((a) => JSON.stringify(a).includes(`{"Ref":"${logicalId}"}`));
-    expect(metricsOf(alarm ?? {})).toContain('"UpstreamPollsInProgress"');
-    expect(JSON.stringify(alarm)).toContain('100 * (errors - FILL(designed, 0)) / (invocations - FILL(designed, 0))');
+  it("leave StartUpstream's designed throws (back to the waiting room) out of its error rate, and only those", () => {
+    const excluding = '100 * (errors - FILL(designed, 0)) / (invocations - FILL(designed, 0))';
+    const alarmOf = (id: string) => {
+      const [logicalId] = fn(id);
+      const found = alarms().filter((a) => JSON.stringify(a).includes(`{"Ref":"${logicalId}"}`));
+      expect(found, id).toHaveLength(1);
+      return found[0] as Record<string, unknown>;
+    };
+    expect(metricsOf(alarmOf('StartUpstream'))).toContain('"UpstreamStartsDeferred"');
+    expect(JSON.stringify(alarmOf('StartUpstream'))).toContain(excluding);
+    // Every other step's errors all count (a wait's deadline included: the task fails).
+    for (const { id } of WORKFLOW_FUNCTIONS.filter((definition) => definition.id !== 'StartUpstream')) {
+      expect(JSON.stringify(alarmOf(id)), id).not.toContain('designed');
+    }
   });
 });
 
