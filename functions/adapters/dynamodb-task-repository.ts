@@ -224,65 +224,47 @@ export class DynamoDbTaskRepository implements TaskRepository {
       .slice(0, limit);
   }
 
-  async touch(taskId: string, now: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tables.tasks,
-          Key: { task_id: taskId },
-          UpdateExpression: 'SET updated_at = :now, #shard = :shard',
-          ConditionExpression: IS_IN_FLIGHT,
-          ExpressionAttributeNames: { '#status': 'status', '#shard': SHARD },
-          ExpressionAttributeValues: { ':now': now, ':shard': inFlightShard(taskId), ...IN_FLIGHT_VALUES },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+  touch(taskId: string, now: string): Promise<boolean> {
+    return this.updateInFlight(taskId, now, {});
   }
 
-  async registerWake(taskId: string, token: string, now: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tables.tasks,
-          Key: { task_id: taskId },
-          UpdateExpression: 'SET wake_token = :token, updated_at = :now, #shard = :shard',
-          ConditionExpression: IS_IN_FLIGHT,
-          ExpressionAttributeNames: { '#status': 'status', '#shard': SHARD },
-          ExpressionAttributeValues: {
-            ':token': token,
-            ':now': now,
-            ':shard': inFlightShard(taskId),
-            ...IN_FLIGHT_VALUES,
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+  registerWake(taskId: string, token: string, now: string): Promise<boolean> {
+    return this.updateInFlight(taskId, now, { wake_token: token });
   }
 
-  async recordExecution(taskId: string, executionName: string, now: string): Promise<boolean> {
+  recordExecution(taskId: string, executionName: string, now: string): Promise<boolean> {
+    return this.updateInFlight(taskId, now, { execution_name: executionName }, { restarts: 1 });
+  }
+
+  /** SETs `fields` (and ADDs `add`) on a task still in flight, marking it alive; false when it is final. */
+  private async updateInFlight(
+    taskId: string,
+    now: string,
+    fields: Record<string, unknown>,
+    add: Record<string, number> = {},
+  ): Promise<boolean> {
+    const names: Record<string, string> = { '#status': 'status', '#shard': SHARD };
+    const values: Record<string, unknown> = { ':now': now, ':shard': inFlightShard(taskId), ...IN_FLIGHT_VALUES };
+    const sets = ['updated_at = :now', '#shard = :shard'];
+    for (const [field, value] of Object.entries(fields)) {
+      names[`#${field}`] = field;
+      values[`:${field}`] = value;
+      sets.push(`#${field} = :${field}`);
+    }
+    const adds = Object.entries(add).map(([field, value]) => {
+      names[`#${field}`] = field;
+      values[`:${field}`] = value;
+      return `#${field} :${field}`;
+    });
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tables.tasks,
           Key: { task_id: taskId },
-          UpdateExpression: 'SET execution_name = :name, updated_at = :now, #shard = :shard ADD restarts :one',
+          UpdateExpression: `SET ${sets.join(', ')}${adds.length > 0 ? ` ADD ${adds.join(', ')}` : ''}`,
           ConditionExpression: IS_IN_FLIGHT,
-          ExpressionAttributeNames: { '#status': 'status', '#shard': SHARD },
-          ExpressionAttributeValues: {
-            ':name': executionName,
-            ':now': now,
-            ':one': 1,
-            ':shard': inFlightShard(taskId),
-            ...IN_FLIGHT_VALUES,
-          },
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
         }),
       );
       return true;

@@ -1,7 +1,7 @@
 /**
  * Kill -9 the whole local stack while tasks are pending, running and transferring; start it again on
  * the same data: every task reaches a final state, each has exactly one upstream job, and the balance
- * is exact. The upstream (simulated) outlives the crash, as a real one would.
+ * is exact, and no upstream slot stays taken. The upstream (simulated) outlives the crash, as a real one would.
  */
 import { killGroup, startService, stopService } from '../support/service-process.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
+import { AdminStore } from '../../lib/admin/admin-store.js';
 import { freePort } from '../../lib/local/emulators.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
@@ -106,4 +107,20 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
 
   const balance = await callApi<{ balance: number }>(api2, 'GET', '/api/v1/account/balance', { key: DEMO_KEY });
   expect(balance.body.data.balance).toBe(100 - 3 * succeeded);
+
+  // No upstream slot outlives the crash: every job is final, so every slot was given back (or repaired).
+  const restarted = JSON.parse(readFileSync(join(dataDir, 'local-stack.json'), 'utf8'));
+  const db = new DynamoDBClient({
+    endpoint: restarted.endpoints.dynamodb,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+  });
+  const admin = new AdminStore(DynamoDBDocumentClient.from(db), restarted.names.tables);
+  const slots = await pollUntil(
+    async () => (await admin.upstreamAccounts()).accounts.map((account) => account.in_use),
+    (inUse) => inUse.every((count) => count === 0),
+    { timeoutMs: 60_000 },
+  );
+  db.destroy();
+  expect(slots).toEqual([0]);
 }, 300_000);

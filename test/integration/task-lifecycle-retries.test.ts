@@ -1,11 +1,13 @@
 /**
  * The Retry and Catch of statemachine/task-lifecycle.asl.json, run by the local Step Functions with the workflow
- * functions faked: Lambda's invoke errors are retried in every Lambda state, a poll that timed out is retried
- * instead of refunded, a StartUpstream whose outcome is unknown is never retried (no second upstream job), and
- * one the upstream has no room for (429) waits without a refund until the task's deadline.
+ * functions faked: Lambda's invoke errors are retried in every Lambda state, a look at the job that timed out
+ * is retried instead of refunded, a StartUpstream whose outcome is unknown is never retried (no second upstream
+ * job), one the upstream has no room for (429) goes back to the waiting room without a refund, and a wait whose
+ * token nobody answers times out into another look (the fallback poll).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
@@ -27,7 +29,8 @@ const LAMBDA_INVOKE_ERRORS = [
   'Lambda.TooManyRequestsException',
 ];
 
-type Fakes = Record<string, LocalLambdaHandler>;
+type Fake = LocalLambdaHandler & { calls: number };
+type Fakes = Record<string, Fake>;
 
 /** The real definition, tokens filled. No fake asks for a webhook, so the queue is never called. */
 function definition(): Record<string, unknown> {
@@ -41,21 +44,31 @@ function definition(): Record<string, unknown> {
 }
 
 const named = (name: string, message = name) => Object.assign(new Error(message), { name });
-/** A handler that throws each of `errors` once, in order, then answers `result`; its calls are counted. */
-function flaky(errors: string[], result: unknown) {
+/**
+ * A handler that throws each of `errors` once, in order, then answers `result`; its calls are counted. Called
+ * by a `.waitForTaskToken` state (its payload has a `task_token`), it answers the token instead, as the real
+ * functions do (or, for `silent` calls, leaves it unanswered: the state times out).
+ */
+function flaky(errors: string[], result: unknown, silent = 0): Fake {
   const handler = Object.assign(
-    async () => {
+    async (event: unknown) => {
       handler.calls += 1;
       const error = errors[handler.calls - 1];
       if (error) throw named(error);
-      return result;
+      const token = (event as { task_token?: string }).task_token;
+      if (token === undefined) return result;
+      if (handler.calls - errors.length > silent) {
+        await sfn.send(new SendTaskSuccessCommand({ taskToken: token, output: JSON.stringify(result) }));
+      }
+      return null;
     },
     { calls: 0 },
   );
   return handler;
 }
 
-const started = { state: 'started', job_id: 'job-1' };
+const slot = { slot: 'taken' };
+const started = { state: 'started', job_id: 'job-1', check_seconds: 1 };
 const succeeded = {
   state: 'succeeded',
   job_id: 'job-1',
@@ -67,16 +80,19 @@ const completed = { status: 'success', notify: false };
 const refunded = { status: 'failed', refunded: true, notify: false };
 
 const sqs = new SQSClient({ ...clientConfig, endpoint: 'http://127.0.0.1:9' });
+/** Pointed at the machine of the test running now (tests in a file run one at a time). */
+let sfn = new SFNClient({ ...clientConfig, endpoint: 'http://127.0.0.1:9' });
 const machines: LocalStepFunctions[] = [];
 afterAll(async () => {
   for (const machine of machines) await machine.close();
   sqs.destroy();
+  sfn.destroy();
 });
 
 /** One execution with the given fakes (any other function throws); every retry without its wait. */
 async function run(fakes: Fakes) {
   const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:retries`;
-  const handlers: Fakes = {};
+  const handlers: Record<string, LocalLambdaHandler> = {};
   for (const fn of WORKFLOW_FUNCTIONS) {
     handlers[functionArn(fn.id)] = fakes[fn.id] ?? (async () => Promise.reject(named('Unexpected', `${fn.id} ran`)));
   }
@@ -86,9 +102,11 @@ async function run(fakes: Fakes) {
     lambdaHandlers: handlers,
     sqs,
     retryIntervalOverrides: Object.fromEntries(WORKFLOW_FUNCTIONS.map((fn) => [fn.id, 0])),
-    waitTimeOverrides: { WaitBeforeFirstPoll: 0 },
+    waitTimeOverrides: { PauseBeforeWaitingRoom: 0 },
   });
   machines.push(machine);
+  sfn.destroy();
+  sfn = new SFNClient({ ...clientConfig, endpoint: machine.endpoint });
   const { execution } = await runOneExecution(machine, stateMachineArn);
   await machine.idle();
   return {
@@ -97,20 +115,31 @@ async function run(fakes: Fakes) {
   };
 }
 
+/** Every function answering as on a task that succeeds; `overrides` replace some. */
+function happy(overrides: Partial<Fakes> = {}): Fakes {
+  return {
+    WaitForUpstreamSlot: flaky([], slot),
+    StartUpstream: flaky([], started),
+    AwaitCompletion: flaky([], succeeded),
+    TransferVideo: flaky([], transferred),
+    CompleteTask: flaky([], completed),
+    FailAndRefund: flaky([], refunded),
+    ...overrides,
+  } as Fakes;
+}
+
 describe("Lambda's invoke errors", () => {
-  it.each(['StartUpstream', 'PollUpstream', 'TransferVideo', 'CompleteTask'])(
+  it.each(WORKFLOW_FUNCTIONS.map((fn) => fn.id).filter((id) => id !== 'FailAndRefund'))(
     '%s retries each of them, and the task succeeds without a refund',
     async (state) => {
-      const results = {
+      const results: Record<string, unknown> = {
+        WaitForUpstreamSlot: slot,
         StartUpstream: started,
-        PollUpstream: succeeded,
+        AwaitCompletion: succeeded,
         TransferVideo: transferred,
         CompleteTask: completed,
-        FailAndRefund: refunded,
       };
-      const fakes = Object.fromEntries(
-        Object.entries(results).map(([id, answer]) => [id, flaky(id === state ? LAMBDA_INVOKE_ERRORS : [], answer)]),
-      );
+      const fakes = happy({ [state]: flaky(LAMBDA_INVOKE_ERRORS, results[state]) });
       const result = await run(fakes);
       expect(result.status).toBe('SUCCEEDED');
       expect(result.output).toMatchObject({ completion: completed });
@@ -120,109 +149,73 @@ describe("Lambda's invoke errors", () => {
   );
 
   it('FailAndRefund retries each of them, and refunds', async () => {
-    const refund = flaky(LAMBDA_INVOKE_ERRORS, refunded);
-    const result = await run({
-      StartUpstream: flaky([], started),
-      PollUpstream: flaky(['UpstreamJobFailedError'], succeeded),
-      FailAndRefund: refund,
+    const fakes = happy({
+      AwaitCompletion: flaky(['UpstreamJobFailedError'], succeeded),
+      FailAndRefund: flaky(LAMBDA_INVOKE_ERRORS, refunded),
     });
+    const result = await run(fakes);
     expect(result.status).toBe('SUCCEEDED');
     expect(result.output).toMatchObject({ refund: refunded, error: { Error: 'UpstreamJobFailedError' } });
-    expect(refund.calls).toBe(LAMBDA_INVOKE_ERRORS.length + 1);
+    expect(fakes['FailAndRefund']?.calls).toBe(LAMBDA_INVOKE_ERRORS.length + 1);
   });
 });
 
 describe('a function that timed out or ran out of memory', () => {
-  it('PollUpstream: polled again, not refunded (the upstream job keeps generating)', async () => {
-    const poll = flaky(['Lambda.Unknown', 'Sandbox.Timedout', 'GenerationInProgressError'], succeeded);
-    const refund = flaky([], refunded);
-    const result = await run({
-      StartUpstream: flaky([], started),
-      PollUpstream: poll,
-      TransferVideo: flaky([], transferred),
-      CompleteTask: flaky([], completed),
-      FailAndRefund: refund,
-    });
+  it('AwaitCompletion: looked again, not refunded (the upstream job keeps generating)', async () => {
+    const fakes = happy({ AwaitCompletion: flaky(['Lambda.Unknown', 'Sandbox.Timedout'], succeeded) });
+    const result = await run(fakes);
     expect(result.status).toBe('SUCCEEDED');
-    expect([poll.calls, refund.calls]).toEqual([4, 0]);
+    expect([fakes['AwaitCompletion']?.calls, fakes['FailAndRefund']?.calls]).toEqual([3, 0]);
   });
 
   it.each(['Lambda.Unknown', 'UpstreamOutcomeUnknownError'])(
     'StartUpstream (%s): never run again, since a second create may bill a second job; failed and refunded',
     async (error) => {
-      const start = flaky([error], started);
-      const refund = flaky([], refunded);
-      const result = await run({ StartUpstream: start, FailAndRefund: refund });
+      const fakes = happy({ StartUpstream: flaky([error], started) });
+      const result = await run(fakes);
       expect(result.status).toBe('SUCCEEDED');
       expect(result.output).toMatchObject({ error: { Error: error }, refund: refunded });
-      expect([start.calls, refund.calls]).toEqual([1, 1]);
+      expect([fakes['StartUpstream']?.calls, fakes['FailAndRefund']?.calls]).toEqual([1, 1]);
     },
   );
 
   it('TransferVideo: not retried (it would time out again); failed and refunded', async () => {
-    const transfer = flaky(['Lambda.Unknown'], transferred);
-    const refund = flaky([], refunded);
-    const result = await run({
-      StartUpstream: flaky([], started),
-      PollUpstream: flaky([], succeeded),
-      TransferVideo: transfer,
-      FailAndRefund: refund,
-    });
+    const fakes = happy({ TransferVideo: flaky(['Lambda.Unknown'], transferred) });
+    const result = await run(fakes);
     expect(result.output).toMatchObject({ error: { Error: 'Lambda.Unknown' } });
-    expect([transfer.calls, refund.calls]).toEqual([1, 1]);
+    expect([fakes['TransferVideo']?.calls, fakes['FailAndRefund']?.calls]).toEqual([1, 1]);
   });
 });
 
-describe('an upstream with no room for the job (429, or a key or account to fix)', () => {
-  it('StartUpstream waits and tries again, far past the bounded retries of other errors: no refund', async () => {
-    const start = flaky(
-      Array.from({ length: 40 }, () => 'WaitingForUpstreamError'),
-      started,
-    );
-    const refund = flaky([], refunded);
-    const result = await run({
-      StartUpstream: start,
-      PollUpstream: flaky([], succeeded),
-      TransferVideo: flaky([], transferred),
-      CompleteTask: flaky([], completed),
-      FailAndRefund: refund,
+describe('the waits (task tokens)', () => {
+  it('an upstream with no room after all (429): back to the waiting room, again and again, no refund', async () => {
+    const fakes = happy({
+      StartUpstream: flaky(
+        Array.from({ length: 5 }, () => 'WaitingForUpstreamError'),
+        started,
+      ),
     });
+    const result = await run(fakes);
     expect(result.status).toBe('SUCCEEDED');
     expect(result.output).toMatchObject({ completion: completed });
-    expect([start.calls, refund.calls]).toEqual([41, 0]);
+    expect([fakes['WaitForUpstreamSlot']?.calls, fakes['StartUpstream']?.calls, fakes['FailAndRefund']?.calls]).toEqual(
+      [6, 6, 0],
+    );
   });
 
-  it('only the deadline ends the wait: GenerationTimedOutError, refunded once as timed out', async () => {
-    const start = flaky(
-      [...Array.from({ length: 10 }, () => 'WaitingForUpstreamError'), 'GenerationTimedOutError'],
-      started,
-    );
-    const refund = flaky([], refunded);
-    const result = await run({ StartUpstream: start, FailAndRefund: refund });
+  it('only the deadline ends a wait for a slot: GenerationTimedOutError, refunded once as timed out', async () => {
+    const fakes = happy({ WaitForUpstreamSlot: flaky(['GenerationTimedOutError'], slot) });
+    const result = await run(fakes);
     expect(result.status).toBe('SUCCEEDED');
     expect(result.output).toMatchObject({ error: { Error: 'GenerationTimedOutError' }, refund: refunded });
-    expect([start.calls, refund.calls]).toEqual([11, 1]);
+    expect([fakes['StartUpstream']?.calls, fakes['FailAndRefund']?.calls]).toEqual([0, 1]);
   });
 
-  it("the wait's retrier cannot run out within an execution's life: its waits add up past the machine's timeout", () => {
-    const asl = definition() as {
-      TimeoutSeconds: number;
-      States: Record<string, { Retry?: Record<string, unknown>[] }>;
-    };
-    const waiting = asl.States['StartUpstream']?.Retry?.find((retrier) =>
-      (retrier['ErrorEquals'] as string[]).includes('WaitingForUpstreamError'),
-    );
-    expect(waiting?.['ErrorEquals']).toEqual(['WaitingForUpstreamError']);
-    // No jitter: each wait is known, so their sum is too (FULL jitter could make any wait near 0 s).
-    expect(waiting).not.toHaveProperty('JitterStrategy');
-    const [interval, rate, cap, attempts] = ['IntervalSeconds', 'BackoffRate', 'MaxDelaySeconds', 'MaxAttempts'].map(
-      (field) => Number(waiting?.[field]),
-    ) as [number, number, number, number];
-    expect(cap).toBeLessThanOrEqual(60);
-    const total = Array.from({ length: attempts }, (_, retry) => Math.min(interval * rate ** retry, cap)).reduce(
-      (sum, wait) => sum + wait,
-      0,
-    );
-    expect(total).toBeGreaterThan(asl.TimeoutSeconds);
+  it("a job's end nobody reports: the wait times out (StartUpstream's check_seconds) and looks again", async () => {
+    const fakes = happy({ AwaitCompletion: flaky([], succeeded, 2) });
+    const result = await run(fakes);
+    expect(result.status).toBe('SUCCEEDED');
+    expect(result.output).toMatchObject({ upstream: succeeded, completion: completed });
+    expect([fakes['AwaitCompletion']?.calls, fakes['FailAndRefund']?.calls]).toEqual([3, 0]);
   });
 });

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startS3AndSqs } from '../../lib/local/emulators.js';
@@ -47,6 +48,8 @@ function definition(queueUrl: string): Record<string, unknown> {
 
 let fauxqs: Fauxqs;
 let sqs: SQSClient;
+/** Pointed at the machine of the test running now (tests in a file run one at a time). */
+let sfn: SFNClient | undefined;
 const machines: LocalStepFunctions[] = [];
 
 beforeAll(async () => {
@@ -56,6 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const machine of machines) await machine.close();
   sqs?.destroy();
+  sfn?.destroy();
   await fauxqs?.stop();
 });
 
@@ -76,11 +80,10 @@ async function run(fakes: Fakes, queueUrl?: string) {
     stateMachineArn,
     lambdaHandlers: handlers,
     sqs,
-    // The poll loop's retrier without its waits (its backoff is covered by the infra tests).
-    retryIntervalOverrides: { PollUpstream: [0] },
-    waitTimeOverrides: { WaitBeforeFirstPoll: 0 },
   });
   machines.push(machine);
+  sfn?.destroy();
+  sfn = new SFNClient({ ...clientConfig, endpoint: machine.endpoint });
   const { taskId, execution } = await runOneExecution(machine, stateMachineArn);
   const { Messages } = await sqs.send(
     new ReceiveMessageCommand({ QueueUrl: queues.queue.url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
@@ -93,28 +96,45 @@ async function run(fakes: Fakes, queueUrl?: string) {
   };
 }
 
-const waiting = async () => ({ state: 'started', job_id: 'job-1' });
+/**
+ * A `.waitForTaskToken` function's fake: its token is answered with `output` (by the function itself, or,
+ * with `later`, by someone else once it has returned: a callback or a status query).
+ */
+function answers(output: unknown, later = false): LocalLambdaHandler {
+  return async (event) => {
+    const send = () =>
+      sfn!.send(
+        new SendTaskSuccessCommand({
+          taskToken: (event as { task_token: string }).task_token,
+          output: JSON.stringify(output),
+        }),
+      );
+    if (later) setTimeout(() => void send(), 50);
+    else await send();
+    return null;
+  };
+}
+const slot = answers({ slot: 'taken' });
+const waiting = async () => ({ state: 'started', job_id: 'job-1', check_seconds: 60 });
 const upstreamFailed = async () => {
   throw Object.assign(new Error('the generator said no'), { name: 'UpstreamJobFailedError' });
 };
 
-describe('the poll loop', () => {
-  it('PollUpstream is retried while the job generates, then the video is transferred once and the task succeeds', async () => {
-    let polls = 0;
+describe("the wait for the job's end", () => {
+  it('answered by someone else (a callback), the video is transferred once and the task succeeds', async () => {
     const transfers: unknown[] = [];
     const result = await run({
+      WaitForUpstreamSlot: slot,
       StartUpstream: waiting,
-      PollUpstream: async () => {
-        polls += 1;
-        if (polls < 4)
-          throw Object.assign(new Error('upstream job job-1 is running'), { name: 'GenerationInProgressError' });
-        return {
+      AwaitCompletion: answers(
+        {
           state: 'succeeded',
           job_id: 'job-1',
           video_url: 'https://upstream.example.com/v.mp4',
           video_key: 'videos/a/t.mp4',
-        };
-      },
+        },
+        true,
+      ),
       TransferVideo: async (input) => {
         transfers.push(input);
         return { video_key: 'videos/a/t.mp4', bytes: 1 };
@@ -122,23 +142,18 @@ describe('the poll loop', () => {
       CompleteTask: async () => ({ status: 'success', notify: true }),
     });
     expect(result.status).toBe('SUCCEEDED');
-    expect(polls).toBe(4);
     expect(transfers).toEqual([
       { task_id: result.taskId, source_url: 'https://upstream.example.com/v.mp4', video_key: 'videos/a/t.mp4' },
     ]);
     expect(result.messages).toEqual([{ task_id: result.taskId, event: 'task.success' }]);
   });
 
-  it('a job that ends in failure stops the loop: refunded once', async () => {
-    let polls = 0;
+  it('a job that ends in failure ends the wait: refunded once', async () => {
     let refunds = 0;
     const result = await run({
+      WaitForUpstreamSlot: slot,
       StartUpstream: waiting,
-      PollUpstream: async () => {
-        polls += 1;
-        if (polls < 3) throw Object.assign(new Error('still going'), { name: 'GenerationInProgressError' });
-        return upstreamFailed();
-      },
+      AwaitCompletion: upstreamFailed,
       FailAndRefund: async (input) => {
         refunds += 1;
         expect(input).toMatchObject({ error: { Error: 'UpstreamJobFailedError' } });
@@ -146,15 +161,16 @@ describe('the poll loop', () => {
       },
     });
     expect(result.status).toBe('SUCCEEDED');
-    expect([polls, refunds]).toEqual([3, 1]);
+    expect(refunds).toBe(1);
   });
 });
 
 describe('webhook states of the task lifecycle', () => {
   it('a failure with notify queues one task.failed message', async () => {
     const result = await run({
+      WaitForUpstreamSlot: slot,
       StartUpstream: waiting,
-      PollUpstream: upstreamFailed,
+      AwaitCompletion: upstreamFailed,
       FailAndRefund: async () => ({ status: 'failed', refunded: true, notify: true }),
     });
     expect(result.status).toBe('SUCCEEDED');
@@ -163,8 +179,9 @@ describe('webhook states of the task lifecycle', () => {
 
   it('a failure without notify (no webhook_url) queues nothing', async () => {
     const result = await run({
+      WaitForUpstreamSlot: slot,
       StartUpstream: waiting,
-      PollUpstream: upstreamFailed,
+      AwaitCompletion: upstreamFailed,
       FailAndRefund: async () => ({ status: 'failed', refunded: true, notify: false }),
     });
     expect(result.status).toBe('SUCCEEDED');
@@ -173,8 +190,9 @@ describe('webhook states of the task lifecycle', () => {
 
   it('a task found already failed (a status query refunded it) still has its message queued', async () => {
     const result = await run({
+      WaitForUpstreamSlot: slot,
       StartUpstream: waiting,
-      PollUpstream: async () => ({ state: 'final', notify: true }),
+      AwaitCompletion: answers({ state: 'final', notify: true }),
     });
     expect(result.status).toBe('SUCCEEDED');
     expect(result.messages).toEqual([{ task_id: result.taskId, event: 'task.failed' }]);
@@ -182,8 +200,9 @@ describe('webhook states of the task lifecycle', () => {
 
   it('a task found final without notify (cancelled) ends quietly', async () => {
     const result = await run({
-      StartUpstream: async () => ({ state: 'final' }),
-      PollUpstream: async () => ({ state: 'final', notify: false }),
+      WaitForUpstreamSlot: slot,
+      StartUpstream: async () => ({ state: 'final', check_seconds: 60 }),
+      AwaitCompletion: answers({ state: 'final', notify: false }),
     });
     expect(result.status).toBe('SUCCEEDED');
     expect(result.messages).toEqual([]);
@@ -192,8 +211,9 @@ describe('webhook states of the task lifecycle', () => {
   it('a queue that cannot be reached leaves the outcome as it was: succeeded, the error kept', async () => {
     const result = await run(
       {
+        WaitForUpstreamSlot: slot,
         StartUpstream: waiting,
-        PollUpstream: upstreamFailed,
+        AwaitCompletion: upstreamFailed,
         FailAndRefund: async () => ({ status: 'failed', refunded: true, notify: true }),
       },
       `${fauxqs.endpoint}/000000000000/no-such-queue`,
