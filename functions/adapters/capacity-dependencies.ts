@@ -7,6 +7,7 @@ import type { TaskRecord } from '../core/task.js';
 import type { WaitingRoomDeps } from '../core/use-cases/waiting-room.js';
 import { readEnv } from './config.js';
 import { dynamoDocumentClient } from './dynamodb-client.js';
+import { logger } from './logger.js';
 import { DynamoDbUpstreamCapacity } from './dynamodb-upstream-capacity.js';
 import { taskRepository } from './service-dependencies.js';
 import { sfnClient } from './sfn-client.js';
@@ -27,6 +28,8 @@ export function waitingRoomDependencies(): WaitingRoomDeps {
     waker: new StepFunctionsTaskWaker(sfnClient()),
     now: () => new Date(),
     newToken: () => randomBytes(24).toString('base64url'),
+    onDispatchError: (error) =>
+      logger.warn('a freed upstream slot could not be handed on now; the reconciler will', { error: error as Error }),
   };
 }
 

@@ -171,8 +171,9 @@ export class ServiceFunctions extends Construct {
           ...upstream,
         ],
       },
-      // The upstream's job reports: a read of the job, then as GetTask's settle.
-      UpstreamCallback: { uses: [...refunds, ...capacity, ...upstream], timeout: Duration.seconds(5) },
+      // The upstream's job reports: a read of the job (2 s at most), then as GetTask's settle. Ark waits 5 s for
+      // the answer; the function may take longer under load (the work is done, Ark only sends the hint again).
+      UpstreamCallback: { uses: [...refunds, ...capacity, ...upstream] },
       GetBalance: { uses: [...authentication, table(TABLES.accounts, tables.accounts, 'GetItem')] },
       ListModels: { uses: [...authentication, table(TABLES.models, tables.models, 'Scan')] },
       // Answers with the envelope only: touches nothing.

@@ -19,6 +19,8 @@ export interface WaitingRoomDeps {
   now: () => Date;
   /** A new unguessable token, for the upstream's callback URL. */
   newToken: () => string;
+  /** Told when a dispatch after a release failed: the reconciler's next dispatch (every minute) serves the room. */
+  onDispatchError?: (error: unknown) => void;
 }
 
 /** What WaitForUpstreamSlot's token is answered with (the state keeps none of it). */
@@ -102,7 +104,8 @@ export async function releaseSlot(
 ): Promise<boolean> {
   if (!task.upstream_slot) return false;
   const released = await deps.capacity.release(task.task_id, task.upstream_slot, deps.now().toISOString(), penalty);
-  if (released) await dispatch(task.upstream_provider, deps);
+  // The slot is back either way; a caller that moved money (a cancel, a refund) must not fail over a wake.
+  if (released) await dispatch(task.upstream_provider, deps).catch((error: unknown) => deps.onDispatchError?.(error));
   return released;
 }
 
