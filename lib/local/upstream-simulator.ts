@@ -7,7 +7,7 @@
  * show a job's timings and the per-key load, for tests and the benchmark. Only node built-ins.
  */
 import { randomBytes, randomInt } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -305,9 +305,13 @@ class Simulator {
     return this.config.timings;
   }
 
+  /** Whole or not at all: a kill -9 mid-write (the crash tests do it) must not leave half a file to restart from. */
   private persist(): void {
     const { stateFile } = this.config;
-    if (stateFile) writeFileSync(stateFile, JSON.stringify([...this.jobsById.values()]));
+    if (!stateFile) return;
+    const partial = `${stateFile}.${process.pid}.tmp`;
+    writeFileSync(partial, JSON.stringify([...this.jobsById.values()]));
+    renameSync(partial, stateFile);
   }
 
   snapshot(): SimulatedJob[] {
