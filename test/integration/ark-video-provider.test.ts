@@ -123,7 +123,9 @@ describe('ArkVideoProvider against the upstream simulator', () => {
   });
 
   it('throws UpstreamJobNotFoundError for an unknown id', async () => {
-    await expect(provider.getJob('cgt-20250101000000-nope0', 'default')).rejects.toBeInstanceOf(UpstreamJobNotFoundError);
+    await expect(provider.getJob('cgt-20250101000000-nope0', 'default')).rejects.toBeInstanceOf(
+      UpstreamJobNotFoundError,
+    );
   });
 
   it('a bad api key (401 AuthenticationError) is an account error, for an operator, on every call', async () => {
