@@ -17,10 +17,20 @@ const deps = {
   providers: videoProviders(LIVE_QUERY_TIMEOUT_MS),
 };
 
+/** The status the body claims (Ark posts its task object), only to skip reads for jobs still under way. */
+function claimedStatus(body: string | undefined): string | undefined {
+  try {
+    const status: unknown = (JSON.parse(body ?? '') as { status?: unknown } | null)?.status;
+    return typeof status === 'string' ? status : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export const handler = publicRoute(async (event) => {
   const taskId = event.pathParameters?.['id'];
   const secret = event.pathParameters?.['secret'] ?? '';
   if (!isTaskId(taskId)) throw new NotFoundError('no such callback');
-  await acceptCallback(taskId.toLowerCase(), secret, deps);
+  await acceptCallback(taskId.toLowerCase(), secret, deps, claimedStatus(event.body));
   return { data: null };
 });

@@ -39,8 +39,9 @@ export interface LocalStackOptions {
   /** Name prefix of tables and bucket. */
   prefix?: string;
   /**
-   * Seconds between polls of a job that cannot call back (COMPLETION_POLL_SECONDS): with callbacks off
-   * (`callbacks: false`) or a `[simulate:no-callback]` job. Default 1.
+   * Seconds between polls when jobs are made without a callback URL (`callbacks: false`;
+   * COMPLETION_POLL_SECONDS). Default 1. A job made with one that never calls back (`[simulate:no-callback]`)
+   * is polled every LOCAL_COMPLETION_CHECK_SECONDS (30 s) instead.
    */
   pollIntervalSeconds?: number;
   /** Whether jobs are made with a callback URL (the local API): default true when every upstream is simulated. */

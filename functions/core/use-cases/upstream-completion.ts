@@ -74,12 +74,11 @@ export async function awaitCompletion(taskId: string, token: string, deps: Compl
  * A hint that the job may have ended (Ark's callback, a status query that saw it): re-read it from the
  * upstream and, if it is final, settle it and wake the execution. True when the job was found final.
  */
-export async function settleFromHint(taskId: string, deps: CompletionDeps): Promise<boolean> {
-  const task = await deps.tasks.get(taskId);
+export async function settleFromHint(task: TaskRecord | undefined, deps: CompletionDeps): Promise<boolean> {
   if (!task || isFinal(task.status) || !task.upstream_job_id) return false;
   const progress = await checkUpstream(task, deps, { recordStart: true });
   if (!progress) return false;
-  await wakeExecution(taskId, progress, deps);
+  await wakeExecution(task.task_id, progress, deps);
   return true;
 }
 
@@ -166,14 +165,21 @@ async function answer(token: string, progress: UpstreamProgress, taskId: string,
 /**
  * The upstream's callback for a task (POST <callback URL>): its body is never trusted (Ark signs nothing);
  * the secret in the URL only decides whether the hint is worth a read of the job. Unknown task or wrong
- * secret: NotFoundError, the same answer for both.
+ * secret: NotFoundError, the same answer for both. A callback that says the job is still under way
+ * (`claimedStatus` queued or running) is not worth one: a status query shows the start.
  */
-export async function acceptCallback(taskId: string, secret: string, deps: CompletionDeps): Promise<void> {
+export async function acceptCallback(
+  taskId: string,
+  secret: string,
+  deps: CompletionDeps,
+  claimedStatus?: string,
+): Promise<void> {
   const task = await deps.tasks.get(taskId);
   if (!task?.callback_token || !sameSecret(task.callback_token, secret)) {
     throw new NotFoundError('no such callback');
   }
-  await settleFromHint(taskId, deps);
+  if (claimedStatus === 'queued' || claimedStatus === 'running') return;
+  await settleFromHint(task, deps);
 }
 
 /** Compares in time independent of where the strings differ. */

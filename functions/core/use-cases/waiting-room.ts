@@ -28,6 +28,8 @@ export const SLOT_TAKEN = { slot: 'taken' } as const;
 
 /** Rounds of one dispatch: each re-reads the accounts and the head of the room. */
 const MAX_ROUNDS = 20;
+/** Entries found taken by another dispatcher before a round stops and re-reads the room. */
+const TAKEN_BEFORE_REREAD = 3;
 
 export function waitingPosition(task: Pick<TaskRecord, 'created_at' | 'task_id'>): string {
   return `${task.created_at}#${task.task_id}`;
@@ -53,42 +55,50 @@ export async function waitForSlot(taskId: string, token: string, deps: WaitingRo
     entered_at: deps.now().toISOString(),
   };
   await deps.capacity.enqueue(entry);
-  await dispatch(task.upstream_provider, deps);
+  // One slot at most: under a backlog every entering task dispatches, and each serving the whole room
+  // would make n tasks do n² reads. The reconciler's dispatch (every minute) serves all that is free.
+  await dispatch(task.upstream_provider, deps, 1);
 }
 
-/** Gives the provider's free slots to its oldest waiting tasks and wakes them. Returns how many it served. */
-export async function dispatch(provider: string, deps: WaitingRoomDeps): Promise<number> {
+/**
+ * Gives up to `limit` of the provider's free slots to its oldest waiting tasks and wakes them. Returns how
+ * many it served.
+ */
+export async function dispatch(
+  provider: string,
+  deps: WaitingRoomDeps,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<number> {
   let served = 0;
-  for (let round = 0; round < MAX_ROUNDS; round += 1) {
+  for (let round = 0; round < MAX_ROUNDS && served < limit; round += 1) {
     const now = deps.now();
     const accounts = (await deps.capacity.accounts(provider)).filter((account) => usable(account, now));
     const free = accounts.reduce((sum, account) => sum + account.capacity - account.in_use, 0);
     if (free <= 0) return served;
-    // The `free` oldest are all served this round, so their order among themselves does not matter:
+    // The oldest entries are all served this round, so their order among themselves does not matter:
     // shuffled, concurrent dispatchers mostly try different entries instead of racing for the first.
-    const candidates = shuffle(await deps.capacity.oldest(provider, free));
+    const candidates = shuffle(await deps.capacity.oldest(provider, Math.min(free, limit - served)));
     if (candidates.length === 0) return served;
-    let progressed = false;
+    let taken = 0;
     for (const entry of candidates) {
       const account = mostFree(accounts);
-      if (!account) break;
+      if (!account || taken >= TAKEN_BEFORE_REREAD) break;
       const outcome = await deps.capacity.assign(entry, account, deps.newToken(), now.toISOString());
       if (outcome === 'assigned') {
         account.in_use += 1;
         served += 1;
-        progressed = true;
         // A token that no longer waits is fine: the task holds its slot, and its wait's next try sees it.
         await deps.waker.succeed(entry.token, SLOT_TAKEN);
       } else if (outcome === 'account-full') {
         account.in_use = account.capacity;
       } else if (outcome === 'task-not-waiting') {
+        // A stale entry: its place goes to the next one.
         await deps.capacity.leave(provider, entry.position, entry.token);
-        // Its place went to nobody: look again, the next entry may take the slot.
-        progressed = true;
+      } else {
+        // Another dispatcher took it (or it was entered again): the head moved, so re-read it soon.
+        taken += 1;
       }
     }
-    // Nothing taken: every entry went to (or was held by) another dispatcher, which goes on itself.
-    if (!progressed) return served;
   }
   return served;
 }
@@ -105,7 +115,8 @@ export async function releaseSlot(
   if (!task.upstream_slot) return false;
   const released = await deps.capacity.release(task.task_id, task.upstream_slot, deps.now().toISOString(), penalty);
   // The slot is back either way; a caller that moved money (a cancel, a refund) must not fail over a wake.
-  if (released) await dispatch(task.upstream_provider, deps).catch((error: unknown) => deps.onDispatchError?.(error));
+  if (released)
+    await dispatch(task.upstream_provider, deps, 1).catch((error: unknown) => deps.onDispatchError?.(error));
   return released;
 }
 

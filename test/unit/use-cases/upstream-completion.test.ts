@@ -362,12 +362,24 @@ describe('upstream completion', () => {
       expect(inUse()).toBe(0);
     });
 
+    it('a callback that claims the job is queued or running reads nothing; any other claim is checked', async () => {
+      await awaitCompletion(TASK_ID, 'wake-1', deps);
+      provider.status = { state: 'succeeded', videoUrl: VIDEO };
+      await acceptCallback(TASK_ID, SECRET, deps, 'running');
+      await acceptCallback(TASK_ID, SECRET, deps, 'queued');
+      expect(provider.reads).toHaveLength(1);
+      expect((await stored()).status).toBe('running');
+      await acceptCallback(TASK_ID, SECRET, deps, 'succeeded');
+      expect(provider.reads).toHaveLength(2);
+      expect(waker.answers).toEqual([{ token: 'wake-1', output: SUCCEEDED }]);
+    });
+
     it('settleFromHint: a final task, or one without a job, is not read', async () => {
       use([generating({ status: 'refunded' })]);
-      expect(await settleFromHint(TASK_ID, deps)).toBe(false);
+      expect(await settleFromHint(await stored(), deps)).toBe(false);
       use([taskRecord({ callback_token: SECRET })]);
-      expect(await settleFromHint(TASK_ID, deps)).toBe(false);
-      expect(await settleFromHint('task-none', deps)).toBe(false);
+      expect(await settleFromHint(await stored(), deps)).toBe(false);
+      expect(await settleFromHint(undefined, deps)).toBe(false);
       expect(provider.reads).toEqual([]);
     });
 
