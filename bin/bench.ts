@@ -1,15 +1,17 @@
 /**
- * `npm run bench`: cold start, transfer memory, the lifecycle cost model and 1,000 whole tasks, measured on
- * this machine with progress lines; writes test/bench/RESULTS.md and results.json (how to read them, the
- * knobs: test/bench/README.md). `--only=cold,cost` runs some sections and leaves the files alone;
- * `--render` rewrites RESULTS.md from results.json.
+ * `npm run bench`: cold start, transfer memory, the lifecycle cost model, 1,000 whole tasks, upstream capacity
+ * and completion latency, measured on this machine with progress lines; writes test/bench/RESULTS.md and
+ * results.json (how to read them, the knobs: test/bench/README.md). `--only=cold,cost` runs some sections and
+ * leaves the files alone; `--render` rewrites RESULTS.md from results.json.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
+import { runCapacity } from '../lib/bench/capacity.js';
 import { runColdStart } from '../lib/bench/cold-start.js';
+import { runCompletion } from '../lib/bench/completion.js';
 import { runLifecycleCost } from '../lib/bench/lifecycle-cost.js';
 import { machineInfo } from '../lib/bench/machine.js';
 import { renderReport } from '../lib/bench/report.js';
@@ -23,6 +25,8 @@ const SECTIONS = {
   transfer: runTransfer,
   cost: runLifecycleCost,
   tasks: runTaskThroughput,
+  capacity: runCapacity,
+  completion: runCompletion,
 };
 type Section = keyof typeof SECTIONS;
 

@@ -1,6 +1,8 @@
 /**
- * Section 4, lifecycle cost model: what one task costs in AWS when its upstream takes 1, 5 or 30 minutes.
- * lib/bench/lifecycle-probe.ts counts what the real handlers and ASL do; here the counts are priced.
+ * Section 3, lifecycle cost model: what one task costs in AWS when its upstream takes 1, 5, 30 or 60 minutes,
+ * with the upstream's callbacks (the fallback look every COMPLETION_CHECK_SECONDS) and without (a look every
+ * COMPLETION_POLL_SECONDS). lib/bench/lifecycle-probe.ts counts what the real handlers and ASL do; here the
+ * counts are priced.
  */
 import { spawnTsx } from './child.js';
 import type { ProbeResult, ProbeRun, StepUsage } from './lifecycle-probe.js';
@@ -8,10 +10,22 @@ import { ASSUMPTIONS, PRICES } from './pricing.js';
 
 export interface CostRow {
   minutes: number;
-  polls: number;
+  /** The job calls back (CALLBACK_BASE_URL set); false: found by AwaitCompletion's looks alone. */
+  callbacks: boolean;
+  /** AwaitCompletion's timeout: the fallback look's period (plus the retrier's 1 s). */
+  checkSeconds: number;
+  /** AwaitCompletion's tries (each registers its token and looks at the job once). */
+  checks: number;
+  callbacksDelivered: number;
   transitions: number;
+  transitionsByState: Record<string, number>;
   lambdaInvocations: number;
+  /** Step Functions API requests made by the functions (StartExecution, SendTaskSuccess): free. */
+  sfnRequests: number;
+  apiRequests: number;
   dynamoCalls: number;
+  /** TransactWriteItems among dynamoCalls (slot taken and given back, the charge). */
+  transactions: number;
   readUnits: number;
   writeUnits: number;
   s3Requests: number;
@@ -26,6 +40,8 @@ export interface CostRow {
 }
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+export const costLabel = (row: Pick<CostRow, 'minutes' | 'callbacks'>) =>
+  `${row.minutes} min, ${row.callbacks ? 'callbacks' : 'no callbacks'}`;
 
 export async function runLifecycleCost(log: (line: string) => void): Promise<CostRow[]> {
   log('running tasks through the real handlers and ASL (DynamoDB Local and fauxqs start first) ...');
@@ -35,8 +51,9 @@ export async function runLifecycleCost(log: (line: string) => void): Promise<Cos
     const rows = runs.map(price);
     for (const row of rows) {
       log(
-        `${String(row.minutes).padStart(2)}-minute task: ${row.polls} polls, ${row.transitions} transitions, ` +
-          `${row.lambdaInvocations} invocations, ${row.dynamoCalls} DynamoDB calls: $${(row.totalUsd * 1000).toFixed(3)} per 1,000 tasks`,
+        `${costLabel(row).padEnd(24)}: ${row.checks} looks, ${row.callbacksDelivered} callbacks, ` +
+          `${row.transitions} transitions, ${row.lambdaInvocations} invocations, ${row.dynamoCalls} DynamoDB calls ` +
+          `(${row.writeUnits} WCU): $${(row.totalUsd * 1000).toFixed(3)} per 1,000 tasks`,
       );
     }
     return rows;
@@ -73,23 +90,32 @@ function price(run: ProbeRun): CostRow {
     run.executionLogBytes;
   const readUnits = total((step) => step.readUnits);
   const writeUnits = total((step) => step.writeUnits);
+  const sfnRequests = calls('SFN ');
   const usd: Record<string, number> = {
     'Step Functions': run.transitions * PRICES.transition.usd,
+    'Step Functions API': sfnRequests * PRICES.sfnApiRequest.usd,
     'Lambda requests': invocations * PRICES.lambdaRequest.usd,
     'Lambda duration': gbSeconds * PRICES.lambdaGbSecond.usd,
     DynamoDB: readUnits * PRICES.readUnit.usd + writeUnits * PRICES.writeUnit.usd,
-    'API Gateway': PRICES.apiRequest.usd,
+    'API Gateway': run.apiRequests * PRICES.apiRequest.usd,
     'S3 requests': (s3Requests - s3Gets) * PRICES.s3Put.usd + s3Gets * PRICES.s3Get.usd,
     SQS: calls('SQS ') * PRICES.sqsRequest.usd,
     'CloudWatch Logs': (logBytes / 2 ** 30) * PRICES.logGb.usd,
-    'X-Ray (upper bound)': ASSUMPTIONS.tracesPerTask * PRICES.trace.usd,
+    'X-Ray (upper bound)': (run.apiRequests + ASSUMPTIONS.tracesPerExecution) * PRICES.trace.usd,
   };
   return {
     minutes: run.minutes,
-    polls: run.polls,
+    callbacks: run.callbacks,
+    checkSeconds: run.checkSeconds,
+    checks: run.checks,
+    callbacksDelivered: run.callbacksDelivered,
     transitions: run.transitions,
+    transitionsByState: run.transitionsByState,
     lambdaInvocations: invocations,
+    sfnRequests,
+    apiRequests: run.apiRequests,
     dynamoCalls: calls('DynamoDB '),
+    transactions: calls('DynamoDB TransactWriteItems'),
     readUnits,
     writeUnits,
     s3Requests,

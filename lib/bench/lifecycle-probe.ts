@@ -1,22 +1,25 @@
 /**
- * Child entry of the cost section: whole tasks through the real handlers and the real ASL
- * (aws-local-stepfunctions, its waits at zero; a virtual clock tells the stand-in upstream how long the job
- * has run), so a 30-minute task takes a second. Storage calls are counted where they arrive: a proxy in
- * front of DynamoDB Local (asking it for each call's capacity) and fauxqs. Answers one `result` message.
+ * Child entry of the cost section: whole tasks through the real handlers and the real ASL (aws-local-stepfunctions,
+ * its waits at zero; a virtual clock says how long the job has run, and when each task-token wait would time out
+ * or be answered by the upstream's callback), so a 1-hour task takes a second. Storage calls are counted where they
+ * arrive: a proxy in front of DynamoDB Local (asking it for each call's capacity) and fauxqs, and a stand-in Step
+ * Functions API (StartExecution, SendTaskSuccess). Answers one `result` message.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import { StateMachine } from 'aws-local-stepfunctions';
-import type { StateMachineDefinition } from 'aws-local-stepfunctions';
+import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
+import type { RunOptions, StateMachineDefinition } from 'aws-local-stepfunctions';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { ENV } from '../../functions/adapters/config.js';
 import { physicalNames, TASK_STARTS } from '../../functions/adapters/resources.js';
+import { DEFAULT_ACCOUNT } from '../../functions/core/ports/upstream-capacity.js';
 import { AdminStore } from '../admin/admin-store.js';
 import { startApiGatewayServer } from '../local/api-gateway-server.js';
 import type { HttpHandler } from '../local/api-gateway-server.js';
@@ -31,7 +34,10 @@ import { API_ROUTES, DEFAULT_ROUTE, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { sendToParent } from './child.js';
 import { ASSUMPTIONS } from './pricing.js';
 
-/** One Lambda function's share of a task. `calls`: `DynamoDB GetItem`, `S3 PUT`, `SQS SendMessage` → count. */
+/**
+ * One Lambda function's share of a task. `calls`: `DynamoDB GetItem`, `S3 PUT`, `SQS SendMessage`,
+ * `SFN SendTaskSuccess` → count.
+ */
 export interface StepUsage {
   invocations: number;
   ms: number[];
@@ -44,8 +50,19 @@ export interface StepUsage {
 }
 export interface ProbeRun {
   minutes: number;
-  polls: number;
+  /** Whether the job was made with a callback URL (CALLBACK_BASE_URL set, as deployed). */
+  callbacks: boolean;
+  /** AwaitCompletion's timeout, the fallback look (COMPLETION_CHECK_SECONDS with callbacks, else COMPLETION_POLL_SECONDS). */
+  checkSeconds: number;
+  /** AwaitCompletion's tries: each registers its token and looks at the job once. */
+  checks: number;
+  /** The upstream's callbacks delivered (each one API Gateway request and one UpstreamCallback invocation). */
+  callbacksDelivered: number;
+  /** API Gateway requests: the submit and the callbacks (client status queries are left out). */
+  apiRequests: number;
   transitions: number;
+  /** Transitions by state: entered, plus retries (`State (retry)`). */
+  transitionsByState: Record<string, number>;
   /** The state machine's own log at level ALL (estimated from its events, see pricing.ts). */
   executionLogBytes: number;
   videoBytes: number;
@@ -69,6 +86,7 @@ const usage = (label = current ?? '(unattributed)') =>
     upstreamCalls: 0,
     logBytes: 0,
   });
+const count = (call: string) => void (usage().calls[call] = (usage().calls[call] ?? 0) + 1);
 
 /** Runs one invocation of `label`; everything it calls or logs meanwhile is booked to it (runs are sequential). */
 async function invoke<T>(label: string, work: () => Promise<T>): Promise<T> {
@@ -95,8 +113,8 @@ process.stdout.write = ((chunk: string | Uint8Array, ...rest: []) => {
 }) as typeof process.stdout.write;
 
 const body = async (req: IncomingMessage) => Buffer.concat(await req.toArray());
-const json = (res: ServerResponse, value: unknown, type = 'application/json') =>
-  void res.writeHead(200, { 'content-type': type }).end(JSON.stringify(value));
+const json = (res: ServerResponse, value: unknown, type = 'application/json', status = 200) =>
+  void res.writeHead(status, { 'content-type': type }).end(JSON.stringify(value));
 async function listen(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<string> {
   const server = createServer((req, res) => void handle(req, res).catch(() => res.writeHead(500).end()));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -110,7 +128,7 @@ const countingProxy = (target: string) =>
     const operation = String(req.headers['x-amz-target'] ?? '');
     const dynamo = operation.startsWith('DynamoDB');
     const call = operation ? `${dynamo ? 'DynamoDB' : 'SQS'} ${operation.split('.')[1]}` : `S3 ${req.method}`;
-    usage().calls[call] = (usage().calls[call] ?? 0) + 1;
+    count(call);
     if (dynamo)
       payload = Buffer.from(JSON.stringify({ ...JSON.parse(payload.toString()), ReturnConsumedCapacity: 'INDEXES' }));
     const { expect: _expect, 'transfer-encoding': _te, ...headers } = req.headers;
@@ -125,9 +143,12 @@ const countingProxy = (target: string) =>
     const answerBody = await body(answer);
     if (dynamo && answer.statusCode === 200) {
       const consumed = (JSON.parse(answerBody.toString()) as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      const units = [consumed ?? []]
+      const reported = [consumed ?? []]
         .flat()
         .reduce((n: number, c) => n + ((c as { CapacityUnits?: number }).CapacityUnits ?? 0), 0);
+      // DynamoDB Local books a transaction's items at the standard rate; AWS bills 2 units per item and KB
+      // (its index writes included here: an upper bound).
+      const units = /Transact/.test(call) ? 2 * reported : reported;
       if (/Get|Query|Scan/.test(call)) usage().readUnits += units;
       else usage().writeUnits += units;
     }
@@ -135,29 +156,59 @@ const countingProxy = (target: string) =>
     res.writeHead(answer.statusCode ?? 502, { ...answerHeaders, 'content-length': answerBody.length }).end(answerBody);
   });
 
-// The stand-in upstream answers from the virtual clock: seconds since the job was created.
+// The stand-in upstream answers from the virtual clock: seconds since the job was created. It keeps the
+// callback URL the job was made with, to call back as Ark does.
 const VIDEO = randomBytes(Number(process.env['BENCH_COST_VIDEO_MIB'] ?? 5) * 1024 * 1024);
 let clock = 0;
 let jobSeconds = 0;
+let callbackUrl: string | undefined;
+const jobBody = (id: string | undefined) =>
+  clock < jobSeconds
+    ? { id, status: 'running' }
+    : { id, status: 'succeeded', content: { video_url: `${upstream}/files/${id}.mp4` } };
 const upstream: string = await listen(async (req, res) => {
   const path = new URL(req.url ?? '/', 'http://x').pathname;
   if (path.startsWith('/files/')) return void res.writeHead(200, { 'content-type': 'video/mp4' }).end(VIDEO);
   usage().upstreamCalls += 1;
-  await body(req);
-  if (req.method === 'POST') return void ((clock = 0), json(res, { id: `cgt-${randomUUID()}` }));
-  const id = path.split('/').pop();
-  if (clock < jobSeconds) return json(res, { id, status: 'running' });
-  json(res, { id, status: 'succeeded', content: { video_url: `${upstream}/files/${id}.mp4` } });
+  const sent = await body(req);
+  if (req.method === 'POST') {
+    clock = 0;
+    callbackUrl = (JSON.parse(sent.toString()) as { callback_url?: string }).callback_url;
+    return json(res, { id: `cgt-${randomUUID()}` });
+  }
+  json(res, jobBody(path.split('/').pop()));
 });
-// Step Functions' StartExecution (the task starter's call): the input is kept; the probe runs the execution.
+
+// Step Functions' API: StartExecution (the task starter's call: the input is kept, the probe runs the execution)
+// and the task-token answers (SendTaskSuccess/SendTaskFailure), kept by token for the wait that issued it.
 let executionInput: string | undefined;
+const openTokens = new Set<string>();
+const answers = new Map<string, { output?: unknown; error?: string; cause?: string }>();
+const sfnError = (res: ServerResponse, type: string, message: string) =>
+  json(res, { __type: type, message }, 'application/x-amz-json-1.0', 400);
 const sfn = await listen(async (req, res) => {
-  executionInput = (JSON.parse((await body(req)).toString()) as { input: string }).input;
-  json(
-    res,
-    { executionArn: `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:execution:bench:${randomUUID()}`, startDate: 0 },
-    'application/x-amz-json-1.0',
+  const action = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+  const input = JSON.parse((await body(req)).toString()) as Record<string, string>;
+  count(`SFN ${action}`);
+  if (action === 'StartExecution') {
+    executionInput = input['input'];
+    const executionArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:execution:bench:${randomUUID()}`;
+    return json(res, { executionArn, startDate: 0 }, 'application/x-amz-json-1.0');
+  }
+  const token = input['taskToken'] ?? '';
+  if (action !== 'SendTaskSuccess' && action !== 'SendTaskFailure') return sfnError(res, 'UnknownOperation', action);
+  if (!openTokens.has(token)) {
+    const known = answers.has(token);
+    return sfnError(res, known ? 'TaskTimedOut' : 'InvalidToken', 'the token does not wait (any more)');
+  }
+  openTokens.delete(token);
+  answers.set(
+    token,
+    action === 'SendTaskSuccess'
+      ? { output: JSON.parse(input['output'] ?? 'null') }
+      : { error: input['error'], cause: input['cause'] },
   );
+  json(res, {}, 'application/x-amz-json-1.0');
 });
 
 const dynamoDbLocal = await startDynamoDbLocal(undefined);
@@ -171,12 +222,14 @@ await createBucket(s3, names.videoBucket);
 const admin = new AdminStore(DynamoDBDocumentClient.from(dynamoClient), names.tables);
 await admin.seedModels(JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'lib/seed/model-catalog.json'), 'utf8')) as never);
 await admin.createAccount('cost', '100000');
+await admin.setUpstreamAccount('ark', DEFAULT_ACCOUNT, { capacity: 120 });
 const { key } = await admin.createKey({ accountId: 'cost', ratePerSecond: 1_000_000 });
 
 const fauxqsProxy = await countingProxy(fauxqs.endpoint);
 const functionArn = (id: string) => localFunctionArn(names, id);
 const webhookQueueUrl = `${fauxqsProxy}/${LOCAL_ACCOUNT}/${names.webhookQueue}`;
-// As deployed: INFO logs and metrics (EMF log lines) on, since log volume is part of the cost.
+// As deployed: INFO logs and metrics (EMF log lines) on, since log volume is part of the cost; the fallback
+// looks at AWS's defaults. CALLBACK_BASE_URL is set per run (the API below, or empty: no callbacks).
 Object.assign(process.env, {
   ...localHandlerEnvironment(names, {
     dynamodb: await countingProxy(dynamoDbLocal.endpoint),
@@ -188,60 +241,162 @@ Object.assign(process.env, {
     webhookQueueUrl,
   }),
   POWERTOOLS_LOG_LEVEL: 'INFO',
+  [ENV.completionCheckSeconds.name]: ENV.completionCheckSeconds.default,
+  [ENV.completionPollSeconds.name]: ENV.completionPollSeconds.default,
 });
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
-const submitRoute = API_ROUTES.find((route) => route.id === 'SubmitTask')!;
+const route = (id: string) => API_ROUTES.find((r) => r.id === id)!;
+const submitRoute = route('SubmitTask');
 const submit = await loadHandler<HttpHandler>(submitRoute.entry);
+const callback = await loadHandler<HttpHandler>(route('UpstreamCallback').entry);
 const starter = await loadHandler<Handler>(TASK_STARTS.starter.entry);
 const api = await startApiGatewayServer({
-  routes: [{ ...submitRoute, handler: (event, context) => invoke('SubmitTask', () => submit(event, context)) }],
+  routes: [
+    { ...submitRoute, handler: (event, context) => invoke('SubmitTask', () => submit(event, context)) },
+    {
+      ...route('UpstreamCallback'),
+      handler: (event, context) => invoke('UpstreamCallback', () => callback(event, context)),
+    },
+  ],
   defaultRoute: { id: DEFAULT_ROUTE.id, handler: async () => ({ statusCode: 404 }) },
   contextFor: (id) => lambdaContext(id),
   port: 0,
 });
 
-const definition = loadDefinition(functionArn, webhookQueueUrl) as unknown as StateMachineDefinition & {
-  States: Record<
-    string,
-    {
-      Type: string;
-      Resource?: string;
-      Seconds?: number;
-      Retry?: { ErrorEquals: string[]; IntervalSeconds: number; BackoffRate: number; MaxDelaySeconds: number }[];
-    }
-  >;
+type ProbeState = {
+  Type: string;
+  Resource?: string;
+  Parameters?: { FunctionName?: string };
+  TimeoutSeconds?: number;
+  TimeoutSecondsPath?: string;
+  Retry?: { ErrorEquals: string[]; IntervalSeconds: number; BackoffRate: number }[];
 };
-// The waits the ASL puts before each poll: WaitBeforeFirstPoll, then PollUpstream's poll-loop retrier.
-const firstWait = definition.States['WaitBeforeFirstPoll']!.Seconds!;
-const loop = definition.States['PollUpstream']!.Retry!.find((retrier) =>
-  retrier.ErrorEquals.includes('GenerationInProgressError'),
-)!;
-const waitBeforePoll = (poll: number) =>
-  poll === 0 ? firstWait : Math.min(loop.IntervalSeconds * loop.BackoffRate ** (poll - 1), loop.MaxDelaySeconds);
+const definition = loadDefinition(functionArn, webhookQueueUrl) as unknown as StateMachineDefinition & {
+  States: Record<string, ProbeState>;
+};
+const WAIT_FOR_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
+// The task-token waits are timed here, on the virtual clock: the library's own timer is set out of the way.
+for (const state of Object.values(definition.States)) {
+  if (state.Resource !== WAIT_FOR_TOKEN) continue;
+  delete state.TimeoutSecondsPath;
+  state.TimeoutSeconds = 86_400;
+}
+// AwaitCompletion's timeout retrier: its interval comes on top of each fallback look's wait.
+const timeoutRetryInterval = definition.States['AwaitCompletion']!.Retry!.find((retrier) =>
+  retrier.ErrorEquals.includes('States.Timeout'),
+)!.IntervalSeconds;
 
-let polls = 0;
+/** States.Timeout of the library's own class, so that the ASL's retrier on States.Timeout matches it. */
+async function libraryTimeoutError(): Promise<() => Error> {
+  const probe = new StateMachine(
+    { StartAt: 'Probe', States: { Probe: { Type: 'Task', Resource: 'probe', TimeoutSeconds: 0.001, End: true } } },
+    { validationOptions: { noValidate: true } },
+  );
+  const run = probe.run({}, { overrides: { taskResourceLocalHandlers: { Probe: () => new Promise(() => {}) } } });
+  const failure = await run.result.then(
+    () => undefined,
+    (err: unknown) => (err instanceof ExecutionError ? err.cause : err),
+  );
+  if (!(failure instanceof Error) || failure.name !== 'States.Timeout') {
+    throw new Error('aws-local-stepfunctions no longer times a task out with its States.Timeout error');
+  }
+  const TimeoutError = failure.constructor as new () => Error;
+  return () => new TimeoutError();
+}
+const timeoutError = await libraryTimeoutError();
+
+let checks = 0;
+let checkSeconds = 0;
+let callbacksDelivered = 0;
+let callbacksOn = false;
+
+/** The upstream calls back (Ark POSTs the job as GET shows it): one API request, one UpstreamCallback invocation. */
+async function deliverCallback(status: string): Promise<void> {
+  if (!callbackUrl) throw new Error('the job was made without a callback URL');
+  callbacksDelivered += 1;
+  const answer = await fetch(callbackUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...jobBody('job'), status }),
+  });
+  if (!answer.ok) throw new Error(`the callback answered ${answer.status}: ${await answer.text()}`);
+}
+
 const toJson = (value: unknown) => JSON.parse(JSON.stringify(value ?? null)) as never;
-const taskHandlers = Object.fromEntries(
-  WORKFLOW_FUNCTIONS.map((fn) => {
-    const state = Object.entries(definition.States).find(([, s]) => s.Resource === functionArn(fn.id))![0];
-    const handler = loadHandler<Handler>(fn.entry);
-    return [
-      state,
-      async (input: unknown) => {
-        if (fn.id === 'PollUpstream') clock += waitBeforePoll(polls++);
-        return toJson(await invoke(fn.id, async () => (await handler)(toJson(input), lambdaContext(fn.id, 900_000))));
-      },
-    ];
-  }),
+const handlers = Object.fromEntries(
+  WORKFLOW_FUNCTIONS.map((fn) => [functionArn(fn.id), loadHandler<Handler>(fn.entry)]),
 );
+const call = async (id: string, event: unknown) =>
+  toJson(await invoke(id, async () => (await handlers[functionArn(id)]!)(toJson(event), lambdaContext(id, 900_000))));
+
+/** What a .waitForTaskToken state's wait ends with once its token is answered: the output, or the error thrown. */
+function answered(token: string): unknown {
+  const answer = answers.get(token);
+  if (!answer) return undefined;
+  if (answer.error !== undefined) throw Object.assign(new Error(answer.cause), { name: answer.error });
+  return answer.output ?? null;
+}
+
+type TaskHandlers = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>;
+type JsonValue = Parameters<TaskHandlers[string]>[0];
+type Input = { Payload: { task_id: string; task_token: string } };
+const stateHandlers: TaskHandlers = {};
+for (const [name, state] of Object.entries(definition.States)) {
+  if (state.Type !== 'Task' || state.Resource === 'arn:aws:states:::sqs:sendMessage') continue;
+  const id = WORKFLOW_FUNCTIONS.find(
+    (fn) =>
+      functionArn(fn.id) === (state.Resource === WAIT_FOR_TOKEN ? state.Parameters?.FunctionName : state.Resource),
+  )!.id;
+  stateHandlers[name] = async (input: JsonValue): Promise<JsonValue> => {
+    if (name === 'WaitForUpstreamSlot') {
+      const { Payload } = input as unknown as Input;
+      openTokens.add(Payload.task_token);
+      await call(id, Payload);
+      // One task and free slots: the dispatch in this very call answers the token.
+      if (!answers.has(Payload.task_token)) throw new Error('probe: the waiting room did not answer at once');
+      return answered(Payload.task_token) as JsonValue;
+    }
+    if (name === 'AwaitCompletion') {
+      const { Payload } = input as unknown as Input;
+      openTokens.add(Payload.task_token);
+      if (checks > 0) clock += timeoutRetryInterval;
+      checks += 1;
+      await call(id, Payload);
+      if (answers.has(Payload.task_token)) return answered(Payload.task_token) as JsonValue;
+      // The wait, on the virtual clock: the job's final callback if it comes before the timeout, else the timeout.
+      const timeoutAt = clock + checkSeconds;
+      if (callbacksOn && jobSeconds <= timeoutAt) {
+        clock = jobSeconds;
+        await deliverCallback('succeeded');
+        if (!answers.has(Payload.task_token)) throw new Error('probe: the callback did not wake the execution');
+        return answered(Payload.task_token) as JsonValue;
+      }
+      clock = timeoutAt;
+      openTokens.delete(Payload.task_token);
+      answers.set(Payload.task_token, {});
+      throw timeoutError();
+    }
+    const output = (await call(id, input)) as { check_seconds?: number };
+    if (name === 'StartUpstream') {
+      checkSeconds = output.check_seconds ?? Number.NaN;
+      // As the simulator does (Ark: "on status changes"): queued and running come right after the create.
+      if (callbacksOn) for (let i = 0; i < ASSUMPTIONS.progressCallbacks; i += 1) await deliverCallback('running');
+    }
+    return output as JsonValue;
+  };
+}
 const machine = new StateMachine(definition);
 
-async function runTask(minutes: number): Promise<ProbeRun> {
+async function runTask(minutes: number, callbacks: boolean): Promise<ProbeRun> {
   steps = {};
-  polls = 0;
+  checks = 0;
+  callbacksDelivered = 0;
+  callbacksOn = callbacks;
+  callbackUrl = undefined;
   jobSeconds = minutes * 60;
   executionInput = undefined;
+  process.env[ENV.callbackBaseUrl.name] = callbacks ? api.url : '';
   const answer = await fetch(`${api.url}${submitRoute.path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -256,22 +411,31 @@ async function runTask(minutes: number): Promise<ProbeRun> {
   };
   await invoke('StartExecutions', () => starter({ Records: [record] }, lambdaContext('StartExecutions')));
   if (!executionInput) throw new Error(`task ${taskId}: the starter started no execution`);
+  // Each state's `$$.Task.Token` read (once per attempt of a .waitForTaskToken state) is a new token.
+  const task = {
+    get Token() {
+      return randomBytes(32).toString('base64url');
+    },
+  };
   const execution = machine.run(JSON.parse(executionInput) as never, {
     overrides: {
-      taskResourceLocalHandlers: taskHandlers,
-      waitTimeOverrides: { WaitBeforeFirstPoll: 0 },
-      retryIntervalOverrides: { PollUpstream: [0] },
+      taskResourceLocalHandlers: stateHandlers,
+      retryIntervalOverrides: { AwaitCompletion: 0, WaitForUpstreamSlot: 0 },
     },
+    context: { Task: task } as never,
   });
   let transitions = 0;
+  const transitionsByState: Record<string, number> = {};
   let executionLogBytes = 0;
-  const { eventsPerTaskState: task, eventsPerOtherState: other, historyEventBytes } = ASSUMPTIONS;
+  const { eventsPerTaskState: taskEvents, eventsPerOtherState: other, historyEventBytes } = ASSUMPTIONS;
   for await (const event of execution.eventLogs) {
     // Each state entered and each retry is a billed transition; the log holds every event with the state's data.
     if (event.type === 'StateEntered' || event.type === 'StateRetried') {
       transitions += 1;
+      const label = `${event.state.name}${event.type === 'StateRetried' ? ' (retry)' : ''}`;
+      transitionsByState[label] = (transitionsByState[label] ?? 0) + 1;
       executionLogBytes += JSON.stringify(event.state.input ?? null).length;
-      executionLogBytes += (event.state.type === 'Task' ? task : other) * historyEventBytes;
+      executionLogBytes += (event.state.type === 'Task' ? taskEvents : other) * historyEventBytes;
     } else if (event.type === 'StateExited') executionLogBytes += JSON.stringify(event.state.output ?? null).length;
   }
   const output = (await execution.result) as { upstream?: { state?: string } };
@@ -279,18 +443,25 @@ async function runTask(minutes: number): Promise<ProbeRun> {
     throw new Error(`task ${taskId} did not succeed: ${JSON.stringify(output)}`);
   return {
     minutes,
-    polls,
+    callbacks,
+    checkSeconds,
+    checks,
+    callbacksDelivered,
+    apiRequests: 1 + callbacksDelivered,
     transitions,
+    transitionsByState,
     executionLogBytes: executionLogBytes + 2 * historyEventBytes,
     videoBytes: VIDEO.length,
     steps,
   };
 }
 
-const minutes = (process.env['BENCH_COST_MINUTES'] ?? '1,5,30').split(',').map(Number);
-await runTask(1); // warms every handler: cold starts are not per task
+const minutes = (process.env['BENCH_COST_MINUTES'] ?? '1,5,30,60').split(',').map(Number);
+// Warms every handler (cold starts are not per task), the callback's too.
+await runTask(1, true);
+await runTask(1, false);
 const runs: ProbeRun[] = [];
-for (const length of minutes) runs.push(await runTask(length));
+for (const callbacks of [true, false]) for (const length of minutes) runs.push(await runTask(length, callbacks));
 sendToParent({ type: 'result', runs } satisfies ProbeResult);
 await api.close();
 dynamoClient.destroy();

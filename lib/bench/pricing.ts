@@ -13,6 +13,12 @@ export const PRICES = {
     'Step Functions Standard: $0.025 per 1,000 state transitions',
     'step-functions/pricing',
   ),
+  // Standard workflows bill state transitions only: StartExecution, SendTaskSuccess and the other API calls are free.
+  sfnApiRequest: price(
+    0,
+    'Step Functions Standard: API requests (StartExecution, SendTaskSuccess) $0; only state transitions are billed',
+    'step-functions/pricing',
+  ),
   lambdaRequest: price(0.2 / 1e6, 'Lambda: $0.20 per 1M requests', 'lambda/pricing'),
   lambdaGbSecond: price(0.0000133334, 'Lambda arm64: $0.0000133334 per GB-second', 'lambda/pricing'),
   readUnit: price(0.125 / 1e6, 'DynamoDB on demand: $0.125 per 1M read request units', 'dynamodb/pricing/on-demand'),
@@ -39,6 +45,11 @@ export const ASSUMPTIONS = {
   historyEventBytes: 350,
   eventsPerTaskState: 5,
   eventsPerOtherState: 2,
-  /** X-Ray at 100 % sampling (the API request, the execution): an upper bound. */
-  tracesPerTask: 2,
+  /**
+   * The upstream's callbacks before the final one (the simulator's, per Ark's "on status changes": queued,
+   * running), each an API Gateway request and an UpstreamCallback invocation that re-reads the job.
+   */
+  progressCallbacks: 2,
+  /** X-Ray at 100 % sampling: one trace per API request (the submit, each callback) and one for the execution. */
+  tracesPerExecution: 1,
 };

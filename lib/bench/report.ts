@@ -4,7 +4,10 @@
  * them is in test/bench/README.md. Formatted by Prettier, so `npm run lint` accepts the file as written.
  */
 import { format, resolveConfig } from 'prettier';
+import type { CapacityResult } from './capacity.js';
 import type { ColdStartRow } from './cold-start.js';
+import type { CompletionResult, LatencyFigures } from './completion.js';
+import { costLabel } from './lifecycle-cost.js';
 import type { CostRow } from './lifecycle-cost.js';
 import type { MachineInfo } from './machine.js';
 import { ASSUMPTIONS, PRICES, PRICES_CHECKED_ON } from './pricing.js';
@@ -19,6 +22,8 @@ export interface BenchResults {
   transfer?: TransferRow[];
   cost?: CostRow[];
   tasks?: ThroughputResult;
+  capacity?: CapacityResult;
+  completion?: CompletionResult;
   /** Section → the error that stopped it. */
   errors: Record<string, string>;
 }
@@ -29,8 +34,19 @@ export const TARGETS = {
   transferRssMiB: 100,
   /** Flat: the largest size's peak RSS increase within 1.25× the smallest's, for 10× the bytes. */
   transferGrowth: 1.25,
-  transitions5min: 40,
-  usdPer1000Tasks5min: 0.5,
+  /** With callbacks (as deployed): a 5-minute task, and a 1-hour one. */
+  transitions5min: 12,
+  usdPer1000Tasks5min: 0.35,
+  transitions60min: 30,
+  /** While tasks wait for a slot, the upstream's slots in use: at least this share of them. */
+  slotsInUseShare: 0.9,
+  /** Wall time of the capacity burst over its ideal (⌈tasks / slots⌉ × generation + transfer). */
+  capacityWallOverIdeal: 1.15,
+  /** Job succeeded → task success with callbacks, seconds. */
+  callbackP50Seconds: 1,
+  callbackP99Seconds: 3,
+  /** A GET that sees the job finished → success: within the transfer plus this many seconds. */
+  querySecondsOverTransfer: 2,
 };
 
 /** Figure, measured, target, verdict (undefined: a figure without a target). */
@@ -157,55 +173,102 @@ function transferTables(rows: TransferRow[]) {
 
 const usd = (value: number, digits = 3) => `$${(value * 1000).toFixed(digits)}`;
 function costChecks(rows: CostRow[]): Check[] {
-  const five = rows.find((row) => row.minutes === 5);
-  if (!five) return [];
-  return [
-    {
-      figure: '5-minute task: state transitions',
-      measured: String(five.transitions),
-      target: `≤ ${TARGETS.transitions5min}`,
-      pass: five.transitions <= TARGETS.transitions5min,
-    },
-    {
-      figure: '5-minute task: AWS per 1,000 tasks',
-      measured: usd(five.totalUsd),
-      target: `≤ $${TARGETS.usdPer1000Tasks5min.toFixed(2)}`,
-      pass: five.totalUsd * 1000 <= TARGETS.usdPer1000Tasks5min,
-    },
-  ];
+  const find = (minutes: number, callbacks: boolean) =>
+    rows.find((row) => row.minutes === minutes && row.callbacks === callbacks);
+  const five = find(5, true);
+  const hour = find(60, true);
+  const checks: Check[] = [];
+  if (five) {
+    checks.push(
+      {
+        figure: '5-minute task, callbacks: state transitions',
+        measured: String(five.transitions),
+        target: `≤ ${TARGETS.transitions5min}`,
+        pass: five.transitions <= TARGETS.transitions5min,
+      },
+      {
+        figure: '5-minute task, callbacks: AWS per 1,000 tasks',
+        measured: usd(five.totalUsd),
+        target: `≤ $${TARGETS.usdPer1000Tasks5min.toFixed(2)}`,
+        pass: five.totalUsd * 1000 <= TARGETS.usdPer1000Tasks5min,
+      },
+    );
+  }
+  if (hour) {
+    checks.push({
+      figure: '1-hour task, callbacks: state transitions',
+      measured: String(hour.transitions),
+      target: `≤ ${TARGETS.transitions60min}`,
+      pass: hour.transitions <= TARGETS.transitions60min,
+    });
+  }
+  for (const row of rows.filter((r) => !r.callbacks && (r.minutes === 5 || r.minutes === 60))) {
+    checks.push({
+      figure: `${row.minutes === 60 ? '1-hour' : '5-minute'} task, no callbacks (a look every ${row.checkSeconds} s)`,
+      measured: `${row.transitions} transitions, ${usd(row.totalUsd)} per 1,000 tasks`,
+      target: '–',
+    });
+  }
+  return checks;
 }
 function costTables(rows: CostRow[]) {
-  const length = (row: CostRow) => `${row.minutes} min`;
   const byService = Object.fromEntries(
-    rows.map((row) => [length(row), (service: string) => usd(row.usd[service]!, 4)]),
+    rows.map((row) => [costLabel(row), (service: string) => usd(row.usd[service]!, 4)]),
   );
-  const five = rows.find((row) => row.minutes === 5) ?? rows[0]!;
+  const five = rows.find((row) => row.minutes === 5 && row.callbacks) ?? rows[0]!;
+  const lengths = [...new Set(rows.map((row) => row.minutes))];
+  const series = (callbacks: boolean, pick: (row: CostRow) => number) =>
+    lengths.map((minutes) => {
+      const row = rows.find((r) => r.minutes === minutes && r.callbacks === callbacks);
+      return row ? pick(row) : 0;
+    });
+  const retries = (row: CostRow) =>
+    Object.entries(row.transitionsByState)
+      .filter(([state]) => !state.endsWith(' (retry)'))
+      .map(([state, n]) => {
+        const again = row.transitionsByState[`${state} (retry)`];
+        return `${state} ${n}${again ? ` + ${again} ${again === 1 ? 'retry' : 'retries'}` : ''}`;
+      })
+      .join(', ');
   return [
     table(rows, {
-      'Upstream takes': length,
-      Polls: (r) => r.polls,
+      'Upstream takes': (r) => `${r.minutes} min`,
+      'Job ends noticed by': (r) =>
+        r.callbacks ? `callback (fallback look every ${r.checkSeconds} s)` : `a look every ${r.checkSeconds} s`,
+      Looks: (r) => r.checks,
+      Callbacks: (r) => r.callbacksDelivered,
       Transitions: (r) => r.transitions,
       'Lambda invocations': (r) => r.lambdaInvocations,
-      'DynamoDB calls': (r) => r.dynamoCalls,
+      'API requests': (r) => r.apiRequests,
+      'Step Functions API requests': (r) => r.sfnRequests,
+      'DynamoDB calls (transactions)': (r) => `${r.dynamoCalls} (${r.transactions})`,
       'Read units': (r) => r.readUnits,
       'Write units': (r) => r.writeUnits,
       'S3 requests': (r) => r.s3Requests,
-      'SQS requests': (r) => r.sqsRequests,
       'Upstream calls': (r) => r.upstreamCalls,
       'Log KiB': (r) => (r.logBytes / 1024).toFixed(0),
       'Per 1,000 tasks': (r) => usd(r.totalUsd),
     }),
     chart(
-      'AWS $ per 1,000 tasks, by how long the upstream takes',
-      rows.map(length),
+      'AWS $ per 1,000 tasks, by how long the upstream takes; bars: callbacks, line: no callbacks',
+      lengths.map((minutes) => `${minutes} min`),
       '$',
-      rows.map((r) => r.totalUsd * 1000),
+      series(true, (r) => r.totalUsd * 1000),
+      series(false, (r) => r.totalUsd * 1000),
     ),
+    chart(
+      'State transitions per task; bars: callbacks, line: no callbacks',
+      lengths.map((minutes) => `${minutes} min`),
+      'transitions',
+      series(true, (r) => r.transitions),
+      series(false, (r) => r.transitions),
+    ),
+    table(rows, { Run: costLabel, 'Transitions by state (entered + retries)': retries }),
     table(Object.keys(five.usd), { 'Per 1,000 tasks': (service) => service, ...byService }),
     table(Object.entries(five.steps), {
-      [`Function (${length(five)} task)`]: ([fn]) => fn,
+      [`Function (${costLabel(five)})`]: ([fn]) => fn,
       Invocations: ([, s]) => s.invocations,
-      'Storage calls': ([, s]) =>
+      'Storage and Step Functions calls': ([, s]) =>
         Object.entries(s.calls)
           .map(([call, n]) => `${n}× ${call}`)
           .join(', ') || '–',
@@ -225,24 +288,40 @@ function costTables(rows: CostRow[]) {
           `local + ${ASSUMPTIONS.upstreamCallMs} ms per upstream call + ${ASSUMPTIONS.transferMsPerMiB} ms per MiB of video`,
         ],
         [
+          'Fallback look',
+          'AWS defaults: COMPLETION_CHECK_SECONDS 300 with callbacks, COMPLETION_POLL_SECONDS 60 without; +1 s retry interval each',
+        ],
+        [
+          "Upstream's callbacks",
+          `${ASSUMPTIONS.progressCallbacks} before the final one (queued, running), as the simulator sends them`,
+        ],
+        [
+          'DynamoDB transactions',
+          '2 write units per item and KB (DynamoDB Local reports 1: doubled, index writes too)',
+        ],
+        [
           'Log bytes',
           `handlers' at INFO + ${ASSUMPTIONS.platformLogBytes} per invocation (+ ${ASSUMPTIONS.errorLogBytes} per error) + ${ASSUMPTIONS.historyEventBytes} per execution event + state data`,
         ],
-        ['X-Ray (upper bound)', `${ASSUMPTIONS.tracesPerTask} traces per task`],
-        ['Left out (not per task)', 'storage, egress, the reconciler, Lambda init, client status queries'],
+        ['X-Ray (upper bound)', `one trace per API request and ${ASSUMPTIONS.tracesPerExecution} per execution`],
+        [
+          'Left out (not per task)',
+          "storage, egress, the reconciler, Lambda init, client status queries, the waiting room's waits under a backlog",
+        ],
       ],
       { Assumption: ([name]) => name, Value: ([, value]) => value },
     ),
   ];
 }
 
+const cny = (units: number) => (units / 10_000).toFixed(4);
+const counts = (values: Record<string, number>) =>
+  Object.entries(values)
+    .map(([what, n]) => `; ${n}× ${what.replaceAll('`', "'")}`)
+    .join('');
+
 function tasksChecks(t: ThroughputResult): Check[] {
-  const cny = (units: number) => (units / 10_000).toFixed(4);
-  const list = (counts: Record<string, number>) =>
-    Object.entries(counts)
-      .map(([what, n]) => `; ${n}× ${what.replaceAll('`', "'")}`)
-      .join('');
-  const [others, errors] = [list(t.notSucceeded), list(t.submitErrors)];
+  const [others, errors] = [counts(t.notSucceeded), counts(t.submitErrors)];
   return [
     {
       figure: 'Tasks succeeded',
@@ -280,8 +359,166 @@ function tasksChecks(t: ThroughputResult): Check[] {
   ];
 }
 
+function capacityChecks(c: CapacityResult): Check[] {
+  const share = c.upstreamInUseMean / c.slots;
+  const ratio = c.wallSeconds / c.idealSeconds;
+  const peaks = Object.entries(c.peakUnfinished);
+  return [
+    {
+      figure: 'Tasks succeeded; refunded',
+      measured: `${c.succeeded} / ${c.tasks}; ${c.refunded}${counts(c.notSucceeded)}${counts(c.failureReasons ?? {})}`,
+      target: `all; 0`,
+      pass: c.succeeded === c.tasks && c.refunded === 0,
+    },
+    {
+      figure: 'Balance; key spend',
+      measured: `${cny(c.balanceUnits)} CNY (expected ${cny(c.expectedBalanceUnits)}); ${cny(c.keySpentUnits)}`,
+      target: 'exact to 0.0001',
+      pass: c.balanceExact,
+    },
+    {
+      figure: `Upstream slots in use while tasks waited (${c.backlogSeconds.toFixed(0)} s)`,
+      measured: `${c.upstreamInUseMean.toFixed(0)} of ${c.slots} on average (${(share * 100).toFixed(0)} %)`,
+      target: `≥ ${TARGETS.slotsInUseShare * 100} %`,
+      pass: share >= TARGETS.slotsInUseShare,
+    },
+    {
+      figure: 'First submit → last success',
+      measured:
+        `${c.wallSeconds.toFixed(1)} s; ideal ${c.idealSeconds.toFixed(1)} s ` +
+        `(⌈${c.created} / ${c.slots}⌉ × ${c.generationSeconds} s + ${(c.transferSeconds * 1000).toFixed(0)} ms transfer): ${ratio.toFixed(2)}×`,
+      target: `≤ ${TARGETS.capacityWallOverIdeal}× the ideal`,
+      pass: ratio <= TARGETS.capacityWallOverIdeal,
+    },
+    {
+      figure: 'Most unfinished jobs per key at once',
+      measured:
+        peaks.map(([name, n]) => `${name}: ${n}`).join(', ') +
+        (c.accountsTurnedAway.length
+          ? `; turned away: ${c.accountsTurnedAway.join(', ')}`
+          : '; no account turned away'),
+      target: `≤ ${c.maxUnfinishedPerKey} (the cap), never a 429`,
+      pass: peaks.every(([, n]) => n <= c.maxUnfinishedPerKey) && c.accountsTurnedAway.length === 0,
+    },
+    {
+      figure: 'Slots taken; tasks waiting, at the end',
+      measured: `${c.slotsTakenAtEnd}; ${c.waitingAtEnd}`,
+      target: '0; 0',
+      pass: c.slotsTakenAtEnd === 0 && c.waitingAtEnd === 0,
+    },
+    {
+      figure: 'Tasks with one upstream job',
+      measured: `${c.tasksWithOneJob} / ${c.created}`,
+      target: 'all',
+      pass: c.tasksWithOneJob === c.created,
+    },
+    {
+      figure: `Submits answered 200 (${c.submitConcurrency} at a time)`,
+      measured: `${c.accepted} / ${c.tasks} in ${c.submitSeconds.toFixed(1)} s${counts(c.submitErrors)}; ${c.created} tasks made`,
+      target: '–',
+    },
+    {
+      figure: 'Upstream slots in use, first submit → last job made',
+      measured: `${c.upstreamInUseMeanUntilLastStart.toFixed(0)} of ${c.slots} (${((c.upstreamInUseMeanUntilLastStart / c.slots) * 100).toFixed(0)} %, the ramp included); our slots taken while tasks waited: ${c.slotsTakenMean.toFixed(0)}`,
+      target: '–',
+    },
+    {
+      figure: 'Latency, created → success',
+      measured: `p50 ${c.latencyP50Seconds.toFixed(1)} s, p99 ${c.latencyP99Seconds.toFixed(1)} s`,
+      target: '–',
+    },
+  ];
+}
+function capacityTables(c: CapacityResult) {
+  // At most 100 bars: seconds grouped, each bar the group's mean.
+  const size = Math.max(1, Math.ceil(c.timeline.length / 100));
+  const groups = Array.from({ length: Math.ceil(c.timeline.length / size) }, (_, i) =>
+    c.timeline.slice(i * size, (i + 1) * size),
+  );
+  const mean = (group: typeof c.timeline, pick: (point: (typeof c.timeline)[number]) => number) =>
+    Math.round(group.reduce((sum, point) => sum + pick(point), 0) / group.length);
+  return [
+    chart(
+      `Every ${size === 1 ? 'second' : `${size} s`} since the first submit; bars: upstream jobs unfinished (of ${c.slots}), line: tasks in the waiting room`,
+      groups.map((group) => String(group[0]!.second)),
+      'tasks',
+      groups.map((group) => mean(group, (point) => point.upstream)),
+      groups.map((group) => mean(group, (point) => point.waiting)),
+    ),
+  ];
+}
+
+const latency = (l: LatencyFigures) =>
+  `p50 ${l.p50.toFixed(2)} s, p99 ${l.p99.toFixed(2)} s, max ${l.max.toFixed(2)} s (${l.count} tasks)`;
+function completionChecks(c: CompletionResult): Check[] {
+  const queryLimit = c.transferSeconds + TARGETS.querySecondsOverTransfer;
+  return [
+    {
+      figure: 'Callbacks: job succeeded → success, p50',
+      measured: `${c.callback.latency.p50.toFixed(2)} s`,
+      target: `≤ ${TARGETS.callbackP50Seconds} s`,
+      pass: c.callback.latency.p50 <= TARGETS.callbackP50Seconds,
+    },
+    {
+      figure: 'Callbacks: job succeeded → success, p99',
+      measured: `${c.callback.latency.p99.toFixed(2)} s`,
+      target: `≤ ${TARGETS.callbackP99Seconds} s`,
+      pass: c.callback.latency.p99 <= TARGETS.callbackP99Seconds,
+    },
+    {
+      figure: 'A GET that sees the job finished → success (no callback)',
+      measured: `${latency(c.query.latency)}; the GET itself p50 ${c.query.answer.p50.toFixed(2)} s`,
+      target: `≤ ${queryLimit.toFixed(2)} s each (transfer ${(c.transferSeconds * 1000).toFixed(0)} ms + ${TARGETS.querySecondsOverTransfer} s)`,
+      pass: c.query.latency.count > 0 && c.query.latency.max <= queryLimit,
+    },
+    {
+      figure: 'Tasks succeeded (callbacks; queries; fallback)',
+      measured: `${c.callback.succeeded} / ${c.callback.tasks}; ${c.query.succeeded} / ${c.query.tasks}; ${c.polling.succeeded} / ${c.polling.tasks}`,
+      target: 'all',
+      pass:
+        c.callback.succeeded === c.callback.tasks &&
+        c.query.succeeded === c.query.tasks &&
+        c.polling.succeeded === c.polling.tasks,
+    },
+    {
+      figure: `No callback, nobody asks: the look every ${c.polling.checkSeconds} s`,
+      measured: `${latency(c.polling.latency)}, mean ${c.polling.latency.mean.toFixed(1)} s`,
+      target: '–',
+    },
+    {
+      figure: 'Callbacks: final callback acknowledged at its first attempt',
+      measured: `${c.callback.finalCallbacksAcknowledged} / ${c.callback.tasks} (one task submitted every ${c.callback.submitEveryMs} ms)`,
+      target: '–',
+    },
+    {
+      figure: 'Queries: answered; settled before the GET (not measured)',
+      measured: `${Object.entries(c.query.answeredStatus)
+        .map(([status, n]) => `${n}× ${status}`)
+        .join(', ')}; ${c.query.settledBeforeQuery}`,
+      target: '–',
+    },
+  ];
+}
+const completionTables = (c: CompletionResult) => [
+  table(
+    [
+      ['Callback', c.callback.latency],
+      ['GET that sees the job finished (from the GET)', c.query.latency],
+      [`Fallback look every ${c.polling.checkSeconds} s`, c.polling.latency],
+    ] as [string, LatencyFigures][],
+    {
+      'Job end noticed by': ([name]) => name,
+      Tasks: ([, l]) => l.count,
+      'p50 (s)': ([, l]) => l.p50.toFixed(2),
+      'p99 (s)': ([, l]) => l.p99.toFixed(2),
+      'Max (s)': ([, l]) => l.max.toFixed(2),
+      'Mean (s)': ([, l]) => l.mean.toFixed(2),
+    },
+  ),
+];
+
 export async function renderReport(results: BenchResults, file: string): Promise<string> {
-  const { cold, transfer, cost, tasks } = results;
+  const { cold, transfer, cost, tasks, capacity, completion } = results;
   const sections = [
     {
       name: 'cold',
@@ -302,6 +539,18 @@ export async function renderReport(results: BenchResults, file: string): Promise
       tables: cost && costTables(cost),
     },
     { name: 'tasks', title: '4. Whole tasks: 1,000 at once', checks: tasks && tasksChecks(tasks), tables: [] },
+    {
+      name: 'capacity',
+      title: '5. Upstream capacity: 1,000 tasks at once, 2 accounts of 120 slots',
+      checks: capacity && capacityChecks(capacity),
+      tables: capacity && capacityTables(capacity),
+    },
+    {
+      name: 'completion',
+      title: '6. Completion latency: job succeeded → task success',
+      checks: completion && completionChecks(completion),
+      tables: completion && completionTables(completion),
+    },
   ];
   const judged = sections.flatMap((s) => s.checks ?? []).filter((check) => check.pass !== undefined);
   const failed = sections.filter((s) => results.errors[s.name]).map((s) => s.name);

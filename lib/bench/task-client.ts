@@ -1,0 +1,180 @@
+/**
+ * What the sections that run whole tasks share: submits as a customer sends them (all at once, or a few at a
+ * time), the money check (balance and key spend exact to the unit), the simulator's own routes, the time of
+ * one transfer, percentiles.
+ */
+import { S3Client } from '@aws-sdk/client-s3';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { HttpToS3VideoTransfer } from '../../functions/adapters/s3-video-storage.js';
+import { hashApiKey } from '../../functions/core/api-key.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
+import type { TaskRecord } from '../../functions/core/task.js';
+import type { StackProcess } from './stack-client.js';
+
+/** An image-to-video model: an image is required; the simulator never fetches it. */
+export const SUBMIT_BODY = {
+  model: 'seedance-1.0-lite-i2v',
+  duration: 5,
+  image_urls: ['https://93.184.215.14/boat.png'],
+};
+
+/** `ok`, or the answer's status and the start of its body (or why none came). */
+export type SubmitAnswer = { outcome: string; taskId?: string; sentAt: number };
+
+export function submitTask(baseUrl: string, key: string, prompt: string): Promise<SubmitAnswer> {
+  const sentAt = Date.now();
+  return fetch(`${baseUrl}/api/v1/video/generate`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...SUBMIT_BODY, prompt }),
+  }).then(
+    async (response) => {
+      if (!response.ok) return { outcome: `${response.status} ${(await response.text()).slice(0, 100)}`, sentAt };
+      const taskId = ((await response.json()) as { data: { task_id: string } }).data.task_id;
+      return { outcome: 'ok', taskId, sentAt };
+    },
+    (error: Error) => ({ outcome: `no answer: ${String(error.cause ?? error.message)}`, sentAt }),
+  );
+}
+
+/** Submits every prompt, at most `concurrency` in flight (Infinity: all at once); answers in prompt order. */
+export async function submitAll(
+  baseUrl: string,
+  key: string,
+  prompts: string[],
+  concurrency = Number.POSITIVE_INFINITY,
+): Promise<SubmitAnswer[]> {
+  const answers: SubmitAnswer[] = new Array(prompts.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < prompts.length) {
+      const index = next++;
+      answers[index] = await submitTask(baseUrl, key, prompts[index]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, prompts.length) }, worker));
+  return answers;
+}
+
+export function countBy<T>(items: T[], key: (item: T) => string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
+  return counts;
+}
+
+/** Nearest-rank percentile of `values` (any order); NaN when empty. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)] ?? Number.NaN;
+}
+
+export const median = (values: number[]) => percentile(values, 0.5);
+
+export interface MoneyCheck {
+  /** In units of 0.0001 CNY: opening − Σ cost of the tasks that succeeded or are in flight. */
+  expectedBalanceUnits: number;
+  balanceUnits: number;
+  keySpentUnits: number;
+  balanceExact: boolean;
+}
+
+/** The account's balance (as the API shows it) and the key's spend against the tasks' costs. */
+export async function checkMoney(
+  stack: StackProcess,
+  key: string,
+  tasks: TaskRecord[],
+  openingUnits: number,
+): Promise<MoneyCheck> {
+  const balance = await fetch(`${stack.ready.baseUrl}/api/v1/account/balance`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  const balanceUnits = Math.round(((await balance.json()) as { data: { balance: number } }).data.balance * 10_000);
+  const keyItem = await stack.db.send(
+    new GetCommand({ TableName: stack.ready.names.tables['apiKeys'], Key: { key_hash: hashApiKey(key) } }),
+  );
+  const keySpentUnits = Number(keyItem.Item?.['spent_units'] ?? 0);
+  const charged = tasks
+    .filter((task) => !['failed', 'refunded'].includes(task.status))
+    .reduce((total, task) => total + task.cost_units, 0);
+  return {
+    expectedBalanceUnits: openingUnits - charged,
+    balanceUnits,
+    keySpentUnits,
+    balanceExact: balanceUnits === openingUnits - charged && keySpentUnits === charged,
+  };
+}
+
+/** The simulator's view of one job (GET /simulator/jobs/{id}): its status changes, its callbacks. */
+export interface SimulatedJobTimings {
+  id: string;
+  status: string;
+  history: { status: string; at: string }[];
+  callbacks: { status: string; at: string; attempt: number; acknowledged: boolean }[];
+}
+
+export async function simulatedJob(simulatorUrl: string, jobId: string): Promise<SimulatedJobTimings> {
+  const answer = await fetch(`${simulatorUrl}/simulator/jobs/${encodeURIComponent(jobId)}`);
+  if (!answer.ok) throw new Error(`simulator job ${jobId}: ${answer.status} ${await answer.text()}`);
+  return (await answer.json()) as SimulatedJobTimings;
+}
+
+/** When the job succeeded upstream (epoch ms), from its history; undefined if it has not. */
+export const succeededAt = (job: SimulatedJobTimings) => {
+  const at = job.history.find((step) => step.status === 'succeeded')?.at;
+  return at === undefined ? undefined : Date.parse(at);
+};
+
+/** GET /simulator/stats: per key, unfinished jobs now and the most at once. */
+export interface SimulatorStats {
+  maxUnfinishedPerKey: number;
+  keys: { key: string; unfinished: number; peakUnfinished: number }[];
+}
+
+export async function simulatorStats(simulatorUrl: string): Promise<SimulatorStats> {
+  return (await (await fetch(`${simulatorUrl}/simulator/stats`)).json()) as SimulatorStats;
+}
+
+/** Polls `read` every `everyMs` until `done` holds for its value or `deadline` (epoch ms) passes; the last value. */
+export async function pollUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  everyMs: number,
+  deadline: number,
+): Promise<T> {
+  let value = await read();
+  while (!done(value) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+    value = await read();
+  }
+  return value;
+}
+
+/**
+ * The transfer on its own: a finished job's video copied into the stack's bucket by HttpToS3VideoTransfer (the
+ * TransferVideo step's adapter), from this process, `runs` times (the first warms fetch and S3): the median, in
+ * seconds. What a task adds after its job succeeded, step overheads aside.
+ */
+export async function measureTransfer(stack: StackProcess, simulatorUrl: string, jobId: string, runs = 6) {
+  const s3 = new S3Client({
+    endpoint: stack.ready.endpoints.s3,
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    forcePathStyle: true,
+  });
+  try {
+    const transfer = new HttpToS3VideoTransfer(s3, stack.ready.names.videoBucket, {
+      maxBytes: 2 * 1024 ** 3,
+      timeoutMs: 60_000,
+    });
+    const seconds: number[] = [];
+    let bytes = 0;
+    for (let run = 0; run < runs; run += 1) {
+      const started = performance.now();
+      ({ bytes } = await transfer.copy(`${simulatorUrl}/files/${jobId}.mp4`, `bench/transfer-${run}.mp4`));
+      if (run > 0) seconds.push((performance.now() - started) / 1000);
+    }
+    return { seconds: median(seconds), bytes };
+  } finally {
+    s3.destroy();
+  }
+}
