@@ -9,7 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import { ExecutionError, StateMachine } from 'aws-local-stepfunctions';
+import { StateMachine } from 'aws-local-stepfunctions';
 import type { RunOptions, StateMachineDefinition } from 'aws-local-stepfunctions';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -29,6 +29,7 @@ import { loadHandler } from '../local/handler-loader.js';
 import { lambdaContext } from '../local/lambda-context.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
 import { loadDefinition, localFunctionArn, localStateMachineArn } from '../local/local-workflow.js';
+import { libraryTimeoutErrors } from '../local/step-functions-server.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { API_ROUTES, DEFAULT_ROUTE, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { sendToParent } from './child.js';
@@ -287,24 +288,7 @@ const timeoutRetryInterval = definition.States['AwaitCompletion']!.Retry!.find((
   retrier.ErrorEquals.includes('States.Timeout'),
 )!.IntervalSeconds;
 
-/** States.Timeout of the library's own class, so that the ASL's retrier on States.Timeout matches it. */
-async function libraryTimeoutError(): Promise<() => Error> {
-  const probe = new StateMachine(
-    { StartAt: 'Probe', States: { Probe: { Type: 'Task', Resource: 'probe', TimeoutSeconds: 0.001, End: true } } },
-    { validationOptions: { noValidate: true } },
-  );
-  const run = probe.run({}, { overrides: { taskResourceLocalHandlers: { Probe: () => new Promise(() => {}) } } });
-  const failure = await run.result.then(
-    () => undefined,
-    (err: unknown) => (err instanceof ExecutionError ? err.cause : err),
-  );
-  if (!(failure instanceof Error) || failure.name !== 'States.Timeout') {
-    throw new Error('aws-local-stepfunctions no longer times a task out with its States.Timeout error');
-  }
-  const TimeoutError = failure.constructor as new () => Error;
-  return () => new TimeoutError();
-}
-const timeoutError = await libraryTimeoutError();
+const timeoutError = (await libraryTimeoutErrors()).timeout;
 
 let checks = 0;
 let checkSeconds = 0;

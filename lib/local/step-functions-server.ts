@@ -379,7 +379,7 @@ function taskCall(plan: TaskPlan, taskInput: JsonValue, scope: TaskScope): TaskC
   return { input, timeoutSeconds, scope };
 }
 
-interface TimeoutErrors {
+export interface TimeoutErrors {
   /** States.Timeout: TimeoutSeconds passed. */
   timeout(): Error;
   /** States.HeartbeatTimeout: HeartbeatSeconds passed without SendTaskHeartbeat. */
@@ -393,7 +393,7 @@ let timeoutErrors: Promise<TimeoutErrors> | undefined;
  * errors by class (States.TaskFailed matches any task error but a timeout, per the ASL spec). Taken once from a
  * one-state run that times out at once.
  */
-function libraryTimeoutErrors(): Promise<TimeoutErrors> {
+export function libraryTimeoutErrors(): Promise<TimeoutErrors> {
   timeoutErrors ??= (async () => {
     const probe = new StateMachine(
       { StartAt: 'Probe', States: { Probe: { Type: 'Task', Resource: 'probe', TimeoutSeconds: 0.001, End: true } } },
