@@ -90,6 +90,7 @@ Video generation service is up in ${((Date.now() - started) / 1000).toFixed(1)} 
   Base URL      ${baseUrl}
   Demo account  ${demo.accountId} (100 CNY on first start)
   Demo API key  ${demo.apiKey}
+  API docs      ${baseUrl}/docs (the OpenAPI document: ${baseUrl}/api/v1/openapi.json)
 ${upstreamLines.join('\n')}
 
 Try:
@@ -97,6 +98,7 @@ Try:
   curl -s -X POST ${baseUrl}/api/v1/video/generate -H "Authorization: Bearer ${demo.apiKey}" \\
        -H "Content-Type: application/json" -d '{"model":"seedance-1.5-pro","prompt":"a red fox in the snow","duration":5}'
   then: curl -s ${baseUrl}/api/v1/video/tasks/<task_id> -H "Authorization: Bearer ${demo.apiKey}"
+  your tasks: curl -s "${baseUrl}/api/v1/video/tasks?limit=5" -H "Authorization: Bearer ${demo.apiKey}"
 
 Admin: npm run --silent admin -- help        Stop: Ctrl-C
 `);

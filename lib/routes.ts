@@ -16,6 +16,7 @@ export interface RouteDefinition {
 
 export const API_ROUTES: readonly RouteDefinition[] = [
   { id: 'SubmitTask', method: 'POST', path: '/api/v1/video/generate', entry: 'functions/http/submit-task.ts' },
+  { id: 'ListTasks', method: 'GET', path: '/api/v1/video/tasks', entry: 'functions/http/list-tasks.ts' },
   { id: 'GetTask', method: 'GET', path: '/api/v1/video/tasks/{id}', entry: 'functions/http/get-task.ts' },
   {
     id: 'CancelTask',
@@ -24,7 +25,18 @@ export const API_ROUTES: readonly RouteDefinition[] = [
     entry: 'functions/http/cancel-task.ts',
   },
   { id: 'GetBalance', method: 'GET', path: '/api/v1/account/balance', entry: 'functions/http/get-balance.ts' },
+  {
+    id: 'ListTransactions',
+    method: 'GET',
+    path: '/api/v1/account/transactions',
+    entry: 'functions/http/list-transactions.ts',
+  },
   { id: 'ListModels', method: 'GET', path: '/api/v1/models', entry: 'functions/http/list-models.ts' },
+  { id: 'CreateUpload', method: 'POST', path: '/api/v1/uploads', entry: 'functions/http/create-upload.ts' },
+  // No API key (DESIGN §3 row 30, issue 19): for load balancers and uptime checks, and the API's own description.
+  { id: 'Health', method: 'GET', path: '/api/v1/health', entry: 'functions/http/health.ts' },
+  { id: 'GetOpenApi', method: 'GET', path: '/api/v1/openapi.json', entry: 'functions/http/get-openapi.ts' },
+  { id: 'GetDocs', method: 'GET', path: '/docs', entry: 'functions/http/get-docs.ts' },
   // The upstream's job reports (DESIGN §3 row 33): no API key; the per-task secret in the path guards it.
   {
     id: 'UpstreamCallback',
@@ -50,6 +62,8 @@ export interface WorkflowFunctionDefinition {
 }
 
 export const WORKFLOW_FUNCTIONS: readonly WorkflowFunctionDefinition[] = [
+  // Uploaded references made fetchable for the upstream, H.265 transcoded (DESIGN §3 row 26): ffmpeg, x86_64.
+  { id: 'PrepareInputs', aslToken: 'PrepareInputsFunctionArn', entry: 'functions/workflow/prepare-inputs.ts' },
   {
     id: 'WaitForUpstreamSlot',
     aslToken: 'WaitForUpstreamSlotFunctionArn',

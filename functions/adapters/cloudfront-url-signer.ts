@@ -19,8 +19,8 @@ export interface CloudFrontSignerOptions {
 export class CloudFrontUrlSigner implements VideoUrlSigner {
   constructor(private readonly options: CloudFrontSignerOptions) {}
 
-  async sign(key: string, now: Date): Promise<SignedUrl> {
-    const expires = new Date(now.getTime() + VIDEO_URL_TTL_SECONDS * 1000);
+  async sign(key: string, now: Date, expiresInSeconds = VIDEO_URL_TTL_SECONDS): Promise<SignedUrl> {
+    const expires = new Date(now.getTime() + expiresInSeconds * 1000);
     const path = key.split('/').map(encodeURIComponent).join('/');
     const url = getSignedUrl({
       url: `https://${this.options.domain}/${path}`,

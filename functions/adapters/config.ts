@@ -57,6 +57,9 @@ export const ENV = {
   rateLimitsTable: variable('RATE_LIMITS_TABLE', text),
   upstreamAccountsTable: variable('UPSTREAM_ACCOUNTS_TABLE', text),
   upstreamQueueTable: variable('UPSTREAM_QUEUE_TABLE', text),
+  ledgerTable: variable('LEDGER_TABLE', text),
+  idempotencyTable: variable('IDEMPOTENCY_TABLE', text),
+  uploadsTable: variable('UPLOADS_TABLE', text),
   /**
    * The API's public base URL, to which the upstream reports a job's status changes (DESIGN §3 row 33).
    * Empty: jobs are made without a callback and only the fallback polling notices their end.
@@ -91,6 +94,8 @@ export const ENV = {
   cloudFrontDomain: variable('CLOUDFRONT_DOMAIN', optionalText, ''),
   cloudFrontKeyPairId: variable('CLOUDFRONT_KEY_PAIR_ID', text),
   cloudFrontPrivateKeySecretArn: variable('CLOUDFRONT_PRIVATE_KEY_SECRET_ARN', text),
+  /** The ffmpeg binary PrepareInputs runs: the layer's in AWS (/opt), the npm package's locally. */
+  ffmpegPath: variable('FFMPEG_PATH', text, '/opt/ffmpeg'),
 } as const;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Tasks in DynamoDB. Every state change is conditional on the states allowed before it. A task in flight
  * carries its shard of the in-flight index (TASKS_IN_FLIGHT_INDEX): every write of a task in flight sets it,
- * a final move removes it.
+ * a final move removes it. The charge and the refund each write their ledger entry in their transaction.
  */
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -15,6 +15,9 @@ import type { TaskRecord } from '../core/task.js';
 import { isFinal, statesBefore } from '../core/task-status.js';
 import type { TaskStatus } from '../core/task-status.js';
 import { withTransactionConflictRetry } from './transaction-retry.js';
+import { ledgerEntry, ledgerEntryId } from '../core/ledger.js';
+import { ledgerPut } from './dynamodb-ledger.js';
+import { idempotencyKeyTaken, idempotencyPut } from './dynamodb-idempotency.js';
 
 const SHARD = TASKS_IN_FLIGHT_INDEX.partitionKey;
 const IN_FLIGHT_VALUES = { ':pending': 'pending', ':running': 'running', ':transferring': 'transferring' };
@@ -35,7 +38,12 @@ export interface TaskTables {
   tasks: string;
   accounts: string;
   apiKeys: string;
+  ledger: string;
+  idempotency: string;
 }
+
+/** Where the submit transaction's idempotency record is (after account, key, task and ledger entry). */
+const IDEMPOTENCY_ITEM = 4;
 
 export class DynamoDbTaskRepository implements TaskRepository {
   constructor(
@@ -91,6 +99,18 @@ export class DynamoDbTaskRepository implements TaskRepository {
             ConditionExpression: 'attribute_not_exists(task_id)',
           },
         },
+        ledgerPut(
+          this.tables.ledger,
+          ledgerEntry(
+            charge.accountId,
+            ledgerEntryId.charge(task.task_id),
+            'charge',
+            -cost,
+            task.created_at,
+            task.task_id,
+          ),
+        ),
+        ...(charge.idempotency ? [idempotencyPut(this.tables.idempotency, charge.idempotency)] : []),
       ],
     });
     try {
@@ -98,7 +118,7 @@ export class DynamoDbTaskRepository implements TaskRepository {
       // a retry after a commit whose answer was lost succeeds without charging twice.
       await withTransactionConflictRetry(() => this.db.send(command));
     } catch (error) {
-      throw chargeError(error, charge) ?? error;
+      throw idempotencyKeyTaken(error, IDEMPOTENCY_ITEM) ?? chargeError(error, charge) ?? error;
     }
   }
 
@@ -185,6 +205,11 @@ export class DynamoDbTaskRepository implements TaskRepository {
               : { ':negative_cost': -cost },
           },
         },
+        // Its condition can fail only with the task's own (refunded_at is set in the same transaction).
+        ledgerPut(
+          this.tables.ledger,
+          ledgerEntry(task.account_id, ledgerEntryId.refund(task.task_id), 'refund', cost, now, task.task_id),
+        ),
       ],
     });
     try {

@@ -62,6 +62,43 @@ export const TASKS_SLOT_HOLDERS_INDEX = {
   nonKeyAttributes: ['status'],
 } as const;
 
+/**
+ * The ledger's newest-first listing (DESIGN §3 row 27). The table's key is (account_id, entry_id) with an
+ * entry id from the entry's cause (`charge:<task>`), so a conditional put makes each movement at most once;
+ * an id from a cause does not sort by time, hence this index on `listed_at` (`<created_at>#<entry id>`). A GSI
+ * rather than an LSI: no 10 GB cap on an account's entries, and a listing may lag its write by a moment.
+ */
+export const LEDGER_BY_TIME_INDEX = { name: 'by-time', partitionKey: 'account_id', sortKey: 'listed_at' } as const;
+
+/**
+ * An account's tasks, newest first (GET /api/v1/video/tasks, DESIGN §3 row 25). Keyed by what every task already
+ * holds (`account_id`, `created_at`), so tasks stored before the index exist are listed too; ties in `created_at`
+ * are ordered by the table key, which every page's cursor carries. It projects what a Task view is made of
+ * (TaskViewSource in functions/core/task.ts) plus `video_key` (to re-sign an expired URL), nothing else: a task's
+ * other writes (`updated_at`, wake tokens, slots) never touch the index.
+ */
+export const TASKS_BY_ACCOUNT_INDEX = {
+  name: 'by-account',
+  partitionKey: 'account_id',
+  sortKey: 'created_at',
+  nonKeyAttributes: [
+    'status',
+    'cost_units',
+    'generation',
+    'finished_at',
+    'error_message',
+    'video_key',
+    'video_url',
+    'video_url_expires_at',
+    'webhook_state',
+    'webhook_attempts',
+    'webhook_last_status_code',
+    'webhook_last_error',
+    'webhook_last_attempt_at',
+    'webhook_delivered_at',
+  ],
+} as const;
+
 export const TABLES = {
   accounts: { envVar: ENV.accountsTable.name, partitionKey: 'account_id' },
   apiKeys: { envVar: ENV.apiKeysTable.name, partitionKey: 'key_hash' },
@@ -69,7 +106,7 @@ export const TABLES = {
   tasks: {
     envVar: ENV.tasksTable.name,
     partitionKey: 'task_id',
-    indexes: [TASKS_IN_FLIGHT_INDEX, TASKS_WEBHOOK_PENDING_INDEX, TASKS_SLOT_HOLDERS_INDEX],
+    indexes: [TASKS_IN_FLIGHT_INDEX, TASKS_WEBHOOK_PENDING_INDEX, TASKS_SLOT_HOLDERS_INDEX, TASKS_BY_ACCOUNT_INDEX],
     stream: 'NEW_IMAGE',
   },
   models: { envVar: ENV.modelsTable.name, partitionKey: 'id' },
@@ -78,10 +115,28 @@ export const TABLES = {
   upstreamAccounts: { envVar: ENV.upstreamAccountsTable.name, partitionKey: 'id' },
   // The waiting room: per provider, in submit order; read consistently (a GSI could lag behind a wake).
   upstreamQueue: { envVar: ENV.upstreamQueueTable.name, partitionKey: 'provider', sortKey: 'position' },
+  // Every balance movement, immutable, written in the movement's own transaction (LEDGER_BY_TIME_INDEX).
+  ledger: {
+    envVar: ENV.ledgerTable.name,
+    partitionKey: 'account_id',
+    sortKey: 'entry_id',
+    indexes: [LEDGER_BY_TIME_INDEX],
+  },
+  // Idempotency-Key records (DESIGN §3 row 24), kept 24 h: `expires_at` is also checked on read (TTL lags).
+  idempotency: { envVar: ENV.idempotencyTable.name, partitionKey: 'id', ttlAttribute: 'expires_at' },
+  // Customer uploads (DESIGN §3 row 26): TTL removes a record some time after its expires_at, which is enforced.
+  uploads: { envVar: ENV.uploadsTable.name, partitionKey: 'upload_id', ttlAttribute: 'ttl' },
 } as const satisfies Record<string, TableDefinition>;
 export type TableId = keyof typeof TABLES;
 
 export const VIDEO_BUCKET = { envVar: ENV.videoBucket.name } as const;
+
+/**
+ * Customer uploads live in the video bucket under this prefix (functions/core/uploads.ts names the keys), with
+ * whatever is derived from them; the bucket's lifecycle rule deletes them after `expireAfterDays` (S3 counts
+ * whole days, so 48 h becomes 2 days), and the local stack's sweep does the same.
+ */
+export const UPLOADS = { prefix: 'uploads/', expireAfterDays: 2 } as const;
 
 export const STATE_MACHINE = {
   envVar: ENV.stateMachineArn.name,

@@ -1,7 +1,7 @@
 /**
- * Presigned S3 GET URLs (SigV4 query signing) with the SDK's signer but no S3 client: the presigner needs
- * one, which took three bundles past the 500 KiB budget (558–607 KiB). Used where no CloudFront is
- * configured (local); in AWS CloudFront-signed URLs last 24 h, while these die with the role credentials.
+ * Presigned S3 URLs (SigV4 query signing) with the SDK's signer but no S3 client: the presigner needs one,
+ * which took three bundles past the 500 KiB budget (558–607 KiB). GETs where no CloudFront is configured
+ * (local; in AWS CloudFront-signed URLs last 24 h, these die with the role credentials); upload PUTs.
  */
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -47,26 +47,59 @@ export class S3UrlSigner implements VideoUrlSigner {
     });
   }
 
-  async sign(key: string, now: Date): Promise<SignedUrl> {
+  /** A GET of `key`, valid `expiresInSeconds` (24 h for videos; an upload's remaining life for the upstream). */
+  async sign(key: string, now: Date, expiresInSeconds = VIDEO_URL_TTL_SECONDS): Promise<SignedUrl> {
+    // As the SDK's GetObject presigns it: x-id names the operation; checksum mode asks S3 for checksums.
+    const url = await this.presign(
+      'GET',
+      key,
+      { 'x-id': 'GetObject', 'x-amz-checksum-mode': 'ENABLED' },
+      {},
+      { expiresInSeconds, now },
+    );
+    return { url, expiresAt: new Date(now.getTime() + expiresInSeconds * 1000).toISOString() };
+  }
+
+  /**
+   * A PUT of `key` that S3 accepts only with this Content-Type and exactly `size` bytes: both headers are
+   * signed (X-Amz-SignedHeaders), and S3 refuses a request whose signed headers differ (SignatureDoesNotMatch).
+   */
+  async signPut(
+    key: string,
+    headers: { contentType: string; size: number },
+    options: { expiresInSeconds: number; now: Date },
+  ): Promise<string> {
+    return this.presign(
+      'PUT',
+      key,
+      { 'x-id': 'PutObject' },
+      { 'content-type': headers.contentType, 'content-length': String(headers.size) },
+      options,
+    );
+  }
+
+  private async presign(
+    method: 'GET' | 'PUT',
+    key: string,
+    query: Record<string, string>,
+    headers: Record<string, string>,
+    options: { expiresInSeconds: number; now: Date },
+  ): Promise<string> {
     const url = this.objectUrl(key);
     const signed = await this.signer.presign(
       {
-        method: 'GET',
+        method,
         protocol: url.protocol,
         hostname: url.hostname,
         ...(url.port ? { port: Number(url.port) } : {}),
         path: url.pathname,
-        // As the SDK's GetObject presigns it: x-id names the operation; checksum mode asks S3 for checksums.
-        query: { 'x-id': 'GetObject', 'x-amz-checksum-mode': 'ENABLED' },
-        headers: { host: url.host, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' },
+        query,
+        headers: { host: url.host, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD', ...headers },
       },
-      { expiresIn: VIDEO_URL_TTL_SECONDS, signingDate: now },
+      { expiresIn: options.expiresInSeconds, signingDate: options.now },
     );
-    const query = new URLSearchParams(signed.query as Record<string, string>);
-    return {
-      url: `${url.protocol}//${url.host}${signed.path}?${query.toString()}`,
-      expiresAt: new Date(now.getTime() + VIDEO_URL_TTL_SECONDS * 1000).toISOString(),
-    };
+    const signedQuery = new URLSearchParams(signed.query as Record<string, string>);
+    return `${url.protocol}//${url.host}${signed.path}?${signedQuery.toString()}`;
   }
 
   private objectUrl(key: string): URL {

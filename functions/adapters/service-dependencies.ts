@@ -9,12 +9,17 @@ import { dynamoDocumentClient } from './dynamodb-client.js';
 import { DynamoDbModelCatalog } from './dynamodb-model-catalog.js';
 import { DynamoDbRateLimiter } from './dynamodb-rate-limiter.js';
 import { DynamoDbTaskRepository } from './dynamodb-task-repository.js';
+import { DynamoDbTaskList } from './dynamodb-task-list.js';
+import { DynamoDbIdempotencyStore } from './dynamodb-idempotency.js';
+import { DynamoDbLedger } from './dynamodb-ledger.js';
 
 export function taskRepository() {
   return new DynamoDbTaskRepository(dynamoDocumentClient(), {
     tasks: readEnv('tasksTable'),
     accounts: readEnv('accountsTable'),
     apiKeys: readEnv('apiKeysTable'),
+    ledger: readEnv('ledgerTable'),
+    idempotency: readEnv('idempotencyTable'),
   });
 }
 
@@ -36,4 +41,16 @@ export function accountRepository() {
 
 export function modelCatalog() {
   return new DynamoDbModelCatalog(dynamoDocumentClient(), readEnv('modelsTable'));
+}
+
+export function idempotencyStore() {
+  return new DynamoDbIdempotencyStore(dynamoDocumentClient(), readEnv('idempotencyTable'));
+}
+
+export function ledgerRepository() {
+  return new DynamoDbLedger(dynamoDocumentClient(), readEnv('ledgerTable'));
+}
+
+export function taskList() {
+  return new DynamoDbTaskList(dynamoDocumentClient(), readEnv('tasksTable'));
 }

@@ -15,6 +15,7 @@ import {
   RESOLUTIONS,
 } from './generation-options.js';
 import { IMAGE_MODES } from './ark-contract.js';
+import { uploadIdOf } from './uploads.js';
 
 export type RequestForm = 'A' | 'B';
 
@@ -40,8 +41,20 @@ const httpUrl = v.pipe(
   v.check(isHttpUrl, 'must be an absolute http or https URL'),
 );
 
+/** A reference: an http(s) URL, or the file_url of one of our uploads (DESIGN §3 row 6, row 26). */
+const referenceUrl = v.pipe(
+  v.string('must be a string URL'),
+  v.maxLength(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`),
+  v.check(
+    (text) => isHttpUrl(text) || uploadIdOf(text) !== undefined,
+    'must be an absolute http or https URL, or a file_url from POST /api/v1/uploads',
+  ),
+);
+
 const urlList = (max: number) =>
-  v.nullish(v.pipe(v.array(httpUrl, 'must be an array of URLs'), v.maxLength(max, `must hold at most ${max} URLs`)));
+  v.nullish(
+    v.pipe(v.array(referenceUrl, 'must be an array of URLs'), v.maxLength(max, `must hold at most ${max} URLs`)),
+  );
 
 const uuidText = v.pipe(v.string('must be a string'), v.uuid('must be a UUID'));
 
@@ -57,7 +70,8 @@ const integerIn = (min: number, max: number, what: string) =>
 
 const imageMode = v.nullish(v.picklist(IMAGE_MODES, `must be one of ${IMAGE_MODES.join(', ')}`));
 
-const ModelSchema = v.object({
+/** The model's three spellings (also the OpenAPI document's, functions/http/openapi/). */
+export const ModelSchema = v.object({
   model: v.nullish(v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))),
   model_id: v.nullish(uuidText),
   modelId: v.nullish(uuidText),
@@ -68,7 +82,7 @@ const ModelSchema = v.object({
  * and the upstream request all take their types from this output: a new field for the upstream is
  * added here, defaulted in resolve-generation.ts if it needs a default, and mapped in the adapter.
  */
-const GenerationSchema = v.pipe(
+export const GenerationSchema = v.pipe(
   v.object({
     prompt: v.pipe(
       v.string('is required and must be a string'),

@@ -58,6 +58,29 @@ export interface TaskRecord {
   webhook_due_at?: string;
 }
 
+/**
+ * What a Task view is made of: the task list reads it from the account index, which projects exactly these
+ * (TASKS_BY_ACCOUNT_INDEX in functions/adapters/resources.ts).
+ */
+export type TaskViewSource = Pick<
+  TaskRecord,
+  | 'task_id'
+  | 'status'
+  | 'cost_units'
+  | 'generation'
+  | 'created_at'
+  | 'finished_at'
+  | 'error_message'
+  | 'video_url'
+  | 'video_url_expires_at'
+  | 'webhook_state'
+  | 'webhook_attempts'
+  | 'webhook_last_status_code'
+  | 'webhook_last_error'
+  | 'webhook_last_attempt_at'
+  | 'webhook_delivered_at'
+>;
+
 /** The spec's Task object (plus a few additive fields), as the status endpoint returns it. */
 export interface TaskView {
   task_id: string;
@@ -97,7 +120,7 @@ export interface WebhookView {
 }
 
 /** Null when the task has no webhook_url; `not_sent` for a cancelled (refunded) task, which sends none. */
-export function webhookView(task: TaskRecord): WebhookView | null {
+export function webhookView(task: TaskViewSource): WebhookView | null {
   if (!task.generation.webhookUrl) return null;
   const state = task.webhook_state ?? (task.status === 'refunded' ? 'not_sent' : 'pending');
   return {
@@ -110,7 +133,7 @@ export function webhookView(task: TaskRecord): WebhookView | null {
   };
 }
 
-export function toTaskView(task: TaskRecord): TaskView {
+export function toTaskView(task: TaskViewSource): TaskView {
   const videoUrl = task.status === 'success' ? (task.video_url ?? null) : null;
   return {
     task_id: task.task_id,

@@ -36,6 +36,9 @@ export class VideoDownloadInterruptedError extends namedError('VideoDownloadInte
 
 export class TaskNotFoundError extends namedError('TaskNotFoundError') {}
 
+/** An uploaded reference could not be made ready for the upstream (PrepareInputs): expired, or not transcodable. */
+export class ReferencePreparationError extends namedError('ReferencePreparationError') {}
+
 /** An error as Step Functions hands it to a Catch target: `Cause` is Lambda's JSON or a plain message. */
 export interface StepError {
   Error: string;
@@ -56,6 +59,7 @@ type DescribedError = (
   | GenerationTimedOutError
   | VideoRejectedError
   | VideoDownloadInterruptedError
+  | ReferencePreparationError
 )['name'];
 
 /** Keyed by the `name` literals (the compiler checks each key is one), not by `Class.name`, which minifies. */
@@ -74,6 +78,7 @@ const PREFIXES: Record<DescribedError, string> = {
   GenerationTimedOutError: 'generation timed out',
   VideoRejectedError: 'the generated file could not be stored',
   VideoDownloadInterruptedError: 'the generated video could not be downloaded',
+  ReferencePreparationError: 'a reference file could not be prepared',
 };
 
 /** Errors whose message is for operators (our key, our account, the upstream's quotas): the prefix alone. */

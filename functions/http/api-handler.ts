@@ -1,5 +1,5 @@
 /**
- * The one middy chain of every route: request logging context → envelope (errors included) → auth and
+ * The one middy chain of every route: logging context and request id → envelope (errors included) → auth and
  * rate limit → the body's size → the route's function. Routes only parse their input and call one use case.
  */
 import middy from '@middy/core';
@@ -12,6 +12,7 @@ import { authenticationDependencies } from '../adapters/service-dependencies.js'
 import { apiEnvelope } from './middleware/api-envelope.js';
 import type { ApiResult } from './middleware/api-envelope.js';
 import { authenticateCaller } from './middleware/authenticate-caller.js';
+import { requestId } from './middleware/request-id.js';
 import type { CallerContext } from './middleware/authenticate-caller.js';
 import { publishMetrics } from '../adapters/metrics.js';
 
@@ -27,6 +28,7 @@ export function authenticatedRoute(route: RouteFunction) {
   authDeps ??= authenticationDependencies();
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(requestId())
     .use(publishMetrics())
     .use(apiEnvelope())
     .use(authenticateCaller(authDeps))
@@ -52,9 +54,25 @@ function bodyBytes(event: APIGatewayProxyEventV2): number {
 export function publicRoute(route: (event: APIGatewayProxyEventV2) => Promise<ApiResult>) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(requestId())
     .use(publishMetrics())
     .use(apiEnvelope())
     .handler(async (event) => route(event) as never);
+}
+
+/**
+ * A public route that answers a document of its own (the OpenAPI document, the docs page), not the envelope:
+ * its errors still get the envelope, and every answer its request id.
+ */
+export function publicDocumentRoute(
+  route: (event: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>,
+) {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(requestId())
+    .use(publishMetrics())
+    .use({ onError: apiEnvelope().onError })
+    .handler(async (event) => route(event));
 }
 
 /**

@@ -1,8 +1,10 @@
-/** POST /api/v1/video/generate */
+/** POST /api/v1/video/generate (with an optional Idempotency-Key: DESIGN §3 row 24) */
 import { randomUUID } from 'node:crypto';
-import { submitTask } from '../core/use-cases/submit-task.js';
-import { apiKeyRepository, modelCatalog, taskRepository } from '../adapters/service-dependencies.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../core/idempotency.js';
+import { submitTaskIdempotently } from '../core/use-cases/submit-task.js';
+import { apiKeyRepository, idempotencyStore, modelCatalog, taskRepository } from '../adapters/service-dependencies.js';
 import { outboundUrlPolicy } from '../adapters/url-policy-dependencies.js';
+import { uploadChecks } from '../adapters/upload-dependencies.js';
 import { authenticatedRoute, jsonBody } from './api-handler.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
 
@@ -11,6 +13,8 @@ const deps = {
   models: modelCatalog(),
   tasks: taskRepository(),
   urls: outboundUrlPolicy(),
+  uploads: uploadChecks(),
+  idempotency: idempotencyStore(),
   now: () => new Date(),
   newTaskId: randomUUID,
 };
@@ -23,7 +27,10 @@ export const handler = authenticatedRoute(async (event, caller) => {
     await caller; // an auth error wins over a malformed body
     throw error;
   }
-  const data = await submitTask(caller, body, deps);
+  // Header names are case-insensitive; API Gateway's payload 2.0 gives them in lower case, other fronts may not.
+  const key = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === IDEMPOTENCY_KEY_HEADER)?.[1];
+  const { answer, replayed } = await submitTaskIdempotently(caller, body, deps, key);
+  if (replayed) return { data: answer, headers: { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } };
   countMetric(METRIC.tasksSubmitted);
-  return { data };
+  return { data: answer };
 });

@@ -1,7 +1,8 @@
 /**
  * Operator actions behind the admin CLI and the local stack's seeding: accounts, keys, top-ups and the
  * model catalog. Money enters as yuan text and is stored as integer units, like everywhere else; no write
- * takes a balance past MAX_BALANCE_UNITS (checked first, and again by the write's own condition).
+ * takes a balance past MAX_BALANCE_UNITS (checked first, and again by the write's own condition). Every
+ * balance movement writes its ledger entry in its own transaction (DESIGN §3 row 27).
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -33,6 +34,12 @@ import {
 } from '../../functions/adapters/dynamodb-webhooks.js';
 import type { TableId } from '../../functions/adapters/resources.js';
 import { AdminError } from './errors.js';
+import type { LedgerEntry } from '../../functions/core/ledger.js';
+import { ledgerEntry, ledgerEntryId } from '../../functions/core/ledger.js';
+import { ledgerPut } from '../../functions/adapters/dynamodb-ledger.js';
+import { withTransactionConflictRetry } from '../../functions/adapters/transaction-retry.js';
+import { backfillOpening, verifyLedger } from './ledger-check.js';
+import type { LedgerReport } from './ledger-check.js';
 
 export { AdminError };
 
@@ -64,6 +71,15 @@ export interface AccountSummary {
 export const UPSTREAM_ACCOUNT_CAPACITY = 120;
 
 const KEY_ID_PATTERN = /^key_[A-Za-z0-9]{1,64}$/;
+/** A top-up's or adjustment's request id (its ledger entry is `topup:<id>`): a UUID by default. */
+export const TOPUP_REQUEST_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+function checkedRequestId(requestId: string): string {
+  if (!TOPUP_REQUEST_ID.test(requestId)) {
+    throw new AdminError('the request id must be 1–128 letters, digits, "_", ".", ":" or "-"');
+  }
+  return requestId;
+}
 const MAX_YUAN_TEXT = MAX_BALANCE_YUAN.toLocaleString('en-US');
 
 export class AdminStore {
@@ -73,22 +89,46 @@ export class AdminStore {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** Creates the account; refuses to overwrite one that exists. Returns its balance in yuan. */
+  /**
+   * Creates the account; refuses to overwrite one that exists. A balance to start with is its ledger's
+   * `opening` entry (a top-up), in the same transaction. Returns its balance in yuan.
+   */
   async createAccount(accountId: string, balanceYuan: string): Promise<number> {
     if (!/^[A-Za-z0-9_.-]{1,64}$/.test(accountId)) {
       throw new AdminError('account id must be 1–64 letters, digits, "_", "." or "-"');
     }
     const units = boundedYuanToUnits(balanceYuan, 'the balance');
+    const createdAt = this.now().toISOString();
+    const opening = ledgerEntry(accountId, ledgerEntryId.opening(), 'topup', units, createdAt);
     try {
       await this.db.send(
-        new PutCommand({
-          TableName: this.tables.accounts,
-          Item: { account_id: accountId, balance_units: units, created_at: this.now().toISOString() },
-          ConditionExpression: 'attribute_not_exists(account_id)',
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: this.tables.accounts,
+                Item: { account_id: accountId, balance_units: units, created_at: createdAt },
+                ConditionExpression: 'attribute_not_exists(account_id)',
+              },
+            },
+            ...(units > 0 ? [ledgerPut(this.tables.ledger, opening)] : []),
+          ],
         }),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new AdminError(`account ${accountId} already exists`);
+      if (
+        error instanceof TransactionCanceledException &&
+        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
+      ) {
+        throw new AdminError(`account ${accountId} already exists`);
+      }
+      // Entries outlive their account only if one was deleted by hand: the new account must not inherit them.
+      if (
+        error instanceof TransactionCanceledException &&
+        error.CancellationReasons?.[1]?.Code === 'ConditionalCheckFailed'
+      ) {
+        throw new AdminError(`account ${accountId} has ledger entries from an earlier account: choose another id`);
+      }
       throw error;
     }
     return unitsToYuan(units);
@@ -187,33 +227,126 @@ export class AdminStore {
   }
 
   /**
-   * Adds to the balance in one update, conditional on the account existing and the new balance staying within
-   * MAX_BALANCE_UNITS, so concurrent top-ups cannot pass the bound together. Returns the new balance in yuan.
+   * Adds to the balance, conditional on the account existing and the new balance staying within
+   * MAX_BALANCE_UNITS (so concurrent top-ups cannot pass the bound together), with its ledger entry
+   * `topup:<requestId>` in the same transaction: a request id adds once, however often it is retried.
+   * Returns the balance in yuan (read after the write) and whether this call added (false: done before).
    */
-  async topUp(accountId: string, amountYuan: string): Promise<number> {
+  async topUp(accountId: string, amountYuan: string, requestId: string): Promise<{ balance: number; added: boolean }> {
     const units = boundedYuanToUnits(amountYuan, 'the amount');
     if (units <= 0) throw new AdminError('the amount must be positive');
+    return this.moveBalance(accountId, units, ledgerEntryId.topup(checkedRequestId(requestId)), 'topup');
+  }
+
+  /**
+   * An operator's correction (DESIGN §3 row 27, type `adjustment`): adds `amountYuan` (a leading "-" takes
+   * away, never below zero), with its entry `adjustment:<requestId>` and the reason, at most once per request id.
+   */
+  async adjust(
+    accountId: string,
+    amountYuan: string,
+    reason: string,
+    requestId: string,
+  ): Promise<{ balance: number; added: boolean }> {
+    const negative = amountYuan.trim().startsWith('-');
+    const units = boundedYuanToUnits(negative ? amountYuan.trim().slice(1) : amountYuan, 'the amount');
+    if (units === 0) throw new AdminError('the amount must not be zero');
+    if (reason.trim() === '' || reason.length > 500) throw new AdminError('the reason must be 1–500 characters');
+    const entryId = ledgerEntryId.adjustment(checkedRequestId(requestId));
+    return this.moveBalance(accountId, negative ? -units : units, entryId, 'adjustment', reason.trim());
+  }
+
+  /**
+   * One balance movement and its ledger entry in one transaction, conditional on the account existing and the
+   * balance staying within 0..MAX_BALANCE_UNITS; the entry's id makes a retry a no-op (`added` false).
+   */
+  private async moveBalance(
+    accountId: string,
+    units: number,
+    entryId: string,
+    type: 'topup' | 'adjustment',
+    reason?: string,
+  ): Promise<{ balance: number; added: boolean }> {
+    const entry = {
+      ...ledgerEntry(accountId, entryId, type, units, this.now().toISOString()),
+      ...(reason !== undefined && { reason }),
+    };
+    const bound =
+      units >= 0
+        ? {
+            ConditionExpression: 'attribute_exists(account_id) AND balance_units <= :room',
+            room: MAX_BALANCE_UNITS - units,
+          }
+        : { ConditionExpression: 'attribute_exists(account_id) AND balance_units >= :room', room: -units };
+    const write = new TransactWriteCommand({
+      TransactItems: [
+        {
+          Update: {
+            TableName: this.tables.accounts,
+            Key: { account_id: accountId },
+            UpdateExpression: 'ADD balance_units :amount',
+            ConditionExpression: bound.ConditionExpression,
+            ExpressionAttributeValues: { ':amount': units, ':room': bound.room },
+          },
+        },
+        ledgerPut(this.tables.ledger, entry),
+      ],
+    });
     try {
-      const { Attributes } = await this.db.send(
-        new UpdateCommand({
-          TableName: this.tables.accounts,
-          Key: { account_id: accountId },
-          UpdateExpression: 'ADD balance_units :amount',
-          ConditionExpression: 'attribute_exists(account_id) AND balance_units <= :room',
-          ExpressionAttributeValues: { ':amount': units, ':room': MAX_BALANCE_UNITS - units },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return unitsToYuan(Number(Attributes?.['balance_units']));
+      // Concurrent movements of one account conflict (TransactionConflict): each is tried again.
+      await withTransactionConflictRetry(() => this.db.send(write));
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [accountReason, entryReason] = error.CancellationReasons ?? [];
+      if (entryReason?.Code === 'ConditionalCheckFailed') return this.movedBefore(accountId, entry);
+      if (accountReason?.Code !== 'ConditionalCheckFailed') throw error;
       const account = await this.account(accountId);
       if (!account) throw new AdminError(`account ${accountId} does not exist`);
       throw new AdminError(
-        `refused: the balance (${unitsToYuanText(account.balance_units)} CNY) plus ${unitsToYuan(units)} CNY ` +
-          `would pass the maximum of ${MAX_YUAN_TEXT} CNY`,
+        units >= 0
+          ? `refused: the balance (${unitsToYuanText(account.balance_units)} CNY) plus ${unitsToYuan(units)} CNY ` +
+              `would pass the maximum of ${MAX_YUAN_TEXT} CNY`
+          : `refused: the balance (${unitsToYuanText(account.balance_units)} CNY) less ${unitsToYuan(-units)} CNY ` +
+              'would fall below zero',
       );
     }
+    return { balance: await this.balanceYuan(accountId), added: true };
+  }
+
+  /** A retried movement: done before with this request id, so nothing moves; another amount is refused. */
+  private async movedBefore(accountId: string, entry: LedgerEntry): Promise<{ balance: number; added: boolean }> {
+    const { Item } = await this.db.send(
+      new GetCommand({
+        TableName: this.tables.ledger,
+        Key: { account_id: accountId, entry_id: entry.entry_id },
+        ConsistentRead: true,
+      }),
+    );
+    const earlier = Item as LedgerEntry | undefined;
+    if (earlier && earlier.amount_units !== entry.amount_units) {
+      const requestId = entry.entry_id.slice(entry.entry_id.indexOf(':') + 1);
+      throw new AdminError(
+        `request id ${requestId} already moved ${unitsToYuan(earlier.amount_units)} CNY (${earlier.type}) at ` +
+          `${earlier.created_at}, not ${unitsToYuan(entry.amount_units)}: nothing changed (use a new request id)`,
+      );
+    }
+    return { balance: await this.balanceYuan(accountId), added: false };
+  }
+
+  private async balanceYuan(accountId: string): Promise<number> {
+    const account = await this.account(accountId);
+    if (!account) throw new AdminError(`account ${accountId} does not exist`);
+    return unitsToYuan(Number(account.balance_units));
+  }
+
+  /** Every account's balance against the sum of its ledger entries. */
+  verifyLedger(): Promise<LedgerReport> {
+    return verifyLedger(this.db, this.tables);
+  }
+
+  /** The `opening` entry of an account from before the ledger; undefined when it already balances. */
+  backfillOpening(accountId: string): Promise<bigint | undefined> {
+    return backfillOpening(this.db, this.tables, accountId, this.now());
   }
 
   /** The account's current webhook signing secret (`whsec_…`), created if it has none yet. */

@@ -3,6 +3,7 @@
  * Arguments are checked before anything is read or written, so a bad one costs one line on stderr and exit
  * code 2, never a stack trace, and needs no running stack. bin/admin.ts only hands it argv.
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,7 +24,7 @@ import { optionSets, worstMargins } from './margins.js';
 import type { OptionSet } from './margins.js';
 import { readUpstreamPrices } from './upstream-cost.js';
 import type { AdminStore } from './admin-store.js';
-import { UPSTREAM_ACCOUNT_CAPACITY } from './admin-store.js';
+import { TOPUP_REQUEST_ID, UPSTREAM_ACCOUNT_CAPACITY } from './admin-store.js';
 import { PROVIDER_NAMES } from '../../functions/core/providers.js';
 import { AdminError, TargetError, UsageError } from './errors.js';
 
@@ -49,8 +50,8 @@ interface Command {
   options?: readonly string[];
   /** Takes the account id as a positional argument too (`account:show acme`). */
   accountPositional?: boolean;
-  /** Checks the arguments, then calls `open` (which connects) and acts. */
-  run(args: Arguments, open: () => Promise<Session>, output: AdminOutput): Promise<void>;
+  /** Checks the arguments, then calls `open` (which connects) and acts; a number is its exit code (else 0). */
+  run(args: Arguments, open: () => Promise<Session>, output: AdminOutput): Promise<void | number>;
 }
 
 const MAX_YUAN_TEXT = MAX_BALANCE_YUAN.toLocaleString('en-US');
@@ -127,15 +128,93 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'balance:topup': {
-    args: '--account ID --amount YUAN',
-    summary: "add to an account's balance",
-    details: `The balance may not pass ${MAX_YUAN_TEXT} CNY: a top-up that would is refused and changes nothing.`,
-    options: ['account', 'amount'],
+    args: '--account ID --amount YUAN [--request-id ID]',
+    summary: "add to an account's balance, at most once per request id",
+    details:
+      `The balance may not pass ${MAX_YUAN_TEXT} CNY: a top-up that would is refused and changes nothing.\n` +
+      'Its ledger entry is topup:<request id>: run again with the same --request-id (after a timeout, say) and\n' +
+      'it adds nothing more and says so. Without --request-id a new one (a UUID) is made and printed first.',
+    options: ['account', 'amount', 'request-id'],
     async run(args, open, output) {
       const id = args.required('account');
       if (args.money('amount') <= 0) args.fail('--amount must be positive');
-      const balance = await (await open()).store.topUp(id, args.required('amount'));
-      output.out(`account ${id} balance: ${balance} CNY`);
+      const requestId = requestIdOf(args, output, 'top-up');
+      const { balance, added } = await (await open()).store.topUp(id, args.required('amount'), requestId);
+      output.out(
+        added
+          ? `account ${id} balance: ${balance} CNY`
+          : `request id ${requestId} was already applied: nothing added; account ${id} balance: ${balance} CNY`,
+      );
+    },
+  },
+  'balance:adjust': {
+    args: '--account ID --amount [-]YUAN --reason TEXT [--request-id ID]',
+    summary: 'correct a balance (a ledger entry of type adjustment), at most once per request id',
+    details:
+      'A negative amount is written --amount=-5 and may not take the balance below zero; the reason is kept with\n' +
+      'the entry adjustment:<request id>. Retried with the same --request-id it changes nothing more and says so.',
+    options: ['account', 'amount', 'reason', 'request-id'],
+    async run(args, open, output) {
+      const id = args.required('account');
+      const amount = args.required('amount');
+      const magnitude = amount.startsWith('-') ? amount.slice(1) : amount;
+      if (!/^\d/.test(magnitude)) args.fail('--amount must be an amount in yuan, negative to take away');
+      if (args.moneyText('amount', magnitude) === 0) args.fail('--amount must not be zero');
+      const reason = args.required('reason');
+      if (reason.length > 500) args.fail('--reason must be at most 500 characters');
+      const requestId = requestIdOf(args, output, 'adjustment');
+      const { balance, added } = await (await open()).store.adjust(id, amount, reason, requestId);
+      output.out(
+        added
+          ? `account ${id} balance: ${balance} CNY`
+          : `request id ${requestId} was already applied: nothing changed; account ${id} balance: ${balance} CNY`,
+      );
+    },
+  },
+  'ledger:verify': {
+    args: '',
+    summary: "check every account's balance against the sum of its ledger entries (exit 1 on a mismatch)",
+    details:
+      'One line per account that differs, then a summary. Each account is judged on a quiet moment (read, summed,\n' +
+      'read again); run it when no top-up or submit is under way for exact results. An account from before the\n' +
+      'ledger differs by its old balance: ledger:backfill gives it an opening entry.',
+    async run(_args, open, output) {
+      const { accounts, mismatches } = await (await open()).store.verifyLedger();
+      for (const account of mismatches) {
+        const hint = account.opened ? '' : ` (no opening entry: ledger:backfill --account ${account.accountId})`;
+        output.out(
+          `mismatch: account ${account.accountId} balance ${unitsToYuanText(account.balanceUnits)} CNY, ` +
+            `ledger ${unitsToYuanText(account.entriesUnits)} CNY over ${account.entries} entries, ` +
+            `difference ${unitsToYuanText(account.balanceUnits - account.entriesUnits)} CNY${hint}`,
+        );
+      }
+      output.out(`ledger: ${accounts} account(s) checked, ${mismatches.length} mismatch(es)`);
+      return mismatches.length > 0 ? 1 : 0;
+    },
+  },
+  'ledger:backfill': {
+    args: '[--account ID]',
+    summary: 'give accounts from before the ledger an opening entry so that they balance',
+    details:
+      'For each account that differs from its ledger and has no opening entry (or only --account): writes an\n' +
+      '"adjustment" entry with id "opening" of the difference, conditional on the balance not moving meanwhile.\n' +
+      'Run once after deploying the ledger; then ledger:verify.',
+    options: ['account'],
+    async run(args, open, output) {
+      const only = args.optional('account');
+      const { store } = await open();
+      const ids = only
+        ? [only]
+        : (await store.verifyLedger()).mismatches.filter((m) => !m.opened).map((m) => m.accountId);
+      for (const id of ids) {
+        const amount = await store.backfillOpening(id);
+        output.out(
+          amount === undefined
+            ? `account ${id} already balances: nothing written`
+            : `account ${id}: opening entry of ${unitsToYuanText(amount)} CNY written`,
+        );
+      }
+      if (ids.length === 0) output.out('every account without an opening entry already balances');
     },
   },
   'key:create': {
@@ -400,8 +479,7 @@ export async function runAdmin(argv: readonly string[], output: AdminOutput): Pr
       destroy = () => client.destroy();
       return { store: new AdminStore(DynamoDBDocumentClient.from(client), target.tables), where: target.where };
     };
-    await command.run(args, open, output);
-    return 0;
+    return (await command.run(args, open, output)) ?? 0;
   } catch (error) {
     if (error instanceof UsageError || error instanceof AdminError || error instanceof InvalidAmountError) {
       output.err(`error: ${error.message}`);
@@ -483,9 +561,14 @@ class Arguments {
 
   /** An amount of money in yuan, within the balance bound: its units. */
   money(name: string): number {
+    return this.moneyText(name, this.required(name));
+  }
+
+  /** `text` (the option's value, or a part of it) as units, within the balance bound. */
+  moneyText(name: string, text: string): number {
     let units: number;
     try {
-      units = yuanToUnits(this.required(name));
+      units = yuanToUnits(text);
     } catch (error) {
       if (error instanceof InvalidAmountError) this.fail(`--${name}: ${error.message}`);
       throw error;
@@ -513,6 +596,19 @@ class Arguments {
     }
     return key;
   }
+}
+
+/** `--request-id`, checked; without it a new one, printed first so that the operator can retry with it. */
+function requestIdOf(args: Arguments, output: AdminOutput, what: string): string {
+  const given = args.optional('request-id');
+  if (given !== undefined && !TOPUP_REQUEST_ID.test(given)) {
+    args.fail('--request-id must be 1–128 letters, digits, "_", ".", ":" or "-"');
+  }
+  const requestId = given ?? randomUUID();
+  if (given === undefined) {
+    output.err(`request id ${requestId}: to retry this ${what} safely, run it again with --request-id ${requestId}`);
+  }
+  return requestId;
 }
 
 function keyRow(key: ApiKeyRecord): string[] {

@@ -11,7 +11,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { TableDefinition } from '../../functions/adapters/resources.js';
-import { STATE_MACHINE, VIDEO_BUCKET } from '../../functions/adapters/resources.js';
+import { STATE_MACHINE, UPLOADS, VIDEO_BUCKET } from '../../functions/adapters/resources.js';
 import type { FunctionAccess } from './service-function.js';
 
 export type DynamoDbAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan';
@@ -64,6 +64,34 @@ export function writeVideos(bucket: IBucket, keyPattern: string): FunctionAccess
         reason:
           'Videos are objects named by task (videos/<account>/<task>.mp4): the grant is limited to the videos/ ' +
           'prefix of the one video bucket, never the bucket as a whole.',
+      },
+    ],
+  };
+}
+
+/**
+ * Customer uploads in the video bucket (UPLOADS.prefix): the given object actions there, and ListBucket limited
+ * to that prefix, so that S3 answers a missing upload 404 rather than 403 (the submit says "nothing uploaded yet").
+ */
+export function uploadObjects(bucket: IBucket, ...actions: ('GetObject' | 'PutObject')[]): FunctionAccess {
+  const objects = bucket.arnForObjects(`${UPLOADS.prefix}*`);
+  return {
+    environment: { [VIDEO_BUCKET.envVar]: bucket.bucketName },
+    grant: (grantee) => {
+      Grant.addToPrincipal({ grantee, actions: actions.map((action) => `s3:${action}`), resourceArns: [objects] });
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['s3:ListBucket'],
+        resourceArns: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${UPLOADS.prefix}*`] } },
+      });
+    },
+    wildcardResources: [
+      {
+        arn: objects,
+        reason:
+          'Uploads are objects named by account and upload id (uploads/<account>/<id>), unknown in advance: the ' +
+          'grant is limited to the uploads/ prefix of the one video bucket, never the bucket as a whole.',
       },
     ],
   };

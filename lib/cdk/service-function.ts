@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -75,6 +76,9 @@ export interface ServiceFunctionProps {
   readonly logRetention?: RetentionDays;
   /** What the function uses; more can be added with `uses(...)`. */
   readonly uses?: readonly FunctionAccess[];
+  /** @default arm64; x86_64 only where a native binary needs it (ffmpeg: lib/ffmpeg-binary.ts) */
+  readonly architecture?: Architecture;
+  readonly layers?: readonly ILayerVersion[];
 }
 
 export class ServiceFunction extends NodejsFunction {
@@ -95,7 +99,8 @@ export class ServiceFunction extends NodejsFunction {
       functionName: props.functionName,
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+      architecture: props.architecture ?? Architecture.ARM_64,
+      ...(props.layers && { layers: [...props.layers] }),
       memorySize: props.memorySize ?? 512,
       timeout: props.timeout ?? Duration.seconds(10),
       tracing: Tracing.ACTIVE,

@@ -9,15 +9,18 @@ import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Code, FilterCriteria, LayerVersion, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import {
+  LEDGER_BY_TIME_INDEX,
   physicalNames,
   TABLES,
   TASK_STARTS,
+  TASKS_BY_ACCOUNT_INDEX,
   TASKS_IN_FLIGHT_INDEX,
   TASKS_SLOT_HOLDERS_INDEX,
   TASKS_WEBHOOK_PENDING_INDEX,
@@ -25,6 +28,7 @@ import {
 } from '../../functions/adapters/resources.js';
 import type { RouteDefinition, WorkflowFunctionDefinition } from '../routes.js';
 import { ALL_FUNCTIONS, API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
+import { ffmpegPackageDir } from '../ffmpeg-binary.js';
 import type { DynamoDbAction } from './function-access.js';
 import {
   answerTaskTokens,
@@ -34,6 +38,7 @@ import {
   sendWebhookMessages,
   table,
   taskExecutions,
+  uploadObjects,
   writeVideos,
 } from './function-access.js';
 import type { FunctionAccess } from './service-function.js';
@@ -43,6 +48,11 @@ import { videoBucketName } from './stateful-resources.js';
 import type { VideoDelivery } from './video-delivery.js';
 
 const TRANSFER_TIMEOUT = Duration.minutes(15);
+/**
+ * PrepareInputs: a 50 MB H.265 upload copied and transcoded (its state's TimeoutSeconds, 160, is above it; the
+ * machine's 12 h leaves no room for more, as it must hold every state's worst case with its retries).
+ */
+const PREPARE_INPUTS_TIMEOUT = Duration.seconds(140);
 /** The download gets the Lambda's time less three minutes, left to finish the multipart upload. */
 const VIDEO_DOWNLOAD_TIMEOUT = TRANSFER_TIMEOUT.minus(Duration.minutes(3));
 /** Where videos are written (functions/core/use-cases/lifecycle-steps.ts: `videos/<account>/<task>.mp4`). */
@@ -54,6 +64,8 @@ interface FunctionSpec {
   /** @default 10 seconds */
   readonly timeout?: Duration;
   readonly memorySize?: number;
+  readonly architecture?: Architecture;
+  readonly layers?: readonly ILayerVersion[];
 }
 
 export interface ProviderEndpoint {
@@ -101,18 +113,22 @@ export class ServiceFunctions extends Construct {
       // The default stated here too, so the deployed value is visible in the console.
       config({ [ENV.defaultRateLimitPerSecond.name]: ENV.defaultRateLimitPerSecond.default }),
     ];
-    /** taskRepository() needs all three tables' names, whichever of them the function touches. */
+    /** taskRepository() needs all its tables' names, whichever of them the function touches. */
     const taskRepository = (
       tasks: DynamoDbAction[],
       accounts: DynamoDbAction[] = [],
       apiKeys: DynamoDbAction[] = [],
+      ledger: DynamoDbAction[] = [],
+      idempotency: DynamoDbAction[] = [],
     ): FunctionAccess[] => [
       table(TABLES.tasks, tables.tasks, ...tasks),
       table(TABLES.accounts, tables.accounts, ...accounts),
       table(TABLES.apiKeys, tables.apiKeys, ...apiKeys),
+      table(TABLES.ledger, tables.ledger, ...ledger),
+      table(TABLES.idempotency, tables.idempotency, ...idempotency),
     ];
-    /** repository.refund(): one transaction over the task, the account and the key. */
-    const refunds = taskRepository(['GetItem', 'UpdateItem'], ['UpdateItem'], ['UpdateItem']);
+    /** repository.refund(): one transaction over the task, the account, the key and the ledger entry. */
+    const refunds = taskRepository(['GetItem', 'UpdateItem'], ['UpdateItem'], ['UpdateItem'], ['PutItem']);
     /**
      * videoUrlSigner(): CloudFront-signed URLs (the private key is read from Secrets Manager, once per
      * cold start). With CLOUDFRONT_DOMAIN set the handlers never sign with S3, so no bucket access.
@@ -146,6 +162,18 @@ export class ServiceFunctions extends Construct {
       ];
     });
 
+    /** The ffmpeg of @ffmpeg-installer/linux-x64 (lib/ffmpeg-binary.ts): the package's directory, so /opt/ffmpeg. */
+    const ffmpeg = new LayerVersion(this, 'FfmpegLayer', {
+      code: Code.fromAsset(ffmpegPackageDir()),
+      compatibleArchitectures: [Architecture.X86_64],
+      compatibleRuntimes: [Runtime.NODEJS_22_X],
+      description: 'ffmpeg (static build of the npm package @ffmpeg-installer/linux-x64) at /opt/ffmpeg',
+    });
+    /** The uploads table: uploadRepository() finds it, and its Idempotency-Key records, by these names. */
+    const uploads = (...actions: DynamoDbAction[]): FunctionAccess[] => [
+      table(TABLES.uploads, tables.uploads, ...actions),
+    ];
+
     // ------------------------------------------------------------ what each function uses
 
     const specs: Record<string, FunctionSpec> = {
@@ -154,8 +182,12 @@ export class ServiceFunctions extends Construct {
         uses: [
           ...authentication,
           table(TABLES.models, tables.models, 'Scan'),
-          // One transaction; the task's execution starts from the table's stream (StartExecutions).
-          ...taskRepository(['PutItem'], ['UpdateItem'], ['UpdateItem']),
+          // One transaction (with the ledger entry and the Idempotency-Key record, read first when a key is
+          // sent); the task's execution starts from the table's stream (StartExecutions).
+          ...taskRepository(['PutItem'], ['UpdateItem'], ['UpdateItem'], ['PutItem'], ['GetItem', 'PutItem']),
+          // The uploads a submit names: their records, and a ranged GET of each stored object (its real type and size).
+          ...uploads('GetItem'),
+          uploadObjects(videoBucket, 'GetObject'),
         ],
       },
       // A query of a running task asks the upstream and may record a move, or a failure with its refund, and
@@ -175,11 +207,53 @@ export class ServiceFunctions extends Construct {
       // the answer; the function may take longer under load (the work is done, Ark only sends the hint again).
       UpstreamCallback: { uses: [...refunds, ...capacity, ...upstream] },
       GetBalance: { uses: [...authentication, table(TABLES.accounts, tables.accounts, 'GetItem')] },
+      ListTransactions: {
+        uses: [...authentication, queryIndex(TABLES.ledger, tables.ledger, LEDGER_BY_TIME_INDEX.name)],
+      },
       ListModels: { uses: [...authentication, table(TABLES.models, tables.models, 'Scan')] },
+      // The account's index, and a succeeded task's re-signed video URL stored as GetTask stores it.
+      ListTasks: {
+        uses: [
+          ...authentication,
+          ...taskRepository(['UpdateItem']),
+          queryIndex(TABLES.tasks, tables.tasks, TASKS_BY_ACCOUNT_INDEX.name),
+          ...videoUrlSigner,
+        ],
+      },
+      // No API key, no storage: they answer from the bundle alone.
+      Health: { uses: [] },
+      GetOpenApi: { uses: [] },
+      GetDocs: { uses: [] },
+      // Records the upload (with its Idempotency-Key record, read first when a key is sent) and presigns its PUT
+      // with the function's own role: the URL can write only what that role may, under uploads/.
+      CreateUpload: {
+        uses: [
+          ...authentication,
+          ...uploads('PutItem'),
+          table(TABLES.idempotency, tables.idempotency, 'GetItem', 'PutItem'),
+          uploadObjects(videoBucket, 'PutObject'),
+        ],
+      },
       // Answers with the envelope only: touches nothing.
       [DEFAULT_ROUTE.id]: { uses: [] },
 
       // State machine steps (each lambda's timeout below its state's TimeoutSeconds in the ASL)
+      // Uploads made fetchable for the upstream (CloudFront-signed until the upload's expiry), an H.265 video
+      // transcoded beside it by the layer's ffmpeg (x86_64, as the binary): read, written, the task updated.
+      PrepareInputs: {
+        uses: [
+          ...taskRepository(['GetItem', 'UpdateItem']),
+          ...uploads('GetItem'),
+          uploadObjects(videoBucket, 'GetObject', 'PutObject'),
+          ...videoUrlSigner,
+          config({ [ENV.ffmpegPath.name]: ENV.ffmpegPath.default }),
+        ],
+        timeout: PREPARE_INPUTS_TIMEOUT,
+        // x264 uses every vCPU it gets, and Lambda gives vCPUs by memory (one per 1,769 MB): 4096 MB is over two.
+        memorySize: 4096,
+        architecture: Architecture.X86_64,
+        layers: [ffmpeg],
+      },
       WaitForUpstreamSlot: { uses: capacity, timeout: Duration.seconds(50) },
       StartUpstream: {
         uses: [
@@ -265,6 +339,8 @@ export class ServiceFunctions extends Construct {
         uses: spec.uses,
         ...(spec.timeout && { timeout: spec.timeout }),
         ...(spec.memorySize && { memorySize: spec.memorySize }),
+        ...(spec.architecture && { architecture: spec.architecture }),
+        ...(spec.layers && { layers: spec.layers }),
       });
     };
 

@@ -20,10 +20,7 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { TableId } from '../../functions/adapters/resources.js';
-import { physicalNames, TABLES, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
-
-/** Objects under this prefix are in-progress uploads, deleted after two days whatever happens to them. */
-export const UPLOADS_PREFIX = 'uploads/';
+import { physicalNames, TABLES, UPLOADS, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 
 /**
  * The video bucket's name: `<prefix>-videos` is its logical name, and bucket names are global, so the
@@ -106,7 +103,9 @@ export class StatefulResources extends Construct {
       lifecycleRules: [
         // TransferVideo uploads in parts; a crashed upload must not leave billed parts behind.
         { id: 'abort-incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-        { id: 'expire-uploads', prefix: UPLOADS_PREFIX, expiration: Duration.days(2) },
+        // Customer uploads and their H.264 copies (DESIGN row 26): 48 h, which S3 can only say in whole days (it
+        // also rounds to the next midnight UTC), so up to a day more; the service refuses them after 48 h itself.
+        { id: 'expire-uploads', prefix: UPLOADS.prefix, expiration: Duration.days(UPLOADS.expireAfterDays) },
       ],
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 's3/videos/',

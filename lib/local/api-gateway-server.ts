@@ -3,6 +3,8 @@
  * event API Gateway would send for the matching route, invokes that route's handler, and writes back
  * what the handler returns. What AWS refuses before any function runs, it refuses alike; whatever Node's
  * own HTTP server would answer by itself (no Host, an Expect it does not know, CONNECT) gets the envelope.
+ * Each request gets an id, in the event's `requestContext.requestId` as API Gateway puts it; the gateway's own
+ * answers carry it in `X-Request-Id` (the functions' answers carry it already: DESIGN §3 row 28).
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
@@ -62,7 +64,8 @@ export async function startApiGatewayServer(options: ApiGatewayServerOptions) {
   });
   // Any Expect but 100-continue (RFC 9110 §10.1.1): the envelope, not Node's bare 417.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    send(res, envelope(400, `unsupported Expect header "${req.headers.expect}": only 100-continue is understood`));
+    const message = `unsupported Expect header "${req.headers.expect}": only 100-continue is understood`;
+    send(res, withRequestId(envelope(400, message), randomUUID()));
   });
   // CONNECT reaches no route, as in AWS: the not-found envelope instead of a closed connection.
   server.on('connect', (req: IncomingMessage, socket: Duplex) => {
@@ -94,10 +97,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: ApiGat
   const url = new URL(`http://localhost${target.startsWith('/') ? target : `/${target}`}`);
   const method = (req.method ?? 'GET').toUpperCase();
   const started = performance.now();
-  const result = await answer(req, url, method, options);
+  const requestId = randomUUID();
+  const result = withRequestId(await answer(req, url, method, requestId, options), requestId);
   send(res, result);
   options.accessLog?.(
-    `${new Date().toISOString()} ${method} ${url.pathname} → ${result.statusCode ?? 200} (${Math.round(performance.now() - started)} ms)`,
+    `${new Date().toISOString()} ${requestId} ${method} ${url.pathname} → ${result.statusCode ?? 200} (${Math.round(performance.now() - started)} ms)`,
   );
 }
 
@@ -105,6 +109,7 @@ async function answer(
   req: IncomingMessage,
   url: URL,
   method: string,
+  requestId: string,
   options: ApiGatewayServerOptions,
 ): Promise<APIGatewayProxyStructuredResultV2> {
   // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused with 400.
@@ -124,7 +129,7 @@ async function answer(
       break;
     }
   }
-  const event = toEvent(req, url, method, body, route.routeKey, route.params);
+  const event = toEvent(req, url, method, body, requestId, route.routeKey, route.params);
   // Headers, base64 and JSON escapes all count: measured only with a body, as a bodiless event stays far below.
   if (body.length > 0 && Buffer.byteLength(JSON.stringify(event)) > LAMBDA_PAYLOAD_BYTES) return PAYLOAD_TOO_LARGE;
   return route.handler(event, options.contextFor(route.id));
@@ -135,6 +140,7 @@ function toEvent(
   url: URL,
   method: string,
   body: Buffer,
+  requestId: string,
   routeKey: string,
   params: Record<string, string> | undefined,
 ): APIGatewayProxyEventV2 {
@@ -167,7 +173,7 @@ function toEvent(
         sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
         userAgent: headers['user-agent'] ?? '',
       },
-      requestId: randomUUID(),
+      requestId,
       routeKey,
       stage: '$default',
       time: now.toUTCString(),
@@ -177,6 +183,16 @@ function toEvent(
       ? { body: isText ? body.toString('utf8') : body.toString('base64'), isBase64Encoded: !isText }
       : { isBase64Encoded: false }),
   };
+}
+
+/** The gateway's own answers get the id; a function's answer keeps the one it gave (the same). */
+function withRequestId(
+  result: APIGatewayProxyStructuredResultV2,
+  requestId: string,
+): APIGatewayProxyStructuredResultV2 {
+  const headers = result.headers ?? {};
+  if (Object.keys(headers).some((name) => name.toLowerCase() === 'x-request-id')) return result;
+  return { ...result, headers: { ...headers, 'x-request-id': requestId } };
 }
 
 function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
@@ -214,7 +230,7 @@ function envelope(code: number, message: string): APIGatewayProxyStructuredResul
 function writeRaw(socket: Duplex, code: number, reason: string, message: string) {
   const body = envelopeText(code, message);
   socket.end(
-    `HTTP/1.1 ${code} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${code} ${reason}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${randomUUID()}\r\nconnection: close\r\n\r\n${body}`,
   );
 }
 

@@ -10,6 +10,7 @@ import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import { METRICS_SERVICE } from '../../functions/core/metric-names.js';
 import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
 import type { ProviderName } from '../../functions/core/providers.js';
+import { FFMPEG_BINARY } from '../ffmpeg-binary.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 
 /** Where one provider's adapter goes: its simulator or the real upstream (lib/local/upstreams.ts). */
@@ -68,6 +69,8 @@ export function localHandlerEnvironment(
     [ENV.webhookQueueUrl.name]: endpoints.webhookQueueUrl,
     // Developers receive webhooks on 127.0.0.1; every other private range stays refused.
     [ENV.allowLoopbackTargets.name]: 'true',
+    // The binary the Lambda layer ships (/opt/ffmpeg in AWS): the same file of the same npm package.
+    [ENV.ffmpegPath.name]: FFMPEG_BINARY,
     ...resourceEnvironment(names),
   };
 }

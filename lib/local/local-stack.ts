@@ -20,6 +20,7 @@ import { REPOSITORY_ROOT } from '../repository-root.js';
 import { startApiProcess } from './api-process-client.js';
 import type { ApiProcess } from './api-process-client.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from './emulators.js';
+import { startUploadSweeper } from './upload-sweeper.js';
 import { lambdaBundles, markUsed } from './lambda-bundles.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { createWebhookQueues } from './local-queues.js';
@@ -158,6 +159,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.push(() => workflow.stop());
 
     const db = DynamoDBDocumentClient.from(dynamoClient, { marshallOptions: { removeUndefinedValues: true } });
+    // The uploads' 48 h, as the bucket's lifecycle rule keeps it in AWS.
+    const sweeper = startUploadSweeper({ s3, bucket: names.videoBucket, db, uploadsTable: names.tables.uploads });
+    stoppers.push(() => sweeper.stop());
     const admin = new AdminStore(db, names.tables);
     await admin.seedModels(readJson('lib/seed/model-catalog.json'));
     for (const upstream of Object.values(byProvider)) {

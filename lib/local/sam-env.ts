@@ -4,7 +4,7 @@
  * reference it cannot resolve (Fn::GetStackOutput) reaches the function as "". So every declared variable
  * gets its local value, and every reference without one gets an explicit "": nothing points at AWS.
  */
-import { providerEnv } from '../../functions/adapters/config.js';
+import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import type { physicalNames } from '../../functions/adapters/resources.js';
 import { PROVIDER_NAMES } from '../../functions/core/providers.js';
 import type { ProviderName } from '../../functions/core/providers.js';
@@ -83,7 +83,8 @@ export function samEnvVars(
       const values: Record<string, string> = {};
       for (const [name, value] of Object.entries(variables)) {
         if (LAMBDA_RESERVED_VARIABLES.includes(name)) continue;
-        const localValue = local[name];
+        // The layer's ffmpeg (/opt/ffmpeg, as deployed) is in SAM's container; the local stack's path is not.
+        const localValue = name === ENV.ffmpegPath.name ? ENV.ffmpegPath.default : local[name];
         if (localValue !== undefined) values[name] = localValue;
         // A reference to the AWS deployment (a secret ARN, the CloudFront domain: unset means S3 presigned URLs).
         else if (typeof value !== 'string') values[name] = '';

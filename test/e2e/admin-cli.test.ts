@@ -101,7 +101,7 @@ const BAD_ARGUMENTS: [string, string[], RegExp][] = [
   [
     'a mistyped option',
     ['balance:topup', '--acount', 'a', '--amount', '5'],
-    /^error: balance:topup: unknown option --acount; it takes --account, --amount$/,
+    /^error: balance:topup: unknown option --acount; it takes --account, --amount, --request-id$/,
   ],
   ['a missing value', ['balance:topup', '--account', 'a', '--amount'], /--amount needs a value/],
   ['a missing option', ['key:list'], /key:list: --account is required/],
@@ -208,10 +208,10 @@ describe('accounts and keys', () => {
   it('creates, tops up and shows an account, with the same output as before', async () => {
     const created = await admin(['account:create', '--id', accountId, '--balance', '10']);
     expect(created).toEqual({ code: 0, stdout: `created account ${accountId} with 10 CNY (local)\n`, stderr: '' });
-    const toppedUp = await admin(['balance:topup', '--account', accountId, '--amount', '2.5']);
+    const toppedUp = await admin(['balance:topup', '--account', accountId, '--amount', '2.5', '--request-id', 'r-1']);
     expect(toppedUp).toEqual({ code: 0, stdout: `account ${accountId} balance: 12.5 CNY\n`, stderr: '' });
     expectOneLineError(
-      await admin(['balance:topup', '--account', accountId, '--amount', '999999999']),
+      await admin(['balance:topup', '--account', accountId, '--amount', '999999999', '--request-id', 'r-2']),
       2,
       /refused: the balance \(12\.5 CNY\) plus 999999999 CNY would pass the maximum of 1,000,000,000 CNY/,
     );

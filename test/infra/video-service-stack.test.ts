@@ -14,6 +14,7 @@ import {
   physicalNames,
   TABLES,
   TASK_STARTS,
+  TASKS_BY_ACCOUNT_INDEX,
   TASKS_IN_FLIGHT_INDEX,
   TASKS_SLOT_HOLDERS_INDEX,
   TASKS_WEBHOOK_PENDING_INDEX,
@@ -46,7 +47,9 @@ function envOf(id: string): Record<string, unknown> {
   return (fn(id)[1].Properties['Environment'] as { Variables: Record<string, unknown> }).Variables;
 }
 /** Every statement of the policies attached to a role (by the role's logical id). */
-function statementsOf(roleLogicalId: string): { Action: string | string[]; Resource: unknown; Effect: string }[] {
+function statementsOf(
+  roleLogicalId: string,
+): { Action: string | string[]; Resource: unknown; Effect: string; Condition?: unknown }[] {
   return resourcesOfType(service.statelessJson, 'AWS::IAM::Policy')
     .filter(([, policy]) =>
       (policy.Properties['Roles'] as { Ref: string }[]).some((role) => role.Ref === roleLogicalId),
@@ -109,7 +112,8 @@ describe('functions', () => {
       const [, resource] = fn(id);
       expect(resource.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
-        Architectures: ['arm64'],
+        // PrepareInputs runs ffmpeg's x86_64 build (its own test below).
+        Architectures: [id === 'PrepareInputs' ? 'x86_64' : 'arm64'],
         Handler: 'index.handler',
         TracingConfig: { Mode: 'Active' },
       });
@@ -153,8 +157,9 @@ describe('functions', () => {
   });
 
   it('that authenticate get the rate limit default', () => {
-    // The upstream's callback route takes no API key (a per-task secret in its path guards it): no limiter.
-    const unauthenticated = ['UpstreamCallback'];
+    // The upstream's callback route takes no API key (a per-task secret in its path guards it): no limiter; nor
+    // do the health route and the API's description (issue 19).
+    const unauthenticated = ['UpstreamCallback', 'Health', 'GetOpenApi', 'GetDocs'];
     for (const id of API_ROUTES.map((route) => route.id)) {
       if (unauthenticated.includes(id)) continue;
       expect(envOf(id), id).toMatchObject({ DEFAULT_RATE_LIMIT_PER_SECOND: '10' });
@@ -229,8 +234,8 @@ describe('functions', () => {
     }
   });
 
-  it('that sign video URLs (GetTask, CompleteTask, DeliverWebhook) get the CloudFront domain, key pair id and key', () => {
-    const signers = ['GetTask', 'CompleteTask', 'DeliverWebhook'];
+  it('that sign video URLs (GetTask, ListTasks, CompleteTask, DeliverWebhook) get the CloudFront domain, key pair id and key', () => {
+    const signers = ['GetTask', 'ListTasks', 'CompleteTask', 'DeliverWebhook', 'PrepareInputs'];
     for (const id of ALL_FUNCTION_IDS) {
       const signs = signers.includes(id);
       for (const name of ['CLOUDFRONT_DOMAIN', 'CLOUDFRONT_KEY_PAIR_ID', 'CLOUDFRONT_PRIVATE_KEY_SECRET_ARN']) {
@@ -246,13 +251,46 @@ describe('functions', () => {
     for (const id of signers) expect(actionsOf(id)).toContain('secretsmanager:GetSecretValue');
   });
 
-  it('only TransferVideo touches the video bucket (writes under videos/); signing goes through CloudFront', () => {
+  it('touch the video bucket only where they must: videos/ for TransferVideo, uploads/ for the upload steps', () => {
+    const expected: Record<string, string[]> = {
+      TransferVideo: ['s3:AbortMultipartUpload', 's3:PutObject'],
+      // Presigns the customer's PUT with its own role; the submit reads what arrived; PrepareInputs reads and
+      // writes the H.264 copy. ListBucket (on uploads/ only) makes a missing upload a 404, not a 403.
+      CreateUpload: ['s3:ListBucket', 's3:PutObject'],
+      SubmitTask: ['s3:GetObject', 's3:ListBucket'],
+      PrepareInputs: ['s3:GetObject', 's3:ListBucket', 's3:PutObject'],
+    };
     for (const id of ALL_FUNCTION_IDS) {
       const s3 = actionsOf(id).filter((a) => a.startsWith('s3:'));
-      expect(s3.sort(), id).toEqual(id === 'TransferVideo' ? ['s3:AbortMultipartUpload', 's3:PutObject'] : []);
+      expect(s3.sort(), id).toEqual(expected[id] ?? []);
     }
     const write = statementsOf(roleOf('TransferVideo')).find((s) => s.Action.includes('s3:PutObject'));
     expect(JSON.stringify(write?.Resource)).toMatch(/:s3:::vgs-videos-".*"\/videos\/\*"/);
+    for (const id of ['CreateUpload', 'SubmitTask', 'PrepareInputs']) {
+      for (const statement of statementsOf(roleOf(id)).filter((s) =>
+        ([] as string[]).concat(s.Action).some((action) => action.startsWith('s3:')),
+      )) {
+        if (([] as string[]).concat(statement.Action).includes('s3:ListBucket')) {
+          expect(statement.Condition, id).toEqual({ StringLike: { 's3:prefix': ['uploads/*'] } });
+        } else {
+          expect(JSON.stringify(statement.Resource), id).toMatch(/:s3:::vgs-videos-".*"\/uploads\/\*"/);
+        }
+      }
+    }
+  });
+
+  it('PrepareInputs runs the ffmpeg of @ffmpeg-installer/linux-x64 from a layer, on x86_64 as the binary', () => {
+    const [, prepare] = fn('PrepareInputs');
+    expect(prepare.Properties['Architectures']).toEqual(['x86_64']);
+    expect(prepare.Properties['Layers']).toHaveLength(1);
+    expect(envOf('PrepareInputs')[ENV.ffmpegPath.name]).toBe('/opt/ffmpeg');
+    const layers = resourcesOfType(service.statelessJson, 'AWS::Lambda::LayerVersion');
+    expect(layers).toHaveLength(1);
+    expect(layers[0]?.[1].Properties).toMatchObject({ CompatibleArchitectures: ['x86_64'] });
+    // Every other function stays on arm64.
+    for (const id of ALL_FUNCTION_IDS.filter((id) => id !== 'PrepareInputs')) {
+      expect(fn(id)[1].Properties['Architectures'], id).toEqual(['arm64']);
+    }
   });
 
   it('get exactly the DynamoDB actions their handlers use, no table-wide wildcards', () => {
@@ -272,9 +310,20 @@ describe('functions', () => {
       tasks: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
       accounts: ['dynamodb:UpdateItem'],
       apiKeys: ['dynamodb:UpdateItem'],
+      // The refund's ledger entry (DESIGN §3 row 27), in the same transaction.
+      ledger: ['dynamodb:PutItem'],
       upstreamAccounts: ['dynamodb:Scan', 'dynamodb:UpdateItem'],
       upstreamQueue: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:Query'],
     });
+    // The task list: the account index (its Query only), and a re-signed video URL stored as GetTask stores it.
+    const listGrants = statementsOf(roleOf('ListTasks')).filter((st) =>
+      ([] as string[]).concat(st.Action).includes('dynamodb:Query'),
+    );
+    expect(listGrants.map((st) => JSON.stringify(st.Resource))).toEqual([
+      expect.stringMatching(new RegExp(`/index/${TASKS_BY_ACCOUNT_INDEX.name}"`)),
+    ]);
+    expect(dynamoByTable('ListTasks')).toMatchObject({ tasks: ['dynamodb:UpdateItem'] });
+    for (const id of ['Health', 'GetOpenApi', 'GetDocs']) expect(dynamo(id), id).toEqual([]);
     expect(dynamo('ListModels').sort()).toEqual([
       'dynamodb:BatchGetItem',
       'dynamodb:GetItem',
@@ -499,6 +548,13 @@ describe('DynamoDB', () => {
         ]),
       );
     }
+    // The task list (DESIGN §3 row 25): an account's tasks newest first, keyed by what every task already holds.
+    expect(TABLES.tasks.indexes).toContain(TASKS_BY_ACCOUNT_INDEX);
+    expect(TASKS_BY_ACCOUNT_INDEX).toMatchObject({
+      name: 'by-account',
+      partitionKey: 'account_id',
+      sortKey: 'created_at',
+    });
     // The pending-webhooks index projects only what the requeuer filters on.
     expect(TASKS_WEBHOOK_PENDING_INDEX.nonKeyAttributes).toEqual(['status', 'updated_at']);
     // Upstream capacity (DESIGN §3 row 32): the accounts by id, the waiting room by provider in submit order,
@@ -704,7 +760,9 @@ describe('Step Functions', () => {
   it('waits for an upstream slot and for the job to end with task tokens; only the deadline ends either wait', () => {
     const definition = JSON.parse(readAslDefinition()) as { StartAt: string; TimeoutSeconds: number };
     const states = aslStates();
-    expect(definition.StartAt).toBe('WaitForUpstreamSlot');
+    // Uploaded references are made ready (H.265 transcoded) before the wait, so a transcode holds no slot.
+    expect(definition.StartAt).toBe('PrepareInputs');
+    expect(states['PrepareInputs']?.Next).toBe('WaitForUpstreamSlot');
     expect(Object.keys(states)).not.toContain('PollUpstream');
     expect(Object.keys(states)).not.toContain('WaitBeforeFirstPoll');
     // The order: a slot, the job's create, the wait for its end.

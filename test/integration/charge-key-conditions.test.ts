@@ -15,6 +15,7 @@ import { DynamoDbApiKeyRepository } from '../../functions/adapters/dynamodb-acco
 import { InMemoryCatalog } from '../unit/fakes.js';
 import { catalogRecords, PRO } from '../unit/support.js';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
+import { DynamoDbIdempotencyStore } from '../../functions/adapters/dynamodb-idempotency.js';
 import { AdminStore } from '../../lib/admin/admin-store.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';
@@ -27,11 +28,7 @@ async function setUp(options: { quotaYuan?: string; balanceYuan?: string } = {})
   await admin.createAccount(accountId, options.balanceYuan ?? '10');
   const { key } = await admin.createKey({ accountId, ...(options.quotaYuan ? { quotaYuan: options.quotaYuan } : {}) });
   const keyHash = hashApiKey(key);
-  const repository = new DynamoDbTaskRepository(local.db, {
-    tasks: local.names.tables.tasks,
-    accounts: local.names.tables.accounts,
-    apiKeys: local.names.tables.apiKeys,
-  });
+  const repository = new DynamoDbTaskRepository(local.db, local.names.tables);
   /** Charges 4.2 CNY as a caller authenticated when the key said `keyHasQuota`. */
   const charge = (keyHasQuota: boolean) => {
     const task = taskRecordFor({ accountId, keyHash }, { cost_units: 42_000, key_quota_charged: keyHasQuota });
@@ -131,12 +128,9 @@ describe("the submit's transaction and the stored key", () => {
       {
         keys,
         models: new InMemoryCatalog(catalogRecords().map((record) => toVideoModel(record))),
-        tasks: new DynamoDbTaskRepository(local.db, {
-          tasks: local.names.tables.tasks,
-          accounts: local.names.tables.accounts,
-          apiKeys: local.names.tables.apiKeys,
-        }),
+        tasks: new DynamoDbTaskRepository(local.db, local.names.tables),
         urls: { assertPublic: async () => undefined },
+        idempotency: new DynamoDbIdempotencyStore(local.db, local.names.tables.idempotency),
         now: () => new Date(),
         newTaskId: randomUUID,
       },

@@ -52,26 +52,30 @@ describe('balance:topup', () => {
   it('refuses an amount past the bound before writing anything', async () => {
     const id = newId();
     await admin.createAccount(id, '5');
-    await expect(admin.topUp(id, '99999999999')).rejects.toThrow('the amount must be at most 1,000,000,000 CNY');
+    await expect(admin.topUp(id, '99999999999', randomUUID())).rejects.toThrow(
+      'the amount must be at most 1,000,000,000 CNY',
+    );
     expect(await storedBalance(id)).toBe(50_000);
   });
 
   it('refuses a top-up that would take the balance past the bound; up to it is fine', async () => {
     const id = newId();
     await admin.createAccount(id, '999999999');
-    await expect(admin.topUp(id, '1.0001')).rejects.toThrow(
+    await expect(admin.topUp(id, '1.0001', randomUUID())).rejects.toThrow(
       'refused: the balance (999999999 CNY) plus 1.0001 CNY would pass the maximum of 1,000,000,000 CNY',
     );
     expect(await storedBalance(id)).toBe(9_999_999_990_000);
-    expect(await admin.topUp(id, '1')).toBe(MAX_BALANCE_YUAN);
-    await expect(admin.topUp(id, '0.0001')).rejects.toThrow(/would pass the maximum/);
+    expect((await admin.topUp(id, '1', randomUUID())).balance).toBe(MAX_BALANCE_YUAN);
+    await expect(admin.topUp(id, '0.0001', randomUUID())).rejects.toThrow(/would pass the maximum/);
     expect(await storedBalance(id)).toBe(MAX_BALANCE_UNITS);
   });
 
   it('concurrent top-ups cannot pass the bound together: the condition is part of the write', async () => {
     const id = newId();
     await admin.createAccount(id, '0');
-    const results = await Promise.allSettled(Array.from({ length: 12 }, () => admin.topUp(id, '125000000')));
+    const results = await Promise.allSettled(
+      Array.from({ length: 12 }, () => admin.topUp(id, '125000000', randomUUID())),
+    );
     expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(8);
     for (const result of results.filter((r) => r.status === 'rejected')) {
       expect((result as PromiseRejectedResult).reason).toBeInstanceOf(AdminError);
@@ -80,13 +84,13 @@ describe('balance:topup', () => {
   });
 
   it('an unknown account is still named as such', async () => {
-    await expect(admin.topUp(newId(), '1')).rejects.toThrow(/does not exist/);
+    await expect(admin.topUp(newId(), '1', randomUUID())).rejects.toThrow(/does not exist/);
   });
 
   it('refuses to add to a balance already out of bounds (older data)', async () => {
     const id = newId();
     await writeBalance(id, '100000000000000000000');
-    await expect(admin.topUp(id, '1')).rejects.toThrow(
+    await expect(admin.topUp(id, '1', randomUUID())).rejects.toThrow(
       'refused: the balance (10000000000000000 CNY) plus 1 CNY would pass the maximum of 1,000,000,000 CNY',
     );
   });

@@ -40,11 +40,7 @@ async function chargedTask(quotaYuan?: string) {
   const accountId = `acct-${randomUUID().slice(0, 8)}`;
   await admin.createAccount(accountId, '10');
   const { key } = await admin.createKey({ accountId, ...(quotaYuan ? { quotaYuan } : {}) });
-  const repository = new DynamoDbTaskRepository(local.db, {
-    tasks: local.names.tables.tasks,
-    accounts: local.names.tables.accounts,
-    apiKeys: local.names.tables.apiKeys,
-  });
+  const repository = new DynamoDbTaskRepository(local.db, local.names.tables);
   const task = taskRecordFor(
     { accountId, keyHash: hashApiKey(key) },
     { status: 'running', cost_units: 42_000, key_quota_charged: quotaYuan !== undefined },

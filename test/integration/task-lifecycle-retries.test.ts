@@ -67,6 +67,7 @@ function flaky(errors: string[], result: unknown, silent = 0): Fake {
   return handler;
 }
 
+const prepared = { prepared: 0 };
 const slot = { slot: 'taken' };
 const started = { state: 'started', job_id: 'job-1', check_seconds: 1 };
 const succeeded = {
@@ -118,6 +119,7 @@ async function run(fakes: Fakes) {
 /** Every function answering as on a task that succeeds; `overrides` replace some. */
 function happy(overrides: Partial<Fakes> = {}): Fakes {
   return {
+    PrepareInputs: flaky([], prepared),
     WaitForUpstreamSlot: flaky([], slot),
     StartUpstream: flaky([], started),
     AwaitCompletion: flaky([], succeeded),
@@ -133,6 +135,7 @@ describe("Lambda's invoke errors", () => {
     '%s retries each of them, and the task succeeds without a refund',
     async (state) => {
       const results: Record<string, unknown> = {
+        PrepareInputs: prepared,
         WaitForUpstreamSlot: slot,
         StartUpstream: started,
         AwaitCompletion: succeeded,

@@ -68,9 +68,12 @@ async function run(fakes: Fakes, queueUrl?: string) {
   const url = queueUrl ?? queues.queue.url;
   const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:routing`;
   const handlers: Fakes = {};
+  // PrepareInputs has nothing to prepare in these tasks (no uploads): it passes through unless a test says otherwise.
+  const passThrough: Fakes = { PrepareInputs: async () => ({ prepared: 0 }) };
   for (const fn of WORKFLOW_FUNCTIONS) {
     handlers[functionArn(fn.id)] =
       fakes[fn.id] ??
+      passThrough[fn.id] ??
       (async () => {
         throw new Error(`${fn.id} should not run`);
       });

@@ -121,6 +121,8 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
     tasks: stack.ready.names.tables['tasks']!,
     accounts: stack.ready.names.tables['accounts']!,
     apiKeys: stack.ready.names.tables['apiKeys']!,
+    ledger: stack.ready.names.tables['ledger']!,
+    idempotency: stack.ready.names.tables['idempotency']!,
   };
   // The orphans are charged like any submit, but their execution never started (createUnstartedTask).
   await Promise.all(

@@ -3,7 +3,7 @@
  * run; at every stable moment balance = opening − Σ cost of tasks in flight or succeeded, and the key's
  * spend equals that sum. Scenarios come from fast-check, so a failure prints the seed that replays it.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
@@ -151,6 +151,27 @@ it('the balance equals the opening balance minus the cost of tasks in flight or 
         expect(record.cost_units).toBe(task.costUnits);
       }
       expectExact(finals, await ledger());
+      // The ledger (DESIGN §3 row 27) after the races: every account's balance is the sum of its entries
+      // (ledger:verify), and this account's charges and refunds are one entry per task each.
+      const verified = await stack.admin.verifyLedger();
+      expect(verified.mismatches).toEqual([]);
+      const entries = await stack.db.send(
+        new QueryCommand({
+          TableName: stack.names.tables.ledger,
+          KeyConditionExpression: 'account_id = :account',
+          ExpressionAttributeValues: { ':account': accountId },
+          ConsistentRead: true,
+        }),
+      );
+      const ids = (entries.Items ?? []).map((item) => item['entry_id'] as string).sort();
+      const refundedTasks = finals.filter((task) => task.status === 'refunded' || task.status === 'failed');
+      expect(ids).toEqual(
+        [
+          'opening',
+          ...finals.map((task) => `charge:${task.task_id}`),
+          ...refundedTasks.map((task) => `refund:${task.task_id}`),
+        ].sort(),
+      );
       const count = (status: string) => finals.filter((task) => task.status === status).length;
       console.log(
         `money concurrency: ${statuses.length} requests, ${created.length} tasks (${count('success')} success, ` +

@@ -3,6 +3,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { startLocalStack } from '../../lib/local/local-stack.js';
 import type { LocalStack, LocalStackOptions } from '../../lib/local/local-stack.js';
+import { servedValidator } from './openapi-validator.js';
 
 export type { LocalStack };
 
@@ -34,12 +35,18 @@ export async function callApi<T = Record<string, unknown>>(
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.body);
   }
+  // Every answer of the e2e tests is checked against the OpenAPI document the stack serves (DESIGN §3 row 30),
+  // fetched (once per stack) before the request, so a failure to get it never follows a request's side effects.
+  const validator = await servedValidator(stack.baseUrl);
   const response = await fetch(`${stack.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-  return {
+  const answer = {
     status: response.status,
     headers: response.headers,
     body: (await response.json()) as ApiResponse<T>['body'],
   };
+  const problems = validator.check({ method, path, ...answer });
+  if (problems.length > 0) throw new Error(`answer not as the OpenAPI document says:\n${problems.join('\n')}`);
+  return answer;
 }
 
 /** Polls `probe` until `done` says so or the deadline passes; never a fixed sleep. */

@@ -5,6 +5,9 @@ import type {
   ApiKeyRecord,
   ApiKeyRepository,
 } from '../../functions/core/ports/accounts.js';
+import { IdempotencyKeyTakenError, isLive } from '../../functions/core/idempotency.js';
+import type { IdempotencyRecord } from '../../functions/core/idempotency.js';
+import type { IdempotencyStore } from '../../functions/core/ports/idempotency.js';
 import type { ModelCatalog } from '../../functions/core/ports/model-catalog.js';
 import type { RateLimiter, RateWindow } from '../../functions/core/ports/rate-limiter.js';
 import { KeyChangedError } from '../../functions/core/ports/task-repository.js';
@@ -56,8 +59,26 @@ export function apiKeyRecord(fields: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
   };
 }
 
+/** Idempotency records, as the table holds them; `put` is the charge transaction's conditional write. */
+export class InMemoryIdempotency implements IdempotencyStore {
+  readonly records = new Map<string, IdempotencyRecord>();
+
+  async find(id: string, now: Date): Promise<IdempotencyRecord | undefined> {
+    const record = this.records.get(id);
+    return record && isLive(record, now) ? structuredClone(record) : undefined;
+  }
+
+  put(record: IdempotencyRecord): void {
+    const held = this.records.get(record.id);
+    if (held && isLive(held, new Date(record.created_at))) throw new IdempotencyKeyTakenError();
+    this.records.set(record.id, structuredClone(record));
+  }
+}
+
 export class InMemoryTasks implements TaskRepository {
   readonly tasks = new Map<string, TaskRecord>();
+  /** Written with each charge that carries a record, as in the charge's transaction. */
+  readonly idempotency = new InMemoryIdempotency();
   readonly charges: Charge[] = [];
   readonly refunds: { taskId: string; to: 'failed' | 'refunded'; errorMessage: string }[] = [];
   readonly savedUrls: { taskId: string; url: string; expiresAt: string }[] = [];
@@ -116,6 +137,7 @@ export class InMemoryTasks implements TaskRepository {
     if (this.storedKeyHasQuota !== undefined && this.storedKeyHasQuota !== charge.keyHasQuota) {
       throw new KeyChangedError();
     }
+    if (charge.idempotency) this.idempotency.put(charge.idempotency);
     this.charges.push(charge);
     this.tasks.set(task.task_id, structuredClone(task));
   }

@@ -1,3 +1,4 @@
+import type { IdempotencyRecord } from '../idempotency.js';
 import type { TaskRecord } from '../task.js';
 import type { TaskStatus } from '../task-status.js';
 
@@ -6,6 +7,8 @@ export interface Charge {
   keyHash: string;
   keyHasQuota: boolean;
   costUnits: number;
+  /** The request's Idempotency-Key record, written in the same transaction (DESIGN §3 row 24). */
+  idempotency?: IdempotencyRecord;
 }
 
 /**
@@ -25,9 +28,10 @@ export type StaleTask = Pick<TaskRecord, 'task_id' | 'status' | 'updated_at' | '
 export interface TaskRepository {
   get(taskId: string): Promise<TaskRecord | undefined>;
   /**
-   * One transaction: debit the balance (if enough), add to the key's spend (if under its quota), put the task.
-   * Throws InsufficientBalanceError, KeyQuotaExceededError, AuthenticationError (key disabled or gone) or
-   * KeyChangedError (`charge.keyHasQuota` no longer matches the stored key).
+   * One transaction: debit the balance (if enough), add to the key's spend (if under its quota), put the task,
+   * its ledger entry (`charge:<task>`) and the idempotency record when given. Throws IdempotencyKeyTakenError (a
+   * live record holds the key), InsufficientBalanceError, KeyQuotaExceededError, AuthenticationError (key
+   * disabled or gone) or KeyChangedError (`charge.keyHasQuota` no longer matches the stored key).
    */
   createCharged(task: TaskRecord, charge: Charge): Promise<void>;
   /**
@@ -39,7 +43,7 @@ export interface TaskRepository {
   moveTo(taskId: string, to: TaskStatus, fields: Partial<TaskRecord>, now: string): Promise<boolean>;
   /**
    * One transaction that can succeed only once: status → `to` (failed or refunded) with the message,
-   * balance and key spend given back. Returns false when the task was already final (nothing changed), or,
+   * balance and key spend given back, ledger entry `refund:<task>`. Returns false when the task was already final (nothing changed), or,
    * with `withoutJob`, when an upstream job has been recorded for it meanwhile (a cancel must stop it first).
    */
   refund(

@@ -4,8 +4,11 @@ export interface SignedUrl {
 }
 
 export interface VideoUrlSigner {
-  /** A URL to download `key` valid for the signer's lifetime (24 h: spec §8). */
-  sign(key: string, now: Date): Promise<SignedUrl>;
+  /**
+   * A URL to download `key`, valid 24 h (spec §8) unless `expiresInSeconds` says otherwise (an upload handed
+   * to the upstream: until the upload's own expiry).
+   */
+  sign(key: string, now: Date, expiresInSeconds?: number): Promise<SignedUrl>;
 }
 
 export interface TransferResult {

@@ -62,7 +62,10 @@ export async function findOwnTask(
   return task;
 }
 
-async function withFreshVideoUrl(task: TaskRecord, deps: GetTaskDeps): Promise<TaskRecord> {
+/** A succeeded task's video URL, signed again (and stored) when it is near its end; the task list shares it. */
+export async function withFreshVideoUrl<
+  T extends Pick<TaskRecord, 'task_id' | 'status' | 'video_key' | 'video_url' | 'video_url_expires_at'>,
+>(task: T, deps: { tasks: Pick<TaskRepository, 'saveVideoUrl'>; signer: VideoUrlSigner; now: () => Date }): Promise<T> {
   if (task.status !== 'success' || !task.video_key) return task;
   const now = deps.now();
   const expiresAt = task.video_url_expires_at ? Date.parse(task.video_url_expires_at) : 0;

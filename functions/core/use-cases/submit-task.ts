@@ -1,9 +1,13 @@
 /**
  * POST /api/v1/video/generate. Primary course: parse the body and read the model while the caller is
- * authenticated (one round trip); resolve options, price, check customer URLs; one transaction debits
- * the balance and the key's quota and creates the task. The tasks stream starts its lifecycle.
+ * authenticated (one round trip); a live Idempotency-Key record answers at once; resolve options, price, check
+ * customer URLs; one transaction debits the balance and the key's quota, creates the task and writes its
+ * ledger entry and idempotency record. The tasks stream starts its lifecycle.
  */
 import { InvalidRequestError } from '../api-error.js';
+import { idempotentRequest, idempotently, parseIdempotencyKey } from '../idempotency.js';
+import type { IdempotencyRecord, IdempotentOutcome } from '../idempotency.js';
+import type { IdempotencyStore } from '../ports/idempotency.js';
 import { parseGenerationBody } from '../generation-request.js';
 import type { GenerationBody, ModelReference } from '../generation-request.js';
 import { unitsToYuan } from '../money.js';
@@ -12,6 +16,9 @@ import type { ApiKeyRepository } from '../ports/accounts.js';
 import { KeyChangedError } from '../ports/task-repository.js';
 import type { TaskRepository } from '../ports/task-repository.js';
 import type { OutboundUrlPolicy } from '../ports/url-policy.js';
+import type { UploadReference, UploadReferences } from '../ports/uploads.js';
+import { looksLikeFileUrl } from '../uploads.js';
+import type { ReferenceKind } from '../uploads.js';
 import { resolveGeneration } from '../resolve-generation.js';
 import type { TaskRecord } from '../task.js';
 import type { VideoModel } from '../video-model.js';
@@ -25,6 +32,12 @@ export interface SubmitTaskDeps {
   models: ModelCatalog;
   tasks: TaskRepository;
   urls: OutboundUrlPolicy;
+  /**
+   * The uploads a submit names by file_url (DESIGN §3 row 26): checked from what storage holds, never the client.
+   * Optional for callers that submit no uploads; a file_url without it is refused, never passed unchecked.
+   */
+  uploads?: UploadReferences;
+  idempotency: IdempotencyStore;
   now: () => Date;
   newTaskId: () => string;
 }
@@ -36,23 +49,56 @@ export interface SubmitTaskResult {
   created_at: string;
 }
 
+/** The Idempotency-Key's scope: a key names one submit of the account. */
+export const SUBMIT_IDEMPOTENCY_SCOPE = 'video.generate';
+
 export async function submitTask(
   authenticated: Caller | Promise<Caller>,
   body: unknown,
   deps: SubmitTaskDeps,
 ): Promise<SubmitTaskResult> {
+  return (await submitTaskIdempotently(authenticated, body, deps, undefined)).answer;
+}
+
+/**
+ * As submitTask, once per Idempotency-Key (DESIGN §3 row 24): the same key and body answer the first answer
+ * again (`replayed`), checked before the body so a retry is answered even if the catalog changed since; another
+ * body with the key is a 400. The header's value is checked only after authentication, as the body.
+ */
+export async function submitTaskIdempotently(
+  authenticated: Caller | Promise<Caller>,
+  body: unknown,
+  deps: SubmitTaskDeps,
+  idempotencyKeyHeader: string | undefined,
+): Promise<IdempotentOutcome<SubmitTaskResult>> {
   const parsed = attempt(() => parseGenerationBody(body));
   const found = parsed.ok ? findModel(parsed.value.model, deps.models) : undefined;
   found?.catch(() => undefined);
   // Nothing, not even a 400 for the body, is answered before authentication succeeds.
   const caller = await authenticated;
-  if (!parsed.ok) throw parsed.error;
-  const request = parsed.value;
-  const model = (await found) as VideoModel;
-  const { costUnits, ...generation } = resolveGeneration(request, model);
-  await deps.urls.assertPublic(customerUrls(request));
-
+  const key = parseIdempotencyKey(idempotencyKeyHeader);
+  const keyed =
+    key === undefined ? undefined : idempotentRequest(caller.accountId, SUBMIT_IDEMPOTENCY_SCOPE, key, body);
   const now = deps.now();
+  return idempotently(keyed, deps.idempotency, now, (record) => {
+    if (!parsed.ok) throw parsed.error;
+    return createTask(caller, parsed.value, found as Promise<VideoModel>, now, deps, record);
+  });
+}
+
+async function createTask(
+  caller: Caller,
+  request: GenerationBody,
+  found: Promise<VideoModel>,
+  now: Date,
+  deps: SubmitTaskDeps,
+  record: (taskId: string, answer: SubmitTaskResult) => IdempotencyRecord | undefined,
+): Promise<SubmitTaskResult> {
+  const model = await found;
+  const { costUnits, ...generation } = resolveGeneration(request, model);
+  await deps.urls.assertPublic(customerUrls(request).filter(({ url }) => !looksLikeFileUrl(url)));
+  await assertUploadsUsable(uploadReferences(request), caller.accountId, deps.uploads);
+
   const createdAt = now.toISOString();
   const taskId = deps.newTaskId();
   const task: TaskRecord = {
@@ -72,23 +118,36 @@ export async function submitTask(
     // Written with the task, so no crash can leave a final task owing a webhook the requeuer cannot find.
     ...(generation.webhookUrl ? pendingWebhookKeys(taskId, createdAt) : {}),
   };
+  const answer: SubmitTaskResult = {
+    task_id: task.task_id,
+    status: 'pending',
+    cost: unitsToYuan(costUnits),
+    created_at: createdAt,
+  };
+  const idempotency = record(taskId, answer);
   try {
-    await charge(task, caller, deps.tasks);
+    await charge(task, caller, deps.tasks, idempotency);
   } catch (error) {
     if (!(error instanceof KeyChangedError)) throw error;
     // The key's quota was set or lifted since authentication read it: once more, from the stored key.
     const current = await reauthenticate(caller, deps.keys);
-    await charge({ ...task, key_quota_charged: current.keyHasQuota }, current, deps.tasks);
+    await charge({ ...task, key_quota_charged: current.keyHasQuota }, current, deps.tasks, idempotency);
   }
-  return { task_id: task.task_id, status: 'pending', cost: unitsToYuan(costUnits), created_at: createdAt };
+  return answer;
 }
 
-function charge(task: TaskRecord, caller: Caller, tasks: TaskRepository): Promise<void> {
+function charge(
+  task: TaskRecord,
+  caller: Caller,
+  tasks: TaskRepository,
+  idempotency: IdempotencyRecord | undefined,
+): Promise<void> {
   return tasks.createCharged(task, {
     accountId: caller.accountId,
     keyHash: caller.keyHash,
     keyHasQuota: caller.keyHasQuota,
     costUnits: task.cost_units,
+    ...(idempotency && { idempotency }),
   });
 }
 
@@ -106,6 +165,22 @@ function customerUrls(request: GenerationBody): { field: string; url: string }[]
     ...list(request.fieldNames.videoUrls, request.videoUrls),
     ...list(request.fieldNames.audioUrls, request.audioUrls),
     ...(request.webhookUrl ? [{ field: request.fieldNames.webhookUrl, url: request.webhookUrl }] : []),
+  ];
+}
+
+async function assertUploadsUsable(references: UploadReference[], accountId: string, uploads?: UploadReferences) {
+  if (references.length === 0) return;
+  if (!uploads) throw new Error('submitTask was given file_urls but no upload checker (SubmitTaskDeps.uploads)');
+  await uploads.assertUsable(references, accountId);
+}
+
+function uploadReferences(request: GenerationBody): UploadReference[] {
+  const list = (field: string, kind: ReferenceKind, urls: string[]) =>
+    urls.flatMap((url, index) => (looksLikeFileUrl(url) ? [{ field: `${field}[${index}]`, kind, url }] : []));
+  return [
+    ...list(request.fieldNames.imageUrls, 'image', request.imageUrls),
+    ...list(request.fieldNames.videoUrls, 'video', request.videoUrls),
+    ...list(request.fieldNames.audioUrls, 'audio', request.audioUrls),
   ];
 }
 

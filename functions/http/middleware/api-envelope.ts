@@ -12,6 +12,8 @@ import { logger } from '../../adapters/logger.js';
 export interface ApiResult {
   data: unknown;
   message?: string;
+  /** Response headers beside the envelope's own (e.g. Idempotent-Replayed). */
+  headers?: Record<string, string>;
 }
 
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
@@ -20,7 +22,9 @@ export function apiEnvelope(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGa
   return {
     after: (request: Request) => {
       const result = request.response as unknown as ApiResult;
-      request.response = jsonResponse(successEnvelope(result.data, result.message));
+      const response = jsonResponse(successEnvelope(result.data, result.message));
+      if (result.headers) response.headers = { ...response.headers, ...result.headers };
+      request.response = response;
     },
     onError: (request: Request) => {
       const error = request.error;

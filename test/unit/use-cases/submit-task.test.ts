@@ -27,6 +27,7 @@ describe('submitTask', () => {
       models: catalog,
       tasks,
       urls: { assertPublic: async () => undefined },
+      idempotency: tasks.idempotency,
       now: () => NOW,
       newTaskId: () => NEW_ID,
     };

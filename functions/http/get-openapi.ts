@@ -1,0 +1,9 @@
+/** GET /api/v1/openapi.json: the OpenAPI 3.1 document (DESIGN §3 row 30), built from the bundle's schemas. */
+import { publicDocumentRoute } from './api-handler.js';
+import { openApiDocument } from './openapi/document.js';
+
+export const handler = publicDocumentRoute(async () => ({
+  statusCode: 200,
+  headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'public, max-age=300' },
+  body: JSON.stringify(openApiDocument()),
+}));

@@ -1,0 +1,10 @@
+/** GET /api/v1/account/transactions (DESIGN §3 row 27) */
+import { listTransactions } from '../core/use-cases/list-transactions.js';
+import { ledgerRepository } from '../adapters/service-dependencies.js';
+import { authenticatedRoute } from './api-handler.js';
+
+const ledger = ledgerRepository();
+
+export const handler = authenticatedRoute(async (event, caller) => ({
+  data: await listTransactions(caller, event.queryStringParameters, ledger),
+}));
