@@ -14,7 +14,7 @@ import type { Charge, StaleTask, TaskRepository } from '../core/ports/task-repos
 import type { TaskRecord } from '../core/task.js';
 import { isFinal, statesBefore } from '../core/task-status.js';
 import type { TaskStatus } from '../core/task-status.js';
-import { withTransactionConflictRetry } from './transaction-retry.js';
+import { sendGuardedTransaction, withTransactionConflictRetry } from './transaction-retry.js';
 import { ledgerEntry, ledgerEntryId } from '../core/ledger.js';
 import { ledgerPut } from './dynamodb-ledger.js';
 import { idempotencyKeyTaken, idempotencyPut } from './dynamodb-idempotency.js';
@@ -212,18 +212,7 @@ export class DynamoDbTaskRepository implements TaskRepository {
         ),
       ],
     });
-    try {
-      await withTransactionConflictRetry(() => this.db.send(command));
-      return true;
-    } catch (error) {
-      if (
-        error instanceof TransactionCanceledException &&
-        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-      ) {
-        return false;
-      }
-      throw error;
-    }
+    return sendGuardedTransaction(() => this.db.send(command));
   }
 
   /** One page per shard, at most `limit` each, oldest first; then the oldest `limit` of them all. */

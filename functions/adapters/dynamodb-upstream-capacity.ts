@@ -16,7 +16,7 @@ import type {
 } from '../core/ports/upstream-capacity.js';
 import { accountIdOf } from '../core/ports/upstream-capacity.js';
 import { TASKS_SLOT_HOLDERS_INDEX } from './resources.js';
-import { withTransactionConflictRetry } from './transaction-retry.js';
+import { sendGuardedTransaction } from './transaction-retry.js';
 
 export interface CapacityTables {
   tasks: string;
@@ -189,18 +189,7 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
         },
       ],
     });
-    try {
-      await withTransactionConflictRetry(() => this.db.send(command));
-      return true;
-    } catch (error) {
-      if (
-        error instanceof TransactionCanceledException &&
-        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-      ) {
-        return false;
-      }
-      throw error;
-    }
+    return sendGuardedTransaction(() => this.db.send(command));
   }
 
   async holders(accountId: AccountId, updatedBefore: string, limit: number) {

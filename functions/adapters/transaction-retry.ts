@@ -21,6 +21,21 @@ export async function withTransactionConflictRetry<T>(write: () => Promise<T>): 
   }
 }
 
+/**
+ * Sends a transaction whose first item's condition decides whether it applies: false when that condition
+ * failed (the move was made already), true when it applied; conflicts retried as above.
+ */
+export async function sendGuardedTransaction(send: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await withTransactionConflictRetry(send);
+    return true;
+  } catch (error) {
+    const first = error instanceof TransactionCanceledException ? error.CancellationReasons?.[0] : undefined;
+    if (first?.Code === 'ConditionalCheckFailed') return false;
+    throw error;
+  }
+}
+
 function isConflict(error: unknown): boolean {
   if (error instanceof TransactionCanceledException) {
     const reasons = error.CancellationReasons ?? [];
