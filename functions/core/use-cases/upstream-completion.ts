@@ -165,8 +165,8 @@ async function answer(token: string, progress: UpstreamProgress, taskId: string,
 /**
  * The upstream's callback for a task (POST <callback URL>): its body is never trusted (Ark signs nothing);
  * the secret in the URL only decides whether the hint is worth a read of the job. Unknown task or wrong
- * secret: NotFoundError, the same answer for both. A callback that says the job is still under way
- * (`claimedStatus` queued or running) is not worth one: a status query shows the start.
+ * secret: NotFoundError, the same answer for both. A callback that says the job is still queued is not worth
+ * one (nothing would move); one that says it runs is: the task shows `running` without anyone asking.
  */
 export async function acceptCallback(
   taskId: string,
@@ -178,7 +178,7 @@ export async function acceptCallback(
   if (!task?.callback_token || !sameSecret(task.callback_token, secret)) {
     throw new NotFoundError('no such callback');
   }
-  if (claimedStatus === 'queued' || claimedStatus === 'running') return;
+  if (claimedStatus === 'queued') return;
   await settleFromHint(task, deps);
 }
 

@@ -362,16 +362,18 @@ describe('upstream completion', () => {
       expect(inUse()).toBe(0);
     });
 
-    it('a callback that claims the job is queued or running reads nothing; any other claim is checked', async () => {
+    it('a callback that claims the job is queued reads nothing; one that says it runs records the start', async () => {
       await awaitCompletion(TASK_ID, 'wake-1', deps);
-      provider.status = { state: 'succeeded', videoUrl: VIDEO };
-      await acceptCallback(TASK_ID, SECRET, deps, 'running');
+      use([generating({ status: 'pending' })]);
       await acceptCallback(TASK_ID, SECRET, deps, 'queued');
       expect(provider.reads).toHaveLength(1);
-      expect((await stored()).status).toBe('running');
-      await acceptCallback(TASK_ID, SECRET, deps, 'succeeded');
+      expect((await stored()).status).toBe('pending');
+      await acceptCallback(TASK_ID, SECRET, deps, 'running');
       expect(provider.reads).toHaveLength(2);
-      expect(waker.answers).toEqual([{ token: 'wake-1', output: SUCCEEDED }]);
+      expect((await stored()).status).toBe('running');
+      provider.status = { state: 'succeeded', videoUrl: VIDEO };
+      await acceptCallback(TASK_ID, SECRET, deps, 'succeeded');
+      expect(provider.reads).toHaveLength(3);
     });
 
     it('settleFromHint: a final task, or one without a job, is not read', async () => {
