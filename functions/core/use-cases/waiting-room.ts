@@ -75,14 +75,15 @@ export async function dispatch(
     const accounts = (await deps.capacity.accounts(provider)).filter((account) => usable(account, now));
     const free = accounts.reduce((sum, account) => sum + account.capacity - account.in_use, 0);
     if (free <= 0) return served;
-    // The oldest entries are all served this round, so their order among themselves does not matter:
-    // shuffled, concurrent dispatchers mostly try different entries instead of racing for the first.
-    const candidates = shuffle(await deps.capacity.oldest(provider, Math.min(free, limit - served)));
+    // The `free` oldest are the ones the free slots belong to, so their order among themselves does not matter:
+    // shuffled, concurrent dispatchers (a burst of entrants, a wave of releases) mostly try different entries
+    // instead of racing for the first.
+    const candidates = shuffle(await deps.capacity.oldest(provider, free));
     if (candidates.length === 0) return served;
     let taken = 0;
     for (const entry of candidates) {
       const account = mostFree(accounts);
-      if (!account || taken >= TAKEN_BEFORE_REREAD) break;
+      if (!account || served >= limit || taken >= TAKEN_BEFORE_REREAD) break;
       const outcome = await deps.capacity.assign(entry, account, deps.newToken(), now.toISOString());
       if (outcome === 'assigned') {
         account.in_use += 1;

@@ -186,11 +186,12 @@ describe('waiting room', () => {
     expect([inUse('off'), inUse('cool')]).toEqual([0, 0]);
 
     now = new Date(NOW.getTime() + 10_001);
-    // An entering task serves one slot, the oldest waiting task's; the reconciler's dispatch serves the rest.
+    // An entering task serves one slot (one of the oldest as many as there are free slots); the reconciler's
+    // dispatch serves the rest.
     await waitForSlot(idOf(2), tokenOf(2), deps);
-    expect(answered()).toEqual([tokenOf(1)]);
+    expect(answered()).toHaveLength(1);
     expect(await dispatch('ark', deps)).toBe(1);
-    expect(answered()).toEqual([tokenOf(1), tokenOf(2)]);
+    expect(new Set(answered())).toEqual(new Set([tokenOf(1), tokenOf(2)]));
     expect([await slotOf(idOf(1)), await slotOf(idOf(2))]).toEqual(['ark#cool', 'ark#cool']);
     expect(inUse('off')).toBe(0);
   });
