@@ -6,6 +6,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { InvalidRequestError } from '../core/api-error.js';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../core/idempotency.js';
 import type { Caller } from '../core/use-cases/authenticate.js';
 import { logger } from '../adapters/logger.js';
 import { authenticationDependencies } from '../adapters/service-dependencies.js';
@@ -79,7 +80,7 @@ export function publicDocumentRoute(
  * The JSON body of a request; a body that is not JSON is the client's error (400), never a 500. Only routes of
  * authenticatedRoute call it, so the body is at most MAX_BODY_BYTES.
  */
-export function jsonBody(event: APIGatewayProxyEventV2): unknown {
+function jsonBody(event: APIGatewayProxyEventV2): unknown {
   if (!event.body) throw new InvalidRequestError('request body is required: send a JSON object');
   const decoded = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   // Some clients (Windows tools) start JSON with a byte-order mark; it is not part of the document.
@@ -89,4 +90,25 @@ export function jsonBody(event: APIGatewayProxyEventV2): unknown {
   } catch {
     throw new InvalidRequestError('request body must be valid JSON');
   }
+}
+
+/** The JSON body of an authenticated route; a malformed one is answered only after authentication. */
+export async function bodyOf(event: APIGatewayProxyEventV2, caller: Promise<Caller>): Promise<unknown> {
+  try {
+    return jsonBody(event);
+  } catch (error) {
+    await caller; // an auth error wins over a malformed body
+    throw error;
+  }
+}
+
+/** Idempotency-Key (DESIGN §3 row 24): names are case-insensitive; payload 2.0 lowers them, other fronts may not. */
+export function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefined {
+  return Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === IDEMPOTENCY_KEY_HEADER)?.[1];
+}
+
+/** A replayed answer says so in `Idempotent-Replayed: true`. */
+export function idempotentResult(outcome: { answer: unknown; replayed: boolean }): ApiResult {
+  const { answer, replayed } = outcome;
+  return replayed ? { data: answer, headers: { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } } : { data: answer };
 }
