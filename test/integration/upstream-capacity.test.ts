@@ -62,12 +62,17 @@ describe('upstream slots in DynamoDB', () => {
   it('30 tasks entering at once on 2 accounts of 3 slots: exactly 6 hold one, the 6 oldest, each woken once', async () => {
     const provider = `p${randomUUID().slice(0, 6)}`;
     const admin = new AdminStore(local.db, local.names.tables);
-    await admin.setUpstreamAccount(provider, 'a', { capacity: 3 });
-    await admin.setUpstreamAccount(provider, 'b', { capacity: 3 });
+    await admin.setUpstreamAccount(provider, 'a', { capacity: 3, enabled: false });
+    await admin.setUpstreamAccount(provider, 'b', { capacity: 3, enabled: false });
     const tasks = await pendingTasks(provider, 30);
     const deps = room();
-    // Each enters its own room entry first (in submit order), then all dispatch at once.
+    // All 30 enter at once while no slot is free (a task that enters while one is free takes it, whoever is
+    // older but not yet in the room); then the slots free, and 30 dispatchers (30 releases) race for them.
     await Promise.all(tasks.map((task) => waitForSlot(task.task_id, `token-${task.task_id}`, deps)));
+    expect(deps.waker.answers).toEqual([]);
+    await admin.setUpstreamAccount(provider, 'a', { enabled: true });
+    await admin.setUpstreamAccount(provider, 'b', { enabled: true });
+    await Promise.all(tasks.map(() => dispatch(provider, deps, 1)));
 
     const { accounts } = await admin.upstreamAccounts();
     const mine = accounts.filter((account) => account.provider === provider);

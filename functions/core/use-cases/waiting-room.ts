@@ -71,15 +71,17 @@ export async function dispatch(
 ): Promise<number> {
   let served = 0;
   for (let round = 0; round < MAX_ROUNDS && served < limit; round += 1) {
-    const now = deps.now();
-    const accounts = (await deps.capacity.accounts(provider)).filter((account) => usable(account, now));
-    const free = accounts.reduce((sum, account) => sum + account.capacity - account.in_use, 0);
+    const free = freeSlots(await usableAccounts(provider, deps));
     if (free <= 0) return served;
-    // The `free` oldest are the ones the free slots belong to, so their order among themselves does not matter:
-    // shuffled, concurrent dispatchers (a burst of entrants, a wave of releases) mostly try different entries
-    // instead of racing for the first.
-    const candidates = shuffle(await deps.capacity.oldest(provider, free));
-    if (candidates.length === 0) return served;
+    const oldest = await deps.capacity.oldest(provider, free);
+    if (oldest.length === 0) return served;
+    // Read again after the room: a slot taken meanwhile went to one of these oldest, so only the first `free`
+    // of them may still be owed one. An entry past them would overtake an older one still waiting.
+    const accounts = await usableAccounts(provider, deps);
+    const now = deps.now();
+    // Those all are owed a slot now, so their order among themselves does not matter: shuffled, concurrent
+    // dispatchers (a burst of entrants, a wave of releases) mostly try different entries, not the same first.
+    const candidates = shuffle(oldest.slice(0, freeSlots(accounts)));
     let taken = 0;
     for (const entry of candidates) {
       const account = mostFree(accounts);
@@ -135,6 +137,15 @@ export async function queuePosition(
 ): Promise<number | undefined> {
   if (task.status !== 'pending' || task.upstream_slot || task.upstream_job_id) return undefined;
   return (await deps.capacity.countBefore(task.upstream_provider, waitingPosition(task))) + 1;
+}
+
+async function usableAccounts(provider: string, deps: WaitingRoomDeps): Promise<UpstreamAccount[]> {
+  const now = deps.now();
+  return (await deps.capacity.accounts(provider)).filter((account) => usable(account, now));
+}
+
+function freeSlots(accounts: UpstreamAccount[]): number {
+  return accounts.reduce((sum, account) => sum + account.capacity - account.in_use, 0);
 }
 
 function usable(account: UpstreamAccount, now: Date): boolean {
