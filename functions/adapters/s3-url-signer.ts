@@ -7,6 +7,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { createHash, createHmac } from 'node:crypto';
 import type { SignedUrl, VideoUrlSigner } from '../core/ports/video-storage.js';
+import { readEnv } from './config.js';
 import { VIDEO_URL_TTL_SECONDS } from './video-url-ttl.js';
 
 export interface S3UrlSignerOptions {
@@ -111,4 +112,15 @@ export class S3UrlSigner implements VideoUrlSigner {
     if (pathStyle) return new URL(`${base.origin}/${bucket}/${path}`);
     return new URL(`${base.protocol}//${bucket}.${base.host}/${path}`);
   }
+}
+
+/** Signs S3 requests with the function's own credentials (the endpoint and path style of the local stack). */
+export function s3UrlSigner(): S3UrlSigner {
+  const endpoint = readEnv('s3Endpoint') || readEnv('awsEndpoint');
+  return new S3UrlSigner({
+    bucket: readEnv('videoBucket'),
+    region: readEnv('region'),
+    ...(endpoint ? { endpoint } : {}),
+    forcePathStyle: readEnv('s3ForcePathStyle'),
+  });
 }

@@ -7,22 +7,14 @@ import { readEnv } from './config.js';
 import { dynamoDocumentClient } from './dynamodb-client.js';
 import { DynamoDbTaskInputs, DynamoDbUploadRepository } from './dynamodb-uploads.js';
 import { S3UploadStorage } from './s3-upload-storage.js';
-import { S3UrlSigner } from './s3-url-signer.js';
+import { s3UrlSigner } from './s3-url-signer.js';
 
 export function uploadRepository() {
   return new DynamoDbUploadRepository(dynamoDocumentClient(), readEnv('uploadsTable'), readEnv('idempotencyTable'));
 }
 
-/** Signs S3 requests with the function's own credentials: upload PUTs, checks, the workflow's reads and writes. */
-export function uploadObjectSigner() {
-  const endpoint = readEnv('s3Endpoint') || readEnv('awsEndpoint');
-  return new S3UrlSigner({
-    bucket: readEnv('videoBucket'),
-    region: readEnv('region'),
-    ...(endpoint ? { endpoint } : {}),
-    forcePathStyle: readEnv('s3ForcePathStyle'),
-  });
-}
+/** Upload PUTs, the checks' ranged GETs, the workflow's reads and writes: signed with the function's credentials. */
+export const uploadObjectSigner = s3UrlSigner;
 
 /** Presigned PUTs and the checks' ranged GETs. */
 export function uploadStorage() {

@@ -2,21 +2,13 @@
 import type { VideoUrlSigner } from '../core/ports/video-storage.js';
 import { CloudFrontUrlSigner } from './cloudfront-url-signer.js';
 import { readEnv } from './config.js';
-import { S3UrlSigner } from './s3-url-signer.js';
+import { s3UrlSigner } from './s3-url-signer.js';
 import { cachedSecret } from './secret-value.js';
 
 /** CloudFront-signed URLs in AWS (they outlive role credentials); S3 presigned URLs where no CDN is configured. */
 export function videoUrlSigner(): VideoUrlSigner {
   const domain = readEnv('cloudFrontDomain');
-  if (!domain) {
-    const endpoint = readEnv('s3Endpoint') || readEnv('awsEndpoint');
-    return new S3UrlSigner({
-      bucket: readEnv('videoBucket'),
-      region: readEnv('region'),
-      ...(endpoint ? { endpoint } : {}),
-      forcePathStyle: readEnv('s3ForcePathStyle'),
-    });
-  }
+  if (!domain) return s3UrlSigner();
   return new CloudFrontUrlSigner({
     domain,
     keyPairId: readEnv('cloudFrontKeyPairId'),
