@@ -1,20 +1,22 @@
 /**
  * DynamoDB cancels a transaction that touches an item another transaction holds (TransactionConflict)
- * and the SDK does not retry that. Many submits on one account do exactly this, so retry with full jitter.
+ * and the SDK does not retry that. Many submits on one account do exactly this, so retry with full jitter
+ * for up to 6 s (a count of attempts runs out sooner when every attempt is slow; the functions have 10 s).
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-const MAX_ATTEMPTS = 12;
+const RETRY_FOR_MS = 6_000;
 const BASE_DELAY_MS = 10;
 const MAX_DELAY_MS = 500;
 
 export async function withTransactionConflictRetry<T>(write: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + RETRY_FOR_MS;
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await write();
     } catch (error) {
-      if (!isConflict(error) || attempt >= MAX_ATTEMPTS) throw error;
+      if (!isConflict(error) || Date.now() >= deadline) throw error;
       const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
       await sleep(Math.random() * ceiling);
     }

@@ -28,6 +28,8 @@ export interface Child {
   /** Resolves with the first message of this type (or rejects when the child exits first or the time is up). */
   waitFor<T = ChildMessage>(type: string, timeoutMs?: number): Promise<T>;
   exited: Promise<number | null>;
+  /** The child's last 60 lines of output that were not messages (logs, errors). */
+  recentOutput(): string;
   /** Sends `signal` to the child's whole process group. */
   kill(signal?: NodeJS.Signals): void;
   /** SIGTERM to the group, SIGKILL after `graceMs`; resolves when the child has exited. */
@@ -76,6 +78,7 @@ export function spawnTsx(entry: string, options: { env?: Record<string, string> 
   return {
     exited,
     kill,
+    recentOutput: () => tail.join('\n'),
     waitFor: <T>(type: string, timeoutMs = 120_000) => {
       const seen = messages.find((message) => message.type === type);
       if (seen) return Promise.resolve(seen as unknown as T);

@@ -68,7 +68,7 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
       key: account.key,
       body: { model: LITE.model, prompt, duration: 5, image_urls: ['https://93.184.215.14/boat.png'] },
     });
-    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.status, `${JSON.stringify(response.body)}\n${stack!.child.recentOutput()}`).toBe(200);
     return { id: response.body.data.task_id, prompt, wave, account, costUnits: toUnits(response.body.data.cost) };
   };
   const submitWave = async (wave: Wave, count: number, marker: (i: number) => string = () => '') =>
