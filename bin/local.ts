@@ -1,10 +1,12 @@
 /**
  * `npm start`: runs the whole service on this machine. Flags: --memory (nothing persists).
- * Env: PORT (default 3000), DEMO_API_KEY (fixes the demo key), DATA_DIR (default .data); ARK_API_KEY (then the
+ * Env: PORT (default 3000), DEMO_API_KEY (fixes the demo key), DEMO_CONSOLE_PASSWORD (fixes the demo console
+ * login's password), DATA_DIR (default .data); ARK_API_KEY (then the
  * real Ark instead of its simulator), ARK_BASE_URL, ARK_PLATFORM. Only here is the upstream read from the
  * environment: tests and the bench start the stack with explicit choices (lib/local/upstream-environment.ts).
  */
 import { ENV, MissingConfigError } from '../functions/adapters/config.js';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +20,7 @@ import { runtimeFile } from '../lib/admin/target.js';
 const USAGE = `usage: npm start [-- --memory]
   --memory   keep everything in memory (nothing persists)
 environment: PORT (default 3000), DEMO_API_KEY (fixes the demo key), DATA_DIR (default .data),
+  DEMO_CONSOLE_PASSWORD (fixes the password of the console's demo login, demo@example.com),
   ARK_API_KEY (use the real Ark, not the simulator), ARK_BASE_URL (default: the platform's),
   ARK_PLATFORM (byteplus or volcengine; default byteplus)`;
 
@@ -51,10 +54,16 @@ for (const warning of upstreams.warnings) console.warn(warning);
 mkdirSync(dataDir, { recursive: true });
 const started = Date.now();
 console.log(`Starting the video generation service (${persistent ? `data in ${dataDir}` : 'in memory'})…`);
+// The console's SPA, built (or found in the cache) while the stack starts: the gateway serves the same directory.
+const consoleBuild = buildConsole().then(
+  (directory) => ({ directory, error: undefined }),
+  (error: Error) => ({ directory: undefined, error }),
+);
 const stack = await startLocalStack({
   port,
   dataDir: persistent ? dataDir : undefined,
   demoApiKey: process.env['DEMO_API_KEY'] ?? demoKey(),
+  demoConsolePassword: process.env['DEMO_CONSOLE_PASSWORD'] ?? demoConsolePassword(),
   upstreams: upstreams.choices,
   accessLog: (line) => console.log(line),
   environment: {
@@ -72,8 +81,25 @@ const stack = await startLocalStack({
 });
 writeFileSync(
   runtimeFile(dataDir),
-  JSON.stringify({ endpoints: stack.endpoints, names: stack.names, pid: process.pid }, null, 2),
+  JSON.stringify(
+    {
+      endpoints: stack.endpoints,
+      names: stack.names,
+      // For `admin account:invite` (lib/admin/console-invite.ts).
+      cognito: {
+        endpoint: stack.console.cognito.endpoint,
+        region: stack.console.cognito.region,
+        userPoolId: stack.console.cognito.userPoolId,
+        clientId: stack.console.cognito.clientId,
+      },
+      pid: process.pid,
+    },
+    null,
+    2,
+  ),
 );
+const built = await consoleBuild;
+if (built.error) console.error(`The console could not be built (the API works without it): ${built.error.message}`);
 
 const { baseUrl, demo } = stack;
 const upstreamLines = Object.values(stack.upstreams).map(
@@ -91,6 +117,9 @@ Video generation service is up in ${((Date.now() - started) / 1000).toFixed(1)} 
   Demo account  ${demo.accountId} (100 CNY on first start)
   Demo API key  ${demo.apiKey}
   API docs      ${baseUrl}/docs (the OpenAPI document: ${baseUrl}/api/v1/openapi.json)
+  Console       ${stack.console.url}
+  Demo login    ${demo.console.email} / ${demo.console.password}
+                sign-ups confirm with the code ${stack.console.cognito.confirmationCode} (no email is sent locally)
 ${upstreamLines.join('\n')}
 
 Try:
@@ -120,6 +149,23 @@ void stack.broken.then(async (reason) => {
   console.error(`\n${reason}: the service no longer works as a whole; stopping. Start it again with npm start.`);
   await shutdown('failure', 1);
 });
+
+/** lib/console/build.ts's buildConsole(), loaded at run time (a variable specifier: no compile-time dependency). */
+async function buildConsole(): Promise<string> {
+  const modulePath = '../lib/console/build.js';
+  const { buildConsole: build } = (await import(modulePath)) as { buildConsole: () => Promise<string> };
+  return build();
+}
+
+/** In persistent mode the demo login's password survives restarts too (kept beside the data, outside git). */
+function demoConsolePassword(): string | undefined {
+  if (!persistent) return undefined;
+  const file = join(dataDir, 'demo-console-password');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const password = `Demo-${randomBytes(6).toString('hex')}A7`;
+  writeFileSync(file, `${password}\n`, { mode: 0o600 });
+  return password;
+}
 
 /** In persistent mode the demo key survives restarts (kept beside the data, outside git). */
 function demoKey(): string {

@@ -7,12 +7,52 @@ import { METRIC } from '../functions/core/metric-names.js';
 
 export interface RouteDefinition {
   id: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   /** API Gateway HTTP API path syntax: `{name}` is a path parameter. */
   path: string;
   /** Handler module, relative to the repository root; it exports `handler`. */
   entry: string;
+  /**
+   * `jwt`: a console route (issue 20), guarded by API Gateway's JWT authorizer (Cognito access tokens; the local
+   * gateway checks the same). Otherwise the handler authenticates a `bc_` key itself, or the route is public.
+   */
+  auth?: 'jwt';
 }
+
+/**
+ * The scope every console route requires of a token (any one of them): Cognito puts it in each access token its
+ * API (InitiateAuth) issues and none in ID tokens, so an ID token cannot stand in for an access token ("configure
+ * your routes to require authorization scopes": API Gateway guide, "Control access to HTTP APIs with JWT
+ * authorizers"). A verified token without it: API Gateway's 403 `{"message":"Forbidden"}`.
+ */
+export const CONSOLE_ROUTE_SCOPES: readonly string[] = ['aws.cognito.signin.user.admin'];
+
+/** A console route: its handler in functions/http/console/. */
+function consoleRoute(id: string, method: RouteDefinition['method'], path: string, file: string): RouteDefinition {
+  return {
+    id: `Console${id}`,
+    method,
+    path: `/api/v1/console${path}`,
+    entry: `functions/http/console/${file}`,
+    auth: 'jwt',
+  };
+}
+
+/** The customer console's API (issue 20): the same use cases as the public API, for the signed-in user's account. */
+export const CONSOLE_ROUTES: readonly RouteDefinition[] = [
+  consoleRoute('GetAccount', 'GET', '/account', 'get-account.ts'),
+  consoleRoute('ListTransactions', 'GET', '/transactions', 'list-transactions.ts'),
+  consoleRoute('ListTasks', 'GET', '/tasks', 'list-tasks.ts'),
+  consoleRoute('GetTask', 'GET', '/tasks/{id}', 'get-task.ts'),
+  consoleRoute('ListKeys', 'GET', '/keys', 'list-keys.ts'),
+  consoleRoute('CreateKey', 'POST', '/keys', 'create-key.ts'),
+  consoleRoute('UpdateKey', 'PATCH', '/keys/{id}', 'update-key.ts'),
+  consoleRoute('GetWebhookSecret', 'GET', '/webhook-secret', 'get-webhook-secret.ts'),
+  consoleRoute('RotateWebhookSecret', 'POST', '/webhook-secret/rotate', 'rotate-webhook-secret.ts'),
+  consoleRoute('SendTestWebhook', 'POST', '/webhook-test', 'send-test-webhook.ts'),
+  consoleRoute('RedeemCode', 'POST', '/redeem', 'redeem-code.ts'),
+  consoleRoute('ListModels', 'GET', '/models', 'list-models.ts'),
+];
 
 export const API_ROUTES: readonly RouteDefinition[] = [
   { id: 'SubmitTask', method: 'POST', path: '/api/v1/video/generate', entry: 'functions/http/submit-task.ts' },
@@ -44,6 +84,7 @@ export const API_ROUTES: readonly RouteDefinition[] = [
     path: '/api/v1/upstream-callbacks/{id}/{secret}',
     entry: 'functions/http/upstream-callback.ts',
   },
+  ...CONSOLE_ROUTES,
 ];
 
 /** API Gateway's `$default` route: everything unmatched still answers with the envelope. */

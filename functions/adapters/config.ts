@@ -60,6 +60,8 @@ export const ENV = {
   ledgerTable: variable('LEDGER_TABLE', text),
   idempotencyTable: variable('IDEMPOTENCY_TABLE', text),
   uploadsTable: variable('UPLOADS_TABLE', text),
+  consoleUsersTable: variable('CONSOLE_USERS_TABLE', text),
+  redeemCodesTable: variable('REDEEM_CODES_TABLE', text),
   /**
    * The API's public base URL, to which the upstream reports a job's status changes (DESIGN §3 row 33).
    * Empty: jobs are made without a callback and only the fallback polling notices their end.

@@ -63,14 +63,19 @@ export class DynamoDbTaskRepository implements TaskRepository {
     const cost = charge.costUnits;
     const keyUpdate = charge.keyHasQuota
       ? {
-          UpdateExpression: 'ADD spent_units :cost, quota_remaining_units :negative_cost',
+          UpdateExpression: 'SET last_used_at = :used ADD spent_units :cost, quota_remaining_units :negative_cost',
           ConditionExpression: '#status = :active AND quota_remaining_units >= :cost',
-          ExpressionAttributeValues: { ':cost': cost, ':negative_cost': -cost, ':active': 'active' },
+          ExpressionAttributeValues: {
+            ':cost': cost,
+            ':negative_cost': -cost,
+            ':active': 'active',
+            ':used': task.created_at,
+          },
         }
       : {
-          UpdateExpression: 'ADD spent_units :cost',
+          UpdateExpression: 'SET last_used_at = :used ADD spent_units :cost',
           ConditionExpression: '#status = :active AND attribute_not_exists(quota_remaining_units)',
-          ExpressionAttributeValues: { ':cost': cost, ':active': 'active' },
+          ExpressionAttributeValues: { ':cost': cost, ':active': 'active', ':used': task.created_at },
         };
     const command = new TransactWriteCommand({
       TransactItems: [

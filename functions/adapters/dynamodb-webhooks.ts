@@ -97,6 +97,12 @@ export class DynamoDbWebhookSecrets implements WebhookSecretStore {
     return { secret, previousUntil };
   }
 
+  /** When the rotated-out secret stops signing, while it still does; else null. */
+  async previousUntil(accountId: string, now: Date): Promise<string | null> {
+    const until = (await this.read(accountId))?.webhook_previous_until;
+    return until && Date.parse(until) > now.getTime() ? until : null;
+  }
+
   private async read(accountId: string): Promise<AccountSecrets | undefined> {
     const { Item } = await this.db.send(
       new GetCommand({

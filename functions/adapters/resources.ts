@@ -99,9 +99,16 @@ export const TASKS_BY_ACCOUNT_INDEX = {
   ],
 } as const;
 
+/** An account's API keys, oldest first (the console's key list, issue 20): a few per account, every attribute. */
+export const API_KEYS_BY_ACCOUNT_INDEX = {
+  name: 'by-account',
+  partitionKey: 'account_id',
+  sortKey: 'created_at',
+} as const;
+
 export const TABLES = {
   accounts: { envVar: ENV.accountsTable.name, partitionKey: 'account_id' },
-  apiKeys: { envVar: ENV.apiKeysTable.name, partitionKey: 'key_hash' },
+  apiKeys: { envVar: ENV.apiKeysTable.name, partitionKey: 'key_hash', indexes: [API_KEYS_BY_ACCOUNT_INDEX] },
   // Its stream starts each new task's execution (TASK_STARTS).
   tasks: {
     envVar: ENV.tasksTable.name,
@@ -126,6 +133,10 @@ export const TABLES = {
   idempotency: { envVar: ENV.idempotencyTable.name, partitionKey: 'id', ttlAttribute: 'expires_at' },
   // Customer uploads (DESIGN §3 row 26): TTL removes a record some time after its expires_at, which is enforced.
   uploads: { envVar: ENV.uploadsTable.name, partitionKey: 'upload_id', ttlAttribute: 'ttl' },
+  // Console sign-ins (issue 20): a Cognito user's `sub` → its account. No password or token is stored.
+  consoleUsers: { envVar: ENV.consoleUsersTable.name, partitionKey: 'sub' },
+  // Top-up codes (admin code:create), by the SHA-256 of the code: single use, redeemed in the ledger's transaction.
+  redeemCodes: { envVar: ENV.redeemCodesTable.name, partitionKey: 'code_hash' },
 } as const satisfies Record<string, TableDefinition>;
 export type TableId = keyof typeof TABLES;
 

@@ -215,7 +215,7 @@ function sent(record: Record<string, unknown>, key: string): boolean {
   return Object.hasOwn(record, key) && record[key] !== undefined;
 }
 
-function describeIssue(issue: v.BaseIssue<unknown> | undefined): string {
+export function describeIssue(issue: v.BaseIssue<unknown> | undefined): string {
   if (!issue) return 'invalid request body';
   const path = (issue.path ?? [])
     .map((item) => (typeof item.key === 'number' ? `[${item.key}]` : String(item.key)))

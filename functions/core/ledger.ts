@@ -26,6 +26,8 @@ export const ledgerEntryId = {
   charge: (taskId: string) => `charge:${taskId}`,
   refund: (taskId: string) => `refund:${taskId}`,
   topup: (requestId: string) => `topup:${requestId}`,
+  /** A top-up code redeemed in the console (type `topup`): a code adds once, to one account. */
+  redeem: (codeId: string) => `redeem:${codeId}`,
   /** An operator's correction (balance:adjust). */
   adjustment: (requestId: string) => `adjustment:${requestId}`,
   /** The balance an account starts with (account:create), or held before the ledger (ledger:backfill). */

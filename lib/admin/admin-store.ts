@@ -39,6 +39,14 @@ import { ledgerEntry, ledgerEntryId } from '../../functions/core/ledger.js';
 import { ledgerPut } from '../../functions/adapters/dynamodb-ledger.js';
 import { withTransactionConflictRetry } from '../../functions/adapters/transaction-retry.js';
 import { backfillOpening, verifyLedger } from './ledger-check.js';
+import { DynamoDbRedeemCodes } from '../../functions/adapters/dynamodb-redeem-codes.js';
+import { usableAccountCheck } from '../../functions/adapters/dynamodb-console-keys.js';
+import {
+  generateRedeemCode,
+  hashRedeemCode,
+  normaliseRedeemCode,
+  redeemCodeId,
+} from '../../functions/core/redeem-code.js';
 import type { LedgerReport } from './ledger-check.js';
 
 export { AdminError };
@@ -374,6 +382,40 @@ export class AdminStore {
     }
   }
 
+  /**
+   * `count` new top-up codes of `amountYuan` each (issue 20), valid for `validDays` days: only their hashes are
+   * stored, so the codes returned here are the only copy. Each is redeemed once, in the console.
+   */
+  async createRedeemCodes(
+    amountYuan: string,
+    count: number,
+    validDays: number,
+  ): Promise<{ codes: string[]; expiresAt: string }> {
+    const units = boundedYuanToUnits(amountYuan, 'the amount');
+    if (units <= 0) throw new AdminError('the amount must be positive');
+    if (!Number.isInteger(count) || count < 1 || count > 1000) throw new AdminError('--count must be 1 to 1000');
+    if (!Number.isInteger(validDays) || validDays < 1 || validDays > 3650) {
+      throw new AdminError('--days must be a whole number of days from 1 to 3650');
+    }
+    const now = this.now();
+    const expiresAt = new Date(now.getTime() + validDays * 86_400_000).toISOString();
+    const store = new DynamoDbRedeemCodes(this.db, this.tables);
+    const codes: string[] = [];
+    for (let i = 0; i < count; i += 1) {
+      const code = generateRedeemCode();
+      const codeHash = hashRedeemCode(normaliseRedeemCode(code)!);
+      await store.create({
+        code_hash: codeHash,
+        code_id: redeemCodeId(codeHash),
+        amount_units: units,
+        created_at: now.toISOString(),
+        expires_at: expiresAt,
+      });
+      codes.push(code);
+    }
+    return { codes, expiresAt };
+  }
+
   /** Writes every model of the catalog file (validated first: a bad catalog changes nothing). */
   async seedModels(catalog: { version: number; models: unknown[] }): Promise<number> {
     const records = catalog.models.map((model) => toVideoModel(model).record);
@@ -484,19 +526,7 @@ export class AdminStore {
     try {
       await this.db.send(
         new TransactWriteCommand({
-          TransactItems: [
-            keyWrite,
-            {
-              ConditionCheck: {
-                TableName: this.tables.accounts,
-                Key: { account_id: accountId },
-                ConditionExpression:
-                  'attribute_exists(account_id) AND (attribute_not_exists(#status) OR #status <> :off)',
-                ExpressionAttributeNames: { '#status': 'status' },
-                ExpressionAttributeValues: { ':off': 'disabled' },
-              },
-            },
-          ],
+          TransactItems: [keyWrite, usableAccountCheck(this.tables.accounts, accountId)],
         }),
       );
     } catch (error) {

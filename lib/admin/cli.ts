@@ -23,6 +23,8 @@ import { REPOSITORY_ROOT } from '../repository-root.js';
 import { optionSets, worstMargins } from './margins.js';
 import type { OptionSet } from './margins.js';
 import { readUpstreamPrices } from './upstream-cost.js';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { TableId } from '../../functions/adapters/resources.js';
 import type { AdminStore } from './admin-store.js';
 import { TOPUP_REQUEST_ID, UPSTREAM_ACCOUNT_CAPACITY } from './admin-store.js';
 import { PROVIDER_NAMES } from '../../functions/core/providers.js';
@@ -38,6 +40,8 @@ export interface AdminOutput {
 interface Session {
   store: AdminStore;
   where: 'aws' | 'local';
+  db: DynamoDBDocumentClient;
+  tables: Record<TableId, string>;
 }
 
 interface Command {
@@ -127,6 +131,58 @@ const COMMANDS: Record<string, Command> = {
       output.out(`account ${id} enabled (its keys are unchanged: key:enable the ones to use)`);
     },
   },
+  'account:invite': {
+    args: '--account ID --email EMAIL',
+    summary: 'invite an email to the console as a user of an existing account',
+    details:
+      'Makes the Cognito user (its first sign-in sets its own password) and links it to the account: it then\n' +
+      "sees and manages that account's keys, tasks and money in the console. An email that has a console user\n" +
+      'already is refused. Local stack: a temporary password is made and printed, alone on the last line (no\n' +
+      'email is sent). AWS: Cognito emails the temporary password; set CONSOLE_USER_POOL_ID to the user pool id\n' +
+      "(the stack's ConsoleUserPoolId output) besides TABLE_PREFIX, with AWS_REGION and credentials.",
+    options: ['account', 'email'],
+    async run(args, open, output) {
+      const id = args.required('account');
+      const email = args.required('email').toLowerCase();
+      if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) || email.length > 254)
+        args.fail('--email must be an email address');
+      const { store, where, db, tables } = await open();
+      const [invite, { linkConsoleUser }, { CognitoIdentityProviderClient }, localAws] = await Promise.all([
+        import('./console-invite.js'),
+        import('../../functions/adapters/dynamodb-console-users.js'),
+        import('@aws-sdk/client-cognito-identity-provider'),
+        import('../local/local-aws.js'),
+      ]);
+      const pool = invite.resolveConsoleUserPool(where, REPOSITORY_ROOT);
+      if (!(await store.accountExists(id))) throw new AdminError(`account ${id} does not exist`);
+      const client =
+        pool.endpoint === undefined
+          ? new CognitoIdentityProviderClient({})
+          : new CognitoIdentityProviderClient({
+              endpoint: pool.endpoint,
+              region: pool.region ?? localAws.LOCAL_REGION,
+              credentials: localAws.LOCAL_CREDENTIALS,
+            });
+      try {
+        const password = where === 'local' ? invite.temporaryPassword() : undefined;
+        const { sub } = await invite.inviteConsoleUser({ client, userPoolId: pool.userPoolId }, email, password);
+        await linkConsoleUser(db, tables.consoleUsers, {
+          sub,
+          account_id: id,
+          email,
+          created_at: new Date().toISOString(),
+        });
+        if (password === undefined) {
+          output.out(`invited ${email} to account ${id} (aws): Cognito emails a temporary password`);
+        } else {
+          output.err(`invited ${email} to account ${id} (local); temporary password (changed at the first sign-in):`);
+          output.out(password);
+        }
+      } finally {
+        client.destroy();
+      }
+    },
+  },
   'balance:topup': {
     args: '--account ID --amount YUAN [--request-id ID]',
     summary: "add to an account's balance, at most once per request id",
@@ -169,6 +225,31 @@ const COMMANDS: Record<string, Command> = {
           ? `account ${id} balance: ${balance} CNY`
           : `request id ${requestId} was already applied: nothing changed; account ${id} balance: ${balance} CNY`,
       );
+    },
+  },
+  'code:create': {
+    args: '--amount YUAN [--count N] [--days D]',
+    summary: 'make top-up codes a customer redeems once in the console (each code alone on a line)',
+    details:
+      'Each code adds --amount to the balance of the account that redeems it first, with a ledger entry\n' +
+      "redeem:<code id> (type topup); it expires after --days (default 30). Only the codes' SHA-256 hashes are\n" +
+      'stored: the printed codes are the only copy. --count: 1 to 1000 (default 1).',
+    options: ['amount', 'count', 'days'],
+    async run(args, open, output) {
+      if (args.money('amount') <= 0) args.fail('--amount must be positive');
+      const whole = (name: string, fallback: number, max: number) => {
+        const text = args.optional(name);
+        const value = text === undefined ? fallback : Number(text);
+        if (!/^\d+$/.test(String(text ?? fallback)) || value < 1 || value > max) {
+          throw new UsageError(`--${name} must be a whole number from 1 to ${max}`);
+        }
+        return value;
+      };
+      const count = whole('count', 1, 1000);
+      const days = whole('days', 30, 3650);
+      const { codes, expiresAt } = await (await open()).store.createRedeemCodes(args.required('amount'), count, days);
+      output.err(`${count} code(s) of ${args.required('amount')} CNY, valid until ${expiresAt}:`);
+      for (const code of codes) output.out(code);
     },
   },
   'ledger:verify': {
@@ -477,7 +558,8 @@ export async function runAdmin(argv: readonly string[], output: AdminOutput): Pr
             })
           : new DynamoDBClient({});
       destroy = () => client.destroy();
-      return { store: new AdminStore(DynamoDBDocumentClient.from(client), target.tables), where: target.where };
+      const db = DynamoDBDocumentClient.from(client);
+      return { store: new AdminStore(db, target.tables), where: target.where, db, tables: target.tables };
     };
     return (await command.run(args, open, output)) ?? 0;
   } catch (error) {

@@ -2,11 +2,14 @@
  * The public API: an API Gateway HTTP API with one route per endpoint of lib/routes.ts, each to its own
  * function, and the `$default` route to the not-found function (so unknown paths still get the envelope).
  * Authentication, per-key rate limits and billing are the functions' job (they need the key's account);
- * the stage's throttling is only a backstop that keeps a flood from reaching Lambda and DynamoDB.
+ * the stage's throttling is only a backstop that keeps a flood from reaching Lambda and DynamoDB. The
+ * console's routes (`auth: 'jwt'` in lib/routes.ts) are the exception: API Gateway's JWT authorizer lets
+ * through only Cognito access tokens of the console's user pool and app client (console-users.ts).
  */
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -40,6 +43,17 @@ export interface ServiceApiProps {
   readonly defaultHandler: IFunction;
   /** @default DEFAULT_API_THROTTLE */
   readonly throttle?: ApiThrottle;
+  /** Who signs the tokens of the `auth: 'jwt'` routes: the console's user pool and its app client. */
+  readonly jwt: ConsoleJwt;
+}
+
+export interface ConsoleJwt {
+  /** `https://cognito-idp.<region>.amazonaws.com/<user pool id>` (ConsoleUsers.issuer). */
+  readonly issuer: string;
+  /** The app client ids whose tokens are accepted (an access token carries it as `client_id`). */
+  readonly audience: readonly string[];
+  /** Scopes a token must hold (any one): the access tokens' scope, so an ID token is refused. */
+  readonly scopes: readonly string[];
 }
 
 /** One JSON object per request; no headers, so API keys never reach the logs. */
@@ -66,6 +80,8 @@ export class ServiceApi extends Construct {
   readonly httpApi: HttpApi;
   readonly stage: HttpStage;
   readonly accessLogs: LogGroup;
+  /** Guards every `auth: 'jwt'` route. */
+  readonly jwtAuthorizer: HttpJwtAuthorizer;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
@@ -76,11 +92,24 @@ export class ServiceApi extends Construct {
       createDefaultStage: false,
       defaultIntegration: new HttpLambdaIntegration('DefaultIntegration', props.defaultHandler),
     });
+    // API Gateway accepts a token whose `aud`, or when it has none (Cognito access tokens) whose `client_id`,
+    // is in the audience ("Troubleshooting issues with HTTP API JWT authorizers", API Gateway guide).
+    this.jwtAuthorizer = new HttpJwtAuthorizer('ConsoleJwtAuthorizer', props.jwt.issuer, {
+      authorizerName: `${props.prefix}-console-jwt`,
+      jwtAudience: [...props.jwt.audience],
+      identitySource: ['$request.header.Authorization'],
+    });
     for (const { route, handler } of props.routes) {
       this.httpApi.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: new HttpLambdaIntegration(`${route.id}Integration`, handler),
+        ...(route.auth === 'jwt' && {
+          authorizer: this.jwtAuthorizer,
+          // "Configure your routes to require authorization scopes" so an ID token cannot stand in for an
+          // access token (API Gateway guide, "Control access to HTTP APIs with JWT authorizers").
+          authorizationScopes: [...props.jwt.scopes],
+        }),
       });
     }
 
@@ -100,8 +129,8 @@ export class ServiceApi extends Construct {
       id: 'AwsSolutions-APIG4',
       reason:
         'Callers authenticate with the service API key (Authorization: Bearer), checked in each function against ' +
-        'the hashed keys table together with the per-key rate limit and balance; the $default route is the ' +
-        'deliberately public not-found answer.',
+        'the hashed keys table together with the per-key rate limit and balance; the console routes with the JWT ' +
+        'authorizer (Cognito access tokens); the $default route is the deliberately public not-found answer.',
     });
   }
 }

@@ -14,7 +14,8 @@ import type { TableDefinition } from '../../functions/adapters/resources.js';
 import { STATE_MACHINE, UPLOADS, VIDEO_BUCKET } from '../../functions/adapters/resources.js';
 import type { FunctionAccess } from './service-function.js';
 
-export type DynamoDbAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'Query' | 'Scan';
+export type DynamoDbAction =
+  'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query' | 'Scan';
 
 /**
  * A table's name in the table's env var, and the given item actions on the table itself (not its

@@ -4,11 +4,23 @@
  * built here, so a wildcard grant and its written reason are declared together. Only for ARNs made of
  * strings and pseudo parameters or same-stack attributes: a cross-stack reference is rewritten at synthesis.
  */
-import { Stack } from 'aws-cdk-lib';
+import { Aws, DefaultStackSynthesizer, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
 export function wildcardResourceFinding(scope: IConstruct, arn: string): string {
   return `AwsSolutions-IAM5[Resource::${flatten(Stack.of(scope).resolve(arn))}]`;
+}
+
+/**
+ * The finding of a grant on every object of the bootstrap's file-asset bucket (what a BucketDeployment's
+ * handler reads its sources from), as the default synthesizer names that bucket.
+ */
+export function assetBucketObjectsFinding(scope: IConstruct): string {
+  const qualifier = String(
+    scope.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER,
+  );
+  const bucket = DefaultStackSynthesizer.DEFAULT_FILE_ASSETS_BUCKET_NAME.replace('${Qualifier}', qualifier);
+  return wildcardResourceFinding(scope, `arn:${Aws.PARTITION}:s3:::${bucket}/*`);
 }
 
 function flatten(node: unknown): string {

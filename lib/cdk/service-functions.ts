@@ -16,6 +16,7 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import {
+  API_KEYS_BY_ACCOUNT_INDEX,
   LEDGER_BY_TIME_INDEX,
   physicalNames,
   TABLES,
@@ -174,6 +175,21 @@ export class ServiceFunctions extends Construct {
       table(TABLES.uploads, tables.uploads, ...actions),
     ];
 
+    /**
+     * Every console route's caller (functions/http/console/console-route.ts, consoleUsers()): the JWT's `sub`
+     * looked up; a new user gets its link and a new account in one transaction. No API key.
+     */
+    const consoleCaller: FunctionAccess[] = [
+      table(TABLES.consoleUsers, tables.consoleUsers, 'GetItem', 'PutItem'),
+      table(TABLES.accounts, tables.accounts, 'PutItem'),
+    ];
+    /** consoleKeys(): the account's keys by its index; a write checks the account in the same transaction. */
+    const consoleKeys = (...apiKeys: DynamoDbAction[]): FunctionAccess[] => [
+      queryIndex(TABLES.apiKeys, tables.apiKeys, API_KEYS_BY_ACCOUNT_INDEX.name),
+      table(TABLES.apiKeys, tables.apiKeys, ...apiKeys),
+      table(TABLES.accounts, tables.accounts, 'ConditionCheckItem'),
+    ];
+
     // ------------------------------------------------------------ what each function uses
 
     const specs: Record<string, FunctionSpec> = {
@@ -236,6 +252,57 @@ export class ServiceFunctions extends Construct {
       },
       // Answers with the envelope only: touches nothing.
       [DEFAULT_ROUTE.id]: { uses: [] },
+
+      // Console routes (issue 20): the JWT authorizer has checked the token; each one finds its caller's account.
+      ConsoleGetAccount: {
+        uses: [
+          ...consoleCaller,
+          table(TABLES.accounts, tables.accounts, 'GetItem'),
+          queryIndex(TABLES.ledger, tables.ledger, LEDGER_BY_TIME_INDEX.name),
+        ],
+      },
+      ConsoleListTransactions: {
+        uses: [...consoleCaller, queryIndex(TABLES.ledger, tables.ledger, LEDGER_BY_TIME_INDEX.name)],
+      },
+      ConsoleListTasks: {
+        uses: [
+          ...consoleCaller,
+          ...taskRepository(['UpdateItem']),
+          queryIndex(TABLES.tasks, tables.tasks, TASKS_BY_ACCOUNT_INDEX.name),
+          ...videoUrlSigner,
+        ],
+      },
+      ConsoleGetTask: { uses: [...consoleCaller, ...refunds, ...capacity, ...upstream, ...videoUrlSigner] },
+      ConsoleListKeys: { uses: [...consoleCaller, ...consoleKeys()] },
+      ConsoleCreateKey: {
+        uses: [
+          ...consoleCaller,
+          ...consoleKeys('PutItem'),
+          config({ [ENV.defaultRateLimitPerSecond.name]: ENV.defaultRateLimitPerSecond.default }),
+        ],
+      },
+      ConsoleUpdateKey: { uses: [...consoleCaller, ...consoleKeys('UpdateItem', 'GetItem')] },
+      // The account's webhook signing secrets (webhookSecrets(): on the account's item).
+      ConsoleGetWebhookSecret: {
+        uses: [...consoleCaller, table(TABLES.accounts, tables.accounts, 'GetItem', 'UpdateItem')],
+      },
+      ConsoleRotateWebhookSecret: {
+        uses: [...consoleCaller, table(TABLES.accounts, tables.accounts, 'GetItem', 'UpdateItem')],
+      },
+      // Signs a test event with the account's secret and POSTs it to the customer's (public) URL.
+      ConsoleSendTestWebhook: {
+        uses: [...consoleCaller, table(TABLES.accounts, tables.accounts, 'GetItem', 'UpdateItem')],
+      },
+      // One transaction: the code marked redeemed, the balance raised, the ledger entry written.
+      ConsoleRedeemCode: {
+        uses: [
+          ...consoleCaller,
+          table(TABLES.redeemCodes, tables.redeemCodes, 'GetItem', 'UpdateItem'),
+          table(TABLES.accounts, tables.accounts, 'GetItem', 'UpdateItem'),
+          table(TABLES.ledger, tables.ledger, 'PutItem'),
+        ],
+      },
+      ConsoleListModels: { uses: [...consoleCaller, table(TABLES.models, tables.models, 'Scan')] },
 
       // State machine steps (each lambda's timeout below its state's TimeoutSeconds in the ASL)
       // Uploads made fetchable for the upstream (CloudFront-signed until the upload's expiry), an H.265 video

@@ -1,8 +1,9 @@
 /**
- * The service as two stacks: `<prefix>-stateful` holds data and identity (tables, bucket and CDN, queues,
- * secrets; retained, termination-protected, rarely changed); `<prefix>-stateless` only computes
- * (functions, HTTP API, state machine, alarms) and can be replaced any time. What each function uses is
- * listed once, in service-functions.ts.
+ * The service as three stacks: `<prefix>-stateful` holds data and identity (tables, bucket and CDN, queues,
+ * secrets, the console's user pool; retained, termination-protected, rarely changed); `<prefix>-stateless`
+ * only computes (functions, HTTP API, state machine, alarms) and can be replaced any time; `<prefix>-console`
+ * serves the customer console (its bucket, distribution and deployment; holds nothing but the build).
+ * What each function uses is listed once, in service-functions.ts.
  */
 import { PROVIDERS, PROVIDER_NAMES, platformBaseUrl, platformsOf } from '../../functions/core/providers.js';
 import type { ProviderName } from '../../functions/core/providers.js';
@@ -11,12 +12,15 @@ import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { ENV } from '../../functions/adapters/config.js';
 import { physicalNames, TASK_STARTS, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
-import { DEFAULT_ROUTE } from '../routes.js';
+import { CONSOLE_ROUTE_SCOPES, DEFAULT_ROUTE } from '../routes.js';
 import type { ApiThrottle } from './api.js';
 import { DEFAULT_API_THROTTLE, ServiceApi } from './api.js';
 import { ServiceAlarms } from './alarms.js';
 import { ServiceFunctions } from './service-functions.js';
 import type { ProviderEndpoint } from './service-functions.js';
+import { ConsoleUsers } from './console-users.js';
+import type { ConsoleSiteProps } from './console-site.js';
+import { builtConsole, ConsoleSite } from './console-site.js';
 import { pascal, StatefulResources } from './stateful-resources.js';
 import { SAM_LOCAL_CONTEXT, withSamLocalVariables } from './sam-local.js';
 import { TaskWorkflow } from './task-workflow.js';
@@ -84,8 +88,15 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
   };
 }
 
-/** Adds both stacks of the service to `app`. */
-export function addVideoService(app: App, serviceConfig: VideoServiceConfig) {
+/**
+ * Adds the stacks of the service to `app`. The console's site is built at synthesis (console-site.ts)
+ * unless `consoleSite` gives it (tests).
+ */
+export function addVideoService(
+  app: App,
+  serviceConfig: VideoServiceConfig,
+  options: { readonly consoleSite?: ConsoleSiteProps['site'] } = {},
+) {
   if (!/^[a-z][a-z0-9-]{0,19}$/.test(serviceConfig.prefix)) {
     throw new Error(`prefix "${serviceConfig.prefix}" must be lowercase letters, digits and dashes (at most 20)`);
   }
@@ -101,9 +112,17 @@ export function addVideoService(app: App, serviceConfig: VideoServiceConfig) {
     env: serviceConfig.env,
     description: 'Video generation service: functions, HTTP API, task state machine, schedules, alarms.',
   });
+  const consoleStack = new ConsoleStack(app, `${serviceConfig.prefix}-console`, {
+    serviceConfig,
+    stateful,
+    stateless,
+    site: options.consoleSite ?? builtConsole(),
+    env: serviceConfig.env,
+    description: 'Video generation service: customer console (web app bucket, CloudFront, /api/* to the HTTP API).',
+  });
   Tags.of(app).add('service', 'video-generation');
   Tags.of(app).add('deployment', serviceConfig.prefix);
-  return { stateful, stateless };
+  return { stateful, stateless, console: consoleStack };
 }
 
 export interface StatefulStackProps extends StackProps {
@@ -113,6 +132,7 @@ export interface StatefulStackProps extends StackProps {
 export class StatefulStack extends Stack {
   readonly data: StatefulResources;
   readonly delivery: VideoDelivery;
+  readonly consoleUsers: ConsoleUsers;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
@@ -124,6 +144,7 @@ export class StatefulStack extends Stack {
       logBucket: this.data.accessLogsBucket,
       signingKeys: props.serviceConfig.signingKeys,
     });
+    this.consoleUsers = new ConsoleUsers(this, 'ConsoleUsers', { prefix });
     new CfnOutput(this, 'VideoDomain', { value: this.delivery.distribution.distributionDomainName });
     new CfnOutput(this, 'CloudFrontKeyPairId', { value: this.delivery.publicKey.publicKeyId });
     for (const [provider, key] of Object.entries(this.data.providerApiKeys)) {
@@ -131,6 +152,10 @@ export class StatefulStack extends Stack {
     }
     // The active key's (each key's: SigningKey<id>PrivateKeySecretArn, video-delivery.ts).
     new CfnOutput(this, 'CloudFrontPrivateKeySecretArn', { value: this.delivery.privateKey.secretArn });
+    // The console's sign-in: what `admin account:invite` and config.json need.
+    new CfnOutput(this, 'ConsoleUserPoolId', { value: this.consoleUsers.userPool.userPoolId });
+    new CfnOutput(this, 'ConsoleUserPoolClientId', { value: this.consoleUsers.client.userPoolClientId });
+    new CfnOutput(this, 'ConsoleRegion', { value: this.region });
   }
 }
 
@@ -150,7 +175,7 @@ export class StatelessStack extends Stack {
     super(scope, id, props);
     this.samLocal = props.serviceConfig.samLocal === true;
     const { prefix, providerEndpoints } = props.serviceConfig;
-    const { data, delivery } = props.stateful;
+    const { data, delivery, consoleUsers } = props.stateful;
     this.addStackDependency(props.stateful, 'functions use its tables, bucket, queues, secrets and CDN');
 
     this.functions = new ServiceFunctions(this, 'Functions', { prefix, providerEndpoints, data, delivery });
@@ -163,6 +188,11 @@ export class StatelessStack extends Stack {
       prefix,
       routes: this.functions.routes,
       defaultHandler: this.functions.defaultRoute,
+      jwt: {
+        issuer: consoleUsers.issuer,
+        audience: [consoleUsers.client.userPoolClientId],
+        scopes: CONSOLE_ROUTE_SCOPES,
+      },
       ...(props.serviceConfig.apiThrottle && { throttle: props.serviceConfig.apiThrottle }),
     });
 
@@ -204,5 +234,36 @@ export class StatelessStack extends Stack {
   protected override _toCloudFormation(): Record<string, unknown> {
     const template = super._toCloudFormation() as Record<string, unknown>;
     return this.samLocal ? withSamLocalVariables(template) : template;
+  }
+}
+
+export interface ConsoleStackProps extends StackProps {
+  readonly serviceConfig: VideoServiceConfig;
+  readonly stateful: StatefulStack;
+  readonly stateless: StatelessStack;
+  readonly site: ConsoleSiteProps['site'];
+}
+
+/** The customer console's hosting: replaceable like the stateless stack (its bucket holds only the build). */
+export class ConsoleStack extends Stack {
+  readonly site: ConsoleSite;
+
+  constructor(scope: Construct, id: string, props: ConsoleStackProps) {
+    super(scope, id, props);
+    this.addStackDependency(
+      props.stateful,
+      'config.json names its user pool and client; CloudFront logs to its bucket',
+    );
+    this.addStackDependency(props.stateless, '/api/* goes to its HTTP API');
+    const { consoleUsers, data } = props.stateful;
+    this.site = new ConsoleSite(this, 'Site', {
+      prefix: props.serviceConfig.prefix,
+      site: props.site,
+      httpApi: props.stateless.api.httpApi,
+      userPool: consoleUsers.userPool,
+      client: consoleUsers.client,
+      logBucket: data.accessLogsBucket,
+    });
+    new CfnOutput(this, 'ConsoleUrl', { value: this.site.url });
   }
 }

@@ -6,7 +6,7 @@
 import { childOfLocalStack, reportStartFailure } from './forked-process.js';
 import type { StartMessage } from './forked-process.js';
 import { startApiGatewayServer } from './api-gateway-server.js';
-import type { HttpHandler } from './api-gateway-server.js';
+import type { GatewaySettings, HttpHandler } from './api-gateway-server.js';
 import { applyLocalHandlerEnvironment } from './handler-environment.js';
 import type { LocalHandlerEndpoints } from './handler-environment.js';
 import { loadBundledHandler } from './handler-loader.js';
@@ -26,6 +26,8 @@ export interface LocalApiConfig {
   port: number;
   /** Send one `access-log` message per request. */
   accessLog: boolean;
+  /** The console routes' JWT authorizer and the console's files (absent: 401 on those routes, no /console). */
+  gateway?: GatewaySettings;
 }
 export type ApiReady = { url: string };
 export type ApiMessage = StartMessage<ApiReady> | { type: 'access-log'; line: string } | { type: 'stopped' };
@@ -43,6 +45,8 @@ async function start() {
     defaultRoute: { id: DEFAULT_ROUTE.id, handler: await handlerOf(DEFAULT_ROUTE.entry) },
     contextFor: (routeId) => lambdaContext(`${config.names.stateMachine}-${routeId}`),
     port: config.port,
+    ...(config.gateway?.jwtAuthorizer && { jwtAuthorizer: config.gateway.jwtAuthorizer }),
+    ...(config.gateway?.console && { console: config.gateway.console }),
     ...(config.accessLog ? { accessLog: (line: string) => send({ type: 'access-log', line }) } : {}),
   });
 }

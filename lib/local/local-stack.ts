@@ -3,22 +3,30 @@
  * provider's simulated upstream (none for a provider given its real one, lib/local/upstreams.ts); one child
  * the local API Gateway and the API handlers (api-process.ts); another the local Step Functions with the
  * workflow steps, event sources and scheduled functions (workflow-process.ts). The children run the
- * bundles CDK deploys and find everything through the same environment variables.
+ * bundles CDK deploys and find everything through the same environment variables. The console's sign-in is
+ * a fourth, cognito-local (lib/local/cognito.ts), whose tokens the local gateway checks.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AdminStore } from '../admin/admin-store.js';
+import { ensureConsoleUser } from '../admin/console-invite.js';
+import { linkConsoleUser } from '../../functions/adapters/dynamodb-console-users.js';
 import { physicalNames } from '../../functions/adapters/resources.js';
 import type { ProviderName } from '../../functions/core/providers.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
+import { CONSOLE_ROUTE_SCOPES } from '../routes.js';
+import type { GatewaySettings } from './api-gateway-server.js';
 import { startApiProcess } from './api-process-client.js';
 import type { ApiProcess } from './api-process-client.js';
+import { startLocalCognito } from './cognito.js';
+import type { LocalCognito } from './cognito.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from './emulators.js';
 import { startUploadSweeper } from './upload-sweeper.js';
 import { lambdaBundles, markUsed } from './lambda-bundles.js';
@@ -61,15 +69,26 @@ export interface LocalStackOptions {
   /** Plaintext of the demo account's key; when absent a random one is made (or reused from dataDir). */
   demoApiKey?: string;
   demoBalanceYuan?: string;
+  /**
+   * Password of the demo account's console user (DEMO_CONSOLE_EMAIL), set again on every start; when absent
+   * a random one is made.
+   */
+  demoConsolePassword?: string;
   /** One line per API request, when given. */
   accessLog?: (line: string) => void;
   /** How often the reconciler looks for stuck tasks. Default 30 s. */
   reconcileIntervalMs?: number;
 }
 
+/** The console user of the demo account (the demo login `npm start` prints). */
+export const DEMO_CONSOLE_EMAIL = 'demo@example.com';
+
 export interface LocalStack {
   baseUrl: string;
-  demo: { accountId: string; apiKey: string };
+  /** The demo account, its key and its console login (an email and password of the local Cognito). */
+  demo: { accountId: string; apiKey: string; console: { email: string; password: string } };
+  /** The console: its URL, and the local Cognito its users sign in with (sign-ups confirm with its fixed code). */
+  console: { url: string; cognito: Omit<LocalCognito, 'stop' | 'client'> };
   endpoints: {
     dynamodb: string;
     s3: string;
@@ -107,6 +126,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // Built (or found in the cache) while the emulators start; awaited before the first child needs it.
   const bundling = lambdaBundles();
   bundling.catch(() => undefined);
+  // Started beside DynamoDB Local (it is ready in about a second); stopped last.
+  const cognitoStarting = startLocalCognito({ dataDir: options.dataDir && join(options.dataDir, 'cognito') });
+  cognitoStarting.catch(() => undefined);
+  stoppers.push(async () => (await cognitoStarting.catch(() => undefined))?.stop());
   try {
     const dynamo = await startDynamoDbLocal(options.dataDir && join(options.dataDir, 'dynamodb'));
     stoppers.push(dynamo.stop);
@@ -170,6 +193,34 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       }
     }
     const demo = await ensureDemoAccount(admin, options);
+    const cognito = await cognitoStarting;
+    const demoConsole = { email: DEMO_CONSOLE_EMAIL, password: options.demoConsolePassword ?? randomPassword() };
+    const { sub } = await ensureConsoleUser(
+      { client: cognito.client, userPoolId: cognito.userPoolId },
+      demoConsole.email,
+      demoConsole.password,
+    );
+    await linkConsoleUser(db, names.tables.consoleUsers, {
+      sub,
+      account_id: demo.accountId,
+      email: demoConsole.email,
+      created_at: new Date().toISOString(),
+    });
+    // The API process's gateway: its JWT authorizer and the console's config (lib/local/api-gateway-server.ts).
+    const gatewaySettings: GatewaySettings = {
+      jwtAuthorizer: { issuer: cognito.issuer, audience: [cognito.clientId], scopes: CONSOLE_ROUTE_SCOPES },
+      console: {
+        config: {
+          cognito: {
+            endpoint: cognito.endpoint,
+            region: cognito.region,
+            userPoolId: cognito.userPoolId,
+            clientId: cognito.clientId,
+          },
+          apiBase: '',
+        },
+      },
+    };
 
     const api = await startApiProcess(
       {
@@ -183,6 +234,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           webhookQueueUrl: webhookQueues.queue.url,
         },
         environment: options.environment ?? {},
+        gateway: gatewaySettings,
         bundles: bundles.files,
         port,
       },
@@ -193,7 +245,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     return {
       baseUrl: api.url,
       api: { pid: api.pid },
-      demo,
+      demo: { ...demo, console: demoConsole },
+      console: {
+        url: `${api.url}/console/`,
+        cognito: {
+          endpoint: cognito.endpoint,
+          region: cognito.region,
+          userPoolId: cognito.userPoolId,
+          clientId: cognito.clientId,
+          issuer: cognito.issuer,
+          confirmationCode: cognito.confirmationCode,
+          pid: cognito.pid,
+        },
+      },
       endpoints: {
         dynamodb: dynamo.endpoint,
         s3: fauxqs.endpoint,
@@ -264,6 +328,11 @@ async function ensureDemoAccount(admin: AdminStore, options: LocalStackOptions) 
   }
   const { key } = await admin.createKey({ accountId });
   return { accountId, apiKey: key };
+}
+
+/** A password meeting the pool's policy (upper and lower case, digits; 8+). */
+function randomPassword(): string {
+  return `Demo-${randomBytes(9).toString('base64url')}7a`;
 }
 
 function readJson<T = { version: number; models: unknown[] }>(path: string): T {

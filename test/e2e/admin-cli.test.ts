@@ -115,6 +115,9 @@ const BAD_ARGUMENTS: [string, string[], RegExp][] = [
   ['a bad quota', ['key:create', '--account', 'a', '--quota', '1e3'], /--quota: "1e3" is not an amount/],
   ['a key that is neither an id nor a key', ['key:disable', '--key', 'secret'], /--key must be a key id/],
   ['an unreadable catalog', ['models:seed', '--file', '/nonexistent.json'], /cannot read the catalog/],
+  ['a code without an amount', ['code:create', '--count', '2'], /--amount is required/],
+  ['too many codes', ['code:create', '--amount', '5', '--count', '1001'], /--count must be a whole number from 1/],
+  ['codes valid no days', ['code:create', '--amount', '5', '--days', '0'], /--days must be a whole number from 1/],
 ];
 
 describe('as a process (bin/admin.ts)', () => {
@@ -197,6 +200,17 @@ describe('bad arguments: one line, exit code 2, before anything is read or writt
     expectOneLineError(await admin(['account:show', 'no-such-account']), 2, /account no-such-account does not exist/);
     expectOneLineError(await admin(['key:disable', '--key', 'key_0000000000000000']), 2, /no such key/);
     expectOneLineError(await admin(['key:list', '--account', 'no-such-account']), 2, /does not exist/);
+  });
+});
+
+describe('top-up codes', () => {
+  it('code:create prints each code alone on a line, the note on stderr', async () => {
+    const run = await admin(['code:create', '--amount', '7.5', '--count', '3', '--days', '2']);
+    expect(run.code).toBe(0);
+    const codes = run.stdout.trimEnd().split('\n');
+    expect(codes).toHaveLength(3);
+    for (const code of codes) expect(code).toMatch(/^VGS(-[0-9A-HJKMNP-TV-Z]{4}){4}$/);
+    expect(run.stderr).toMatch(/^3 code\(s\) of 7\.5 CNY, valid until \d{4}-/);
   });
 });
 

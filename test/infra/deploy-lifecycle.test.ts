@@ -154,8 +154,11 @@ describe('teardown and redeploy with the same prefix', () => {
     for (const [id, secret] of secrets) expect(secret.Properties, id).not.toHaveProperty('Name');
   });
 
-  it('the stateless stack keeps nothing: destroying and redeploying it is always clean', () => {
-    for (const [id, resource] of Object.entries(switched.statelessJson.Resources)) {
+  it('the stateless and console stacks keep nothing: destroying and redeploying them is always clean', () => {
+    for (const [id, resource] of Object.entries({
+      ...switched.statelessJson.Resources,
+      ...switched.consoleJson.Resources,
+    })) {
       expect(resource['DeletionPolicy'] ?? 'Delete', id).toBe('Delete');
     }
   });
@@ -164,6 +167,7 @@ describe('teardown and redeploy with the same prefix', () => {
     const kept = Object.values(first.Resources).filter((resource) => resource['DeletionPolicy'] === 'Retain');
     const types = [...new Set(kept.map((resource) => resource.Type))].sort();
     expect(types).toEqual([
+      'AWS::Cognito::UserPool',
       'AWS::DynamoDB::Table',
       'AWS::S3::Bucket',
       'AWS::SQS::Queue',
@@ -172,6 +176,7 @@ describe('teardown and redeploy with the same prefix', () => {
     const readme = readFileSync(join(REPOSITORY_ROOT, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## Deploy to AWS'), readme.indexOf('### Observability'));
     for (const mapping of [
+      '"AWS::Cognito::UserPool":"UserPoolId"',
       '"AWS::DynamoDB::Table":"TableName"',
       '"AWS::S3::Bucket":"BucketName"',
       '"AWS::SQS::Queue":"QueueUrl"',

@@ -32,7 +32,10 @@ export interface SynthesizedService {
   readonly stateful: Template;
   readonly stateless: Template;
   readonly statefulJson: { Resources: Record<string, CfnResource>; Outputs?: Record<string, { Value: unknown }> };
-  readonly statelessJson: { Resources: Record<string, CfnResource> };
+  readonly statelessJson: { Resources: Record<string, CfnResource>; Outputs?: Record<string, { Value: unknown }> };
+  /** The customer console's stack (`<prefix>-console`). */
+  readonly console: Template;
+  readonly consoleJson: { Resources: Record<string, CfnResource>; Outputs?: Record<string, { Value: unknown }> };
   readonly stacks: ReturnType<typeof addVideoService>;
   readonly cleanup: () => void;
 }
@@ -53,6 +56,7 @@ export function synthesizeService(options: SynthOptions = {}): SynthesizedServic
   const assembly = app.synth();
   const statefulJson = assembly.getStackByName(stacks.stateful.stackName).template;
   const statelessJson = assembly.getStackByName(stacks.stateless.stackName).template;
+  const consoleJson = assembly.getStackByName(stacks.console.stackName).template;
   return {
     app,
     outdir,
@@ -62,6 +66,8 @@ export function synthesizeService(options: SynthOptions = {}): SynthesizedServic
     statelessJson,
     stateful: Template.fromJSON(statefulJson),
     stateless: Template.fromJSON(statelessJson),
+    consoleJson,
+    console: Template.fromJSON(consoleJson),
     cleanup: () => rmSync(outdir, { recursive: true, force: true }),
   };
 }
@@ -89,17 +95,21 @@ export function resourcesOfType(
 }
 
 /**
- * What a stateless-stack value refers to in the stateful stack: `Fn::GetStackOutput` (weak cross-stack
- * reference) → the output's value there, e.g. `{ Ref: 'DataTasksTable…' }`.
+ * What a value refers to in another stack of the service: `Fn::GetStackOutput` (weak cross-stack reference)
+ * → the output's value there, e.g. `{ Ref: 'DataTasksTable…' }`. The stateful stack unless `from` says.
  */
-export function crossStackTarget(service: SynthesizedService, value: unknown): unknown {
+export function crossStackTarget(
+  service: SynthesizedService,
+  value: unknown,
+  from: 'stateful' | 'stateless' = 'stateful',
+): unknown {
   const reference = (value as { 'Fn::GetStackOutput'?: { StackName: string; OutputName: string } })[
     'Fn::GetStackOutput'
   ];
   if (!reference) throw new Error(`not a cross-stack reference: ${JSON.stringify(value)}`);
-  if (reference.StackName !== service.stacks.stateful.stackName)
+  if (reference.StackName !== service.stacks[from].stackName)
     throw new Error(`unexpected stack ${reference.StackName}`);
-  const output = service.statefulJson.Outputs?.[reference.OutputName];
+  const output = (from === 'stateful' ? service.statefulJson : service.statelessJson).Outputs?.[reference.OutputName];
   if (!output) throw new Error(`no output ${reference.OutputName}`);
   return output.Value;
 }

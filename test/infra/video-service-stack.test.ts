@@ -160,11 +160,14 @@ describe('functions', () => {
     // The upstream's callback route takes no API key (a per-task secret in its path guards it): no limiter; nor
     // do the health route and the API's description (issue 19).
     const unauthenticated = ['UpstreamCallback', 'Health', 'GetOpenApi', 'GetDocs'];
+    // The console's routes take a Cognito token, not a key: no limiter either (CreateKey states the default).
+    const consoleRoutes = API_ROUTES.filter((route) => route.auth === 'jwt').map((route) => route.id);
     for (const id of API_ROUTES.map((route) => route.id)) {
-      if (unauthenticated.includes(id)) continue;
+      if (unauthenticated.includes(id) || consoleRoutes.includes(id)) continue;
       expect(envOf(id), id).toMatchObject({ DEFAULT_RATE_LIMIT_PER_SECOND: '10' });
       expect(envOf(id), id).toHaveProperty(TABLES.rateLimits.envVar);
     }
+    for (const id of consoleRoutes) expect(envOf(id), id).not.toHaveProperty(TABLES.rateLimits.envVar);
     for (const id of [...unauthenticated, DEFAULT_ROUTE.id]) {
       expect(envOf(id), id).not.toHaveProperty('DEFAULT_RATE_LIMIT_PER_SECOND');
       expect(envOf(id), id).not.toHaveProperty(TABLES.rateLimits.envVar);
@@ -173,7 +176,15 @@ describe('functions', () => {
   });
 
   it('that call the upstream get its URL and the Ark key secret, and may read it; no other function does', () => {
-    const callers = ['StartUpstream', 'AwaitCompletion', 'FailAndRefund', 'GetTask', 'CancelTask', 'UpstreamCallback'];
+    const callers = [
+      'StartUpstream',
+      'AwaitCompletion',
+      'FailAndRefund',
+      'GetTask',
+      'ConsoleGetTask',
+      'CancelTask',
+      'UpstreamCallback',
+    ];
     for (const id of callers) {
       expect(envOf(id), id).toMatchObject({ ARK_BASE_URL: expect.stringMatching(/^https:\/\//) });
       expect(envOf(id), id).toHaveProperty('ARK_API_KEY_SECRET_ARN');
@@ -206,6 +217,7 @@ describe('functions', () => {
       'AwaitCompletion',
       'FailAndRefund',
       'GetTask',
+      'ConsoleGetTask',
       'CancelTask',
       'UpstreamCallback',
       'ReconcileTasks',
@@ -235,7 +247,15 @@ describe('functions', () => {
   });
 
   it('that sign video URLs (GetTask, ListTasks, CompleteTask, DeliverWebhook) get the CloudFront domain, key pair id and key', () => {
-    const signers = ['GetTask', 'ListTasks', 'CompleteTask', 'DeliverWebhook', 'PrepareInputs'];
+    const signers = [
+      'GetTask',
+      'ListTasks',
+      'ConsoleGetTask',
+      'ConsoleListTasks',
+      'CompleteTask',
+      'DeliverWebhook',
+      'PrepareInputs',
+    ];
     for (const id of ALL_FUNCTION_IDS) {
       const signs = signers.includes(id);
       for (const name of ['CLOUDFRONT_DOMAIN', 'CLOUDFRONT_KEY_PAIR_ID', 'CLOUDFRONT_PRIVATE_KEY_SECRET_ARN']) {

@@ -17,6 +17,10 @@ export interface ApiKeyRecord {
   /** Requests per second; absent means the service default (DESIGN §3 row 16). */
   rate_per_second?: number;
   created_at: string;
+  /** The owner's label for the key (console, issue 20). */
+  name?: string;
+  /** When the key last paid for a task (written by the charge). */
+  last_used_at?: string;
 }
 
 export interface AccountRepository {

@@ -14,6 +14,9 @@ export interface Caller {
   keyHasQuota: boolean;
 }
 
+/** What the read-only use cases need of a caller: a `bc_` key's or a console sign-in's account. */
+export type AccountCaller = Pick<Caller, 'accountId'>;
+
 export interface AuthenticateDeps {
   keys: ApiKeyRepository;
   limiter: RateLimiter;

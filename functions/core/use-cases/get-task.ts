@@ -5,7 +5,7 @@ import type { TaskRepository } from '../ports/task-repository.js';
 import type { VideoUrlSigner } from '../ports/video-storage.js';
 import { toTaskView, TRANSFERRING_MESSAGE } from '../task.js';
 import type { TaskRecord, TaskView } from '../task.js';
-import type { Caller } from './authenticate.js';
+import type { AccountCaller } from './authenticate.js';
 import { refreshFromUpstream } from './refresh-from-upstream.js';
 import { queuePosition } from './waiting-room.js';
 import type { RefreshDeps } from './refresh-from-upstream.js';
@@ -30,7 +30,7 @@ export interface GetTaskResult {
 }
 
 export async function getTask(
-  caller: Caller | Promise<Caller>,
+  caller: AccountCaller | Promise<AccountCaller>,
   taskId: string | undefined,
   deps: GetTaskDeps,
 ): Promise<GetTaskResult> {
@@ -48,7 +48,7 @@ export async function getTask(
  * both); nothing about the task, not even a malformed id, is answered before authentication succeeds.
  */
 export async function findOwnTask(
-  caller: Caller | Promise<Caller>,
+  caller: AccountCaller | Promise<AccountCaller>,
   taskId: string | undefined,
   tasks: TaskRepository,
 ): Promise<TaskRecord> {

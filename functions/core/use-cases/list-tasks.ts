@@ -12,7 +12,7 @@ import type { VideoUrlSigner } from '../ports/video-storage.js';
 import { toTaskView } from '../task.js';
 import type { TaskView } from '../task.js';
 import { TASK_STATUSES } from '../task-status.js';
-import type { Caller } from './authenticate.js';
+import type { AccountCaller } from './authenticate.js';
 import { withFreshVideoUrl } from './get-task.js';
 
 export const DEFAULT_LIST_LIMIT = 20;
@@ -71,7 +71,7 @@ export interface TaskListView {
 }
 
 export async function listTasks(
-  caller: Caller | Promise<Caller>,
+  caller: AccountCaller | Promise<AccountCaller>,
   query: Record<string, string | undefined> | undefined,
   deps: ListTasksDeps,
 ): Promise<TaskListView> {

@@ -6,10 +6,10 @@
 import { parseTransactionsQuery, toTransactionView } from '../ledger.js';
 import type { TransactionsPage } from '../ledger.js';
 import type { LedgerRepository } from '../ports/ledger.js';
-import type { Caller } from './authenticate.js';
+import type { AccountCaller } from './authenticate.js';
 
 export async function listTransactions(
-  authenticated: Caller | Promise<Caller>,
+  authenticated: AccountCaller | Promise<AccountCaller>,
   query: Record<string, string | undefined> | undefined,
   ledger: LedgerRepository,
 ): Promise<TransactionsPage> {

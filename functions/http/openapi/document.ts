@@ -25,6 +25,8 @@ import {
   TaskSchema,
 } from './response-schemas.js';
 import { EXAMPLES } from './examples.js';
+import { CONSOLE_OPERATIONS, CONSOLE_SCHEMAS } from './console-operations.js';
+import type { ConsoleOperation } from './console-operations.js';
 
 type Json = Record<string, unknown>;
 type Method = 'get' | 'post';
@@ -387,6 +389,51 @@ function operation(spec: OperationSpec): Json {
   };
 }
 
+/** A console operation: the Cognito access token instead of a key; a 401 may be the gateway's own. */
+function consoleOperation(spec: ConsoleOperation): Json {
+  const pathId =
+    spec.pathId === 'task'
+      ? [TASK_ID_PARAMETER]
+      : spec.pathId === 'key'
+        ? [{ name: 'id', in: 'path', required: true, description: 'The key id (key_…).', schema: { type: 'string' } }]
+        : [];
+  const parameters = [...pathId, ...(spec.query ? queryParameters(spec.query) : [])];
+  const responses: Json = {
+    '200': {
+      description: 'Success: `code` 0.',
+      headers: REQUEST_ID,
+      content: {
+        'application/json': {
+          schema: successEnvelope(spec.data.component),
+          example: { code: 0, message: 'success', data: spec.data.example },
+        },
+      },
+    },
+    '401': ref('responses', 'ConsoleUnauthorized'),
+    '403': ref('responses', 'ConsoleForbidden'),
+  };
+  for (const code of spec.errors) responses[String(code)] ??= ref('responses', ERROR_NAMES[code]);
+  return {
+    operationId: spec.id,
+    summary: spec.summary,
+    description: spec.description,
+    tags: ['Console'],
+    security: [{ consoleJwt: [] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(spec.body
+      ? {
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: ref('schemas', spec.body.component), example: spec.body.example },
+            },
+          },
+        }
+      : {}),
+    responses,
+  };
+}
+
 function successEnvelope(component: string): Json {
   return {
     type: 'object',
@@ -430,6 +477,26 @@ function errorResponses(): Json {
       },
     },
   };
+  responses['ConsoleUnauthorized'] = {
+    description:
+      'No valid sign-in: API Gateway\'s own answer `{"message":"Unauthorized"}` for a missing, expired or foreign token (sign in again).',
+    content: {
+      'application/json': {
+        schema: { anyOf: [jsonSchemaOf(errorEnvelope(401)), ref('schemas', 'GatewayMessage')] },
+        example: { message: 'Unauthorized' },
+      },
+    },
+  };
+  responses['ConsoleForbidden'] = {
+    description:
+      'API Gateway\'s own answer `{"message":"Forbidden"}` to a token without the access tokens\' scope (an ID token: send the access token), or the envelope\'s 403 for another account\'s resource.',
+    content: {
+      'application/json': {
+        schema: { anyOf: [jsonSchemaOf(errorEnvelope(403)), ref('schemas', 'GatewayMessage')] },
+        example: { message: 'Forbidden' },
+      },
+    },
+  };
   return responses;
 }
 
@@ -438,6 +505,10 @@ function buildDocument(): Json {
   for (const spec of OPERATIONS) {
     paths[spec.path] ??= {};
     (paths[spec.path] as Record<string, Json>)[spec.method] = operation(spec);
+  }
+  for (const spec of CONSOLE_OPERATIONS) {
+    paths[spec.path] ??= {};
+    (paths[spec.path] as Record<string, Json>)[spec.method] = consoleOperation(spec);
   }
   return {
     openapi: '3.1.0',
@@ -457,6 +528,10 @@ function buildDocument(): Json {
       { name: 'Models', description: 'The catalog and its prices.' },
       { name: 'Service', description: 'Health and this description.' },
       { name: 'Internal', description: 'Called by the upstream generator, not by customers.' },
+      {
+        name: 'Console',
+        description: 'The web console’s API: a signed-in user’s account, keys and money (Cognito access token).',
+      },
     ],
     paths,
     components: {
@@ -465,6 +540,12 @@ function buildDocument(): Json {
           type: 'http',
           scheme: 'bearer',
           description: 'An API key (it starts with `bc_`) from the console: `Authorization: Bearer bc_…`.',
+        },
+        consoleJwt: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'The console’s sign-in: a Cognito user pool access token (`Authorization: Bearer eyJ…`).',
         },
       },
       parameters: {
@@ -504,6 +585,9 @@ function buildDocument(): Json {
         Health: jsonSchemaOf(HealthSchema),
         Null: { type: 'null' },
         GatewayMessage: jsonSchemaOf(GatewayMessageSchema),
+        ...Object.fromEntries(
+          Object.entries(CONSOLE_SCHEMAS).map(([name, schema]) => [name, jsonSchemaOf(schema, 'input')]),
+        ),
       },
       responses: errorResponses(),
     },

@@ -12,6 +12,7 @@ import type { toModelView } from '../../core/use-cases/list-models.js';
 import type { TaskListView } from '../../core/use-cases/list-tasks.js';
 import type { TaskView } from '../../core/task.js';
 import { TASK_STATUSES } from '../../core/task-status.js';
+import { KeyViewSchema } from '../../core/console-key.js';
 
 const EXAMPLE_TASK_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const isoTime = (description: string) => v.pipe(v.string(), v.isoTimestamp(), v.description(description));
@@ -148,6 +149,9 @@ export const ModelSchema = v.strictObject({
 });
 
 export const ModelListSchema = v.array(ModelSchema);
+
+/** GET /api/v1/console/keys */
+export const KeyListSchema = v.strictObject({ items: v.array(KeyViewSchema) });
 
 export const TaskListSchema = v.strictObject({
   items: v.pipe(v.array(TaskSchema), v.description('Newest first.')),

@@ -1,0 +1,9 @@
+/** GET /api/v1/console/account */
+import { getConsoleAccount } from '../../core/use-cases/console/get-account.js';
+import { monthlySpend } from '../../adapters/console-dependencies.js';
+import { accountRepository } from '../../adapters/service-dependencies.js';
+import { consoleRoute } from './console-route.js';
+
+const deps = { accounts: accountRepository(), spend: monthlySpend(), now: () => new Date() };
+
+export const handler = consoleRoute(async (_event, caller) => ({ data: await getConsoleAccount(caller, deps) }));
