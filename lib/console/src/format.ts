@@ -1,0 +1,54 @@
+/** Display helpers. Amounts arrive in yuan with at most 4 decimals; they are shown exactly, never rounded. */
+
+export function yuan(amount: number | null | undefined): string {
+  if (amount === null || amount === undefined || !Number.isFinite(amount)) return '—';
+  const sign = amount < 0 ? '−' : '';
+  const text = Math.abs(amount).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+  return `${sign}¥${text}`;
+}
+
+export function dateTime(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return date.toLocaleString('en-GB', {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
+}
+
+export function shortId(id: string): string {
+  return id.length > 12 ? `${id.slice(0, 8)}…` : id;
+}
+
+/** The base URL of the public API as a customer would call it (for the examples). */
+export function publicBase(apiBase: string): string {
+  if (apiBase) return apiBase.replace(/\/$/, '');
+  return typeof location === 'undefined' ? 'https://api.example.com' : location.origin;
+}
+
+export function curlExample(apiBase: string, model = 'seedance-1.5-pro'): string {
+  return (
+    `curl -X POST ${publicBase(apiBase)}/api/v1/video/generate -H "Authorization: Bearer $KEY" ` +
+    `-H 'Content-Type: application/json' -d '{"model":"${model}","prompt":"a red fox in the snow","duration":5}'`
+  );
+}
+
+export const STATUS_LABELS: Record<string, string> = {
+  pending: 'Queued',
+  running: 'Generating',
+  transferring: 'Saving',
+  success: 'Finished',
+  failed: 'Failed',
+  refunded: 'Cancelled · refunded',
+};
+
+export const TRANSACTION_LABELS: Record<string, string> = {
+  charge: 'Task charge',
+  refund: 'Refund',
+  topup: 'Top-up',
+  adjustment: 'Adjustment',
+};

@@ -1,0 +1,301 @@
+import { useState } from 'preact/hooks';
+import type { ApiKey } from '../api.js';
+import { useServices } from '../context.js';
+import { curlExample, dateTime, yuan } from '../format.js';
+import { Card, Empty, ErrorNote, Loading, useAction, useLoad } from '../ui.js';
+
+/** "" → null (no quota); otherwise a non-negative amount in yuan with at most 4 decimals. */
+function parseQuota(text: string): number | null | Error {
+  const trimmed = text.trim();
+  if (trimmed === '') return null;
+  if (!/^\d{1,11}(\.\d{1,4})?$/.test(trimmed)) return new Error('The quota is an amount in yuan, e.g. 50 or 12.5.');
+  return Number(trimmed);
+}
+
+function parseRate(text: string): number | undefined | Error {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  if (!/^\d{1,6}$/.test(trimmed) || Number(trimmed) < 1) {
+    return new Error('The rate limit is a whole number of requests per second, at least 1.');
+  }
+  return Number(trimmed);
+}
+
+export function Keys() {
+  const { api } = useServices();
+  const keys = useLoad(() => api.keys());
+  const [created, setCreated] = useState<(ApiKey & { key: string }) | null>(null);
+
+  const replace = (key: ApiKey) => {
+    if (keys.data) keys.setData({ items: keys.data.items.map((k) => (k.key_id === key.key_id ? key : k)) });
+  };
+
+  return (
+    <>
+      <h1>API keys</h1>
+      <p class="muted">
+        Each key calls the public API with <code>Authorization: Bearer bc_…</code>. A quota caps what a key may spend; a
+        disabled key is refused at once.
+      </p>
+      <CreateKey
+        onCreated={(key) => {
+          setCreated(key);
+          const { key: _plaintext, ...view } = key;
+          keys.setData({ items: [view, ...(keys.data?.items ?? [])] });
+        }}
+      />
+      {created && <NewKey created={created} onDismiss={() => setCreated(null)} />}
+      <Card title="Your keys">
+        <ErrorNote error={keys.error} />
+        {keys.loading && !keys.data && <Loading />}
+        {keys.data && keys.data.items.length === 0 && (
+          <Empty testId="keys-empty">
+            <p>No keys yet — create one above to start calling the API.</p>
+          </Empty>
+        )}
+        {keys.data && keys.data.items.length > 0 && (
+          <ul class="keys" data-testid="key-list">
+            {keys.data.items.map((key) => (
+              <KeyRow key={key.key_id} apiKey={key} onChanged={replace} />
+            ))}
+          </ul>
+        )}
+      </Card>
+    </>
+  );
+}
+
+function CreateKey({ onCreated }: { onCreated: (key: ApiKey & { key: string }) => void }) {
+  const { api } = useServices();
+  const [name, setName] = useState('');
+  const [quota, setQuota] = useState('');
+  const [rate, setRate] = useState('');
+  const action = useAction(async () => {
+    const parsedQuota = parseQuota(quota);
+    if (parsedQuota instanceof Error) throw parsedQuota;
+    const parsedRate = parseRate(rate);
+    if (parsedRate instanceof Error) throw parsedRate;
+    const key = await api.createKey({
+      name: name.trim(),
+      quota: parsedQuota,
+      ...(parsedRate === undefined ? {} : { rate_limit_per_second: parsedRate }),
+    });
+    setName('');
+    setQuota('');
+    setRate('');
+    onCreated(key);
+  });
+
+  return (
+    <Card title="Create a key">
+      <form
+        class="form grid"
+        data-testid="key-create-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void action.run();
+        }}
+      >
+        <label>
+          Name
+          <input
+            type="text"
+            name="name"
+            required
+            maxLength={100}
+            placeholder="production"
+            value={name}
+            onInput={(e) => setName(e.currentTarget.value)}
+            data-testid="key-name"
+          />
+        </label>
+        <label>
+          Quota (CNY)
+          <input
+            type="text"
+            name="quota"
+            inputMode="decimal"
+            placeholder="no limit"
+            value={quota}
+            onInput={(e) => setQuota(e.currentTarget.value)}
+            data-testid="key-quota"
+          />
+          <span class="hint">Blank for no limit.</span>
+        </label>
+        <label>
+          Rate limit (requests/s)
+          <input
+            type="text"
+            name="rate"
+            inputMode="numeric"
+            placeholder="default"
+            value={rate}
+            onInput={(e) => setRate(e.currentTarget.value)}
+            data-testid="key-rate"
+          />
+          <span class="hint">Blank for the default.</span>
+        </label>
+        <div class="form-end">
+          <button class="button primary" type="submit" disabled={action.busy} data-testid="key-create-submit">
+            {action.busy ? 'Creating…' : 'Create key'}
+          </button>
+        </div>
+      </form>
+      <ErrorNote error={action.error} testId="key-create-error" />
+    </Card>
+  );
+}
+
+/** The plaintext key, shown once. */
+function NewKey({ created, onDismiss }: { created: ApiKey & { key: string }; onDismiss: () => void }) {
+  const { config } = useServices();
+  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(created.key);
+      setCopied('yes');
+    } catch {
+      setCopied('failed');
+    }
+  };
+  return (
+    <section class="card new-key" data-testid="new-key" role="region" aria-label="Your new API key">
+      <h2>Your new key “{created.name}”</h2>
+      <p class="note note-warning" data-testid="new-key-warning">
+        Copy it now and keep it somewhere safe: <strong>you will not see it again.</strong>
+      </p>
+      <div class="copy-row">
+        <input
+          class="mono"
+          type="text"
+          readOnly
+          value={created.key}
+          aria-label="New API key"
+          onFocus={(e) => e.currentTarget.select()}
+          data-testid="new-key-value"
+        />
+        <button class="button primary" type="button" onClick={copy} data-testid="new-key-copy">
+          {copied === 'yes' ? 'Copied' : 'Copy'}
+        </button>
+      </div>
+      {copied === 'yes' && (
+        <p class="muted" role="status" data-testid="new-key-copied">
+          Copied to the clipboard.
+        </p>
+      )}
+      {copied === 'failed' && (
+        <p class="note note-error" role="alert" data-testid="new-key-copy-failed">
+          The browser refused the clipboard: select the key and copy it by hand.
+        </p>
+      )}
+      <p class="muted">Try it:</p>
+      <pre class="code">{curlExample(config.apiBase).replace('$KEY', created.key)}</pre>
+      <button class="button" type="button" onClick={onDismiss} data-testid="new-key-dismiss">
+        I have saved it
+      </button>
+    </section>
+  );
+}
+
+function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey) => void }) {
+  const { api } = useServices();
+  const [editing, setEditing] = useState(false);
+  const [quota, setQuota] = useState(apiKey.quota === null ? '' : String(apiKey.quota));
+  const toggle = useAction(async () => {
+    onChanged(await api.updateKey(apiKey.key_id, { status: apiKey.status === 'active' ? 'disabled' : 'active' }));
+  });
+  const save = useAction(async () => {
+    const parsed = parseQuota(quota);
+    if (parsed instanceof Error) throw parsed;
+    onChanged(await api.updateKey(apiKey.key_id, { quota: parsed }));
+    setEditing(false);
+  });
+  const share = apiKey.quota ? Math.min(1, apiKey.spent / apiKey.quota) : 0;
+
+  return (
+    <li class="key" data-testid="key-row" data-key-id={apiKey.key_id} data-status={apiKey.status}>
+      <div class="key-head">
+        <strong class="key-name" data-testid="key-name-label">
+          {apiKey.name}
+        </strong>
+        <span class={`badge badge-${apiKey.status}`} data-testid="key-status">
+          {apiKey.status === 'active' ? 'Active' : 'Disabled'}
+        </span>
+      </div>
+      <div class="key-spend">
+        <span data-testid="key-spent">
+          {yuan(apiKey.spent)} spent {apiKey.quota === null ? '· no quota' : `of ${yuan(apiKey.quota)}`}
+        </span>
+        {apiKey.quota !== null && (
+          <progress
+            max={1}
+            value={share}
+            aria-label={`Quota used: ${Math.round(share * 100)}%`}
+            data-testid="key-quota-bar"
+          />
+        )}
+      </div>
+      <div class="key-meta muted">
+        <span data-testid="key-rate-label">
+          {apiKey.rate_limit_per_second === null ? 'Default rate' : `${apiKey.rate_limit_per_second} requests/s`}
+        </span>
+        <span>Created {dateTime(apiKey.created_at)}</span>
+        <span data-testid="key-last-used">
+          {apiKey.last_used_at ? `Last used ${dateTime(apiKey.last_used_at)}` : 'Never used'}
+        </span>
+        <span class="mono">{apiKey.key_id}</span>
+      </div>
+      {editing ? (
+        <form
+          class="form inline"
+          data-testid="key-quota-form"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void save.run();
+          }}
+        >
+          <label>
+            New quota (CNY)
+            <input
+              type="text"
+              inputMode="decimal"
+              placeholder="no limit"
+              value={quota}
+              onInput={(e) => setQuota(e.currentTarget.value)}
+              data-testid="key-quota-input"
+            />
+          </label>
+          <button class="button primary" type="submit" disabled={save.busy} data-testid="key-quota-save">
+            Save quota
+          </button>
+          <button class="button" type="button" onClick={() => setEditing(false)} data-testid="key-quota-cancel">
+            Cancel
+          </button>
+        </form>
+      ) : (
+        <div class="row">
+          <button
+            class={`button ${apiKey.status === 'active' ? 'danger' : ''}`}
+            type="button"
+            disabled={toggle.busy}
+            onClick={() => void toggle.run()}
+            aria-label={`${apiKey.status === 'active' ? 'Disable' : 'Enable'} key ${apiKey.name}`}
+            data-testid="key-toggle"
+          >
+            {apiKey.status === 'active' ? 'Disable' : 'Enable'}
+          </button>
+          <button
+            class="button"
+            type="button"
+            onClick={() => setEditing(true)}
+            aria-label={`Change the quota of key ${apiKey.name}`}
+            data-testid="key-quota-edit"
+          >
+            Change quota
+          </button>
+        </div>
+      )}
+      <ErrorNote error={toggle.error ?? save.error} testId="key-error" />
+    </li>
+  );
+}

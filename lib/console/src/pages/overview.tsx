@@ -1,0 +1,105 @@
+import { useState } from 'preact/hooks';
+import { useServices } from '../context.js';
+import { yuan } from '../format.js';
+import { Card, ErrorNote, Loading, useAction, useLoad } from '../ui.js';
+import { TaskRow, TasksEmpty } from './task-list.js';
+
+export function Overview() {
+  const { api } = useServices();
+  const account = useLoad(() => api.account());
+  const recent = useLoad(() => api.tasks({ limit: 5 }));
+
+  return (
+    <>
+      <h1>Overview</h1>
+      <ErrorNote error={account.error} />
+      <div class="stats">
+        <div class="stat">
+          <span class="stat-label">Balance</span>
+          <span class="stat-value" data-testid="balance">
+            {account.data ? yuan(account.data.balance) : '…'}
+          </span>
+        </div>
+        <div class="stat">
+          <span class="stat-label">Spent this month</span>
+          <span class="stat-value" data-testid="spent-this-month">
+            {account.data ? yuan(account.data.spent_this_month) : '…'}
+          </span>
+        </div>
+        <div class="stat">
+          <span class="stat-label">Tasks this month</span>
+          <span class="stat-value" data-testid="tasks-this-month">
+            {account.data ? account.data.tasks_this_month : '…'}
+          </span>
+        </div>
+      </div>
+      <Redeem
+        onRedeemed={(balance) => {
+          if (account.data) account.setData({ ...account.data, balance });
+        }}
+      />
+      <Card title="Recent tasks" actions={<a href="#/tasks">All tasks →</a>}>
+        <ErrorNote error={recent.error} />
+        {recent.loading && !recent.data && <Loading />}
+        {recent.data && recent.data.items.length === 0 && <TasksEmpty />}
+        {recent.data && recent.data.items.length > 0 && (
+          <ul class="tasks" data-testid="recent-tasks">
+            {recent.data.items.slice(0, 5).map((task) => (
+              <TaskRow key={task.task_id} task={task} withVideo={false} />
+            ))}
+          </ul>
+        )}
+      </Card>
+    </>
+  );
+}
+
+function Redeem({ onRedeemed }: { onRedeemed: (balance: number) => void }) {
+  const { api } = useServices();
+  const [code, setCode] = useState('');
+  const [result, setResult] = useState<{ amount: number; balance: number } | null>(null);
+  const action = useAction(async () => {
+    const answer = await api.redeem(code.trim());
+    setResult(answer);
+    setCode('');
+    onRedeemed(answer.balance);
+  });
+
+  return (
+    <Card title="Top up with a code">
+      <form
+        class="form inline"
+        data-testid="redeem-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setResult(null);
+          void action.run();
+        }}
+      >
+        <label>
+          Top-up code
+          <input
+            type="text"
+            name="code"
+            required
+            autocomplete="off"
+            spellcheck={false}
+            value={code}
+            onInput={(e) => setCode(e.currentTarget.value)}
+            data-testid="redeem-code"
+          />
+        </label>
+        <button class="button primary" type="submit" disabled={action.busy || !code.trim()} data-testid="redeem-submit">
+          {action.busy ? 'Redeeming…' : 'Redeem'}
+        </button>
+      </form>
+      <ErrorNote error={action.error} testId="redeem-error" />
+      {result && (
+        <p class="note note-success" role="status" data-testid="redeem-result">
+          Added <strong data-testid="redeem-amount">{yuan(result.amount)}</strong>. Your balance is now{' '}
+          <strong data-testid="redeem-balance">{yuan(result.balance)}</strong>.
+        </p>
+      )}
+    </Card>
+  );
+}

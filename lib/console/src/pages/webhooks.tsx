@@ -1,0 +1,179 @@
+import { useState } from 'preact/hooks';
+import type { WebhookSecret, WebhookTestResult } from '../api.js';
+import { useServices } from '../context.js';
+import { dateTime } from '../format.js';
+import { Card, CopyButton, ErrorNote, useAction } from '../ui.js';
+
+export function Webhooks() {
+  return (
+    <>
+      <h1>Webhooks</h1>
+      <p class="muted">
+        When a task ends we POST it to the <code>callback_url</code> you gave, signed the{' '}
+        <a href="https://www.standardwebhooks.com/" target="_blank" rel="noreferrer">
+          Standard Webhooks
+        </a>{' '}
+        way (<code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>). Verify each
+        delivery with this secret.
+      </p>
+      <SecretCard />
+      <TestCard />
+    </>
+  );
+}
+
+function SecretCard() {
+  const { api } = useServices();
+  const [secret, setSecret] = useState<WebhookSecret | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [rotated, setRotated] = useState(false);
+  const reveal = useAction(async () => setSecret(await api.webhookSecret()));
+  const rotate = useAction(async () => {
+    setSecret(await api.rotateWebhookSecret());
+    setConfirming(false);
+    setRotated(true);
+  });
+
+  return (
+    <Card title="Signing secret">
+      <div class="copy-row">
+        <input
+          class="mono"
+          type="text"
+          readOnly
+          aria-label="Webhook signing secret"
+          value={secret ? secret.secret : 'whsec_••••••••••••••••••••••••'}
+          data-testid="webhook-secret"
+          data-revealed={secret ? 'true' : 'false'}
+        />
+        {secret ? (
+          <>
+            <CopyButton text={secret.secret} testId="webhook-secret-copy" />
+            <button class="button" type="button" onClick={() => setSecret(null)} data-testid="webhook-secret-hide">
+              Hide
+            </button>
+          </>
+        ) : (
+          <button
+            class="button primary"
+            type="button"
+            disabled={reveal.busy}
+            onClick={() => void reveal.run()}
+            data-testid="webhook-secret-reveal"
+          >
+            {reveal.busy ? 'Loading…' : 'Reveal'}
+          </button>
+        )}
+      </div>
+      {secret?.previous_valid_until && (
+        <p class="note note-info" data-testid="webhook-previous-valid">
+          The previous secret still verifies deliveries until {dateTime(secret.previous_valid_until)}: deliveries carry
+          both signatures until then.
+        </p>
+      )}
+      {rotated && (
+        <p class="note note-success" role="status" data-testid="webhook-rotated">
+          The secret was rotated. Update your receiver with the new one.
+        </p>
+      )}
+      <ErrorNote error={reveal.error ?? rotate.error} testId="webhook-secret-error" />
+      {confirming ? (
+        <div
+          class="confirm"
+          role="alertdialog"
+          aria-label="Rotate the webhook secret?"
+          data-testid="webhook-rotate-dialog"
+        >
+          <p>
+            Rotate the secret? New deliveries are signed with a new secret; the current one keeps verifying for a while
+            so you can update your receiver.
+          </p>
+          <div class="row">
+            <button
+              class="button danger"
+              type="button"
+              disabled={rotate.busy}
+              onClick={() => void rotate.run()}
+              data-testid="webhook-rotate-confirm"
+            >
+              {rotate.busy ? 'Rotating…' : 'Yes, rotate'}
+            </button>
+            <button
+              class="button"
+              type="button"
+              onClick={() => setConfirming(false)}
+              data-testid="webhook-rotate-cancel"
+            >
+              Cancel
+            </button>
+          </div>
+        </div>
+      ) : (
+        <button class="button" type="button" onClick={() => setConfirming(true)} data-testid="webhook-rotate">
+          Rotate secret…
+        </button>
+      )}
+    </Card>
+  );
+}
+
+function TestCard() {
+  const { api } = useServices();
+  const [url, setUrl] = useState('');
+  const [result, setResult] = useState<WebhookTestResult | null>(null);
+  const send = useAction(async () => {
+    setResult(await api.testWebhook(url.trim()));
+  });
+
+  return (
+    <Card title="Send a test event">
+      <p class="muted">We send a signed test event to the URL, as a real delivery would be sent.</p>
+      <form
+        class="form inline"
+        data-testid="webhook-test-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          setResult(null);
+          void send.run();
+        }}
+      >
+        <label>
+          Receiver URL
+          <input
+            type="url"
+            name="url"
+            required
+            placeholder="https://example.com/webhooks"
+            value={url}
+            onInput={(e) => setUrl(e.currentTarget.value)}
+            data-testid="webhook-test-url"
+          />
+        </label>
+        <button class="button primary" type="submit" disabled={send.busy} data-testid="webhook-test-submit">
+          {send.busy ? 'Sending…' : 'Send test event'}
+        </button>
+      </form>
+      <ErrorNote error={send.error} testId="webhook-test-error" />
+      {result && (
+        <div
+          class={`note ${result.delivered ? 'note-success' : 'note-error'}`}
+          role="status"
+          data-testid="webhook-test-result"
+          data-delivered={result.delivered ? 'true' : 'false'}
+        >
+          <p>
+            <strong data-testid="webhook-test-delivered">{result.delivered ? 'Delivered' : 'Not delivered'}</strong>
+            {result.status_code !== null && (
+              <>
+                {' '}
+                · your receiver answered <span data-testid="webhook-test-status">HTTP {result.status_code}</span>
+              </>
+            )}
+          </p>
+          {result.error && <p data-testid="webhook-test-failure">{result.error}</p>}
+          <p class="small mono">webhook-id: {result.webhook_id}</p>
+        </div>
+      )}
+    </Card>
+  );
+}
