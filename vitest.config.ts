@@ -1,10 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import { SlowFilesFirst } from './test/support/slow-files-first.js';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // Kills what a failed or timed-out test left running (local stacks, DynamoDB Local JVMs).
-    globalSetup: ['test/support/leftover-processes.ts'],
+    // The Lambda bundles are built once, before the files that start stacks (test/support/prebuilt-bundles.ts).
+    globalSetup: ['test/support/leftover-processes.ts', 'test/support/prebuilt-bundles.ts'],
+    sequence: { sequencer: SlowFilesFirst },
     // Each integration/e2e file starts its own emulators (one JVM each). Most of an e2e file's time is spent
     // waiting on its stack, so three at a time keep 2 cores busy without starving them (measured: 2 workers
     // left the run at 13 min on 2 idle cores).

@@ -49,6 +49,8 @@ export interface LocalCognito {
   /** The fixed confirmation code of sign-ups (and forgotten passwords). */
   confirmationCode: string;
   pid: number;
+  /** Where it keeps its data: the data dir given, or its temporary directory (removed by stop()). */
+  directory: string;
   /** A client of this pool's endpoint (destroyed by stop()). */
   client: CognitoIdentityProviderClient;
   stop(): Promise<void>;
@@ -132,6 +134,7 @@ export async function startLocalCognito(options: LocalCognitoOptions = {}): Prom
       issuer: `http://127.0.0.1:${port}/${ids.userPoolId}`,
       confirmationCode,
       pid: child.pid!,
+      directory: dir,
       client,
       stop,
     };
@@ -157,12 +160,16 @@ function readKept(file: string): KeptPool | undefined {
   }
 }
 
-async function waitForHealth(endpoint: string, hasExited: () => boolean, timeoutMs = 30_000): Promise<void> {
+/**
+ * Generous, for a machine other work shares: cognito-local logged "running" and then missed 30 s of 1-s probes
+ * beside a test starting hundreds of tasks (its first answers load much of the AWS SDK v2).
+ */
+async function waitForHealth(endpoint: string, hasExited: () => boolean, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (hasExited()) throw new Error('it exited');
     try {
-      const response = await fetch(`${endpoint}health`, { signal: AbortSignal.timeout(1_000) });
+      const response = await fetch(`${endpoint}health`, { signal: AbortSignal.timeout(10_000) });
       if (response.ok) return;
     } catch {
       // not listening yet

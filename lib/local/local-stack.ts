@@ -88,7 +88,7 @@ export interface LocalStack {
   /** The demo account, its key and its console login (an email and password of the local Cognito). */
   demo: { accountId: string; apiKey: string; console: { email: string; password: string } };
   /** The console: its URL, and the local Cognito its users sign in with (sign-ups confirm with its fixed code). */
-  console: { url: string; cognito: Omit<LocalCognito, 'stop' | 'client'> };
+  console: { url: string; cognito: Omit<LocalCognito, 'stop' | 'client' | 'directory'> };
   endpoints: {
     dynamodb: string;
     s3: string;

@@ -16,7 +16,7 @@ import {
   SignUpCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -305,16 +305,15 @@ describe('a restart and the end of the process', () => {
   });
 
   it('without a data dir it runs in a temporary directory, removed when it stops', async () => {
-    const temporary = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('cognito-local-')));
-    const before = temporary();
+    // Its own directory, not a count of the system's: other test files start stacks with theirs meanwhile.
     const memory = await startLocalCognito();
     pids.push(memory.pid);
-    const made = [...temporary()].filter((name) => !before.has(name));
-    expect(made).toHaveLength(1);
+    expect(memory.directory.startsWith(join(tmpdir(), 'cognito-local-'))).toBe(true);
+    expect(existsSync(memory.directory)).toBe(true);
     expect((await fetch(`${memory.endpoint}health`)).ok).toBe(true);
     await memory.stop();
     expect(alive(memory.pid)).toBe(false);
-    expect(existsSync(join(tmpdir(), made[0]!))).toBe(false);
+    expect(existsSync(memory.directory)).toBe(false);
   });
 
   it('exits with its parent, even one killed with -9', async () => {

@@ -1,0 +1,15 @@
+/**
+ * Vitest global setup: the Lambda bundles built once (or found in the cache) before any test file starts.
+ * Otherwise the e2e files that start together each build the same bundles at once (three such builds took
+ * 72–78 s each on 2 cores).
+ */
+import { lambdaBundles } from '../../lib/local/lambda-bundles.js';
+
+export default async function setup(): Promise<void> {
+  // `vitest run test/unit…` (npm run test:unit) starts no stack: nothing to build.
+  const filters = process.argv.slice(2).filter((arg) => arg.startsWith('test/'));
+  if (filters.length > 0 && filters.every((filter) => filter.startsWith('test/unit'))) return;
+  const bundles = await lambdaBundles();
+  if (bundles.built)
+    console.log(`Built the Lambda bundles for every test file in ${(bundles.ms / 1000).toFixed(1)} s.`);
+}

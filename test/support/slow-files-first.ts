@@ -1,0 +1,33 @@
+/**
+ * Vitest's order, with the files known to take longest first: a clean clone has no timings cached, and then
+ * vitest orders by file size, which left a three-minute file to start last and run alone (measured in CI).
+ */
+import { BaseSequencer } from 'vitest/node';
+import type { TestSpecification } from 'vitest/node';
+
+/** Longest first, as measured in a full run on 2 cores (2026-11-26). */
+const SLOW_FILES = [
+  'test/reliability/crash-at-scale.test.ts',
+  'test/infra/lambda-bundles.test.ts',
+  'test/e2e/upstream-capacity.test.ts',
+  'test/e2e/webhooks.test.ts',
+  'test/e2e/admin-cli.test.ts',
+  'test/e2e/error-envelopes.test.ts',
+  'test/reliability/http-fuzz.test.ts',
+  'test/e2e/crash-recovery.test.ts',
+  'test/e2e/webhook-crash.test.ts',
+  'test/infra/sam-local.test.ts',
+  'test/reliability/money-concurrency.test.ts',
+];
+
+export class SlowFilesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => {
+      const index = SLOW_FILES.findIndex((file) => spec.moduleId.endsWith(file));
+      return index === -1 ? SLOW_FILES.length : index;
+    };
+    // Array.prototype.sort is stable: the rest keep vitest's own order.
+    return sorted.sort((a, b) => rank(a) - rank(b));
+  }
+}
