@@ -1,17 +1,14 @@
 /**
- * The esbuild options of every Lambda bundle, written once: CDK's bundling (lib/cdk/service-function.ts)
- * and the local stack's bundles (lib/local/lambda-bundles.ts) are both made from them, so what the tests
- * run is what ships. No aws-cdk-lib here: it takes about 2 s to load, and the local stack starts in 4.
+ * The esbuild options of every Lambda bundle, written once: lib/local/lambda-bundles.ts builds with them, and
+ * both the local stack and CDK (lib/cdk/lambda-code.ts) take that build, so what the tests run is what ships.
+ * No aws-cdk-lib here: it takes about 2 s to load, and the local stack starts in 4.
  */
 import type { BuildOptions } from 'esbuild';
 
 /** Lets bundled CommonJS dependencies call `require` inside the ESM bundle. */
 const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const require = createRequire(import.meta.url);";
 
-/**
- * esbuild's JS API options besides `entryPoints`, `bundle` and `outfile` (`index.mjs`, CDK's name for an
- * ESM bundle). Only what NodejsFunction's bundling can say: lib/cdk/service-function.ts maps each one.
- */
+/** esbuild's JS API options besides `entryPoints`, `bundle` and `outfile` (`index.mjs`, Lambda's ESM handler file). */
 export const LAMBDA_ESBUILD_OPTIONS = {
   platform: 'node',
   format: 'esm',

@@ -1,48 +1,22 @@
 /**
  * The one way this project makes a Lambda function: the defaults are fixed here (Node.js 22 on arm64,
- * an ESM bundle built by the local esbuild with the options the local stack runs too, its own log group
+ * the ESM bundle the local stack runs (lambda-code.ts), its own log group
  * with retention, X-Ray tracing), and a function's access to a resource (the environment variable that
  * names it and the IAM grant to use it) is given in one call, `uses(...)`.
  */
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, SourceMapMode } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { LAMBDA_ESBUILD_OPTIONS } from '../lambda-bundle-options.js';
+import { bundledCode } from './lambda-code.js';
 import { wildcardResourceFinding } from './nag-findings.js';
 
 /** The repository root: handler entries in lib/routes.ts are relative to it. */
 export const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/**
- * LAMBDA_ESBUILD_OPTIONS in NodejsFunction's terms, one for one (it always bundles, for platform node, into
- * index.mjs for ESM; its `sourceMap` with the DEFAULT mode is esbuild's `sourcemap: true`). The local stack
- * builds from the same options; test/infra/lambda-bundles.test.ts checks the two bundles are byte for byte
- * the same, so a new option mapped here and not there (or the reverse) fails it.
- */
-export function lambdaBundling(): BundlingOptions {
-  const options = LAMBDA_ESBUILD_OPTIONS;
-  return {
-    format: options.format === 'esm' ? OutputFormat.ESM : OutputFormat.CJS,
-    target: options.target,
-    mainFields: [...options.mainFields],
-    banner: options.banner.js,
-    minify: options.minify,
-    keepNames: options.keepNames,
-    sourceMap: options.sourcemap,
-    sourceMapMode: SourceMapMode.DEFAULT,
-    sourcesContent: options.sourcesContent,
-    externalModules: [...options.external],
-    // Bundle everything, the AWS SDK included (`external` above lists nothing).
-    bundleAwsSDK: true,
-  };
-}
 
 /** Environment every function gets: logging service name and level, TS stack traces from the source maps. */
 const COMMON_ENVIRONMENT = {
@@ -81,7 +55,7 @@ export interface ServiceFunctionProps {
   readonly layers?: readonly ILayerVersion[];
 }
 
-export class ServiceFunction extends NodejsFunction {
+export class ServiceFunction extends LambdaFunction {
   /** Where the function logs (created here, so retention is set before the first invocation). */
   readonly logs: LogGroup;
 
@@ -92,10 +66,8 @@ export class ServiceFunction extends NodejsFunction {
       removalPolicy: RemovalPolicy.DESTROY,
     });
     super(scope, id, {
-      entry: join(REPOSITORY_ROOT, props.entry),
-      handler: 'handler',
-      projectRoot: REPOSITORY_ROOT,
-      depsLockFilePath: join(REPOSITORY_ROOT, 'package-lock.json'),
+      code: bundledCode(props.entry),
+      handler: 'index.handler',
       functionName: props.functionName,
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
@@ -106,11 +78,6 @@ export class ServiceFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       logGroup: logs,
       environment: { ...COMMON_ENVIRONMENT },
-      bundling: {
-        ...lambdaBundling(),
-        // Local esbuild (a devDependency) only: synthesis never needs Docker.
-        forceDockerBundling: false,
-      },
     });
     this.logs = logs;
     this.uses(...(props.uses ?? []));

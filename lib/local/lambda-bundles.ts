@@ -31,7 +31,7 @@ export interface LambdaBundles {
   ms: number;
 }
 
-/** esbuild's options for one function: the shared ones, and what CDK's NodejsFunction adds to them. */
+/** esbuild's options for one function: the shared ones, its entry and its output file. */
 export function bundleBuildOptions(entry: string, outdir: string): BuildOptions {
   return {
     ...LAMBDA_ESBUILD_OPTIONS,
