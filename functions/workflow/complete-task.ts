@@ -1,18 +1,34 @@
-/** State CompleteTask: sign the 24 h URL and move transferring → success with finished_at. */
+/**
+ * State CompleteTask, the success path's last: sign the 24 h URL, move transferring → success with
+ * finished_at, and queue the completion webhook when the task asked for one. Queued here rather than by states
+ * of its own (a Choice, an SQS task, a Succeed: two or three transitions of every successful task). A send
+ * that fails is logged, never a failed step: the webhook requeuer sends what is owed (its pending index).
+ */
 import * as v from 'valibot';
 import { completeTask } from '../core/use-cases/lifecycle-steps.js';
 import { webhookNotice } from '../core/use-cases/webhook-notice.js';
+import { logger } from '../adapters/logger.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
 import { videoUrlSigner } from '../adapters/url-signer-dependencies.js';
+import { webhookQueue } from '../adapters/webhook-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
 
-const deps = { tasks: taskRepository(), signer: videoUrlSigner(), now: () => new Date() };
+const deps = { tasks: taskRepository(), signer: videoUrlSigner(), queue: webhookQueue(), now: () => new Date() };
 
 const Input = v.object({ task_id: taskId, video_key: v.pipe(v.string(), v.minLength(1)) });
 
 export const handler = stepHandler(Input, async (input) => {
   const result = await completeTask(input.task_id, input.video_key, deps);
   if (result.status === 'success') countMetric(METRIC.tasksSucceeded);
-  return { ...result, notify: await webhookNotice(input.task_id, 'success', deps.tasks) };
+  const notify = await webhookNotice(input.task_id, 'success', deps.tasks);
+  if (notify) {
+    await deps.queue.send({ task_id: input.task_id, event: 'task.success' }, 0).catch((error: unknown) => {
+      logger.warn('completion webhook not queued: the requeuer sends it', {
+        task_id: input.task_id,
+        error: error as Error,
+      });
+    });
+  }
+  return { ...result, notify };
 });

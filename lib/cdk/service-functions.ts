@@ -349,8 +349,13 @@ export class ServiceFunctions extends Construct {
         // Network throughput grows with memory; the upload itself keeps 2 × 5 MiB parts in flight.
         memorySize: 1024,
       },
+      // Queues the completion webhook itself (one message; the state machine's own send was two transitions more).
       CompleteTask: {
-        uses: [...taskRepository(['GetItem', 'UpdateItem']), ...videoUrlSigner],
+        uses: [
+          ...taskRepository(['GetItem', 'UpdateItem']),
+          ...videoUrlSigner,
+          sendWebhookMessages(WEBHOOK_QUEUE.envVar, data.webhookQueue, data.webhookDeadLetterQueue),
+        ],
         timeout: Duration.seconds(25),
       },
       FailAndRefund: { uses: [...refunds, ...capacity, ...upstream], timeout: Duration.seconds(25) },

@@ -31,7 +31,7 @@ export interface TaskWorkflowProps {
   readonly stateMachineName: string;
   /** Each function the ASL calls, with its definition (which names its token). */
   readonly functions: readonly { readonly definition: WorkflowFunctionDefinition; readonly handler: IFunction }[];
-  /** The ASL sends completion webhooks to this queue (QueueSuccessWebhook, QueueFailureWebhook). */
+  /** The ASL sends failed tasks' webhooks to this queue (QueueFailureWebhook); CompleteTask queues the rest. */
   readonly webhookQueue: IQueue;
 }
 

@@ -2,7 +2,7 @@
  * Kill -9 the whole local stack (its SQS lives in memory) while webhooks are owed; start it again on the
  * same data: each is delivered once the stack is back, with its one webhook-id, and the task records
  * the tries exactly. Owed are: a try hanging at the kill, a final task whose webhook was never queued (a
- * crash between CompleteTask and QueueSuccessWebhook) and a retry whose message was lost.
+ * crash between CompleteTask's move to success and its send) and a retry whose message was lost.
  */
 import { killGroup, startService, stopService } from '../support/service-process.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
