@@ -42,6 +42,9 @@ interface VideoElement {
   addEventListener(type: 'timeupdate', listener: () => void): void;
 }
 
+/** For what the page shows after a request: the default 1 s of expect.poll missed under a loaded CI run. */
+const EVENTUALLY = { timeout: 60_000, interval: 200 };
+
 describe.skipIf(!hasChromium)('the console in Chromium', () => {
   const byId = (id: string) => page.getByTestId(id);
   const email = `browser-${randomUUID().slice(0, 8)}@example.com`;
@@ -79,10 +82,10 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await byId('signup-submit').click();
     await byId('confirm-code').fill('000000');
     await byId('confirm-submit').click();
-    await expect.poll(() => byId('auth-error').textContent()).toMatch(/code/i);
+    await expect.poll(() => byId('auth-error').textContent(), EVENTUALLY).toMatch(/code/i);
     await byId('confirm-code').fill(stack.console.cognito.confirmationCode);
     await byId('confirm-submit').click();
-    await expect.poll(() => byId('balance').textContent()).toMatch(/0\.00/);
+    await expect.poll(() => byId('balance').textContent(), EVENTUALLY).toMatch(/0\.00/);
     // Fits a phone: nothing scrolls sideways.
     expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
   });
@@ -91,10 +94,12 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     const { codes } = await stack.admin.createRedeemCodes('30', 1, 7);
     await byId('redeem-code').fill(codes[0]!.toLowerCase());
     await byId('redeem-submit').click();
-    await expect.poll(() => byId('redeem-result').textContent()).toMatch(/30/);
-    await expect.poll(() => byId('balance').textContent()).toMatch(/30\.00/);
+    await expect.poll(() => byId('redeem-result').textContent(), EVENTUALLY).toMatch(/30/);
+    await expect.poll(() => byId('balance').textContent(), EVENTUALLY).toMatch(/30\.00/);
     await byId('nav-transactions').click();
-    await expect.poll(() => byId('transaction-type').allTextContents()).toEqual([expect.stringMatching(/top/i)]);
+    await expect
+      .poll(() => byId('transaction-type').allTextContents(), EVENTUALLY)
+      .toEqual([expect.stringMatching(/top/i)]);
   });
 
   it('creates a key, shown once and copied to the clipboard', async () => {
@@ -104,6 +109,7 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     key = await byId('new-key-value').inputValue();
     expect(key).toMatch(/^bc_/);
     await byId('new-key-copy').click();
+    await byId('new-key-copied').waitFor();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key);
     keyId = (await page.locator('[data-testid=key-row]').first().getAttribute('data-key-id')) ?? '';
     expect(keyId).toMatch(/^key_/);
@@ -157,9 +163,9 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
 
   it('lists the charge beside the top-up, and the overview agrees', async () => {
     await byId('nav-transactions').click();
-    await expect.poll(() => byId('transaction-row').count()).toBe(2);
+    await expect.poll(() => byId('transaction-row').count(), EVENTUALLY).toBe(2);
     await byId('nav-overview').click();
-    await expect.poll(() => byId('tasks-this-month').textContent()).toMatch(/1/);
+    await expect.poll(() => byId('tasks-this-month').textContent(), EVENTUALLY).toMatch(/1/);
     expect(pageErrors).toEqual([]);
   });
 });
