@@ -43,7 +43,8 @@ export class DynamoDbRedeemCodes implements RedeemCodeStore {
     const code = await this.read(codeHash);
     if (!code) return { kind: 'unknown' };
     if (code.redeemed_by !== undefined) {
-      return code.redeemed_by === accountId ? this.redeemedBefore(accountId, code) : { kind: 'used' };
+      if (code.redeemed_by !== accountId) return { kind: 'used' };
+      return { kind: 'redeemed', amountUnits: code.amount_units, balanceUnits: await this.balance(accountId) };
     }
     if (code.expires_at !== undefined && Date.parse(code.expires_at) <= now.getTime()) return { kind: 'expired' };
     const at = now.toISOString();
@@ -87,10 +88,6 @@ export class DynamoDbRedeemCodes implements RedeemCodeStore {
       if (accountReason?.Code === 'ConditionalCheckFailed') return { kind: 'too-large' };
       throw error;
     }
-    return { kind: 'redeemed', amountUnits: code.amount_units, balanceUnits: await this.balance(accountId) };
-  }
-
-  private async redeemedBefore(accountId: string, code: RedeemCodeRecord): Promise<RedeemOutcome> {
     return { kind: 'redeemed', amountUnits: code.amount_units, balanceUnits: await this.balance(accountId) };
   }
 

@@ -47,7 +47,7 @@ export function authenticatedRoute(route: RouteFunction) {
 export const MAX_BODY_BYTES = 256 * 1024;
 
 /** The bytes the client sent: a binary body arrives base64-encoded, 4 characters for every 3 bytes. */
-function bodyBytes(event: APIGatewayProxyEventV2): number {
+export function bodyBytes(event: APIGatewayProxyEventV2): number {
   if (!event.body) return 0;
   return Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
 }
@@ -77,10 +77,10 @@ export function publicDocumentRoute(
 }
 
 /**
- * The JSON body of a request; a body that is not JSON is the client's error (400), never a 500. Only routes of
- * authenticatedRoute call it, so the body is at most MAX_BODY_BYTES.
+ * The JSON body of a request; a body that is not JSON is the client's error (400), never a 500. Callers check
+ * the body's size first (MAX_BODY_BYTES): authenticatedRoute, consoleBody.
  */
-function jsonBody(event: APIGatewayProxyEventV2): unknown {
+export function jsonBody(event: APIGatewayProxyEventV2): unknown {
   if (!event.body) throw new InvalidRequestError('request body is required: send a JSON object');
   const decoded = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   // Some clients (Windows tools) start JSON with a byte-order mark; it is not part of the document.

@@ -77,19 +77,7 @@ export async function ensureConsoleUser(
     sub = subOf(user.UserAttributes, email);
   } catch (error) {
     if ((error as Error).name !== 'UserNotFoundException') throw error;
-    const { User } = await pool.client.send(
-      new AdminCreateUserCommand({
-        UserPoolId: pool.userPoolId,
-        Username: email,
-        UserAttributes: [
-          { Name: 'email', Value: email },
-          { Name: 'email_verified', Value: 'true' },
-        ],
-        TemporaryPassword: password,
-        MessageAction: 'SUPPRESS',
-      }),
-    );
-    sub = subOf(User?.Attributes, email);
+    ({ sub } = await inviteConsoleUser(pool, email, password));
     created = true;
   }
   await pool.client.send(

@@ -5,11 +5,8 @@
  * built at synthesis like the Lambda bundles (asset bundling, skipped for stacks not being deployed), by
  * lib/console/build.ts; `config.json` beside its index.html tells it the user pool and client.
  */
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { AssetHashType, Aws, DockerImage, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
@@ -37,6 +34,7 @@ import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deplo
 import { Construct } from 'constructs';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { assetBucketObjectsFinding, wildcardResourceFinding } from './nag-findings.js';
+import { awaitInChild } from './await-in-child.js';
 
 /** Where the app lives on the distribution and in the bucket (the local gateway serves it at the same path). */
 export const CONSOLE_PATH = '/console/';
@@ -47,9 +45,8 @@ export const CONSOLE_BUILD_MODULE = join(CONSOLE_SOURCE_DIR, 'build.ts');
 
 /**
  * The SPA as a deployment source, built at synthesis by lib/console/build.ts (`buildConsole()`, cached by
- * the hash of its sources): CDK's local asset bundling, as NodejsFunction bundles the functions with the
- * local esbuild. Synthesis is synchronous and the build is not, so it runs in a child Node with tsx. A stack
- * excluded from bundling (`cdk deploy <other stack>`, or the tests' `aws:cdk:bundling-stacks: []`) skips it.
+ * the hash of its sources): CDK's local asset bundling, as lambda-code.ts copies in the functions' bundles,
+ * the build run in a child process (await-in-child.ts). A stack excluded from bundling (`cdk deploy <other stack>`, or the tests' `aws:cdk:bundling-stacks: []`) skips it.
  */
 export function builtConsole(buildModule: string = CONSOLE_BUILD_MODULE): ISource {
   return Source.asset(CONSOLE_SOURCE_DIR, {
@@ -70,27 +67,9 @@ export function builtConsole(buildModule: string = CONSOLE_BUILD_MODULE): ISourc
 /** `await buildConsole()` of the build module (an ES module in this repository) in a child process: its directory. */
 export function buildConsoleSync(buildModule: string = CONSOLE_BUILD_MODULE): string {
   if (!existsSync(buildModule)) throw new Error(`${buildModule} is missing: cannot build the console`);
-  const work = mkdtempSync(join(tmpdir(), 'vgs-console-build-'));
-  const result = join(work, 'dir');
-  try {
-    const script = [
-      "import { writeFileSync } from 'node:fs';",
-      `import { buildConsole } from ${JSON.stringify(pathToFileURL(buildModule).href)};`,
-      'writeFileSync(process.env.CONSOLE_BUILD_RESULT, await buildConsole());',
-    ].join('\n');
-    execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], {
-      cwd: REPOSITORY_ROOT,
-      env: { ...process.env, CONSOLE_BUILD_RESULT: result },
-      // Vite's report goes to stderr: a CDK app's stdout is the CLI's.
-      stdio: ['ignore', 2, 2],
-    });
-    const dir = readFileSync(result, 'utf8').trim();
-    if (!existsSync(join(dir, 'index.html')))
-      throw new Error(`buildConsole() returned ${dir}, which has no index.html`);
-    return dir;
-  } finally {
-    rmSync(work, { recursive: true, force: true });
-  }
+  const dir = awaitInChild<string>(buildModule, 'buildConsole');
+  if (!existsSync(join(dir, 'index.html'))) throw new Error(`buildConsole() returned ${dir}, which has no index.html`);
+  return dir;
 }
 
 /**

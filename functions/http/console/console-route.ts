@@ -14,7 +14,7 @@ import { publishMetrics } from '../../adapters/metrics.js';
 import { apiEnvelope } from '../middleware/api-envelope.js';
 import type { ApiResult } from '../middleware/api-envelope.js';
 import { requestId } from '../middleware/request-id.js';
-import { MAX_BODY_BYTES } from '../api-handler.js';
+import { bodyBytes, jsonBody, MAX_BODY_BYTES } from '../api-handler.js';
 
 export type ConsoleEvent = APIGatewayProxyEventV2;
 
@@ -41,16 +41,10 @@ export function consoleRoute(route: (event: ConsoleEvent, caller: ConsoleCaller)
     });
 }
 
-/** The JSON body of a console request: at most MAX_BODY_BYTES, valid JSON, else a 400. */
+/** The JSON body of a console request: at most MAX_BODY_BYTES, valid JSON, else a 400 (as the public routes'). */
 export function consoleBody(event: ConsoleEvent): unknown {
-  if (!event.body) throw new InvalidRequestError('request body is required: send a JSON object');
-  const text = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) {
+  if (bodyBytes(event) > MAX_BODY_BYTES) {
     throw new InvalidRequestError(`request body exceeds 256 KiB (${MAX_BODY_BYTES} bytes)`);
   }
-  try {
-    return JSON.parse(text.replace(/^\uFEFF/, ''));
-  } catch {
-    throw new InvalidRequestError('request body must be valid JSON');
-  }
+  return jsonBody(event);
 }
