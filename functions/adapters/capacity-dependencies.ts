@@ -3,6 +3,7 @@
  * waker and the callback URL. Every function that ends a job gives its slot back, so most steps need it.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { TaskRecord } from '../core/task.js';
 import type { WaitingRoomDeps } from '../core/use-cases/waiting-room.js';
 import { readEnv } from './config.js';
@@ -28,6 +29,9 @@ export function waitingRoomDependencies(): WaitingRoomDeps {
     waker: new StepFunctionsTaskWaker(sfnClient()),
     now: () => new Date(),
     newToken: () => randomBytes(24).toString('base64url'),
+    pause: async (ms) => {
+      await sleep(ms);
+    },
     onDispatchError: (error) =>
       logger.warn('a freed upstream slot could not be handed on now; the reconciler will', { error: error as Error }),
   };

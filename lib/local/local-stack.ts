@@ -12,8 +12,6 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { AdminStore } from '../admin/admin-store.js';
 import { ensureConsoleUser } from '../admin/console-invite.js';
@@ -28,6 +26,7 @@ import type { ApiProcess } from './api-process-client.js';
 import { startLocalCognito } from './cognito.js';
 import type { LocalCognito } from './cognito.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from './emulators.js';
+import { freePort } from './free-port.js';
 import { startUploadSweeper } from './upload-sweeper.js';
 import { lambdaBundles, markUsed } from './lambda-bundles.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
@@ -281,18 +280,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }
 }
 
-/** A port free right now (the API takes it moments later). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Where a data directory keeps its S3 emulator's port. */
 const S3_PORT_FILE = 's3-port';
 
@@ -305,15 +292,15 @@ async function startPersistentS3(dataDir: string | undefined) {
   if (!dataDir) return startS3AndSqs(undefined);
   const portFile = join(dataDir, S3_PORT_FILE);
   const kept = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8').trim()) : 0;
-  const port = Number.isInteger(kept) && kept > 0 && kept < 65_536 ? kept : 0;
-  const fauxqs = await startS3AndSqs(join(dataDir, 's3'), port).catch((error: Error) => {
-    if (!/EADDRINUSE/.test(error.message)) throw error;
+  const keptPort = Number.isInteger(kept) && kept > 0 && kept < 65_536 ? kept : undefined;
+  const fauxqs = await startS3AndSqs(join(dataDir, 's3'), keptPort ?? (await freePort())).catch((error: Error) => {
+    if (keptPort === undefined || !/EADDRINUSE/.test(error.message)) throw error;
     throw new Error(
-      `The local S3's port ${port} (kept in ${portFile}: the video URLs given out name it) is taken. Stop what ` +
-        'holds it, or delete that file to take another port (earlier video URLs then stop working).',
+      `The local S3's port ${keptPort} (kept in ${portFile}: the video URLs given out name it) is taken. Stop ` +
+        'what holds it, or delete that file to take another port (earlier video URLs then stop working).',
     );
   });
-  if (fauxqs.port !== port) writeFileSync(portFile, `${fauxqs.port}\n`);
+  if (fauxqs.port !== keptPort) writeFileSync(portFile, `${fauxqs.port}\n`);
   return fauxqs;
 }
 

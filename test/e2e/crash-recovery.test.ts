@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { AdminStore } from '../../lib/admin/admin-store.js';
-import { freePort } from '../../lib/local/emulators.js';
+import { freePort } from '../../lib/local/free-port.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
 import { callApi, pollUntil } from '../support/test-stack.js';

@@ -19,7 +19,7 @@ import { afterAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { pendingWebhookKeys, webhookMessageId } from '../../functions/core/webhook.js';
-import { freePort } from '../../lib/local/emulators.js';
+import { freePort } from '../../lib/local/free-port.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { taskRecordFor } from '../support/task-records.js';
 import { callApi, pollUntil } from '../support/test-stack.js';

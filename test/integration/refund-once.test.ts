@@ -33,6 +33,7 @@ const refundDeps = (repository: DynamoDbTaskRepository, upstream = new CancelRec
   capacity: new DynamoDbUpstreamCapacity(local.db, local.names.tables),
   waker: new RecordingWaker(),
   newToken: () => randomUUID(),
+  pause: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
 });
 
 async function chargedTask(quotaYuan?: string) {

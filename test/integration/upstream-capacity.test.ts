@@ -26,6 +26,7 @@ function room() {
     waker: new RecordingWaker(),
     now: () => new Date(),
     newToken: () => randomUUID(),
+    pause: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
   };
 }
 

@@ -82,22 +82,7 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
   await Promise.all([submitWave('success', 50), submitWave('fail', 10, () => ' [simulate:fail]')]);
   // Held in Ark's queue, where a cancel is still possible (DESIGN row 18).
   await submitWave('cancel', 20, () => ' [simulate:queued]');
-  const statuses = async () => new Map((await stack!.tasks()).map((task) => [task.task_id, task.status]));
-  // Cancelled once their upstream jobs exist (`running`: the job is recorded), so that each has its one job. A
-  // cancel that lands before the job is created rightly leaves none; the table is read, not the API, whose
-  // live query could move a task on once its job is done upstream.
-  await pollUntil(statuses, (snapshot) => waves('cancel').every((task) => snapshot.get(task.id) === 'running'), {
-    timeoutMs: 120_000,
-    intervalMs: 100,
-  });
-  await Promise.all(
-    waves('cancel').map(async (task) => {
-      const response = await callApi<{ status: string }>(api, 'POST', `/api/v1/video/tasks/${task.id}/cancel`, {
-        key: task.account.key,
-      });
-      expect(response.body.data.status, JSON.stringify(response.body)).toBe('refunded');
-    }),
-  );
+  // Counts by wave and status: a timeout says where each wave stands.
   const census = (snapshot: Map<string, string>) => {
     const counts: Record<string, Record<string, number>> = {};
     for (const task of tasks) {
@@ -106,6 +91,23 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
     }
     return counts;
   };
+  const statuses = async () => new Map((await stack!.tasks()).map((task) => [task.task_id, task.status]));
+  // Cancelled once their upstream jobs exist (`running`: the job is recorded), so that each has its one job. A
+  // cancel that lands before the job is created rightly leaves none; the table is read, not the API, whose
+  // live query could move a task on once its job is done upstream.
+  await pollUntil(
+    async () => census(await statuses()),
+    (counts) => counts['cancel']?.['running'] === 20,
+    { timeoutMs: 120_000, intervalMs: 100 },
+  );
+  await Promise.all(
+    waves('cancel').map(async (task) => {
+      const response = await callApi<{ status: string }>(api, 'POST', `/api/v1/video/tasks/${task.id}/cancel`, {
+        key: task.account.key,
+      });
+      expect(response.body.data.status, JSON.stringify(response.body)).toBe('refunded');
+    }),
+  );
   await pollUntil(
     async () => census(await statuses()),
     (counts) => counts['success']?.['success'] === 50 && counts['fail']?.['failed'] === 10,

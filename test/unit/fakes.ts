@@ -431,10 +431,16 @@ export class RecordingWaker implements TaskWaker {
 /** What every use case that touches slots needs, over `tasks`. */
 export function waitingRoom(tasks: InMemoryTasks, accounts?: Partial<UpstreamAccount>[]) {
   let counter = 0;
+  const pauses: number[] = [];
   return {
     capacity: new InMemoryCapacity(tasks, accounts),
     waker: new RecordingWaker(),
     newToken: () => `callback-${(counter += 1)}`,
+    /** Each back-off, recorded instead of waited. */
+    pauses,
+    pause: async (ms: number) => {
+      pauses.push(ms);
+    },
   };
 }
 

@@ -19,6 +19,8 @@ export interface WaitingRoomDeps {
   now: () => Date;
   /** A new unguessable token, for the upstream's callback URL. */
   newToken: () => string;
+  /** Waits `ms` (a dispatch backs off when other writers of an account's counter keep winning). */
+  pause: (ms: number) => Promise<void>;
   /** Told when a dispatch after a release failed: the reconciler's next dispatch (every minute) serves the room. */
   onDispatchError?: (error: unknown) => void;
 }
@@ -26,10 +28,19 @@ export interface WaitingRoomDeps {
 /** What WaitForUpstreamSlot's token is answered with (the state keeps none of it). */
 export const SLOT_TAKEN = { slot: 'taken' } as const;
 
-/** Rounds of one dispatch: each re-reads the accounts and the head of the room. */
-const MAX_ROUNDS = 20;
+/**
+ * How long a dispatch keeps trying while its transactions lose to others on the account's counter (other
+ * entrants, releases): giving up early would leave an entrant waiting for the state's 2-minute safety net.
+ */
+export const DISPATCH_PATIENCE_MS = 6_000;
+/** A release's dispatch is shorter: it runs in the step or request that ended the job, and other writers dispatch too. */
+const RELEASE_PATIENCE_MS = 2_000;
+/** A hard stop on rounds, whatever the clock says; each re-reads the accounts and the head of the room. */
+const MAX_ROUNDS = 200;
 /** Entries found taken by another dispatcher before a round stops and re-reads the room. */
 const TAKEN_BEFORE_REREAD = 3;
+/** Longest back-off between contended rounds (full jitter below it, doubling from 20 ms). */
+const MAX_BACKOFF_MS = 400;
 
 export function waitingPosition(task: Pick<TaskRecord, 'created_at' | 'task_id'>): string {
   return `${task.created_at}#${task.task_id}`;
@@ -68,8 +79,11 @@ export async function dispatch(
   provider: string,
   deps: WaitingRoomDeps,
   limit = Number.POSITIVE_INFINITY,
+  patienceMs = DISPATCH_PATIENCE_MS,
 ): Promise<number> {
   let served = 0;
+  const giveUpAt = deps.now().getTime() + patienceMs;
+  let contended = 0;
   for (let round = 0; round < MAX_ROUNDS && served < limit; round += 1) {
     const free = freeSlots(await usableAccounts(provider, deps));
     if (free <= 0) return served;
@@ -83,6 +97,7 @@ export async function dispatch(
     // dispatchers (a burst of entrants, a wave of releases) mostly try different entries, not the same first.
     const candidates = shuffle(oldest.slice(0, freeSlots(accounts)));
     let taken = 0;
+    let progressed = false;
     for (const entry of candidates) {
       const account = mostFree(accounts);
       if (!account || served >= limit || taken >= TAKEN_BEFORE_REREAD) break;
@@ -90,17 +105,26 @@ export async function dispatch(
       if (outcome === 'assigned') {
         account.in_use += 1;
         served += 1;
+        progressed = true;
         // A token that no longer waits is fine: the task holds its slot, and its wait's next try sees it.
         await deps.waker.succeed(entry.token, SLOT_TAKEN);
       } else if (outcome === 'account-full') {
         account.in_use = account.capacity;
+        progressed = true;
       } else if (outcome === 'task-not-waiting') {
         // A stale entry: its place goes to the next one.
         await deps.capacity.leave(provider, entry.position, entry.token);
+        progressed = true;
       } else {
-        // Another dispatcher took it (or it was entered again): the head moved, so re-read it soon.
+        // Another writer won (or the entry was entered again): the head moved, so re-read it soon.
         taken += 1;
       }
+    }
+    if (progressed) contended = 0;
+    else if (taken > 0) {
+      if (deps.now().getTime() >= giveUpAt) return served;
+      contended += 1;
+      await deps.pause(Math.random() * Math.min(MAX_BACKOFF_MS, 20 * 2 ** contended));
     }
   }
   return served;
@@ -119,7 +143,9 @@ export async function releaseSlot(
   const released = await deps.capacity.release(task.task_id, task.upstream_slot, deps.now().toISOString(), penalty);
   // The slot is back either way; a caller that moved money (a cancel, a refund) must not fail over a wake.
   if (released)
-    await dispatch(task.upstream_provider, deps, 1).catch((error: unknown) => deps.onDispatchError?.(error));
+    await dispatch(task.upstream_provider, deps, 1, RELEASE_PATIENCE_MS).catch((error: unknown) =>
+      deps.onDispatchError?.(error),
+    );
   return released;
 }
 

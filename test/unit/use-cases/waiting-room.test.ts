@@ -3,10 +3,11 @@
  * goes to the oldest waiting task at once, and an account never admits more jobs than its capacity.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { UpstreamAccount } from '../../../functions/core/ports/upstream-capacity.js';
+import type { UpstreamAccount, UpstreamCapacity } from '../../../functions/core/ports/upstream-capacity.js';
 import type { TaskRecord } from '../../../functions/core/task.js';
 import type { WaitingRoomDeps } from '../../../functions/core/use-cases/waiting-room.js';
 import {
+  DISPATCH_PATIENCE_MS,
   dispatch,
   leaveWaitingRoom,
   queuePosition,
@@ -41,11 +42,12 @@ describe('waiting room', () => {
   let waker: RecordingWaker;
   let now: Date;
   let deps: WaitingRoomDeps;
+  let pauses: number[];
 
   const use = (records: TaskRecord[], accounts: Partial<UpstreamAccount>[] = [{}]) => {
     tasks = new InMemoryTasks(...records);
     const room = waitingRoom(tasks, accounts);
-    ({ capacity, waker } = room);
+    ({ capacity, waker, pauses } = room);
     countHeldSlots(tasks, capacity);
     deps = { ...room, tasks, now: () => now };
   };
@@ -76,6 +78,30 @@ describe('waiting room', () => {
     expect(waker.answers).toEqual([{ token: tokenOf(1), output: SLOT_TAKEN }]);
     expect(inUse()).toBe(1);
     expect(capacity.queue.size).toBe(0);
+  });
+
+  it('an entrant whose transactions keep losing to other writers of the counter backs off and is still served', async () => {
+    // 60 conflicts in a row: the old 20-round dispatch gave up here, leaving the task to the 2-minute safety net.
+    let conflicts = 60;
+    const assign = capacity.assign.bind(capacity);
+    (capacity as UpstreamCapacity).assign = async (...args) => (conflicts-- > 0 ? 'conflict' : assign(...args));
+    await waitForSlot(idOf(1), tokenOf(1), deps);
+    expect(answered()).toEqual([tokenOf(1)]);
+    expect(await slotOf(idOf(1))).toBe(SLOT);
+    expect(pauses.length).toBe(60);
+    expect(Math.max(...pauses)).toBeLessThanOrEqual(400);
+  });
+
+  it('a dispatch that keeps losing gives up after its patience, leaving the entry for the next dispatch', async () => {
+    (capacity as UpstreamCapacity).assign = async () => 'conflict';
+    const start = now.getTime();
+    deps.pause = async (ms) => {
+      now = new Date(now.getTime() + ms + 100);
+    };
+    await waitForSlot(idOf(1), tokenOf(1), deps);
+    expect(now.getTime() - start).toBeGreaterThanOrEqual(DISPATCH_PATIENCE_MS);
+    expect(answered()).toEqual([]);
+    expect(capacity.queue.size).toBe(1);
   });
 
   it('submit order: of 5 tasks on 2 slots the two oldest start, then each release hands the next oldest its slot', async () => {
