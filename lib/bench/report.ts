@@ -359,7 +359,28 @@ function tasksChecks(t: ThroughputResult): Check[] {
   ];
 }
 
-function capacityChecks(c: CapacityResult): Check[] {
+/**
+ * What this machine allows, from section 4 (the same stack, jobs of 0.45 s, so capacity never binds): its pace in
+ * whole tasks per second bounds the slots that can be busy (Little's law: pace × a job's time upstream) and the
+ * time 1,000 tasks take, whatever the waiting room does.
+ */
+function machineCeiling(c: CapacityResult, t: ThroughputResult | undefined): Check[] {
+  if (!t) return [];
+  const pace = t.succeeded / t.totalSeconds;
+  const busy = Math.min(c.slots, pace * c.generationSeconds);
+  return [
+    {
+      figure: "This machine's pace (section 4: no job long enough for capacity to bind)",
+      measured:
+        `${pace.toFixed(1)} tasks/s: at most ${busy.toFixed(0)} of ${c.slots} slots busy (${((busy / c.slots) * 100).toFixed(0)} %; ` +
+        `pace × ${c.generationSeconds} s upstream), ≥ ${(c.created / pace).toFixed(1)} s for ${c.created} tasks; ` +
+        `this run: ${((c.wallSeconds * pace) / c.created).toFixed(2)}× that`,
+      target: '–',
+    },
+  ];
+}
+
+function capacityChecks(c: CapacityResult, t?: ThroughputResult): Check[] {
   const share = c.upstreamInUseMean / c.slots;
   const ratio = c.wallSeconds / c.idealSeconds;
   const peaks = Object.entries(c.peakUnfinished);
@@ -427,6 +448,7 @@ function capacityChecks(c: CapacityResult): Check[] {
       measured: `p50 ${c.latencyP50Seconds.toFixed(1)} s, p99 ${c.latencyP99Seconds.toFixed(1)} s`,
       target: '–',
     },
+    ...machineCeiling(c, t),
   ];
 }
 function capacityTables(c: CapacityResult) {
@@ -542,7 +564,7 @@ export async function renderReport(results: BenchResults, file: string): Promise
     {
       name: 'capacity',
       title: '5. Upstream capacity: 1,000 tasks at once, 2 accounts of 120 slots',
-      checks: capacity && capacityChecks(capacity),
+      checks: capacity && capacityChecks(capacity, tasks),
       tables: capacity && capacityTables(capacity),
     },
     {
