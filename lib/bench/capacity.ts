@@ -5,6 +5,7 @@
  * 250 ms: the simulator's unfinished jobs per key, our slots in use and the waiting room.
  */
 import { randomUUID } from 'node:crypto';
+import { cpuTimes } from './machine.js';
 import { startStackProcess } from './stack-client.js';
 import type { StackProcess } from './stack-client.js';
 import {
@@ -56,6 +57,8 @@ export interface CapacityResult extends MoneyCheck {
   upstreamInUseMeanUntilLastStart: number;
   /** Mean over the backlog samples of our slots taken (the accounts' in_use). */
   slotsTakenMean: number;
+  /** The machine's CPU busy (all cores, everything on it) from the first to the last backlog sample: 0..1. */
+  machineBusyShare: number;
   /** Per account: the most unfinished jobs its key held at once (simulator). */
   peakUnfinished: Record<string, number>;
   /** Accounts the upstream turned away (a 429 cools one down, a 401/403 disables it): none expected. */
@@ -83,6 +86,7 @@ interface Sample {
   taken: number;
   waiting: number;
   jobs: number;
+  cpu: { busyMs: number; totalMs: number };
 }
 
 export async function runCapacity(log: (line: string) => void): Promise<CapacityResult> {
@@ -193,6 +197,7 @@ export async function runCapacity(log: (line: string) => void): Promise<Capacity
       upstreamInUseMean: mean(backlog.map((s) => s.upstream)),
       upstreamInUseMeanUntilLastStart: mean(untilLastStart.map((s) => s.upstream)),
       slotsTakenMean: mean(backlog.map((s) => s.taken)),
+      machineBusyShare: busyShare(backlog),
       peakUnfinished: Object.fromEntries(
         ACCOUNTS.map((account, i) => [account.name, stats.keys[i]?.peakUnfinished ?? Number.NaN]),
       ),
@@ -255,7 +260,15 @@ async function sample(stack: StackProcess, simulator: string, jobsBefore: number
     taken: accounts.reduce((sum, account) => sum + account.in_use, 0),
     waiting: Object.values(waiting).reduce((sum, n) => sum + n, 0),
     jobs: jobs.total - jobsBefore,
+    cpu: cpuTimes(),
   };
+}
+
+function busyShare(window: Sample[]): number {
+  const first = window[0]?.cpu;
+  const last = window.at(-1)?.cpu;
+  if (!first || !last || last.totalMs <= first.totalMs) return Number.NaN;
+  return (last.busyMs - first.busyMs) / (last.totalMs - first.totalMs);
 }
 
 function perSecond(samples: Sample[], started: number): CapacityResult['timeline'] {

@@ -32,3 +32,15 @@ export function machineInfo(): MachineInfo {
     loadAverage: loadavg(),
   };
 }
+
+/** All cores' time since boot, in ms: busy (anything but idle) and in all. Two readings give a window's load. */
+export function cpuTimes(): { busyMs: number; totalMs: number } {
+  let busyMs = 0;
+  let totalMs = 0;
+  for (const { times } of cpus()) {
+    const total = times.user + times.nice + times.sys + times.irq + times.idle;
+    totalMs += total;
+    busyMs += total - times.idle;
+  }
+  return { busyMs, totalMs };
+}

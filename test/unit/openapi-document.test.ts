@@ -6,9 +6,12 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { toModelView } from '../../functions/core/use-cases/list-models.js';
 import { ERROR_MEANINGS, openApiDocument } from '../../functions/http/openapi/document.js';
+import { EXAMPLES } from '../../functions/http/openapi/examples.js';
 import { API_ROUTES } from '../../lib/routes.js';
 import { OpenApiValidator } from '../support/openapi-validator.js';
+import { catalogModel, catalogRecords } from './support.js';
 
 type Json = Record<string, unknown>;
 
@@ -126,6 +129,19 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(checked).toBeGreaterThan(20);
+  });
+
+  it('has examples a client can copy: the models of the seeded catalog, as GET /api/v1/models shows them', () => {
+    const catalog = catalogRecords();
+    const named = (name: unknown) => catalog.some((record) => record['name'] === name);
+    const submits = Object.values(EXAMPLES.submitRequests).map((example) => example.value as Record<string, unknown>);
+    for (const body of submits) {
+      const byId = body['model_id'] ?? body['modelId'];
+      if (byId !== undefined) expect(catalog.map((record) => record['id'])).toContain(byId);
+      else expect(named(body['model']), String(body['model'])).toBe(true);
+    }
+    expect(named(EXAMPLES.task.model)).toBe(true);
+    for (const model of EXAMPLES.models) expect(model).toEqual(toModelView(catalogModel(model.name)));
   });
 });
 

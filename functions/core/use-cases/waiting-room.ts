@@ -39,8 +39,8 @@ const RELEASE_PATIENCE_MS = 2_000;
 const MAX_ROUNDS = 200;
 /** Entries found taken by another dispatcher before a round stops and re-reads the room. */
 const TAKEN_BEFORE_REREAD = 3;
-/** Longest back-off between contended rounds (full jitter below it, doubling from 20 ms). */
-const MAX_BACKOFF_MS = 400;
+/** Longest back-off between contended rounds (full jitter below it, doubling from 20 ms at the first). */
+const MAX_BACKOFF_MS = 200;
 
 export function waitingPosition(task: Pick<TaskRecord, 'created_at' | 'task_id'>): string {
   return `${task.created_at}#${task.task_id}`;
@@ -124,7 +124,7 @@ export async function dispatch(
     else if (taken > 0) {
       if (deps.now().getTime() >= giveUpAt) return served;
       contended += 1;
-      await deps.pause(Math.random() * Math.min(MAX_BACKOFF_MS, 20 * 2 ** contended));
+      await deps.pause(Math.random() * Math.min(MAX_BACKOFF_MS, 10 * 2 ** contended));
     }
   }
   return served;

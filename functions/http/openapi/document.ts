@@ -131,7 +131,7 @@ function submitBodySchema(): Json {
       'Form A (snake_case) or Form B (camelCase): any camelCase field makes it Form B, which only changes defaults (duration 5 instead of 15). Name the model by exactly one of model, model_id, modelId. Two spellings of one field, or a field not listed here: 400.',
     properties,
     required: generation['required'],
-    anyOf: [{ required: ['model'] }, { required: ['model_id'] }, { required: ['modelId'] }],
+    oneOf: [{ required: ['model'] }, { required: ['model_id'] }, { required: ['modelId'] }],
     additionalProperties: false,
   };
 }

@@ -13,11 +13,11 @@ const task = {
   created_at: '2026-01-01T08:00:00.000Z',
   finished_at: '2026-01-01T08:01:10.000Z',
   error_message: null,
-  model: 'seedance-1-0-pro',
+  model: 'seedance-1.5-pro',
   duration: 5,
   resolution: '720p',
   ratio: '16:9',
-  generate_audio: false,
+  generate_audio: true,
   image_mode: null,
   result_url:
     'https://d111111abcdef8.cloudfront.net/videos/acct/0f8fad5b.mp4?Expires=1767312000&Signature=Zm9vYmFy&Key-Pair-Id=K2JCJMDEHXQW5F',
@@ -50,7 +50,7 @@ export const EXAMPLES = {
     formA: {
       summary: 'Form A (snake_case)',
       value: {
-        model: 'seedance-1-0-pro',
+        model: 'seedance-1.5-pro',
         prompt: 'A red fox runs through fresh snow at dawn',
         duration: 5,
         resolution: '720p',
@@ -61,7 +61,7 @@ export const EXAMPLES = {
     formB: {
       summary: 'Form B (camelCase)',
       value: {
-        modelId: '5b6f1c1e-2a47-4a3e-9d53-2f1c3b7e9a10',
+        modelId: '6f1c2a0e-5b7d-4c1e-9a3f-0d2b8e4c7a11',
         prompt: 'The same shot, from the first frame given',
         imageUrls: ['https://example.com/first-frame.png'],
       },
@@ -69,7 +69,7 @@ export const EXAMPLES = {
     upload: {
       summary: 'With an uploaded reference image',
       value: {
-        model: 'seedance-1-0-pro',
+        model: 'seedance-1.5-pro',
         prompt: 'Animate this picture',
         image_urls: [`upload://${UPLOAD_ID}`],
         image_mode: 'first_frame',
@@ -93,19 +93,21 @@ export const EXAMPLES = {
     ],
     next_cursor: null,
   },
+  // As GET /api/v1/models shows the seeded seedance-1.5-pro (a unit test holds it to that).
   models: [
     {
-      id: '5b6f1c1e-2a47-4a3e-9d53-2f1c3b7e9a10',
-      name: 'seedance-1-0-pro',
-      display_name: 'Seedance 1.0 Pro',
-      description: 'Text and first-frame to video',
+      id: '6f1c2a0e-5b7d-4c1e-9a3f-0d2b8e4c7a11',
+      name: 'seedance-1.5-pro',
+      display_name: 'Seedance 1.5 Pro (with sound)',
+      description:
+        'Text, first frame or first and last frame to video, with generated sound unless generate_audio is false; 480p to 1080p, 5 to 12 s.',
       status: 'active',
       billing_mode: 'per_second',
       pricing: {
         price_per_call: 0,
         price_per_second: 0.6,
-        resolution_multipliers: { '480p': 0.5, '720p': 1, '1080p': 2, '2k': 0, '4k': 0 },
-        audio_extra: 0,
+        resolution_multipliers: { '480p': 0.5, '720p': 1, '1080p': 2.25, '2k': 0, '4k': 0 },
+        audio_extra: 1.2,
         material_surcharge: 0,
         quality_multiplier: 1,
         currency: 'CNY',
@@ -116,7 +118,7 @@ export const EXAMPLES = {
       supported_resolutions: ['480p', '720p', '1080p'],
       ratios: ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'],
       reference_kinds: ['image'],
-      supports_audio: false,
+      supports_audio: true,
       capabilities: {
         text_to_video: true,
         image_modes: ['first_frame', 'first_last_frame'],
@@ -130,7 +132,7 @@ export const EXAMPLES = {
         resolutions: ['480p', '720p', '1080p'],
         reference_resolutions: null,
         ratios: ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'],
-        generate_audio: false,
+        generate_audio: true,
       },
     },
   ],

@@ -89,7 +89,7 @@ describe('waiting room', () => {
     expect(answered()).toEqual([tokenOf(1)]);
     expect(await slotOf(idOf(1))).toBe(SLOT);
     expect(pauses.length).toBe(60);
-    expect(Math.max(...pauses)).toBeLessThanOrEqual(400);
+    expect(Math.max(...pauses)).toBeLessThanOrEqual(200);
   });
 
   it('a dispatch that keeps losing gives up after its patience, leaving the entry for the next dispatch', async () => {
