@@ -23,6 +23,8 @@ export interface WaitingRoomDeps {
   pause: (ms: number) => Promise<void>;
   /** Told when a dispatch after a release failed: the reconciler's next dispatch (every minute) serves the room. */
   onDispatchError?: (error: unknown) => void;
+  /** Told when a dispatch stops after losing to other writers for its whole patience (the safety nets take over). */
+  onContended?: (rounds: number) => void;
 }
 
 /** What WaitForUpstreamSlot's token is answered with (the state keeps none of it). */
@@ -122,7 +124,10 @@ export async function dispatch(
     }
     if (progressed) contended = 0;
     else if (taken > 0) {
-      if (deps.now().getTime() >= giveUpAt) return served;
+      if (deps.now().getTime() >= giveUpAt) {
+        deps.onContended?.(round + 1);
+        return served;
+      }
       contended += 1;
       await deps.pause(Math.random() * Math.min(MAX_BACKOFF_MS, 10 * 2 ** contended));
     }

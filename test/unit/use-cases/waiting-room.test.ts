@@ -94,6 +94,8 @@ describe('waiting room', () => {
 
   it('a dispatch that keeps losing gives up after its patience, leaving the entry for the next dispatch', async () => {
     (capacity as UpstreamCapacity).assign = async () => 'conflict';
+    const contended: number[] = [];
+    deps.onContended = (rounds) => contended.push(rounds);
     const start = now.getTime();
     deps.pause = async (ms) => {
       now = new Date(now.getTime() + ms + 100);
@@ -102,6 +104,7 @@ describe('waiting room', () => {
     expect(now.getTime() - start).toBeGreaterThanOrEqual(DISPATCH_PATIENCE_MS);
     expect(answered()).toEqual([]);
     expect(capacity.queue.size).toBe(1);
+    expect(contended).toHaveLength(1);
   });
 
   it('submit order: of 5 tasks on 2 slots the two oldest start, then each release hands the next oldest its slot', async () => {
