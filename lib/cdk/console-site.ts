@@ -46,7 +46,8 @@ export const CONSOLE_BUILD_MODULE = join(CONSOLE_SOURCE_DIR, 'build.ts');
 /**
  * The SPA as a deployment source, built at synthesis by lib/console/build.ts (`buildConsole()`, cached by
  * the hash of its sources): CDK's local asset bundling, as lambda-code.ts copies in the functions' bundles,
- * the build run in a child process (await-in-child.ts). A stack excluded from bundling (`cdk deploy <other stack>`, or the tests' `aws:cdk:bundling-stacks: []`) skips it.
+ * the build run in a child process (await-in-child.ts). A stack excluded from bundling (`cdk deploy <other
+ * stack>`, or the tests' `aws:cdk:bundling-stacks: []`) skips it.
  */
 export function builtConsole(buildModule: string = CONSOLE_BUILD_MODULE): ISource {
   return Source.asset(CONSOLE_SOURCE_DIR, {

@@ -4,8 +4,6 @@
  * with retention, X-Ray tracing), and a function's access to a resource (the environment variable that
  * names it and the IAM grant to use it) is given in one call, `uses(...)`.
  */
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -14,9 +12,6 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { bundledCode } from './lambda-code.js';
 import { wildcardResourceFinding } from './nag-findings.js';
-
-/** The repository root: handler entries in lib/routes.ts are relative to it. */
-export const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Environment every function gets: logging service name and level, TS stack traces from the source maps. */
 const COMMON_ENVIRONMENT = {

@@ -16,7 +16,7 @@ import { Construct } from 'constructs';
 import { STATE_MACHINE } from '../../functions/adapters/resources.js';
 import type { WorkflowFunctionDefinition } from '../routes.js';
 import { ASL_RESOURCE_TOKENS } from '../routes.js';
-import { REPOSITORY_ROOT } from './service-function.js';
+import { REPOSITORY_ROOT } from '../repository-root.js';
 
 /** Every `${Token}` of an ASL text, in order of first appearance. */
 export function aslTokens(definition: string): string[] {

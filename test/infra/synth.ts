@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { addVideoService, configFromContext } from '../../lib/cdk/video-service-stack.js';
-import { REPOSITORY_ROOT } from '../../lib/cdk/service-function.js';
+import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
 
 export { REPOSITORY_ROOT };
 
