@@ -34,8 +34,11 @@ export function waitingRoomDependencies(): WaitingRoomDeps {
     },
     onDispatchError: (error) =>
       logger.warn('a freed upstream slot could not be handed on now; the reconciler will', { error: error as Error }),
-    onContended: (rounds) =>
-      logger.warn('upstream slots stayed contended; waiting tasks are served by the next hand-over', { rounds }),
+    onContended: (rounds, elapsedMs) =>
+      logger.warn('upstream slots stayed contended; waiting tasks are served by the next hand-over', {
+        rounds,
+        elapsed_ms: elapsedMs,
+      }),
   };
 }
 

@@ -129,6 +129,9 @@ export async function startApiGatewayServer(given: ApiGatewayServerOptions) {
       res.end(envelopeText(500, 'internal server error'));
     });
   });
+  // An idle keep-alive connection stays open until its client closes it. With Node's 5 s the server closed
+  // it while a client on a busy machine, its own timer late, was sending on it ("other side closed").
+  server.keepAliveTimeout = 0;
   // Any Expect but 100-continue (RFC 9110 §10.1.1): the envelope, not Node's bare 417.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const message = `unsupported Expect header "${req.headers.expect}": only 100-continue is understood`;

@@ -27,6 +27,8 @@ export interface Behaviour {
   extraQueuedMs: number;
   /** Never POSTs to the request's callback_url, so a client must find the outcome by polling. */
   noCallback: boolean;
+  /** Runs until released (POST /simulator/release), then for the usual running time: a test sets the pace. */
+  held: boolean;
 }
 
 export const DEFAULT_BEHAVIOUR: Behaviour = {
@@ -40,6 +42,7 @@ export const DEFAULT_BEHAVIOUR: Behaviour = {
   extraRunningMs: 0,
   extraQueuedMs: 0,
   noCallback: false,
+  held: false,
 };
 
 export const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
@@ -69,6 +72,8 @@ export const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
   '[simulate:slow-download]': { download: 'slow' },
   // The task runs as usual but never calls its callback_url back (none of its status changes).
   '[simulate:no-callback]': { noCallback: true },
+  // Not a fault: a generation as long as the test wants, ended by POST /simulator/release?prompt=<part of it>.
+  '[simulate:held]': { held: true },
 };
 
 export function behaviourFor(prompt: string): Behaviour {

@@ -4,7 +4,7 @@
  * place of the presigned video URL. It refuses what Ark documents as refused (ark-simulator-rules.ts),
  * and prompt markers pick a misbehaviour per job (ark-simulator-markers.ts). With `callback_url` it calls
  * back on every status change (ark-simulator-callbacks.ts). Routes under /simulator/ are not Ark's: they
- * show a job's timings and the per-key load, for tests and the benchmark. Only node built-ins.
+ * show a job's timings and the per-key load and release held jobs, for tests and the benchmark.
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -122,6 +122,8 @@ interface JobRecord {
   prompt: string;
   createdAt: number;
   cancelledAt?: number;
+  /** When a `[simulate:held]` job was released. */
+  releasedAt?: number;
   deleted: boolean;
   polls: number;
   seed: number;
@@ -162,10 +164,13 @@ interface Timings {
   expiryScale: number;
 }
 
-/** When the job would finish (Infinity for `hang`). */
+/** When the job would finish (Infinity for `hang`, and for a held job until it is released). */
 function finishesAt(job: JobRecord, timings: Timings): number {
   if (job.behaviour.outcome === 'hang') return Infinity;
-  return job.createdAt + queuedFor(job, timings) + timings.runningMs + job.behaviour.extraRunningMs;
+  const runs = job.createdAt + queuedFor(job, timings);
+  if (!job.behaviour.held) return runs + timings.runningMs + job.behaviour.extraRunningMs;
+  if (job.releasedAt === undefined) return Infinity;
+  return Math.max(runs, job.releasedAt) + timings.runningMs + job.behaviour.extraRunningMs;
 }
 
 /** Older state files have no extraQueuedMs: 0. */
@@ -537,6 +542,7 @@ class Simulator {
   // ---------------------------------------------------------------- /simulator/ (not Ark's API)
 
   private simulatorRoute(req: IncomingMessage, res: ServerResponse, path: string): void {
+    if (req.method === 'POST' && path === '/simulator/release') return sendJson(res, 200, this.release(req));
     if (req.method !== 'GET') {
       throw new ArkError(405, 'MethodNotAllowed', `Method ${req.method ?? ''} is not allowed here.`, 'BadRequest');
     }
@@ -544,6 +550,20 @@ class Simulator {
     const id = /^\/simulator\/jobs\/([^/]+)$/.exec(path)?.[1];
     if (id === undefined) throw notFound('The requested path was not found.');
     sendJson(res, 200, this.timingsOf(decodeURIComponent(id)));
+  }
+
+  /** Releases the held jobs whose prompt contains `?prompt=`: each finishes the usual running time later. */
+  private release(req: IncomingMessage): { released: number } {
+    const part = new URL(req.url ?? '/', 'http://simulator').searchParams.get('prompt');
+    if (!part) throw invalid('prompt', 'is required: part of the prompts of the held jobs to release.');
+    const now = this.config.now();
+    const jobs = [...this.jobsById.values()].filter(
+      (job) => job.behaviour.held && job.releasedAt === undefined && job.prompt.includes(part),
+    );
+    for (const job of jobs) job.releasedAt = now;
+    this.persist();
+    for (const job of jobs) this.advance(job);
+    return { released: jobs.length };
   }
 
   /** A job's status changes (ms, ISO) and callback attempts; deleted and lost jobs too. */

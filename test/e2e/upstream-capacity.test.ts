@@ -68,40 +68,55 @@ describe('two upstream accounts with 3 slots in all', () => {
     const run = randomUUID();
     const ids: string[] = [];
     let cost = 0;
+    // The first two waves run until the test releases them, so no slot frees before the test has looked,
+    // however busy the machine.
+    const wave = (i: number) => (i < 3 ? 1 : i < 6 ? 2 : 3);
+    const prompt = (i: number) => `burst ${run} wave ${wave(i)} #${i}${wave(i) < 3 ? ' [simulate:held]' : ''}`;
+    const release = async (n: number) => {
+      const response = await fetch(
+        `${stack.upstreams.ark.baseUrl}/simulator/release?prompt=${encodeURIComponent(`${run} wave ${n}`)}`,
+        { method: 'POST' },
+      );
+      expect(await response.json()).toEqual({ released: 3 });
+    };
     const add = async (i: number) => {
-      const { data } = (await submit(stack, key, `burst ${run} #${i}`)).body;
+      const { data } = (await submit(stack, key, prompt(i))).body;
       ids.push(data.task_id);
       cost += data.cost;
     };
+    const views = () => Promise.all(ids.map(async (id) => (await task(stack, key, id)).body.data));
+    const jobs = () => stack.upstream.jobs().filter((job) => job.prompt.includes(run));
     for (let i = 0; i < 3; i += 1) await add(i);
     // The first three hold the three slots (their jobs exist) before the others come.
     await pollUntil(
-      async () => stack.upstream.jobs().filter((job) => job.prompt.includes(run)).length,
+      async () => jobs().length,
       (count) => count === 3,
     );
     for (let i = 3; i < 8; i += 1) await add(i);
 
-    // The last one waits behind others, and says where it stands.
-    const waiting = await pollUntil(
-      () => task(stack, key, ids[7] as string),
-      (response) => response.body.data.queue_position !== null || response.body.data.status !== 'pending',
+    // The five others wait, each saying where it stands: in submit order.
+    const waiting = await pollUntil(views, (all) => all.slice(3).every((view) => view.queue_position !== null), {
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
+    expect(waiting.slice(3).map(({ status, queue_position }) => ({ status, queue_position }))).toEqual(
+      [1, 2, 3, 4, 5].map((position) => ({ status: 'pending', queue_position: position })),
     );
-    expect(waiting.body.data).toMatchObject({ status: 'pending', queue_position: expect.any(Number) });
-    expect(waiting.body.data.queue_position).toBeGreaterThanOrEqual(1);
-    expect(waiting.body.data.queue_position).toBeLessThanOrEqual(5);
+    // The first wave ends: the three oldest waiting take its slots, and the last two move up.
+    await release(1);
+    await pollUntil(
+      async () => jobs().length,
+      (count) => count === 6,
+      { timeoutMs: 60_000, intervalMs: 250 },
+    );
+    expect(new Set(jobs().map((job) => job.prompt))).toEqual(new Set([0, 1, 2, 3, 4, 5].map(prompt)));
+    expect((await views()).slice(6).map((view) => view.queue_position)).toEqual([1, 2]);
+    await release(2);
 
-    const views = await allFinal(stack, key, ids);
-    expect(views.map((view) => view.status)).toEqual(ids.map(() => 'success'));
-    expect(views.map((view) => view.queue_position)).toEqual(ids.map(() => null));
-    // The five that waited got their slots in submit order: the three oldest when the first wave ended, the
-    // last two when the second did. Within a wave the slots are taken in order, but the woken executions
-    // create their jobs concurrently (the integration test checks the order of the slots themselves).
-    const jobs = stack.upstream.jobs().filter((job) => job.prompt.includes(run));
-    const created = [...jobs].sort((x, y) => x.createdAt - y.createdAt).map((job) => job.prompt);
-    const prompts = (wave: number[]) => new Set(wave.map((i) => `burst ${run} #${i}`));
-    expect(new Set(created.slice(3, 6))).toEqual(prompts([3, 4, 5]));
-    expect(new Set(created.slice(6))).toEqual(prompts([6, 7]));
-    expect(jobs).toHaveLength(8);
+    const final = await allFinal(stack, key, ids);
+    expect(final.map((view) => view.status)).toEqual(ids.map(() => 'success'));
+    expect(final.map((view) => view.queue_position)).toEqual(ids.map(() => null));
+    expect(jobs()).toHaveLength(8);
     // Never more jobs unfinished on a key than its account's slots.
     const stats = (await (await fetch(`${stack.upstreams.ark.baseUrl}/simulator/stats`)).json()) as {
       keys: { peakUnfinished: number }[];

@@ -296,6 +296,25 @@ describe('expiry on the injected clock', () => {
   });
 });
 
+describe('[simulate:held]', () => {
+  it('runs until released, then the usual running time; a release names part of the prompt', async () => {
+    const sim = await start();
+    const held = await created(sim, { model: V2, content: [text('wave one [simulate:held]')] });
+    const other = await created(sim, { model: V2, content: [text('wave two [simulate:held]')] });
+    clock += HOUR;
+    expect((await getTask(sim, held)).body.status).toBe('running');
+    expect((await call(sim, 'POST', '/simulator/release')).status).toBe(400);
+    expect((await call(sim, 'POST', '/simulator/release?prompt=wave%20one')).body).toEqual({ released: 1 });
+    clock += 1999;
+    expect((await getTask(sim, held)).body.status).toBe('running');
+    clock += 1;
+    expect((await getTask(sim, held)).body.status).toBe('succeeded');
+    expect((await getTask(sim, other)).body.status).toBe('running');
+    // Released once: a second release finds nothing more.
+    expect((await call(sim, 'POST', '/simulator/release?prompt=wave%20one')).body).toEqual({ released: 0 });
+  });
+});
+
 describe('the video URL', () => {
   it('answers GET only, and 403 once 24 h have passed since the task succeeded', async () => {
     const sim = await start();

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import type { TaskRecord } from '../../functions/core/task.js';
@@ -27,7 +27,7 @@ const OPTIONS: LocalStackOptions = {
   dataDir,
   pollIntervalSeconds: 8,
   upstream: { queuedMs: 400, runningMs: 1_100 },
-  environment: { DEFAULT_RATE_LIMIT_PER_SECOND: '100000', POWERTOOLS_LOG_LEVEL: 'ERROR' },
+  environment: { DEFAULT_RATE_LIMIT_PER_SECOND: '100000', POWERTOOLS_LOG_LEVEL: 'WARN' },
 };
 const LITE = { model: 'seedance-1.0-lite-i2v', modelId: '0d5a8f3e-9c2b-4a7d-b6e1-7f4c2d9a8e33', costUnits: 30_000 };
 const OPENING_YUAN = 1_000;
@@ -82,7 +82,8 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
   await Promise.all([submitWave('success', 50), submitWave('fail', 10, () => ' [simulate:fail]')]);
   // Held in Ark's queue, where a cancel is still possible (DESIGN row 18).
   await submitWave('cancel', 20, () => ' [simulate:queued]');
-  // Counts by wave and status: a timeout says where each wave stands.
+  // Counts by wave and status. A wait that times out says where each wave stands, and where each task
+  // still on its way to a job stands: in the waiting room or not, holding a slot or not.
   const census = (snapshot: Map<string, string>) => {
     const counts: Record<string, Record<string, number>> = {};
     for (const task of tasks) {
@@ -91,28 +92,62 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
     }
     return counts;
   };
-  const statuses = async () => new Map((await stack!.tasks()).map((task) => [task.task_id, task.status]));
-  // Cancelled once their upstream jobs exist (`running`: the job is recorded), so that each has its one job. A
-  // cancel that lands before the job is created rightly leaves none; the table is read, not the API, whose
-  // live query could move a task on once its job is done upstream.
-  await pollUntil(
-    async () => census(await statuses()),
-    (counts) => counts['cancel']?.['running'] === 20,
-    { timeoutMs: 120_000, intervalMs: 100 },
-  );
+  const records = async () => new Map((await stack!.tasks()).map((task) => [task.task_id, task]));
+  const statuses = async () => new Map([...(await records())].map(([id, task]) => [id, task.status]));
+  const whereStuck = async () => {
+    const room = await stack!.db.send(new ScanCommand({ TableName: stack!.ready.names.tables['upstreamQueue'] }));
+    const waiting = new Set((room.Items ?? []).map((entry) => entry['task_id'] as string));
+    const ago = (iso: string) => `${((Date.now() - Date.parse(iso)) / 1000).toFixed(0)} s ago`;
+    return [...(await records()).values()]
+      .filter((task) => task.status === 'pending')
+      .slice(0, 10)
+      .map((task) =>
+        [
+          task.task_id,
+          waiting.has(task.task_id) ? 'in the room' : 'not in the room',
+          `slot ${task.upstream_slot ?? 'none'}`,
+          `created ${ago(task.created_at)}`,
+          `updated ${ago(task.updated_at)}`,
+        ].join(', '),
+      );
+  };
+  const explained = <T>(wait: Promise<T>) =>
+    wait.catch(async (error: Error) => {
+      const stuck = (await whereStuck()).join('\n');
+      throw new Error(`${error.message}\npending:\n${stuck}\nstack output:\n${stack!.child.recentOutput()}`);
+    });
+  const untilCensus = (done: (counts: ReturnType<typeof census>) => boolean, timeoutMs: number) =>
+    explained(pollUntil(async () => census(await statuses()), done, { timeoutMs, intervalMs: 250 }));
+  // Each cancelled once its upstream job exists (`running`: the job is recorded), while Ark still queues it
+  // (30 s), so that each has its one job; a cancel that lands before the job is created rightly leaves
+  // none. The table is read, not the API, whose live query could move a task on once its job is done.
+  const statusInTable = async (task: Submitted) =>
+    (
+      await stack!.db.send(
+        new GetCommand({
+          TableName: stack!.ready.names.tables['tasks'],
+          Key: { task_id: task.id },
+          ConsistentRead: true,
+        }),
+      )
+    ).Item?.['status'] as string;
   await Promise.all(
     waves('cancel').map(async (task) => {
+      const status = await explained(
+        pollUntil(
+          () => statusInTable(task),
+          (seen) => seen !== 'pending',
+          { timeoutMs: 240_000, intervalMs: 500 },
+        ),
+      );
+      expect(status).toBe('running');
       const response = await callApi<{ status: string }>(api, 'POST', `/api/v1/video/tasks/${task.id}/cancel`, {
         key: task.account.key,
       });
       expect(response.body.data.status, JSON.stringify(response.body)).toBe('refunded');
     }),
   );
-  await pollUntil(
-    async () => census(await statuses()),
-    (counts) => counts['success']?.['success'] === 50 && counts['fail']?.['failed'] === 10,
-    { timeoutMs: 120_000, intervalMs: 250 },
-  );
+  await untilCensus((counts) => counts['success']?.['success'] === 50 && counts['fail']?.['failed'] === 10, 240_000);
   // Then 50 to catch in `transferring` (a 15 s download), 50 in `running` (a 20 s generation): still so at the
   // kill however long the submits take; and 20 charged whose execution never started (the orphans below).
   await Promise.all([
@@ -137,19 +172,13 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
   );
   expect(tasks).toHaveLength(200);
 
-  await pollUntil(
-    async () => census(await statuses()),
-    (counts) =>
-      counts['running']?.['running'] === 50 &&
-      counts['success']?.['success'] === 50 &&
-      counts['fail']?.['failed'] === 10,
-    { timeoutMs: 120_000, intervalMs: 250 },
-  );
+  // Each of those has its job (a 20 s generation: most are still running at the kill).
+  await untilCensus((counts) => !counts['running']?.['pending'], 240_000);
   // A query that finds the upstream job done records `transferring`; the execution polls only later.
   await pollUntil(
     () => Promise.all(waves('transferring').map(statusOf)),
     (seen) => seen.every((status) => status !== 'running' && status !== 'pending'),
-    { timeoutMs: 120_000, intervalMs: 150 },
+    { timeoutMs: 240_000, intervalMs: 150 },
   );
   const atKill = await statuses();
   await stack.crash();

@@ -24,7 +24,7 @@ export interface WaitingRoomDeps {
   /** Told when a dispatch after a release failed: the reconciler's next dispatch (every minute) serves the room. */
   onDispatchError?: (error: unknown) => void;
   /** Told when a dispatch stops after losing to other writers for its whole patience (the safety nets take over). */
-  onContended?: (rounds: number) => void;
+  onContended?: (rounds: number, elapsedMs: number) => void;
 }
 
 /** What WaitForUpstreamSlot's token is answered with (the state keeps none of it). */
@@ -39,6 +39,11 @@ export const DISPATCH_PATIENCE_MS = 6_000;
 const RELEASE_PATIENCE_MS = 2_000;
 /** A hard stop on rounds, whatever the clock says; each re-reads the accounts and the head of the room. */
 const MAX_ROUNDS = 200;
+/**
+ * Contended rounds in a row before the patience may end a dispatch: on a busy store one round can outlast
+ * the patience (seen locally), and giving up after it would leave the wake to the safety nets.
+ */
+const MIN_CONTENDED_ROUNDS = 5;
 /** Entries found taken by another dispatcher before a round stops and re-reads the room. */
 const TAKEN_BEFORE_REREAD = 3;
 /** Longest back-off between contended rounds (full jitter below it, doubling from 20 ms at the first). */
@@ -84,7 +89,7 @@ export async function dispatch(
   patienceMs = DISPATCH_PATIENCE_MS,
 ): Promise<number> {
   let served = 0;
-  const giveUpAt = deps.now().getTime() + patienceMs;
+  const startedAt = deps.now().getTime();
   let contended = 0;
   for (let round = 0; round < MAX_ROUNDS && served < limit; round += 1) {
     const free = freeSlots(await usableAccounts(provider, deps));
@@ -124,11 +129,12 @@ export async function dispatch(
     }
     if (progressed) contended = 0;
     else if (taken > 0) {
-      if (deps.now().getTime() >= giveUpAt) {
-        deps.onContended?.(round + 1);
+      contended += 1;
+      const elapsedMs = deps.now().getTime() - startedAt;
+      if (elapsedMs >= patienceMs && contended >= MIN_CONTENDED_ROUNDS) {
+        deps.onContended?.(round + 1, elapsedMs);
         return served;
       }
-      contended += 1;
       await deps.pause(Math.random() * Math.min(MAX_BACKOFF_MS, 10 * 2 ** contended));
     }
   }

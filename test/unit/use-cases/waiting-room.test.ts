@@ -107,6 +107,17 @@ describe('waiting room', () => {
     expect(contended).toHaveLength(1);
   });
 
+  it('a round that outlasts the patience (a busy store) is not the last: five contended rounds come first', async () => {
+    let conflicts = 4;
+    const assign = capacity.assign.bind(capacity);
+    (capacity as UpstreamCapacity).assign = async (...args) => {
+      now = new Date(now.getTime() + DISPATCH_PATIENCE_MS);
+      return conflicts-- > 0 ? 'conflict' : assign(...args);
+    };
+    await waitForSlot(idOf(1), tokenOf(1), deps);
+    expect(answered()).toEqual([tokenOf(1)]);
+  });
+
   it('submit order: of 5 tasks on 2 slots the two oldest start, then each release hands the next oldest its slot', async () => {
     use([holder('x'), holder('y'), ...[1, 2, 3, 4, 5].map((n) => submitted(n))], [{ capacity: 2 }]);
     // They enter in any order: all wait, in submit order.
