@@ -27,9 +27,12 @@ const task = (stack: LocalStack, key: string, taskId: string) =>
 const balance = async (stack: LocalStack, key: string) =>
   (await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key })).body.data.balance;
 
+const tasks = (stack: LocalStack, key: string, ids: string[]) =>
+  Promise.all(ids.map(async (id) => (await task(stack, key, id)).body.data));
+
 async function allFinal(stack: LocalStack, key: string, ids: string[]) {
   return pollUntil(
-    () => Promise.all(ids.map(async (id) => (await task(stack, key, id)).body.data)),
+    () => tasks(stack, key, ids),
     (views) => views.every((view) => ['success', 'failed', 'refunded'].includes(view.status)),
     { timeoutMs: 120_000, intervalMs: 250 },
   );
@@ -84,7 +87,7 @@ describe('two upstream accounts with 3 slots in all', () => {
       ids.push(data.task_id);
       cost += data.cost;
     };
-    const views = () => Promise.all(ids.map(async (id) => (await task(stack, key, id)).body.data));
+    const views = () => tasks(stack, key, ids);
     const jobs = () => stack.upstream.jobs().filter((job) => job.prompt.includes(run));
     for (let i = 0; i < 3; i += 1) await add(i);
     // The first three hold the three slots (their jobs exist) before the others come.
