@@ -146,7 +146,8 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
       const response = await callApi<{ status: string }>(api, 'POST', `/api/v1/video/tasks/${task.id}/cancel`, {
         key: task.account.key,
       });
-      expect(response.body.data.status, JSON.stringify(response.body)).toBe('refunded');
+      const seen = `${response.status} ${JSON.stringify(response.body)}\nstack output:\n${stack!.child.recentOutput()}`;
+      expect(response.body.data?.status, seen).toBe('refunded');
     }),
   );
   await untilCensus((counts) => counts['success']?.['success'] === 50 && counts['fail']?.['failed'] === 10, 240_000);
