@@ -59,14 +59,8 @@ export async function cancelTask(
     // Cancelled upstream, unknown there (nothing generates), failed there, or no job: nothing will be billed.
     const now = deps.now().toISOString();
     const refunded = await deps.tasks.refund(current, 'refunded', CANCELLED_MESSAGE, now, { withoutJob: !jobId });
+    if (refunded) return { task: toTaskView(await afterRefund(current, now, deps)), refunded: true };
     const latest = (await deps.tasks.get(task.task_id)) ?? current;
-    if (refunded) {
-      await stopExecution(latest, deps);
-      // The slot (or the place in the waiting room) goes to the next task.
-      await leaveWaitingRoom(current, deps);
-      await releaseSlot(latest, deps);
-      return { task: toTaskView(latest), refunded: true };
-    }
     // Someone ended the task first: another cancel (answered alike), or the task's own end.
     if (latest.status === 'refunded') return { task: toTaskView(latest), refunded: false };
     if (isFinal(latest.status) || !latest.upstream_job_id || latest.upstream_job_id === jobId) {
@@ -89,9 +83,30 @@ async function cancelUpstream(task: TaskRecord, jobId: string, deps: CancelTaskD
   }
 }
 
-async function stopExecution(task: TaskRecord, deps: CancelTaskDeps): Promise<void> {
-  const executionName = task.execution_name ?? task.task_id;
-  await deps.workflow.stop(executionName, CANCELLED_MESSAGE).catch((error) => deps.onCleanupError(task, 'stop', error));
+/**
+ * The money has moved, so the answer is the refunded task whatever the clean-up meets (a busy store, say):
+ * an execution left running, a slot still held or a stale place in the room is ended by the reconciler.
+ */
+async function afterRefund(task: TaskRecord, now: string, deps: CancelTaskDeps): Promise<TaskRecord> {
+  const reported = (step: string) => (error: unknown) => {
+    deps.onCleanupError(task, step, error);
+    return undefined;
+  };
+  // Read again: a slot may have been given to the task between our read and the refund.
+  const latest = (await deps.tasks.get(task.task_id).catch(reported('read'))) ?? {
+    ...task,
+    status: 'refunded',
+    error_message: CANCELLED_MESSAGE,
+    finished_at: now,
+    refunded_at: now,
+    updated_at: now,
+  };
+  const executionName = latest.execution_name ?? latest.task_id;
+  await deps.workflow.stop(executionName, CANCELLED_MESSAGE).catch(reported('stop'));
+  // The slot (or the place in the waiting room) goes to the next task.
+  await leaveWaitingRoom(task, deps).catch(reported('waiting room'));
+  await releaseSlot(latest, deps).catch(reported('slot'));
+  return latest;
 }
 
 function notCancellable(task: TaskRecord): InvalidRequestError {

@@ -126,6 +126,33 @@ describe('cancelTask (DESIGN §3 row 18)', () => {
     expect(cleanupErrors).toEqual([['stop', workflow.stopError]]);
   });
 
+  it('a store too busy for the clean-up after the refund: the refunded task is answered, each failure reported', async () => {
+    tasks = new InMemoryTasks(
+      taskRecord({ status: 'running', upstream_job_id: 'job-3', upstream_slot: 'ark#default' }),
+    );
+    const room = waitingRoom(tasks, [{ capacity: 1, in_use: 1 }]);
+    const busy = new Error('TransactionConflict');
+    room.capacity.release = async () => {
+      throw busy;
+    };
+    const refund = tasks.refund.bind(tasks);
+    tasks.refund = async (...args) => {
+      const done = await refund(...args);
+      tasks.get = async () => {
+        throw busy;
+      };
+      return done;
+    };
+    const result = await run(TASK_ID, CALLER, room);
+    expect(result).toMatchObject({ refunded: true, task: { task_id: TASK_ID, status: 'refunded' } });
+    expect(tasks.refunds).toHaveLength(1);
+    expect(workflow.stopped).toHaveLength(1);
+    expect(cleanupErrors).toEqual([
+      ['read', busy],
+      ['slot', busy],
+    ]);
+  });
+
   it('stops the execution by its recorded name after a restart', async () => {
     tasks = new InMemoryTasks(taskRecord({ status: 'pending', execution_name: `${TASK_ID}-r1` }));
     await run(TASK_ID);
