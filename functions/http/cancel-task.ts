@@ -14,7 +14,7 @@ const deps = {
   workflow: taskWorkflow(),
   providers: videoProviders(LIVE_QUERY_TIMEOUT_MS),
   onCleanupError: (task: { task_id: string }, step: string, error: unknown) =>
-    logger.warn(`cancelling the task: its ${step} could not be stopped`, {
+    logger.warn(`cancelling the task: its ${step} step failed`, {
       task_id: task.task_id,
       error: error as Error,
     }),

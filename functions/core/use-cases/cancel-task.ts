@@ -85,7 +85,8 @@ async function cancelUpstream(task: TaskRecord, jobId: string, deps: CancelTaskD
 
 /**
  * The money has moved, so the answer is the refunded task whatever the clean-up meets (a busy store, say):
- * an execution left running, a slot still held or a stale place in the room is ended by the reconciler.
+ * an execution left running ends at its next step, which finds the task final; a slot still held or a stale
+ * place in the waiting room is dealt with by the reconciler.
  */
 async function afterRefund(task: TaskRecord, now: string, deps: CancelTaskDeps): Promise<TaskRecord> {
   const reported = (step: string) => (error: unknown) => {
