@@ -12,6 +12,11 @@ import { accountKey } from './upstream-keys.js';
 
 /** How long a status query waits for the upstream before answering from what it has. */
 export const LIVE_QUERY_TIMEOUT_MS = 2_000;
+/**
+ * Per upstream call of a cancel (a read, the DELETE, maybe a read again): no answer means a 500 "try again",
+ * and a DELETE that Ark applied but we did not hear of leaves the refund to the task's own end (as failed).
+ */
+export const CANCEL_UPSTREAM_TIMEOUT_MS = 5_000;
 
 interface ProviderOptions {
   platform: string;

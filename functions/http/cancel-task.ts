@@ -2,7 +2,7 @@
 import { cancelTask } from '../core/use-cases/cancel-task.js';
 import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
 import { logger } from '../adapters/logger.js';
-import { LIVE_QUERY_TIMEOUT_MS, videoProviders } from '../adapters/provider-dependencies.js';
+import { CANCEL_UPSTREAM_TIMEOUT_MS, videoProviders } from '../adapters/provider-dependencies.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
 import { taskWorkflow } from '../adapters/workflow-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
@@ -12,7 +12,7 @@ const deps = {
   ...waitingRoomDependencies(),
   tasks: taskRepository(),
   workflow: taskWorkflow(),
-  providers: videoProviders(LIVE_QUERY_TIMEOUT_MS),
+  providers: videoProviders(CANCEL_UPSTREAM_TIMEOUT_MS),
   onCleanupError: (task: { task_id: string }, step: string, error: unknown) =>
     logger.warn(`cancelling the task: its ${step} step failed`, {
       task_id: task.task_id,

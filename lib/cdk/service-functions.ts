@@ -209,7 +209,8 @@ export class ServiceFunctions extends Construct {
       // A query of a running task asks the upstream and may record a move, or a failure with its refund, and
       // wakes the execution; a waiting task's place is counted in the waiting room.
       GetTask: { uses: [...authentication, ...refunds, ...capacity, ...upstream, ...videoUrlSigner] },
-      // Refunds, then stops the execution and the upstream job.
+      // Cancels the upstream job (up to three calls of CANCEL_UPSTREAM_TIMEOUT_MS), refunds, stops the execution
+      // and gives the slot back: given longer than a read, below the HTTP API's 30-s integration limit.
       CancelTask: {
         uses: [
           ...authentication,
@@ -218,6 +219,7 @@ export class ServiceFunctions extends Construct {
           ...capacity,
           ...upstream,
         ],
+        timeout: Duration.seconds(25),
       },
       // The upstream's job reports: a read of the job (2 s at most), then as GetTask's settle. Ark waits 5 s for
       // the answer; the function may take longer under load (the work is done, Ark only sends the hint again).
