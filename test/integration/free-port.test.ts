@@ -1,4 +1,8 @@
-/** The local stack's port picker: free ports outside the range the kernel hands to other processes' sockets. */
+/**
+ * The local stack's port picker: free ports outside the range the kernel hands to other processes' sockets,
+ * each reserved so that no other picker (another stack starting at the same time) gets it before it is bound.
+ */
+import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { expect, it } from 'vitest';
@@ -24,4 +28,15 @@ it('picks ports below the ephemeral range that can be listened on', async () => 
     server.listen(ports[0], '127.0.0.1', resolve);
   });
   await new Promise((resolve) => server.close(resolve));
+});
+
+it('never hands out a port it reserved, though nothing listens on it yet', async () => {
+  const lowest = randomInt(20_000, 31_000);
+  const range = { lowest, highest: lowest + 9 };
+  const picked: number[] = [];
+  for (let i = 0; i < 10; i += 1) picked.push(await freePort(range));
+  expect(new Set(picked).size).toBe(10);
+  // All ten reserved (or held by someone else): the next pick comes from outside the range.
+  const next = await freePort(range);
+  expect(next < lowest || next > lowest + 9).toBe(true);
 });
