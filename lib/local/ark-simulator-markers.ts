@@ -16,7 +16,8 @@ export interface Behaviour {
   unavailablePolls: number;
   /** GET answers 404 right after creation, as if the upstream lost the task. */
   lost: boolean;
-  download: 'ok' | 'broken' | 'not-video' | 'slow';
+  /** `held`: half the file at once, the rest only once released (POST /simulator/release). */
+  download: 'ok' | 'broken' | 'not-video' | 'slow' | 'held';
   /** POST answers 400, as Ark does for a prompt its input moderation refuses. */
   rejectCreate: boolean;
   /** POST of this exact prompt answers 429 this many times, then creates the task. */
@@ -74,6 +75,8 @@ export const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
   '[simulate:no-callback]': { noCallback: true },
   // Not a fault: a generation as long as the test wants, ended by POST /simulator/release?prompt=<part of it>.
   '[simulate:held]': { held: true },
+  // Not a fault: a transfer as long as the test wants; the file's second half waits for the same release.
+  '[simulate:held-download]': { download: 'held' },
 };
 
 export function behaviourFor(prompt: string): Behaviour {

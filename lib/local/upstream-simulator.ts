@@ -272,6 +272,8 @@ class Simulator {
   private readonly peaks = new Map<string, number>();
   /** Per job with a callback_url, the timer for its next status change. */
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Held downloads (`[simulate:held-download]`) waiting for their release to send the second half. */
+  private readonly heldDownloads = new Map<string, (() => void)[]>();
   private readonly sender: CallbackSender;
   private readonly acceptedKeys: ReadonlySet<string> | undefined;
   private closed = false;
@@ -303,6 +305,7 @@ class Simulator {
     this.closed = true;
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    this.heldDownloads.clear();
     await this.sender.close();
   }
 
@@ -552,17 +555,27 @@ class Simulator {
     sendJson(res, 200, this.timingsOf(decodeURIComponent(id)));
   }
 
-  /** Releases the held jobs whose prompt contains `?prompt=`: each finishes the usual running time later. */
+  /**
+   * Releases the held jobs whose prompt contains `?prompt=`: a held generation finishes the usual running time
+   * later, a held download sends the rest of its file now.
+   */
   private release(req: IncomingMessage): { released: number } {
     const part = new URL(req.url ?? '/', 'http://simulator').searchParams.get('prompt');
     if (!part) throw invalid('prompt', 'is required: part of the prompts of the held jobs to release.');
     const now = this.config.now();
     const jobs = [...this.jobsById.values()].filter(
-      (job) => job.behaviour.held && job.releasedAt === undefined && job.prompt.includes(part),
+      (job) =>
+        (job.behaviour.held || job.behaviour.download === 'held') &&
+        job.releasedAt === undefined &&
+        job.prompt.includes(part),
     );
     for (const job of jobs) job.releasedAt = now;
     this.persist();
-    for (const job of jobs) this.advance(job);
+    for (const job of jobs) {
+      this.advance(job);
+      for (const finish of this.heldDownloads.get(job.id) ?? []) finish();
+      this.heldDownloads.delete(job.id);
+    }
     return { released: jobs.length };
   }
 
@@ -613,8 +626,17 @@ class Simulator {
     }
     if (job.behaviour.download === 'not-video') return serveHtml(res);
     res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': this.video.length });
-    if (job.behaviour.download === 'ok') return void res.end(this.video);
+    const held = job.behaviour.download === 'held';
+    if (job.behaviour.download === 'ok' || (held && job.releasedAt !== undefined)) return void res.end(this.video);
     const half = Math.floor(this.video.length / 2);
+    if (held) {
+      res.write(this.video.subarray(0, half));
+      const finish = () => {
+        if (!res.destroyed) res.end(this.video.subarray(half));
+      };
+      this.heldDownloads.set(job.id, [...(this.heldDownloads.get(job.id) ?? []), finish]);
+      return;
+    }
     if (job.behaviour.download === 'slow') {
       // Half now, the rest after 15 s: a transfer that takes a while (unless the reader gives up first).
       res.write(this.video.subarray(0, half));

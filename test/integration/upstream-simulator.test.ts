@@ -313,6 +313,23 @@ describe('[simulate:held]', () => {
     // Released once: a second release finds nothing more.
     expect((await call(sim, 'POST', '/simulator/release?prompt=wave%20one')).body).toEqual({ released: 0 });
   });
+
+  it('[simulate:held-download] sends half the file, and the rest once released; later reads get all', async () => {
+    const sim = await start();
+    const id = await created(sim, { model: V2, content: [text('copy one [simulate:held-download]')] });
+    clock += 3000;
+    expect((await getTask(sim, id)).body.status).toBe('succeeded');
+    const response = await fetch(`${sim.baseUrl}/files/${id}.mp4`);
+    const length = Number(response.headers.get('content-length'));
+    const reader = response.body!.getReader();
+    let received = 0;
+    while (received < length / 2) received += (await reader.read()).value?.byteLength ?? 0;
+    expect(received).toBeLessThan(length);
+    expect((await call(sim, 'POST', '/simulator/release?prompt=copy%20one')).body).toEqual({ released: 1 });
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) received += chunk.value.byteLength;
+    expect(received).toBe(length);
+    expect((await (await fetch(`${sim.baseUrl}/files/${id}.mp4`)).arrayBuffer()).byteLength).toBe(length);
+  });
 });
 
 describe('the video URL', () => {
