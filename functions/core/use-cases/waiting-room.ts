@@ -57,7 +57,7 @@ export function waitingPosition(task: Pick<TaskRecord, 'created_at' | 'task_id'>
 export async function waitForSlot(taskId: string, token: string, deps: WaitingRoomDeps): Promise<void> {
   const task = await deps.tasks.get(taskId);
   if (!task) throw new TaskNotFoundError(`task ${taskId} does not exist`);
-  if (isFinal(task.status) || task.upstream_slot || task.upstream_job_id) {
+  if (holdsOrNeedsNoSlot(task)) {
     await deps.waker.succeed(token, SLOT_TAKEN);
     return;
   }
@@ -73,6 +73,13 @@ export async function waitForSlot(taskId: string, token: string, deps: WaitingRo
     entered_at: deps.now().toISOString(),
   };
   await deps.capacity.enqueue(entry);
+  // A dispatcher may have given the task a slot on its previous entry (an earlier try of this step) between
+  // the read above and this entry: the new token would wait in a stale entry until the state's timeout.
+  if (holdsOrNeedsNoSlot(await deps.tasks.get(taskId))) {
+    await deps.capacity.leave(task.upstream_provider, entry.position, token);
+    await deps.waker.succeed(token, SLOT_TAKEN);
+    return;
+  }
   // One slot at most: under a backlog every entering task dispatches, and each serving the whole room
   // would make n tasks do n² reads. The reconciler's dispatch (every minute) serves all that is free.
   await dispatch(task.upstream_provider, deps, 1);
@@ -119,8 +126,10 @@ export async function dispatch(
         account.in_use = account.capacity;
         progressed = true;
       } else if (outcome === 'task-not-waiting') {
-        // A stale entry: its place goes to the next one.
+        // A stale entry: its place goes to the next one. Its token, if it still waits, is answered as
+        // WaitForUpstreamSlot answers a task that holds a slot or has ended: the next step sees which.
         await deps.capacity.leave(provider, entry.position, entry.token);
+        await deps.waker.succeed(entry.token, SLOT_TAKEN);
         progressed = true;
       } else {
         // Another writer won (or the entry was entered again): the head moved, so re-read it soon.
@@ -174,6 +183,10 @@ export async function queuePosition(
 ): Promise<number | undefined> {
   if (task.status !== 'pending' || task.upstream_slot || task.upstream_job_id) return undefined;
   return (await deps.capacity.countBefore(task.upstream_provider, waitingPosition(task))) + 1;
+}
+
+function holdsOrNeedsNoSlot(task: TaskRecord | undefined): boolean {
+  return !task || isFinal(task.status) || Boolean(task.upstream_slot || task.upstream_job_id);
 }
 
 async function usableAccounts(provider: string, deps: WaitingRoomDeps): Promise<UpstreamAccount[]> {

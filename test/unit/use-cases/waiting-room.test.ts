@@ -186,7 +186,7 @@ describe('waiting room', () => {
     expect(inUse()).toBe(1);
   });
 
-  it('a stale entry (its task ended while waiting) is dropped and takes no slot; the next tasks take them', async () => {
+  it('a stale entry (its task ended while waiting) is dropped and takes no slot, its wait answered; the next tasks take them', async () => {
     use([holder('x'), holder('y'), submitted(1), submitted(2), submitted(3)], [{ capacity: 2 }]);
     for (const n of [1, 2, 3]) await waitForSlot(idOf(n), tokenOf(n), deps);
     // Task 1 is refunded by something that did not take it out of the room.
@@ -195,7 +195,8 @@ describe('waiting room', () => {
     await capacity.release('y', SLOT, NOW.toISOString());
     expect(await dispatch('ark', deps)).toBe(2);
     expect(await slotOf(idOf(1))).toBeUndefined();
-    expect(new Set(answered())).toEqual(new Set([tokenOf(2), tokenOf(3)]));
+    // Task 1's wait goes on to the next step, which finds the task ended, rather than wait out its timeout.
+    expect(new Set(answered())).toEqual(new Set([tokenOf(1), tokenOf(2), tokenOf(3)]));
     expect(inUse()).toBe(2);
     expect(capacity.queue.size).toBe(0);
   });
@@ -206,7 +207,7 @@ describe('waiting room', () => {
     await tasks.refund((await tasks.get(idOf(1))) as TaskRecord, 'refunded', 'cancelled', NOW.toISOString());
     await release('x');
     expect(await slotOf(idOf(1))).toBeUndefined();
-    expect(answered()).toEqual([tokenOf(2)]);
+    expect(answered()).toEqual([tokenOf(1), tokenOf(2)]);
     expect(await slotOf(idOf(2))).toBe(SLOT);
   });
 
@@ -288,6 +289,36 @@ describe('waiting room', () => {
     expect(await positions(1, 2)).toEqual([1, 2]);
     await release('x');
     expect(answered()).toEqual(['wait-1b']);
+  });
+
+  it('a try that enters after a dispatch gave the task a slot on its previous entry is answered at once', async () => {
+    use([holder('x'), submitted(1)], [{ capacity: 1 }]);
+    await waitForSlot(idOf(1), tokenOf(1), deps);
+    // The next try reads the task (no slot yet); the release hands the slot to the first entry before the
+    // second is written.
+    const enqueue = capacity.enqueue.bind(capacity);
+    capacity.enqueue = async (entry) => {
+      await release('x');
+      await enqueue(entry);
+    };
+    await waitForSlot(idOf(1), 'wait-1b', deps);
+    expect(answered()).toEqual([tokenOf(1), 'wait-1b']);
+    expect(await slotOf(idOf(1))).toBe(SLOT);
+    expect(capacity.queue.size).toBe(0);
+  });
+
+  it('a stale entry of a task holding a slot (its wait entered late) is answered by the next dispatch', async () => {
+    use([submitted(1, { upstream_slot: SLOT })], [{ capacity: 2 }]);
+    await capacity.enqueue({
+      provider: 'ark',
+      position: waitingPosition(submitted(1)),
+      task_id: idOf(1),
+      token: 'late',
+      entered_at: NOW.toISOString(),
+    });
+    expect(await dispatch('ark', deps)).toBe(0);
+    expect(answered()).toEqual(['late']);
+    expect(capacity.queue.size).toBe(0);
   });
 
   it.each<[string, TaskRecordFields]>([
