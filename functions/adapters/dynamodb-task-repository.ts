@@ -8,13 +8,18 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TASKS_IN_FLIGHT_INDEX } from './resources.js';
-import { AuthenticationError, InsufficientBalanceError, KeyQuotaExceededError } from '../core/api-error.js';
+import {
+  AuthenticationError,
+  InsufficientBalanceError,
+  KeyQuotaExceededError,
+  RateLimitedError,
+} from '../core/api-error.js';
 import { KeyChangedError } from '../core/ports/task-repository.js';
 import type { Charge, StaleTask, TaskRepository } from '../core/ports/task-repository.js';
 import type { TaskRecord } from '../core/task.js';
 import { isFinal, statesBefore } from '../core/task-status.js';
 import type { TaskStatus } from '../core/task-status.js';
-import { sendGuardedTransaction, withTransactionConflictRetry } from './transaction-retry.js';
+import { isConflict, sendGuardedTransaction, withTransactionConflictRetry } from './transaction-retry.js';
 import { ledgerEntry, ledgerEntryId } from '../core/ledger.js';
 import { ledgerPut } from './dynamodb-ledger.js';
 import { idempotencyKeyTaken, idempotencyPut } from './dynamodb-idempotency.js';
@@ -121,10 +126,39 @@ export class DynamoDbTaskRepository implements TaskRepository {
     try {
       // The SDK gives the transaction an idempotency token (ClientRequestToken) once, before its own retries:
       // a retry after a commit whose answer was lost succeeds without charging twice.
-      await withTransactionConflictRetry(() => this.db.send(command));
+      await withTransactionConflictRetry(
+        () => this.db.send(command),
+        // Between tries: once the balance or quota no longer covers it, the answer is that, not another try.
+        async () => {
+          const refusal = await this.chargeRefusal(charge);
+          if (refusal) throw refusal;
+        },
+      );
     } catch (error) {
-      throw idempotencyKeyTaken(error, IDEMPOTENCY_ITEM) ?? chargeError(error, charge) ?? error;
+      throw idempotencyKeyTaken(error, IDEMPOTENCY_ITEM) ?? chargeError(error, charge) ?? busyError(error) ?? error;
     }
+  }
+
+  /** The refusal the charge's transaction would meet now (consistent reads), or undefined. */
+  private async chargeRefusal(charge: Charge): Promise<Error | undefined> {
+    const [account, key] = await Promise.all([
+      this.db.send(
+        new GetCommand({
+          TableName: this.tables.accounts,
+          Key: { account_id: charge.accountId },
+          ConsistentRead: true,
+        }),
+      ),
+      this.db.send(
+        new GetCommand({ TableName: this.tables.apiKeys, Key: { key_hash: charge.keyHash }, ConsistentRead: true }),
+      ),
+    ]);
+    const quota = key.Item?.['quota_remaining_units'] as number | undefined;
+    const stored = key.Item && { status: key.Item['status'] as string, hasQuota: quota !== undefined };
+    const refusal = keyRefusal(stored, charge, quota !== undefined && quota < charge.costUnits);
+    if (refusal) return refusal;
+    const balance = account.Item?.['balance_units'] as number | undefined;
+    return balance === undefined || balance < charge.costUnits ? new InsufficientBalanceError() : undefined;
   }
 
   async recordUpstreamJob(taskId: string, jobId: string, now: string, expiresAt?: string): Promise<TaskRecord> {
@@ -345,11 +379,31 @@ function chargeError(error: unknown, charge: Charge): Error | undefined {
   if (key?.Code === 'ConditionalCheckFailed') {
     // The key's stored image (ReturnValuesOnConditionCheckFailure) tells which of its conditions failed.
     const stored = key.Item;
-    if (!stored) return new AuthenticationError('invalid API key');
-    if (stored['status']?.S !== 'active') return new AuthenticationError('API key is disabled');
-    if ((stored['quota_remaining_units'] !== undefined) !== charge.keyHasQuota) return new KeyChangedError();
-    return new KeyQuotaExceededError();
+    const image = stored && { status: stored['status']?.S, hasQuota: stored['quota_remaining_units'] !== undefined };
+    return keyRefusal(image, charge, true);
   }
   if (balance?.Code === 'ConditionalCheckFailed') return new InsufficientBalanceError();
   return undefined;
+}
+
+/** Why the key refuses a charge: unknown or disabled (401), its quota changed kind (submit reads it again), or short. */
+function keyRefusal(
+  key: { status: string | undefined; hasQuota: boolean } | undefined,
+  charge: Charge,
+  quotaShort: boolean,
+): Error | undefined {
+  if (!key) return new AuthenticationError('invalid API key');
+  if (key.status !== 'active') return new AuthenticationError('API key is disabled');
+  if (key.hasQuota !== charge.keyHasQuota) return new KeyChangedError();
+  return quotaShort ? new KeyQuotaExceededError() : undefined;
+}
+
+/**
+ * Still losing to other writers of the account after the retries: a 429 the client may retry (nothing was
+ * charged), not a 500.
+ */
+function busyError(error: unknown): Error | undefined {
+  return isConflict(error)
+    ? new RateLimitedError(1, 'too many submits at once on this account: nothing was charged; retry after 1 s')
+    : undefined;
 }

@@ -2,6 +2,7 @@
  * DynamoDB cancels a transaction that touches an item another transaction holds (TransactionConflict)
  * and the SDK does not retry that. Many submits on one account do exactly this, so retry with full jitter
  * for up to 6 s (a count of attempts runs out sooner when every attempt is slow; the functions have 10 s).
+ * `beforeRetry` may end the retries by throwing (a charge the balance no longer covers).
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,7 +11,10 @@ const RETRY_FOR_MS = 6_000;
 const BASE_DELAY_MS = 10;
 const MAX_DELAY_MS = 500;
 
-export async function withTransactionConflictRetry<T>(write: () => Promise<T>): Promise<T> {
+export async function withTransactionConflictRetry<T>(
+  write: () => Promise<T>,
+  beforeRetry?: () => Promise<void>,
+): Promise<T> {
   const deadline = Date.now() + RETRY_FOR_MS;
   for (let attempt = 1; ; attempt += 1) {
     try {
@@ -19,6 +23,7 @@ export async function withTransactionConflictRetry<T>(write: () => Promise<T>): 
       if (!isConflict(error) || Date.now() >= deadline) throw error;
       const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt);
       await sleep(Math.random() * ceiling);
+      await beforeRetry?.();
     }
   }
 }
@@ -38,7 +43,8 @@ export async function sendGuardedTransaction(send: () => Promise<unknown>): Prom
   }
 }
 
-function isConflict(error: unknown): boolean {
+/** A transaction that lost to another writer (and may be tried again), not one a condition refused. */
+export function isConflict(error: unknown): boolean {
   if (error instanceof TransactionCanceledException) {
     const reasons = error.CancellationReasons ?? [];
     const conflict = reasons.some((reason) => reason.Code === 'TransactionConflict');

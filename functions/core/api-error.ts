@@ -45,8 +45,11 @@ export class NotFoundError extends apiError('NotFoundError', 404, 'resource does
 
 export class RateLimitedError extends ApiError {
   override name = 'RateLimitedError';
-  constructor(readonly retryAfterSeconds: number) {
-    super(429, `too many requests: retry after ${retryAfterSeconds} s`);
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = `too many requests: retry after ${retryAfterSeconds} s`,
+  ) {
+    super(429, message);
   }
 }
 

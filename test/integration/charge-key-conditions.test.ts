@@ -3,7 +3,9 @@
  * between authentication and the charge can never spend what it no longer may: each refusal names its
  * cause and charges nothing.
  */
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
@@ -43,7 +45,7 @@ async function setUp(options: { quotaYuan?: string; balanceYuan?: string } = {})
     });
     expect(await read(local.names.tables.tasks, { task_id: taskId })).toBeUndefined();
   };
-  return { admin, key, keyHash, charge, nothingCharged };
+  return { admin, accountId, key, keyHash, charge, nothingCharged };
 }
 
 /** Sets a quota on a key that had none, as an operator editing the table would. */
@@ -153,3 +155,70 @@ describe("the submit's transaction and the stored key", () => {
     expect(await read(local.names.tables.tasks, { task_id: task.task_id })).toMatchObject({ key_quota_charged: true });
   });
 });
+
+describe('a charge losing to other writers of the account (TransactionConflict, injected)', () => {
+  /** The repository on a client whose first `conflicts` transactions lose, and which runs `meanwhile` on each loss. */
+  const losing = (conflicts: number, meanwhile: () => Promise<unknown> = async () => undefined) => {
+    let left = conflicts;
+    let tries = 0;
+    const db = {
+      send: async (command: unknown) => {
+        if (command instanceof TransactWriteCommand) tries += 1;
+        if (command instanceof TransactWriteCommand && left > 0) {
+          left -= 1;
+          await meanwhile();
+          throw new TransactionCanceledException({
+            message: 'Transaction cancelled',
+            $metadata: {},
+            CancellationReasons: [
+              { Code: 'TransactionConflict' },
+              { Code: 'None' },
+              { Code: 'None' },
+              { Code: 'None' },
+            ],
+          });
+        }
+        return local.db.send(command as GetCommand);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    return { repository: new DynamoDbTaskRepository(db, local.names.tables), tries: () => tries };
+  };
+
+  it('tries again and is charged once when the conflicts pass', async () => {
+    const { accountId, keyHash } = await setUp();
+    const task = taskRecordFor({ accountId, keyHash }, { cost_units: 42_000 });
+    const { repository, tries } = losing(3);
+    await repository.createCharged(task, chargeOf(task));
+    expect(tries()).toBe(4);
+    expect(await read(local.names.tables.tasks, { task_id: task.task_id })).toBeDefined();
+    expect(await read(local.names.tables.accounts, { account_id: accountId })).toMatchObject({ balance_units: 58_000 });
+  });
+
+  it('a balance spent by the winners meanwhile: 402 at the next try, not more tries, nothing charged', async () => {
+    const { admin, accountId, keyHash, nothingCharged } = await setUp();
+    const task = taskRecordFor({ accountId, keyHash }, { cost_units: 42_000 });
+    // Winners take the balance down to 1 CNY (once) while this charge (4.2 CNY) waits for its next try.
+    const { repository, tries } = losing(100, () =>
+      admin.adjust(accountId, '-9', 'the winners', `winners-${task.task_id}`),
+    );
+    await expect(repository.createCharged(task, chargeOf(task))).rejects.toMatchObject({ code: 402 });
+    expect(tries()).toBe(1);
+    await nothingCharged(task.task_id, 10_000);
+  });
+
+  it('still losing after the retries: 429 with Retry-After 1, nothing charged', async () => {
+    const { accountId, keyHash, nothingCharged } = await setUp();
+    const task = taskRecordFor({ accountId, keyHash }, { cost_units: 42_000 });
+    const { repository } = losing(Number.POSITIVE_INFINITY);
+    await expect(repository.createCharged(task, chargeOf(task))).rejects.toMatchObject({
+      code: 429,
+      retryAfterSeconds: 1,
+      message: 'too many submits at once on this account: nothing was charged; retry after 1 s',
+    });
+    await nothingCharged(task.task_id, 100_000);
+  });
+});
+
+function chargeOf(task: ReturnType<typeof taskRecordFor>) {
+  return { accountId: task.account_id, keyHash: task.key_hash, keyHasQuota: false, costUnits: task.cost_units };
+}

@@ -46,7 +46,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   402: 'Insufficient balance (top up and retry), or the API key would pass its spend quota.',
   403: 'No right to access the resource: it belongs to another account.',
   404: 'Resource does not exist.',
-  429: "Too many requests: retry after `Retry-After` seconds (the key's rate limit), or API Gateway's throttle.",
+  429: "Too many requests: retry after `Retry-After` seconds (the key's rate limit, or a submit still losing to many others on its account after 6 s: nothing charged), or API Gateway's throttle.",
   500: 'Internal server error: nothing was charged unless the answer says so; quote X-Request-Id to support.',
 };
 
