@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem } from './dynamodb-client.js';
 import { TASKS_IN_FLIGHT_INDEX } from './resources.js';
 import {
   AuthenticationError,
@@ -14,6 +15,7 @@ import {
   KeyQuotaExceededError,
   RateLimitedError,
 } from '../core/api-error.js';
+import type { AccountRecord, ApiKeyRecord } from '../core/ports/accounts.js';
 import { KeyChangedError } from '../core/ports/task-repository.js';
 import type { Charge, StaleTask, TaskRepository } from '../core/ports/task-repository.js';
 import type { TaskRecord } from '../core/task.js';
@@ -142,23 +144,14 @@ export class DynamoDbTaskRepository implements TaskRepository {
   /** The refusal the charge's transaction would meet now (consistent reads), or undefined. */
   private async chargeRefusal(charge: Charge): Promise<Error | undefined> {
     const [account, key] = await Promise.all([
-      this.db.send(
-        new GetCommand({
-          TableName: this.tables.accounts,
-          Key: { account_id: charge.accountId },
-          ConsistentRead: true,
-        }),
-      ),
-      this.db.send(
-        new GetCommand({ TableName: this.tables.apiKeys, Key: { key_hash: charge.keyHash }, ConsistentRead: true }),
-      ),
+      getItem<AccountRecord>(this.db, this.tables.accounts, { account_id: charge.accountId }),
+      getItem<ApiKeyRecord>(this.db, this.tables.apiKeys, { key_hash: charge.keyHash }),
     ]);
-    const quota = key.Item?.['quota_remaining_units'] as number | undefined;
-    const stored = key.Item && { status: key.Item['status'] as string, hasQuota: quota !== undefined };
+    const quota = key?.quota_remaining_units;
+    const stored = key && { status: key.status, hasQuota: quota !== undefined };
     const refusal = keyRefusal(stored, charge, quota !== undefined && quota < charge.costUnits);
     if (refusal) return refusal;
-    const balance = account.Item?.['balance_units'] as number | undefined;
-    return balance === undefined || balance < charge.costUnits ? new InsufficientBalanceError() : undefined;
+    return !account || account.balance_units < charge.costUnits ? new InsufficientBalanceError() : undefined;
   }
 
   async recordUpstreamJob(taskId: string, jobId: string, now: string, expiresAt?: string): Promise<TaskRecord> {
