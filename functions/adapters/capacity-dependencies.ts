@@ -35,10 +35,13 @@ export function waitingRoomDependencies(): WaitingRoomDeps {
     onDispatchError: (error) =>
       logger.warn('a freed upstream slot could not be handed on now; the reconciler will', { error: error as Error }),
     onContended: (rounds, elapsedMs) =>
-      logger.warn('upstream slots stayed contended; waiting tasks are served by the next hand-over', {
-        rounds,
-        elapsed_ms: elapsedMs,
-      }),
+      logger.warn(
+        'a hand-over of upstream slots stopped (contended, or a slow store); waiting tasks are served by the next one',
+        {
+          rounds,
+          elapsed_ms: elapsedMs,
+        },
+      ),
   };
 }
 

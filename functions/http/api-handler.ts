@@ -4,7 +4,7 @@
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { InvalidRequestError } from '../core/api-error.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../core/idempotency.js';
 import type { Caller } from '../core/use-cases/authenticate.js';
@@ -20,8 +20,13 @@ import { publishMetrics } from '../adapters/metrics.js';
 /**
  * A route gets its caller as a promise: it may start reads that do not depend on the caller meanwhile (one
  * storage round trip instead of two), and answers nothing before the promise settles, so an auth error wins.
+ * The context tells a route how long it has left.
  */
-export type RouteFunction = (event: APIGatewayProxyEventV2, caller: Promise<Caller>) => Promise<ApiResult>;
+export type RouteFunction = (
+  event: APIGatewayProxyEventV2,
+  caller: Promise<Caller>,
+  context: Context,
+) => Promise<ApiResult>;
 
 let authDeps: ReturnType<typeof authenticationDependencies> | undefined;
 
@@ -39,7 +44,7 @@ export function authenticatedRoute(route: RouteFunction) {
         await caller; // an auth error wins, as everywhere; the body is never parsed
         throw new InvalidRequestError(`request body exceeds 256 KiB (${MAX_BODY_BYTES} bytes)`);
       }
-      return route(event, caller) as never;
+      return route(event, caller, context) as never;
     });
 }
 

@@ -2,11 +2,15 @@
 import { cancelTask } from '../core/use-cases/cancel-task.js';
 import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
 import { logger } from '../adapters/logger.js';
+import { awaitWhileTimeLeft } from '../adapters/time-left.js';
 import { CANCEL_UPSTREAM_TIMEOUT_MS, videoProviders } from '../adapters/provider-dependencies.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
 import { taskWorkflow } from '../adapters/workflow-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
+
+/** Kept for the answer itself once the clean-up is left to go on without us. */
+const ANSWER_MARGIN_MS = 2_000;
 
 const deps = {
   ...waitingRoomDependencies(),
@@ -20,8 +24,14 @@ const deps = {
     }),
 };
 
-export const handler = authenticatedRoute(async (event, caller) => {
-  const { task, refunded } = await cancelTask(caller, event.pathParameters?.['id'], deps);
+export const handler = authenticatedRoute(async (event, caller, context) => {
+  const { task, refunded } = await cancelTask(caller, event.pathParameters?.['id'], {
+    ...deps,
+    awaitCleanup: async (cleanup) => {
+      if (!(await awaitWhileTimeLeft(cleanup, context, ANSWER_MARGIN_MS)))
+        logger.warn('cancelling the task: its clean-up goes on after the answer (a slow store)');
+    },
+  });
   // A repeated cancel answers the task again: counted once.
   if (refunded) countMetric(METRIC.tasksRefunded);
   return { data: task };

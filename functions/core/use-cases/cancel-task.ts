@@ -26,6 +26,11 @@ export interface CancelTaskDeps extends WaitingRoomDeps {
   providers: Readonly<Record<string, VideoProvider>>;
   now: () => Date;
   onCleanupError: (task: TaskRecord, step: string, error: unknown) => void;
+  /**
+   * Awaits the clean-up after a refund for as long as the caller can still answer (the default: all of it).
+   * The answer must not be lost to a slow store once the money has moved; what is left is idempotent.
+   */
+  awaitCleanup?: (cleanup: Promise<void>) => Promise<void>;
 }
 
 /** `refunded`: this call refunded the task (a repeated cancel answers the task without refunding again). */
@@ -84,9 +89,9 @@ async function cancelUpstream(task: TaskRecord, jobId: string, deps: CancelTaskD
 }
 
 /**
- * The money has moved, so the answer is the refunded task whatever the clean-up meets (a busy store, say):
- * an execution left running ends at its next step, which finds the task final; a slot still held or a stale
- * place in the waiting room is dealt with by the reconciler.
+ * The money has moved, so the answer is the refunded task whatever the clean-up meets and however long it
+ * would take (a busy store, say): an execution left running ends at its next step, which finds the task
+ * final; a slot still held or a stale place in the waiting room is dealt with by the reconciler.
  */
 async function afterRefund(task: TaskRecord, now: string, deps: CancelTaskDeps): Promise<TaskRecord> {
   const reported = (step: string) => (error: unknown) => {
@@ -103,10 +108,13 @@ async function afterRefund(task: TaskRecord, now: string, deps: CancelTaskDeps):
     updated_at: now,
   };
   const executionName = latest.execution_name ?? latest.task_id;
-  await deps.workflow.stop(executionName, CANCELLED_MESSAGE).catch(reported('stop'));
-  // The slot (or the place in the waiting room) goes to the next task.
-  await leaveWaitingRoom(task, deps).catch(reported('waiting room'));
-  await releaseSlot(latest, deps).catch(reported('slot'));
+  const cleanup = async () => {
+    await deps.workflow.stop(executionName, CANCELLED_MESSAGE).catch(reported('stop'));
+    // The slot (or the place in the waiting room) goes to the next task.
+    await leaveWaitingRoom(task, deps).catch(reported('waiting room'));
+    await releaseSlot(latest, deps).catch(reported('slot'));
+  };
+  await (deps.awaitCleanup ?? ((work) => work))(cleanup());
   return latest;
 }
 

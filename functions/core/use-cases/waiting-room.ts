@@ -23,7 +23,7 @@ export interface WaitingRoomDeps {
   pause: (ms: number) => Promise<void>;
   /** Told when a dispatch after a release failed: the reconciler's next dispatch (every minute) serves the room. */
   onDispatchError?: (error: unknown) => void;
-  /** Told when a dispatch stops after losing to other writers for its whole patience (the safety nets take over). */
+  /** Told when a dispatch stops before serving the room: contended for its whole patience, or past its hard stop. */
   onContended?: (rounds: number, elapsedMs: number) => void;
 }
 
@@ -33,10 +33,20 @@ export const SLOT_TAKEN = { slot: 'taken' } as const;
 /**
  * How long a dispatch keeps trying while its transactions lose to others on the account's counter (other
  * entrants, releases): giving up early would leave an entrant waiting for the state's 2-minute safety net.
+ * Past `hardStopMs` no round starts, however few were contended: on a store so busy that each round takes
+ * seconds, the caller must still answer within its own timeout (a cancel, an upstream callback: seen in CI).
  */
-export const DISPATCH_PATIENCE_MS = 6_000;
-/** A release's dispatch is shorter: it runs in the step or request that ended the job, and other writers dispatch too. */
-const RELEASE_PATIENCE_MS = 2_000;
+export interface DispatchPace {
+  patienceMs: number;
+  hardStopMs: number;
+}
+/** An entrant's or the reconciler's dispatch: their functions have 50 s. */
+export const DISPATCH_PACE: DispatchPace = { patienceMs: 6_000, hardStopMs: 30_000 };
+/**
+ * A release's dispatch is shorter: it runs in the step or request that ended the job (the upstream callback
+ * and a status query have 10 s), and the entrants and the reconciler dispatch too.
+ */
+export const RELEASE_PACE: DispatchPace = { patienceMs: 2_000, hardStopMs: 4_000 };
 /** A hard stop on rounds, whatever the clock says; each re-reads the accounts and the head of the room. */
 const MAX_ROUNDS = 200;
 /**
@@ -93,12 +103,17 @@ export async function dispatch(
   provider: string,
   deps: WaitingRoomDeps,
   limit = Number.POSITIVE_INFINITY,
-  patienceMs = DISPATCH_PATIENCE_MS,
+  pace = DISPATCH_PACE,
 ): Promise<number> {
   let served = 0;
   const startedAt = deps.now().getTime();
   let contended = 0;
   for (let round = 0; round < MAX_ROUNDS && served < limit; round += 1) {
+    const elapsedMs = deps.now().getTime() - startedAt;
+    if (round > 0 && elapsedMs >= pace.hardStopMs) {
+      deps.onContended?.(round, elapsedMs);
+      return served;
+    }
     const free = freeSlots(await usableAccounts(provider, deps));
     if (free <= 0) return served;
     const oldest = await deps.capacity.oldest(provider, free);
@@ -140,7 +155,7 @@ export async function dispatch(
     else if (taken > 0) {
       contended += 1;
       const elapsedMs = deps.now().getTime() - startedAt;
-      if (elapsedMs >= patienceMs && contended >= MIN_CONTENDED_ROUNDS) {
+      if (elapsedMs >= pace.patienceMs && contended >= MIN_CONTENDED_ROUNDS) {
         deps.onContended?.(round + 1, elapsedMs);
         return served;
       }
@@ -163,7 +178,7 @@ export async function releaseSlot(
   const released = await deps.capacity.release(task.task_id, task.upstream_slot, deps.now().toISOString(), penalty);
   // The slot is back either way; a caller that moved money (a cancel, a refund) must not fail over a wake.
   if (released)
-    await dispatch(task.upstream_provider, deps, 1, RELEASE_PATIENCE_MS).catch((error: unknown) =>
+    await dispatch(task.upstream_provider, deps, 1, RELEASE_PACE).catch((error: unknown) =>
       deps.onDispatchError?.(error),
     );
   return released;

@@ -153,6 +153,42 @@ describe('cancelTask (DESIGN §3 row 18)', () => {
     ]);
   });
 
+  it('a clean-up that outlasts the time to answer: the refunded task is answered, the clean-up left to finish', async () => {
+    tasks = new InMemoryTasks(
+      taskRecord({ status: 'running', upstream_job_id: 'job-3', upstream_slot: 'ark#default' }),
+    );
+    const room = waitingRoom(tasks, [{ capacity: 1, in_use: 1 }]);
+    let releaseNow = () => {};
+    let releaseAsked = () => {};
+    const asked = new Promise<void>((resolve) => (releaseAsked = resolve));
+    const release = room.capacity.release.bind(room.capacity);
+    room.capacity.release = async (...args) => {
+      releaseAsked();
+      await new Promise<void>((resolve) => (releaseNow = resolve));
+      return release(...args);
+    };
+    let cleanup: Promise<void> | undefined;
+    const result = await cancelTask(CALLER, TASK_ID, {
+      tasks,
+      workflow,
+      providers: { ark: provider },
+      ...room,
+      now: () => NOW,
+      onCleanupError: (_task, step, error) => cleanupErrors.push([step, error]),
+      // The caller's time is up at once.
+      awaitCleanup: async (work) => {
+        cleanup = work;
+      },
+    });
+    expect(result).toMatchObject({ refunded: true, task: { task_id: TASK_ID, status: 'refunded' } });
+    await asked;
+    expect(room.capacity.accountsById.get('ark#default')?.in_use).toBe(1);
+    releaseNow();
+    await cleanup;
+    expect(room.capacity.accountsById.get('ark#default')?.in_use).toBe(0);
+    expect(cleanupErrors).toEqual([]);
+  });
+
   it('stops the execution by its recorded name after a restart', async () => {
     tasks = new InMemoryTasks(taskRecord({ status: 'pending', execution_name: `${TASK_ID}-r1` }));
     await run(TASK_ID);

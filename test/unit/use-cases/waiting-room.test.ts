@@ -7,10 +7,11 @@ import type { UpstreamAccount, UpstreamCapacity } from '../../../functions/core/
 import type { TaskRecord } from '../../../functions/core/task.js';
 import type { WaitingRoomDeps } from '../../../functions/core/use-cases/waiting-room.js';
 import {
-  DISPATCH_PATIENCE_MS,
+  DISPATCH_PACE,
   dispatch,
   leaveWaitingRoom,
   queuePosition,
+  RELEASE_PACE,
   releaseSlot,
   SLOT_TAKEN,
   waitForSlot,
@@ -101,7 +102,7 @@ describe('waiting room', () => {
       now = new Date(now.getTime() + ms + 100);
     };
     await waitForSlot(idOf(1), tokenOf(1), deps);
-    expect(now.getTime() - start).toBeGreaterThanOrEqual(DISPATCH_PATIENCE_MS);
+    expect(now.getTime() - start).toBeGreaterThanOrEqual(DISPATCH_PACE.patienceMs);
     expect(answered()).toEqual([]);
     expect(capacity.queue.size).toBe(1);
     expect(contended).toHaveLength(1);
@@ -111,11 +112,45 @@ describe('waiting room', () => {
     let conflicts = 4;
     const assign = capacity.assign.bind(capacity);
     (capacity as UpstreamCapacity).assign = async (...args) => {
-      now = new Date(now.getTime() + DISPATCH_PATIENCE_MS);
+      now = new Date(now.getTime() + DISPATCH_PACE.patienceMs);
       return conflicts-- > 0 ? 'conflict' : assign(...args);
     };
     await waitForSlot(idOf(1), tokenOf(1), deps);
     expect(answered()).toEqual([tokenOf(1)]);
+  });
+
+  it('a store so slow that rounds take seconds: no round starts past the hard stop, contended or not', async () => {
+    const contended: number[] = [];
+    deps.onContended = (rounds) => contended.push(rounds);
+    const start = now.getTime();
+    (capacity as UpstreamCapacity).assign = async () => {
+      now = new Date(now.getTime() + 10_000);
+      return 'conflict';
+    };
+    await waitForSlot(idOf(1), tokenOf(1), deps);
+    // Rounds at 0, 10 and 20 s; none at 30 s, though only three were contended (the patience wants five).
+    expect(now.getTime() - start).toBe(30_000);
+    expect(DISPATCH_PACE.hardStopMs).toBeLessThanOrEqual(30_000);
+    expect(contended).toEqual([3]);
+    expect(capacity.queue.size).toBe(1);
+  });
+
+  it("a release's dispatch (in a request or a step that ended the job) stops after its shorter hard stop", async () => {
+    use([holder('x'), submitted(1)], [{ capacity: 1 }]);
+    await waitForSlot(idOf(1), tokenOf(1), deps);
+    const contended: number[] = [];
+    deps.onContended = (rounds) => contended.push(rounds);
+    const start = now.getTime();
+    (capacity as UpstreamCapacity).assign = async () => {
+      now = new Date(now.getTime() + 1_500);
+      return 'conflict';
+    };
+    expect(await release('x')).toBe(true);
+    // Rounds at 0, 1.5 and 3 s; none at 4.5 s, though only three were contended.
+    expect(now.getTime() - start).toBe(4_500);
+    expect(RELEASE_PACE.hardStopMs).toBeLessThanOrEqual(4_500);
+    expect(contended).toEqual([3]);
+    expect(answered()).toEqual([]);
   });
 
   it('submit order: of 5 tasks on 2 slots the two oldest start, then each release hands the next oldest its slot', async () => {
