@@ -13,10 +13,12 @@ export async function awaitWhileTimeLeft(
   marginMs: number,
 ): Promise<boolean> {
   const stopWaiting = new AbortController();
-  const timeUp = sleep(context.getRemainingTimeInMillis() - marginMs, false, { signal: stopWaiting.signal }).catch(
-    () => false,
-  );
-  const done = await Promise.race([work.then(() => true), timeUp]);
-  stopWaiting.abort();
-  return done;
+  const timeUp = sleep(Math.max(0, context.getRemainingTimeInMillis() - marginMs), false, {
+    signal: stopWaiting.signal,
+  }).catch(() => false);
+  try {
+    return await Promise.race([work.then(() => true), timeUp]);
+  } finally {
+    stopWaiting.abort();
+  }
 }
