@@ -98,8 +98,8 @@ async function afterRefund(task: TaskRecord, now: string, deps: CancelTaskDeps):
     deps.onCleanupError(task, step, error);
     return undefined;
   };
-  // Read again: a slot may have been given to the task between our read and the refund.
-  const latest = (await deps.tasks.get(task.task_id).catch(reported('read'))) ?? {
+  // What the refund wrote, answered when the read below fails or comes too late.
+  const refunded: TaskRecord = {
     ...task,
     status: 'refunded',
     error_message: CANCELLED_MESSAGE,
@@ -107,15 +107,18 @@ async function afterRefund(task: TaskRecord, now: string, deps: CancelTaskDeps):
     refunded_at: now,
     updated_at: now,
   };
-  const executionName = latest.execution_name ?? latest.task_id;
+  let latest: TaskRecord | undefined;
   const cleanup = async () => {
-    await deps.workflow.stop(executionName, CANCELLED_MESSAGE).catch(reported('stop'));
+    // Read again: a slot may have been given to the task between our read and the refund.
+    latest = await deps.tasks.get(task.task_id).catch(reported('read'));
+    const current = latest ?? refunded;
+    await deps.workflow.stop(current.execution_name ?? current.task_id, CANCELLED_MESSAGE).catch(reported('stop'));
     // The slot (or the place in the waiting room) goes to the next task.
     await leaveWaitingRoom(task, deps).catch(reported('waiting room'));
-    await releaseSlot(latest, deps).catch(reported('slot'));
+    await releaseSlot(current, deps).catch(reported('slot'));
   };
   await (deps.awaitCleanup ?? ((work) => work))(cleanup());
-  return latest;
+  return latest ?? refunded;
 }
 
 function notCancellable(task: TaskRecord): InvalidRequestError {

@@ -40,13 +40,13 @@ export interface DispatchPace {
   patienceMs: number;
   hardStopMs: number;
 }
-/** An entrant's or the reconciler's dispatch: their functions have 50 s. */
+/** An entrant's or the reconciler's dispatch: their functions have 50 s, the longest of any caller. */
 export const DISPATCH_PACE: DispatchPace = { patienceMs: 6_000, hardStopMs: 30_000 };
 /**
  * A release's dispatch is shorter: it runs in the step or request that ended the job (the upstream callback
  * and a status query have 10 s), and the entrants and the reconciler dispatch too.
  */
-export const RELEASE_PACE: DispatchPace = { patienceMs: 2_000, hardStopMs: 4_000 };
+const RELEASE_PACE: DispatchPace = { patienceMs: 2_000, hardStopMs: 4_000 };
 /** A hard stop on rounds, whatever the clock says; each re-reads the accounts and the head of the room. */
 const MAX_ROUNDS = 200;
 /**
