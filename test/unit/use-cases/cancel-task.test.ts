@@ -13,6 +13,7 @@ import {
   cancelTask,
   GENERATION_STARTED_MESSAGE,
 } from '../../../functions/core/use-cases/cancel-task.js';
+import type { CancelTaskDeps } from '../../../functions/core/use-cases/cancel-task.js';
 import { queuePosition, waitForSlot } from '../../../functions/core/use-cases/waiting-room.js';
 import { TASK_ID, taskRecord } from '../../support/task-records.js';
 import { CALLER, FakeProvider, FakeWorkflow, InMemoryTasks, NOW, OTHER_ACCOUNT, waitingRoom } from '../fakes.js';
@@ -23,7 +24,12 @@ describe('cancelTask (DESIGN §3 row 18)', () => {
   let workflow: FakeWorkflow;
   let provider: FakeProvider;
   let cleanupErrors: [string, unknown][];
-  const run = (taskId: string | undefined, caller: Caller = CALLER, room = waitingRoom(tasks)) =>
+  const run = (
+    taskId: string | undefined,
+    caller: Caller = CALLER,
+    room = waitingRoom(tasks),
+    more: Partial<CancelTaskDeps> = {},
+  ) =>
     cancelTask(caller, taskId, {
       tasks,
       workflow,
@@ -31,6 +37,7 @@ describe('cancelTask (DESIGN §3 row 18)', () => {
       ...room,
       now: () => NOW,
       onCleanupError: (_task, step, error) => cleanupErrors.push([step, error]),
+      ...more,
     });
   const queuedJob = () => taskRecord({ status: 'running', upstream_job_id: 'job-3' });
 
@@ -168,13 +175,7 @@ describe('cancelTask (DESIGN §3 row 18)', () => {
       return release(...args);
     };
     let cleanup: Promise<void> | undefined;
-    const result = await cancelTask(CALLER, TASK_ID, {
-      tasks,
-      workflow,
-      providers: { ark: provider },
-      ...room,
-      now: () => NOW,
-      onCleanupError: (_task, step, error) => cleanupErrors.push([step, error]),
+    const result = await run(TASK_ID, CALLER, room, {
       // The caller's time is up at once.
       awaitCleanup: async (work) => {
         cleanup = work;

@@ -59,6 +59,16 @@ describe('waiting room', () => {
     if (!task) throw new Error(`no task ${taskId}`);
     return releaseSlot(task, deps);
   };
+  /** Every hand-over transaction loses, each try taking `msPerTry`; the rounds of each stopped dispatch are kept. */
+  const slowStore = (msPerTry: number) => {
+    const contended: number[] = [];
+    deps.onContended = (rounds) => contended.push(rounds);
+    (capacity as UpstreamCapacity).assign = async () => {
+      now = new Date(now.getTime() + msPerTry);
+      return 'conflict';
+    };
+    return { contended, start: now.getTime() };
+  };
   const positions = async (...ns: number[]) =>
     Promise.all(ns.map(async (n) => queuePosition((await tasks.get(idOf(n))) as TaskRecord, deps)));
 
@@ -119,13 +129,7 @@ describe('waiting room', () => {
   });
 
   it('a store so slow that rounds take seconds: no round starts past the hard stop, contended or not', async () => {
-    const contended: number[] = [];
-    deps.onContended = (rounds) => contended.push(rounds);
-    const start = now.getTime();
-    (capacity as UpstreamCapacity).assign = async () => {
-      now = new Date(now.getTime() + 10_000);
-      return 'conflict';
-    };
+    const { contended, start } = slowStore(10_000);
     await waitForSlot(idOf(1), tokenOf(1), deps);
     // Rounds at 0, 10 and 20 s; none at 30 s, though only three were contended (the patience wants five).
     expect(now.getTime() - start).toBe(30_000);
@@ -136,13 +140,7 @@ describe('waiting room', () => {
   it("a release's dispatch (in a request or a step that ended the job) stops after its shorter hard stop", async () => {
     use([holder('x'), submitted(1)], [{ capacity: 1 }]);
     await waitForSlot(idOf(1), tokenOf(1), deps);
-    const contended: number[] = [];
-    deps.onContended = (rounds) => contended.push(rounds);
-    const start = now.getTime();
-    (capacity as UpstreamCapacity).assign = async () => {
-      now = new Date(now.getTime() + 1_500);
-      return 'conflict';
-    };
+    const { contended, start } = slowStore(1_500);
     expect(await release('x')).toBe(true);
     // Rounds at 0, 1.5 and 3 s; none at 4.5 s, though only three were contended.
     expect(now.getTime() - start).toBe(4_500);
