@@ -348,8 +348,9 @@ export class AdminStore {
   }
 
   /** Every account's balance against the sum of its ledger entries. */
-  verifyLedger(): Promise<LedgerReport> {
-    return verifyLedger(this.db, this.tables);
+  /** Every account, or only `accountId`. */
+  verifyLedger(accountId?: string): Promise<LedgerReport> {
+    return verifyLedger(this.db, this.tables, accountId);
   }
 
   /** The `opening` entry of an account from before the ledger; undefined when it already balances. */

@@ -253,14 +253,15 @@ const COMMANDS: Record<string, Command> = {
     },
   },
   'ledger:verify': {
-    args: '',
-    summary: "check every account's balance against the sum of its ledger entries (exit 1 on a mismatch)",
+    args: '[--account ID]',
+    summary: "check every account's balance (or one's) against the sum of its ledger entries (exit 1 on a mismatch)",
     details:
       'One line per account that differs, then a summary. Each account is judged on a quiet moment (read, summed,\n' +
       'read again); run it when no top-up or submit is under way for exact results. An account from before the\n' +
       'ledger differs by its old balance: ledger:backfill gives it an opening entry.',
-    async run(_args, open, output) {
-      const { accounts, mismatches } = await (await open()).store.verifyLedger();
+    options: ['account'],
+    async run(args, open, output) {
+      const { accounts, mismatches } = await (await open()).store.verifyLedger(args.optional('account'));
       for (const account of mismatches) {
         const hint = account.opened ? '' : ` (no opening entry: ledger:backfill --account ${account.accountId})`;
         output.out(

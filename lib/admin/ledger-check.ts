@@ -31,7 +31,16 @@ export interface LedgerReport {
 
 const READ_ATTEMPTS = 5;
 
-export async function verifyLedger(db: DynamoDBDocumentClient, tables: LedgerTables): Promise<LedgerReport> {
+export async function verifyLedger(
+  db: DynamoDBDocumentClient,
+  tables: LedgerTables,
+  accountId?: string,
+): Promise<LedgerReport> {
+  if (accountId !== undefined) {
+    const ledger = await accountLedger(db, tables, accountId);
+    if (!ledger) throw new AdminError(`account ${accountId} does not exist`);
+    return { accounts: 1, mismatches: ledger.balanceUnits === ledger.entriesUnits ? [] : [ledger] };
+  }
   let accounts = 0;
   const mismatches: AccountLedger[] = [];
   let startKey: Record<string, unknown> | undefined;

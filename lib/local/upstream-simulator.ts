@@ -550,6 +550,8 @@ class Simulator {
       throw new ArkError(405, 'MethodNotAllowed', `Method ${req.method ?? ''} is not allowed here.`, 'BadRequest');
     }
     if (path === '/simulator/stats') return sendJson(res, 200, this.stats());
+    // What `jobs()` gives in process, for tests that share a stack started by another process.
+    if (path === '/simulator/jobs') return sendJson(res, 200, this.snapshot());
     const id = /^\/simulator\/jobs\/([^/]+)$/.exec(path)?.[1];
     if (id === undefined) throw notFound('The requested path was not found.');
     sendJson(res, 200, this.timingsOf(decodeURIComponent(id)));

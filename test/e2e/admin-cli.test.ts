@@ -13,14 +13,15 @@ import { TABLES } from '../../functions/adapters/resources.js';
 import { runAdmin } from '../../lib/admin/cli.js';
 import { runtimeFile } from '../../lib/admin/target.js';
 import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
-import { callApi, startTestStack } from '../support/test-stack.js';
-import type { LocalStack } from '../support/test-stack.js';
+import { callApi } from '../support/test-stack.js';
+import { sharedStack } from '../support/shared-stack.js';
+import type { SharedStack } from '../support/shared-stack.js';
 
-let stack: LocalStack;
+let stack: SharedStack;
 let dataDir: string;
 let emptyDir: string;
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = sharedStack();
   // What `npm start` writes for the CLI to find the stack.
   dataDir = mkdtempSync(join(tmpdir(), 'admin-cli-'));
   writeFileSync(runtimeFile(dataDir), JSON.stringify({ endpoints: stack.endpoints, names: stack.names }));
@@ -29,7 +30,6 @@ beforeAll(async () => {
   for (const table of Object.values(TABLES)) delete process.env[table.envVar];
 });
 afterAll(async () => {
-  await stack?.stop();
   for (const dir of [dataDir, emptyDir]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

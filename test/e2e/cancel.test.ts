@@ -4,11 +4,11 @@
  * cancel racing the task's own end ends in exactly one final state and at most one refund.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
-import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
-import type { LocalStack } from '../support/test-stack.js';
+import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
+import { sharedStack } from '../support/shared-stack.js';
 
 interface TaskData {
   task_id: string;
@@ -17,14 +17,7 @@ interface TaskData {
   cost: number;
 }
 
-let stack: LocalStack;
-beforeAll(async () => {
-  // Jobs stay queued upstream for 3 s, so a cancel surely lands while one is.
-  stack = await startTestStack({ upstream: { queuedMs: 3000, runningMs: 300 } });
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = sharedStack();
 
 const submit = (key: string, prompt: string) =>
   callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
@@ -37,14 +30,14 @@ const task = (key: string, taskId: string) => callApi<TaskData>(stack, 'GET', `/
 const balance = async (key: string) =>
   (await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key })).body.data.balance;
 
-const jobsOf = (prompt: string) => stack.upstream.jobs().filter((job) => job.prompt === prompt);
+const jobsOf = async (prompt: string) => (await stack.upstream.jobs()).filter((job) => job.prompt === prompt);
 
 describe('cancel', () => {
   it('a job still queued upstream: cancelled there, refunded in full, execution stopped; a second cancel answers the same', async () => {
     const { key } = await newAccount(stack, '10');
-    const prompt = `queued ${randomUUID()}`;
+    const prompt = `queued ${randomUUID()} [simulate:queued]`;
     const taskId = (await submit(key, prompt)).body.data.task_id;
-    // Running here means the upstream job exists; it stays queued upstream for 3 s.
+    // Running here means the upstream job exists; the marker keeps it queued upstream for 30 s.
     await pollUntil(
       () => task(key, taskId),
       (response) => response.body.data.status === 'running',
@@ -55,9 +48,9 @@ describe('cancel', () => {
       data: { task_id: taskId, status: 'refunded', error_message: null },
     });
     expect(await balance(key)).toBe(10);
-    expect(jobsOf(prompt).map((job) => job.status)).toEqual(['cancelled']);
+    expect((await jobsOf(prompt)).map((job) => job.status)).toEqual(['cancelled']);
     const execution = await pollUntil(
-      async () => (await stack.workflow.executions()).find((record) => record.name === taskId),
+      () => stack.execution(taskId),
       (record) => record?.status === 'ABORTED',
     );
     expect(execution?.status).toBe('ABORTED');
@@ -94,7 +87,7 @@ describe('cancel', () => {
     // Stopped by the cancel, or ended on its own first: a retry that finds the task final ends the execution
     // (SUCCEEDED, upstream "final") before the cancel's stop lands, on a busy machine.
     await pollUntil(
-      async () => (await stack.workflow.executions()).find((record) => record.name === taskId),
+      () => stack.execution(taskId),
       (record) =>
         record?.status === 'ABORTED' || (record?.status === 'SUCCEEDED' && record.output?.includes('"final"') === true),
     );
@@ -134,11 +127,12 @@ describe('cancel', () => {
 
   it('racing the task’s own end: one final state each, and the balance pays exactly for the successes', async () => {
     const { key } = await newAccount(stack, '200');
-    const prompts = Array.from({ length: 24 }, (_, index) =>
-      index % 3 === 0 ? `r${index} [simulate:fail]` : `r${index}`,
-    );
+    const run = randomUUID();
+    // A third fail, a third stay queued upstream (so some cancel surely lands before the end), the rest succeed.
+    const markers = ['[simulate:fail]', '[simulate:queued]', ''];
+    const prompts = Array.from({ length: 24 }, (_, index) => `r${index} ${run} ${markers[index % 3]}`);
     const ids = await Promise.all(prompts.map(async (prompt) => (await submit(key, prompt)).body.data.task_id));
-    // Cancel each at a different moment across the task's whole life (queued 3 s, running 0.3 s, then the end).
+    // Cancel each at a different moment across the task's whole life (queued, running, then the end).
     await Promise.all(
       ids.map(async (taskId, index) => {
         await new Promise((resolve) => setTimeout(resolve, index * 180));

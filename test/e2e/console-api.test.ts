@@ -15,10 +15,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../support/test-stack.js';
-import { callApi, pollUntil, startTestStack } from '../support/test-stack.js';
+import { sharedStack } from '../support/shared-stack.js';
+import type { SharedStack } from '../support/shared-stack.js';
+import { callApi, pollUntil } from '../support/test-stack.js';
 
-let stack: LocalStack;
+let stack: SharedStack;
 let cognito: CognitoIdentityProviderClient;
 const received: { headers: Record<string, string>; body: string }[] = [];
 const receiver = createServer((req, res) => {
@@ -31,7 +32,7 @@ const receiver = createServer((req, res) => {
 });
 
 beforeAll(async () => {
-  stack = await startTestStack();
+  stack = sharedStack();
   const { endpoint, region } = stack.console.cognito;
   cognito = new CognitoIdentityProviderClient({
     endpoint,
@@ -44,7 +45,6 @@ beforeAll(async () => {
 afterAll(async () => {
   cognito?.destroy();
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
-  await stack?.stop();
 });
 
 /** Signs a new user up, confirms with the local code and signs in: the access and ID tokens. */

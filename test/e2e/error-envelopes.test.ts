@@ -2,17 +2,12 @@
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, newAccount, startTestStack, tasksOfAccount } from '../support/test-stack.js';
-import type { ApiResponse, LocalStack } from '../support/test-stack.js';
+import { describe, expect, it } from 'vitest';
+import { callApi, newAccount, tasksOfAccount } from '../support/test-stack.js';
+import type { ApiResponse } from '../support/test-stack.js';
+import { sharedStack } from '../support/shared-stack.js';
 
-let stack: LocalStack;
-beforeAll(async () => {
-  stack = await startTestStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = sharedStack();
 
 function expectEnvelope(response: ApiResponse<unknown>, code: number, message?: RegExp) {
   expect(response.status).toBe(code);

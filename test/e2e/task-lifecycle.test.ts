@@ -1,8 +1,8 @@
 /** The life of a task over real HTTP against the started stack: success down to the MP4 bytes, and failure with refund. */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
-import type { LocalStack } from '../support/test-stack.js';
+import { describe, expect, it } from 'vitest';
+import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
+import { sharedStack } from '../support/shared-stack.js';
 
 const FIXTURE = readFileSync(new URL('../../lib/local/fixtures/sample.mp4', import.meta.url));
 
@@ -16,13 +16,7 @@ interface TaskData {
   error_message: string | null;
 }
 
-let stack: LocalStack;
-beforeAll(async () => {
-  stack = await startTestStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = sharedStack();
 
 async function balanceOf(key: string): Promise<number> {
   const { body } = await callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key });

@@ -4,9 +4,9 @@
  * Every callApi answer is also checked against the served document (test/support/openapi-validator.ts).
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
-import type { LocalStack } from '../support/test-stack.js';
+import { describe, expect, it } from 'vitest';
+import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
+import { sharedStack } from '../support/shared-stack.js';
 
 interface ListedTask {
   task_id: string;
@@ -18,13 +18,7 @@ interface Page {
   next_cursor: string | null;
 }
 
-let stack: LocalStack;
-beforeAll(async () => {
-  stack = await startTestStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = sharedStack();
 
 const submit = async (key: string, prompt: string) => {
   const response = await callApi<{ task_id: string }>(stack, 'POST', '/api/v1/video/generate', {

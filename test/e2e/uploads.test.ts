@@ -5,12 +5,12 @@
  * another account's, a PNG declared as JPEG taken as a PNG, a video in image_urls.
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mp4VideoCodec } from '../../functions/core/mp4-codec.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { testMedia } from '../support/test-media.js';
-import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
-import type { LocalStack } from '../support/test-stack.js';
+import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
+import { sharedStack } from '../support/shared-stack.js';
 
 interface UploadData {
   upload_id: string;
@@ -21,13 +21,7 @@ interface UploadData {
   expires_at: string;
 }
 
-let stack: LocalStack;
-beforeAll(async () => {
-  stack = await startTestStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = sharedStack();
 
 async function createUpload(key: string, contentType: string, size: number) {
   return callApi<UploadData>(stack, 'POST', '/api/v1/uploads', { key, body: { content_type: contentType, size } });

@@ -1,18 +1,19 @@
 /**
- * An integration file's own DynamoDB Local (in memory) with the service's tables under a fresh prefix:
- * call at the top of the file; the fields are set once beforeAll has run, and everything stops afterAll.
+ * The service's tables under a fresh prefix, for one integration file, in the run's one DynamoDB Local (the
+ * shared stack's: test/support/shared-stack-setup.ts): call at the top of the file; the fields are set once
+ * beforeAll has run. Files never share a table, so one JVM serves them all.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
-import { createTables, startDynamoDbLocal } from '../../lib/local/emulators.js';
-import type { DynamoDbLocal } from '../../lib/local/emulators.js';
+import { createTables } from '../../lib/local/emulators.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { physicalNames } from '../../functions/adapters/resources.js';
+import { sharedStack } from './shared-stack.js';
 
 export interface TestDynamoDb {
-  dynamo: DynamoDbLocal;
+  dynamo: { endpoint: string };
   client: DynamoDBClient;
   /** The document client as the adapters build it (undefined attributes removed). */
   db: DynamoDBDocumentClient;
@@ -22,7 +23,7 @@ export interface TestDynamoDb {
 export function useDynamoDbLocal(prefix: string): TestDynamoDb {
   const local = { names: physicalNames(`${prefix}-${randomUUID().slice(0, 8)}`) } as TestDynamoDb;
   beforeAll(async () => {
-    local.dynamo = await startDynamoDbLocal(undefined);
+    local.dynamo = { endpoint: sharedStack().endpoints.dynamodb };
     local.client = new DynamoDBClient({
       endpoint: local.dynamo.endpoint,
       region: LOCAL_REGION,
@@ -33,7 +34,6 @@ export function useDynamoDbLocal(prefix: string): TestDynamoDb {
   });
   afterAll(async () => {
     local.client?.destroy();
-    await local.dynamo?.stop();
   });
   return local;
 }

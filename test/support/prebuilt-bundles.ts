@@ -4,11 +4,11 @@
  * 72–78 s each on 2 cores).
  */
 import { lambdaBundles } from '../../lib/local/lambda-bundles.js';
+import { onlyUnitTests } from './run-filters.js';
 
 export default async function setup(): Promise<void> {
   // `vitest run test/unit…` (npm run test:unit) starts no stack: nothing to build.
-  const filters = process.argv.slice(2).filter((arg) => arg.startsWith('test/'));
-  if (filters.length > 0 && filters.every((filter) => filter.startsWith('test/unit'))) return;
+  if (onlyUnitTests()) return;
   const bundles = await lambdaBundles();
   if (bundles.built)
     console.log(`Built the Lambda bundles for every test file in ${(bundles.ms / 1000).toFixed(1)} s.`);

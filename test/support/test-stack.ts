@@ -67,7 +67,7 @@ export async function pollUntil<T>(
 
 /** A fresh account with its own key, so tests never share money. */
 export async function newAccount(
-  stack: LocalStack,
+  stack: Pick<LocalStack, 'admin'>,
   balanceYuan: string,
   keyOptions: { quotaYuan?: string; ratePerSecond?: number } = {},
 ) {
@@ -78,7 +78,10 @@ export async function newAccount(
 }
 
 /** Every task of an account, read straight from the table (consistent): what the API created, nothing else. */
-export async function tasksOfAccount(stack: LocalStack, accountId: string): Promise<TaskRecord[]> {
+export async function tasksOfAccount(
+  stack: Pick<LocalStack, 'db' | 'names'>,
+  accountId: string,
+): Promise<TaskRecord[]> {
   const items: TaskRecord[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {

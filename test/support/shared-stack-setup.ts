@@ -1,0 +1,43 @@
+/**
+ * Vitest global setup: one local stack for the whole run, shared by every test file that only needs a running
+ * service (test/support/shared-stack.ts). Files isolate themselves as customers are isolated (their own
+ * accounts and keys, unique prompts); the few that must own a stack say why in their header.
+ */
+import type { TestProject } from 'vitest/node';
+import { localStateMachineArn } from '../../lib/local/local-workflow.js';
+import { startTestStack } from './test-stack.js';
+import { onlyUnitTests } from './run-filters.js';
+import type { SharedStackInfo } from './shared-stack.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    sharedStack: SharedStackInfo | null;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  if (onlyUnitTests()) {
+    project.provide('sharedStack', null);
+    return undefined;
+  }
+  const stack = await startTestStack(SHARED_STACK_OPTIONS);
+  project.provide('sharedStack', {
+    baseUrl: stack.baseUrl,
+    demo: stack.demo,
+    console: stack.console,
+    endpoints: stack.endpoints,
+    names: stack.names,
+    webhookQueues: stack.webhookQueues,
+    stateMachineArn: localStateMachineArn(stack.names),
+  });
+  return () => stack.stop();
+}
+
+/**
+ * What every file that shares the stack gets: jobs that end in half a second unless a prompt marker holds
+ * them, webhook retries a second apart (the schedule's length, not its waits, is what tests count).
+ */
+const SHARED_STACK_OPTIONS = {
+  upstream: { queuedMs: 150, runningMs: 300 },
+  environment: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1' },
+};
