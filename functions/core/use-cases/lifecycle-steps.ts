@@ -132,7 +132,7 @@ async function startJob(
     if (isFinal(task.status)) return { state: 'final' };
     if (task.upstream_job_id) return { state: 'started', job_id: task.upstream_job_id };
     if (settled.outcome === 'ambiguous') {
-      throw new UpstreamOutcomeUnknownError('more than one upstream job may be this task\'s; none was adopted');
+      throw new UpstreamOutcomeUnknownError("more than one upstream job may be this task's; none was adopted");
     }
     if (settled.outcome !== 'none') throw new UpstreamClaimHeldError('the task moved while its claim was settled');
     previous = task.upstream_claim_id;
@@ -267,7 +267,7 @@ export async function failAndRefund(taskId: string, error: StepError, deps: Refu
   }
   let expiredClaim: string | undefined;
   const state = claimState(task, deps.now());
-  if (state === 'live') throw new UpstreamClaimHeldError('the task\'s job may still be being created');
+  if (state === 'live') throw new UpstreamClaimHeldError("the task's job may still be being created");
   if (state === 'expired') {
     const settled = await settleExpiredClaim(task, deps);
     task = settled.task;
@@ -275,7 +275,9 @@ export async function failAndRefund(taskId: string, error: StepError, deps: Refu
     if (!task.upstream_job_id && settled.outcome !== 'moved') expiredClaim = task.upstream_claim_id;
   }
   const now = deps.now().toISOString();
-  const refunded = await deps.tasks.refund(task, 'failed', describeFailure(error), now, { ...(expiredClaim && { expiredClaim }) });
+  const refunded = await deps.tasks.refund(task, 'failed', describeFailure(error), now, {
+    ...(expiredClaim && { expiredClaim }),
+  });
   if (!refunded) {
     const latest = await deps.tasks.get(taskId);
     // Not final: a claim came between our read and the refund (a restarted execution's start); try again.
