@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import type {
   CancelOutcome,
   JobFailureCause,
+  JobLookup,
   ModeratedContent,
   ModerationConcern,
   ProviderJobRequest,
@@ -25,6 +26,7 @@ import {
   UpstreamTransientError,
 } from '../core/upstream-errors.js';
 import type { ArkPlatform } from '../core/ark-contract.js';
+import { arkModelId } from '../core/ark-contract.js';
 import { toArkBody } from './ark-request.js';
 
 export interface ArkVideoProviderOptions {
@@ -65,6 +67,31 @@ const TaskSchema = v.object({
   updated_at: v.fallback(v.optional(v.number()), undefined),
 });
 type Task = v.InferOutput<typeof TaskSchema>;
+
+/**
+ * List (`GET …/tasks?page_num&page_size&filter.model`): `{total, items}`, each item at least `id` and
+ * `created_at` (unix seconds). Sources: volcengine-python-sdk `tasks.py` list() and
+ * `list_content_generation_tasks_response.py`; ModelArk "List video generation tasks" (page_size 1 … 500).
+ */
+const ListSchema = v.object({
+  total: v.number(),
+  items: v.array(v.object({ id: v.string(), created_at: v.number() })),
+});
+
+/**
+ * What a GET echoes of the request (ark-notes "Get reply"): an absent or odd field tells nothing, so it is
+ * dropped rather than failing the read.
+ */
+const EchoSchema = v.object({
+  seed: v.fallback(v.optional(v.number()), undefined),
+  resolution: v.fallback(v.optional(v.string()), undefined),
+  ratio: v.fallback(v.optional(v.string()), undefined),
+  duration: v.fallback(v.optional(v.number()), undefined),
+});
+
+/** Jobs listed a page at a time while looking for a lost create's; more pages than this is no answer. */
+const LIST_PAGE_SIZE = 100;
+const LIST_MAX_PAGES = 10;
 
 const ErrorBodySchema = v.object({
   error: v.object({ code: v.optional(v.string()), message: v.optional(v.string()) }),
@@ -240,6 +267,16 @@ function settled(status: Exclude<ProviderJobStatus, { state: 'queued' }> | { sta
   }
 }
 
+/** A field the reply lacks cannot rule the job out. */
+function echoMatches(echo: v.InferOutput<typeof EchoSchema>, request: JobLookup['request']): boolean {
+  const differs = <T>(echoed: T | undefined, sent: T | undefined) =>
+    echoed !== undefined && sent !== undefined && echoed !== sent;
+  if (differs(echo.seed, request.seed === -1 ? undefined : request.seed)) return false;
+  if (differs(echo.resolution, request.resolution)) return false;
+  if (differs(echo.ratio, request.ratio)) return false;
+  return !differs(echo.duration, request.durationSeconds);
+}
+
 // ---------------------------------------------------------------- the provider
 
 export class ArkVideoProvider implements VideoProvider {
@@ -317,6 +354,50 @@ export class ArkVideoProvider implements VideoProvider {
       );
     }
     return settled(after);
+  }
+
+  /**
+   * Jobs of the request's model created in the window whose echoed options (seed, resolution, ratio,
+   * duration) agree with the request's. Ark echoes neither the prompt nor the callback URL, so the seed,
+   * which StartUpstream picks per claim when the customer gave none, is what tells two jobs apart. The list's
+   * order is unconfirmed: newest first is assumed only to stop early (a page wholly older than the window).
+   */
+  async findJobs(lookup: JobLookup): Promise<string[]> {
+    const { request } = lookup;
+    const model = arkModelId(request.upstreamModel, this.options.platform);
+    if (model === undefined) return [];
+    const from = Math.floor(Date.parse(lookup.createdFrom) / 1000);
+    const to = Math.ceil(Date.parse(lookup.createdTo) / 1000);
+    const candidates: string[] = [];
+    let seen = 0;
+    for (let page = 1; ; page += 1) {
+      if (page > LIST_MAX_PAGES) throw new UpstreamTransientError(`Ark lists too many ${model} jobs to look through`);
+      const query = new URLSearchParams({
+        page_num: String(page),
+        page_size: String(LIST_PAGE_SIZE),
+        'filter.model': model,
+      });
+      const answer = await this.idempotent('GET', `${this.tasksUrl}?${query.toString()}`, request.account);
+      if (answer.status < 200 || answer.status >= 300)
+        throw accountOrBusy(answer, errorCode(answer)) ?? transient(answer);
+      const parsed = v.safeParse(ListSchema, parseJson(answer.text));
+      if (!parsed.success) throw new UpstreamTransientError('Ark sent a malformed task list');
+      const { total, items } = parsed.output;
+      for (const item of items) if (item.created_at >= from && item.created_at <= to) candidates.push(item.id);
+      seen += items.length;
+      if (items.length === 0 || seen >= total || items.every((item) => item.created_at < from)) break;
+    }
+    const matches: string[] = [];
+    for (const id of candidates) {
+      const answer = await this.idempotent('GET', this.taskUrl(id), request.account);
+      if (answer.status === 404) continue;
+      if (answer.status < 200 || answer.status >= 300)
+        throw accountOrBusy(answer, errorCode(answer)) ?? transient(answer);
+      const echo = v.safeParse(EchoSchema, parseJson(answer.text));
+      if (!echo.success) throw new UpstreamTransientError(`Ark sent a malformed reply for task ${id}`);
+      if (echoMatches(echo.output, request)) matches.push(id);
+    }
+    return matches;
   }
 
   /** The job's status, or `missing` when Ark does not know it (never created, or its record deleted). */

@@ -17,7 +17,7 @@ import {
 } from '../core/api-error.js';
 import type { AccountRecord, ApiKeyRecord } from '../core/ports/accounts.js';
 import { KeyChangedError } from '../core/ports/task-repository.js';
-import type { Charge, StaleTask, TaskRepository } from '../core/ports/task-repository.js';
+import type { Charge, StaleTask, TaskRepository, UpstreamClaim } from '../core/ports/task-repository.js';
 import type { TaskRecord } from '../core/task.js';
 import { isFinal, statesBefore } from '../core/task-status.js';
 import type { TaskStatus } from '../core/task-status.js';
@@ -184,6 +184,54 @@ export class DynamoDbTaskRepository implements TaskRepository {
     }
   }
 
+  async claimUpstream(taskId: string, claim: UpstreamClaim, previous?: string): Promise<boolean> {
+    const free = previous
+      ? 'upstream_claim_id = :previous AND upstream_claim_until <= :at'
+      : 'attribute_not_exists(upstream_claim_id)';
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tables.tasks,
+          Key: { task_id: taskId },
+          UpdateExpression:
+            'SET upstream_claim_id = :id, upstream_claim_at = :at, upstream_claim_until = :until, upstream_seed = :seed',
+          ConditionExpression: `#status IN (:pending, :running) AND attribute_not_exists(upstream_job_id) AND ${free}`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':id': claim.id,
+            ':at': claim.at,
+            ':until': claim.until,
+            ':seed': claim.seed,
+            ':pending': 'pending',
+            ':running': 'running',
+            ...(previous ? { ':previous': previous } : {}),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async releaseUpstreamClaim(taskId: string, claimId: string): Promise<void> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tables.tasks,
+          Key: { task_id: taskId },
+          UpdateExpression: 'REMOVE upstream_claim_id, upstream_claim_at, upstream_claim_until, upstream_seed',
+          ConditionExpression: 'upstream_claim_id = :id AND attribute_not_exists(upstream_job_id)',
+          ExpressionAttributeValues: { ':id': claimId },
+        }),
+      );
+    } catch (error) {
+      // Another claim, or a job recorded: not ours to drop.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
   async moveTo(taskId: string, to: TaskStatus, fields: Partial<TaskRecord>, now: string): Promise<boolean> {
     const update = conditionalMove(taskId, to, { ...fields, updated_at: now });
     try {
@@ -200,17 +248,25 @@ export class DynamoDbTaskRepository implements TaskRepository {
     to: 'failed' | 'refunded',
     errorMessage: string,
     now: string,
-    options: { withoutJob?: boolean } = {},
+    options: { withoutJob?: boolean; expiredClaim?: string } = {},
   ): Promise<boolean> {
     const cost = task.cost_units;
+    // Never while a claim without a job may still make one: with no claim, with a job recorded, or with the
+    // expired claim whose job the caller looked for upstream and did not find.
+    const claimSettled = options.expiredClaim
+      ? '(attribute_not_exists(upstream_claim_id) OR attribute_exists(upstream_job_id) OR (upstream_claim_id = :claim AND upstream_claim_until <= :claim_now))'
+      : '(attribute_not_exists(upstream_claim_id) OR attribute_exists(upstream_job_id))';
     const taskMove = conditionalMove(
       task.task_id,
       to,
       { error_message: errorMessage, finished_at: now, refunded_at: now, updated_at: now },
       options.withoutJob
-        ? 'attribute_not_exists(refunded_at) AND attribute_not_exists(upstream_job_id)'
-        : 'attribute_not_exists(refunded_at)',
+        ? `attribute_not_exists(refunded_at) AND attribute_not_exists(upstream_job_id) AND ${claimSettled}`
+        : `attribute_not_exists(refunded_at) AND ${claimSettled}`,
     );
+    if (options.expiredClaim) {
+      Object.assign(taskMove.ExpressionAttributeValues, { ':claim': options.expiredClaim, ':claim_now': now });
+    }
     const keyRefund = task.key_quota_charged
       ? 'ADD spent_units :negative_cost, quota_remaining_units :cost'
       : 'ADD spent_units :negative_cost';

@@ -4,6 +4,7 @@
  */
 import type {
   CancelOutcome,
+  JobLookup,
   ProviderJobRequest,
   ProviderJobStatus,
   VideoProvider,
@@ -34,6 +35,10 @@ export class MeteredVideoProvider implements VideoProvider {
 
   cancelJob(jobId: string, account: string): Promise<CancelOutcome> {
     return this.measure(() => this.inner.cancelJob(jobId, account));
+  }
+
+  findJobs(lookup: JobLookup): Promise<string[]> {
+    return this.measure(() => this.inner.findJobs(lookup));
   }
 
   private async measure<T>(call: () => Promise<T>): Promise<T> {

@@ -24,4 +24,8 @@ export const METRIC = {
   upstreamStartsDeferred: 'UpstreamStartsDeferred',
   /** Upstream errors only an operator can fix: a refused key or account, a model not offered (alarmed). */
   upstreamOperatorErrors: 'UpstreamOperatorErrors',
+  /** Jobs a lost create made, found upstream and recorded for their task (a start died or lost its answer). */
+  upstreamJobsAdopted: 'UpstreamJobsAdopted',
+  /** Jobs made for a task that had ended, or that no task could be told to own: they may bill (alarmed). */
+  upstreamJobsOrphaned: 'UpstreamJobsOrphaned',
 } as const;

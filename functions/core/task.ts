@@ -22,6 +22,16 @@ export interface TaskRecord {
   upstream_provider: string;
   upstream_model: string;
   upstream_job_id?: string;
+  /**
+   * StartUpstream's claim before it asks the upstream for a job (README "Task lifecycle and its guarantees"):
+   * while it is live (until `upstream_claim_until`) and no job id is recorded, nothing refunds the task; after
+   * it, whoever meets it looks upstream for the job it may have made before anything else.
+   */
+  upstream_claim_id?: string;
+  upstream_claim_at?: string;
+  upstream_claim_until?: string;
+  /** The seed the claim's job is made with (the customer's, or one picked at the claim): it tells that job apart. */
+  upstream_seed?: number;
   /** When the upstream expires the job unfinished (its execution_expires_after from our create). */
   upstream_expires_at?: string;
   /** The upstream account (API key) the job is made with (DESIGN §3 row 32); absent on older tasks: `default`. */

@@ -26,6 +26,12 @@ export class UpstreamJobFailedError extends namedError('UpstreamJobFailedError')
  */
 export class WaitingForUpstreamError extends namedError('WaitingForUpstreamError') {}
 
+/**
+ * A claim without a job (StartUpstream creating, or one that died doing so) may still make a job: the step
+ * waits (the state machine retries it) until the claim's job is recorded or its lease has run out.
+ */
+export class UpstreamClaimHeldError extends namedError('UpstreamClaimHeldError') {}
+
 export class GenerationTimedOutError extends namedError('GenerationTimedOutError') {}
 
 /** The upstream's file is not a video, or is larger than allowed: retrying will not help. */
@@ -57,6 +63,7 @@ type DescribedError = (
   | UpstreamConfigurationError
   | WaitingForUpstreamError
   | GenerationTimedOutError
+  | UpstreamClaimHeldError
   | VideoRejectedError
   | VideoDownloadInterruptedError
   | ReferencePreparationError
@@ -76,6 +83,7 @@ const PREFIXES: Record<DescribedError, string> = {
   UpstreamConfigurationError:
     'the model is not available from the generator (a configuration problem on our side; our operators were alerted)',
   GenerationTimedOutError: 'generation timed out',
+  UpstreamClaimHeldError: 'the generator did not confirm the task',
   VideoRejectedError: 'the generated file could not be stored',
   VideoDownloadInterruptedError: 'the generated video could not be downloaded',
   ReferencePreparationError: 'a reference file could not be prepared',
@@ -86,6 +94,7 @@ const WITHOUT_DETAIL: ReadonlySet<string> = new Set<DescribedError>([
   'UpstreamBusyError',
   'UpstreamAccountError',
   'WaitingForUpstreamError',
+  'UpstreamClaimHeldError',
 ]);
 
 /**

@@ -8,6 +8,7 @@ import { taskRepository } from '../adapters/service-dependencies.js';
 import { taskWorkflow } from '../adapters/workflow-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
+import { claimReports } from '../adapters/claim-reports.js';
 
 /** Kept for the answer itself once the clean-up is left to go on without us. */
 const ANSWER_MARGIN_MS = 2_000;
@@ -15,6 +16,7 @@ const ANSWER_MARGIN_MS = 2_000;
 const deps = {
   ...waitingRoomDependencies(),
   tasks: taskRepository(),
+  ...claimReports,
   workflow: taskWorkflow(),
   providers: videoProviders(CANCEL_UPSTREAM_TIMEOUT_MS),
   onCleanupError: (task: { task_id: string }, step: string, error: unknown) =>

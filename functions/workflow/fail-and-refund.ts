@@ -8,10 +8,12 @@ import { videoProviders } from '../adapters/provider-dependencies.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 import { countMetric, METRIC } from '../adapters/metrics.js';
+import { claimReports } from '../adapters/claim-reports.js';
 
 const deps = {
   ...waitingRoomDependencies(),
   tasks: taskRepository(),
+  ...claimReports,
   // 5 s a request: the cancel (a GET; a DELETE if queued; maybe a GET again) fits the function's 25 s after the refund.
   providers: videoProviders(5_000),
   onUpstreamCancelFailure: (taskId: string, jobId: string, error: unknown) =>

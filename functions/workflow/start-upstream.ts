@@ -14,12 +14,14 @@ import { videoProviders } from '../adapters/provider-dependencies.js';
 import { logger } from '../adapters/logger.js';
 import { taskRepository } from '../adapters/service-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
+import { claimReports } from '../adapters/claim-reports.js';
 
 const deps = {
   ...waitingRoomDependencies(),
   tasks: taskRepository(),
   providers: videoProviders(),
   callbackUrl,
+  ...claimReports,
   checkSeconds: { callback: readEnv('completionCheckSeconds'), polling: readEnv('completionPollSeconds') },
   onOrphanJobCancelFailure: (taskId: string, jobId: string, error: unknown) =>
     logger.error('the task ended while its upstream job was created, and cancelling that job failed', {

@@ -2,7 +2,7 @@
  * The alarms that need a human, all sent to one SNS topic: webhook messages parked in the DLQ or piling
  * up in flight, failed or timed-out task executions (a refund that could not be made ends in the
  * `RefundFailed` state), a high 5xx rate on the API, a high upstream error rate, an upstream refusing our
- * key, account or model, and Lambda errors.
+ * key, account or model, upstream jobs orphaned or adopted after a lost create, and Lambda errors.
  */
 import { Duration } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -169,6 +169,24 @@ export class ServiceAlarms extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       });
     }
+
+    // Either means money may go to the upstream for a video nobody collects: one is enough.
+    this.add('UpstreamJobsOrphanedAlarm', {
+      alarmDescription:
+        'An upstream job was made for a task that had ended, or could not be told apart from another task’s: ' +
+        'it may be billed for a video nobody collects (the logs name the task and the job).',
+      metric: serviceMetric(METRIC.upstreamJobsOrphaned),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+    this.add('UpstreamJobsAdoptedAlarm', {
+      alarmDescription:
+        'A start of a task died or lost the upstream’s answer after creating its job; the job was found ' +
+        'upstream and kept (no second job). Recovered, but a crash or a timeout of StartUpstream to look into.',
+      metric: serviceMetric(METRIC.upstreamJobsAdopted),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
 
     for (const { id: fnId, handler } of props.crashOnlyFunctions) {
       this.add(`${fnId}ErrorsAlarm`, {

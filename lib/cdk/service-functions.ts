@@ -4,6 +4,7 @@
  * calls it makes. A function without an entry here stops synthesis.
  */
 import { PROVIDER_NAMES } from '../../functions/core/providers.js';
+import { UPSTREAM_CLAIM_LEASE_MS } from '../../functions/core/use-cases/upstream-claim.js';
 import type { ProviderName } from '../../functions/core/providers.js';
 import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import { Duration } from 'aws-cdk-lib';
@@ -58,6 +59,15 @@ const PREPARE_INPUTS_TIMEOUT = Duration.seconds(140);
 const VIDEO_DOWNLOAD_TIMEOUT = TRANSFER_TIMEOUT.minus(Duration.minutes(3));
 /** Where videos are written (functions/core/use-cases/lifecycle-steps.ts: `videos/<account>/<task>.mp4`). */
 const VIDEO_KEYS = 'videos/*';
+/**
+ * StartUpstream's claim on a task outlives the function by at least this: a claim past its lease is then
+ * never one whose create is still running (README "Task lifecycle and its guarantees").
+ */
+const CLAIM_LEASE_MARGIN = Duration.seconds(30);
+const START_UPSTREAM_TIMEOUT = Duration.seconds(50);
+if (START_UPSTREAM_TIMEOUT.plus(CLAIM_LEASE_MARGIN).toMilliseconds() > UPSTREAM_CLAIM_LEASE_MS) {
+  throw new Error('StartUpstream may outlive its claim on the task: raise UPSTREAM_CLAIM_LEASE_MS');
+}
 
 interface FunctionSpec {
   /** What the function may use: environment and IAM together. */
@@ -334,7 +344,7 @@ export class ServiceFunctions extends Construct {
             [ENV.completionPollSeconds.name]: ENV.completionPollSeconds.default,
           }),
         ],
-        timeout: Duration.seconds(50),
+        timeout: START_UPSTREAM_TIMEOUT,
       },
       // Registers its token, looks at the job; a job found final is settled (a failed one refunded) here.
       AwaitCompletion: { uses: [...refunds, ...capacity, ...upstream], timeout: Duration.seconds(25) },

@@ -1,6 +1,6 @@
 /**
  * A simulated Ark / BytePlus ModelArk (Seedance) upstream for local runs and tests: the task API the
- * adapter calls (create, get, delete under /api/v3/contents/generations/tasks) and /files/{id}.mp4 in
+ * adapter calls (create, get, list, delete under /api/v3/contents/generations/tasks) and /files/{id}.mp4 in
  * place of the presigned video URL. It refuses what Ark documents as refused (ark-simulator-rules.ts),
  * and prompt markers pick a misbehaviour per job (ark-simulator-markers.ts). With `callback_url` it calls
  * back on every status change (ark-simulator-callbacks.ts). Routes under /simulator/ are not Ark's: they
@@ -356,6 +356,7 @@ class Simulator {
     if (path !== TASKS_PATH && !path.startsWith(`${TASKS_PATH}/`)) throw notFound('The requested path was not found.');
     const key = checkAuth(req, this.acceptedKeys);
     if (path === TASKS_PATH && req.method === 'POST') return this.create(req, res, key);
+    if (path === TASKS_PATH && req.method === 'GET') return this.list(req, res, key);
     const id = decodeURIComponent(path.slice(TASKS_PATH.length + 1));
     if (id === '' || id.includes('/')) throw notFound('The requested path was not found.');
     if (req.method === 'GET') return this.get(res, id);
@@ -458,6 +459,47 @@ class Simulator {
       return sendError(res, error, { 'Retry-After': '1' });
     }
     sendJson(res, 200, this.describe(job, statusAt(job, now, this.timings)));
+  }
+
+  /**
+   * Ark's list (ModelArk "List video generation tasks"; volcengine-python-sdk `tasks.list`): the caller's
+   * tasks of the last 7 days, newest first, `page_num` and `page_size` (1 … 500 each), filtered by
+   * `filter.status`, `filter.model` and repeated `filter.task_ids`; `{total, items}`, each item as GET
+   * answers it. The order is not documented: newest first here.
+   */
+  private list(req: IncomingMessage, res: ServerResponse, key: string): void {
+    const query = new URL(req.url ?? '/', 'http://simulator').searchParams;
+    const bounded = (name: string, fallback: number) => {
+      const raw = query.get(name);
+      if (raw === null) return fallback;
+      const value = Number(raw);
+      if (!Number.isInteger(value) || value < 1 || value > 500)
+        throw invalid(name, 'must be an integer from 1 to 500.');
+      return value;
+    };
+    const pageNum = bounded('page_num', 1);
+    const pageSize = bounded('page_size', 10);
+    const status = query.get('filter.status');
+    const model = query.get('filter.model');
+    const ids = new Set(query.getAll('filter.task_ids'));
+    const now = this.config.now();
+    const matching = [...this.jobsById.values()]
+      .filter((job) => job.apiKey === key && this.isVisible(job, now))
+      .map((job) => ({ job, status: statusAt(job, now, this.timings) }))
+      .filter((entry) => (status === null || entry.status === status) && (model === null || entry.job.model === model))
+      .filter((entry) => ids.size === 0 || ids.has(entry.job.id))
+      .sort((a, b) => b.job.createdAt - a.job.createdAt);
+    const page = matching.slice((pageNum - 1) * pageSize, pageNum * pageSize);
+    sendJson(res, 200, { total: matching.length, items: page.map((entry) => this.describe(entry.job, entry.status)) });
+  }
+
+  private isVisible(job: JobRecord, now: number): boolean {
+    try {
+      this.visibleJob(job.id, now);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /**

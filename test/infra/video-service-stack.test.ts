@@ -1092,6 +1092,19 @@ describe('alarms', () => {
     });
   });
 
+  it('fire on the first upstream job orphaned or adopted (a lost create), from the metrics the functions emit', () => {
+    for (const metric of ['UpstreamJobsOrphaned', 'UpstreamJobsAdopted']) {
+      expect(alarms().filter((a) => a['MetricName'] === metric)).toEqual([
+        expect.objectContaining({
+          Namespace: 'VideoGeneration',
+          Statistic: 'Sum',
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        }),
+      ]);
+    }
+  });
+
   it('fire on Lambda errors of every function', () => {
     for (const id of ALL_FUNCTION_IDS) {
       const [logicalId] = fn(id);

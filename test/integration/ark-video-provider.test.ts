@@ -262,3 +262,28 @@ describe('ArkVideoProvider against broken servers', () => {
     await expect(provider.createJob(jobRequest())).rejects.toBeInstanceOf(UpstreamTransientError);
   });
 });
+
+describe('ArkVideoProvider.findJobs (a lost create, looked for upstream)', () => {
+  it("finds the job by model, creation time and the request's seed; another seed or time is not it", async () => {
+    let clock = Date.UTC(2026, 10, 21, 10);
+    const sim = await startUpstreamSimulator({ queuedMs: 1000, runningMs: 2000, apiKey: API_KEY, now: () => clock });
+    try {
+      const provider = new ArkVideoProvider({ platform: 'byteplus', baseUrl: sim.baseUrl, apiKey: API_KEY });
+      const window = (from: number, to: number) => ({
+        createdFrom: new Date(from).toISOString(),
+        createdTo: new Date(to).toISOString(),
+      });
+      const claimedAt = clock;
+      const { jobId } = await provider.createJob(jobRequest({ seed: 1234 }));
+      await provider.createJob(jobRequest({ seed: 99 }));
+      await provider.createJob(jobRequest({ seed: 1234, upstreamModel: 'seedance-1-5-pro' }));
+      clock += 60_000;
+      const lookup = { request: jobRequest({ seed: 1234 }), ...window(claimedAt - 30_000, claimedAt + 150_000) };
+      expect(await provider.findJobs(lookup)).toEqual([jobId]);
+      expect(await provider.findJobs({ ...lookup, ...window(claimedAt + 10_000, claimedAt + 150_000) })).toEqual([]);
+      expect(await provider.findJobs({ ...lookup, request: jobRequest({ seed: 5 }) })).toEqual([]);
+    } finally {
+      await sim.close();
+    }
+  });
+});

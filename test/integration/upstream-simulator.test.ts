@@ -740,3 +740,39 @@ describe('/simulator/jobs/{id} (not part of Ark)', () => {
     expect((await call(sim, 'POST', '/simulator/stats', {})).status).toBe(405);
   });
 });
+
+describe('the task list (GET …/tasks)', () => {
+  const list = (sim: UpstreamSimulator, query: string, key?: string) =>
+    call(sim, 'GET', `${TASKS}?${query}`, undefined, key);
+
+  it("lists the caller's tasks newest first, a page at a time, filtered by model, status and ids", async () => {
+    const sim = await start();
+    const first = await created(sim, { model: V2, content: [text()] });
+    clock += 1000;
+    const second = await created(sim, { model: V2, content: [text()] });
+    clock += 1000;
+    const other = await created(sim, { model: PRO, content: [text()] });
+    await created(sim, { model: V2, content: [text()] }, 'key-b');
+    expect((await list(sim, 'page_num=1&page_size=10')).body).toMatchObject({
+      total: 3,
+      items: [{ id: other }, { id: second }, { id: first }],
+    });
+    const page = (await list(sim, `page_num=2&page_size=1&filter.model=${V2}`)).body;
+    expect(page).toMatchObject({
+      total: 2,
+      items: [{ id: first, model: V2, created_at: expect.any(Number), seed: expect.any(Number) }],
+    });
+    expect((page.items as unknown[]).length).toBe(1);
+    // Only `other`, just made, is still queued; the two before it run.
+    expect((await list(sim, 'filter.status=queued')).body).toMatchObject({ total: 1, items: [{ id: other }] });
+    const ids = (await list(sim, `filter.task_ids=${first}&filter.task_ids=${other}`)).body;
+    expect((ids.items as { id: string }[]).map((item) => item.id)).toEqual([other, first]);
+  });
+
+  it('refuses a page number or size outside 1 … 500, and needs the key', async () => {
+    const sim = await start({ apiKeys: ['key-a'] });
+    expectRefused(await list(sim, 'page_size=501'), 400, 'InvalidParameter', 'page_size');
+    expectRefused(await list(sim, 'page_num=0'), 400, 'InvalidParameter', 'page_num');
+    expect((await list(sim, 'page_num=1', 'key-x')).status).toBe(401);
+  });
+});

@@ -11,9 +11,10 @@ import type { IdempotencyStore } from '../../functions/core/ports/idempotency.js
 import type { ModelCatalog } from '../../functions/core/ports/model-catalog.js';
 import type { RateLimiter, RateWindow } from '../../functions/core/ports/rate-limiter.js';
 import { KeyChangedError } from '../../functions/core/ports/task-repository.js';
-import type { Charge, TaskRepository } from '../../functions/core/ports/task-repository.js';
+import type { Charge, TaskRepository, UpstreamClaim } from '../../functions/core/ports/task-repository.js';
 import type {
   CancelOutcome,
+  JobLookup,
   ProviderJobRequest,
   ProviderJobStatus,
   VideoProvider,
@@ -155,6 +156,31 @@ export class InMemoryTasks implements TaskRepository {
     return structuredClone(task);
   }
 
+  async claimUpstream(taskId: string, claim: UpstreamClaim, previous?: string): Promise<boolean> {
+    const task = this.require(taskId);
+    // As the table's condition: in flight before any job, and no claim (or the expired one the caller settled).
+    const free = previous
+      ? task.upstream_claim_id === previous && (task.upstream_claim_until ?? '') <= claim.at
+      : task.upstream_claim_id === undefined;
+    if (!['pending', 'running'].includes(task.status) || task.upstream_job_id !== undefined || !free) return false;
+    Object.assign(task, {
+      upstream_claim_id: claim.id,
+      upstream_claim_at: claim.at,
+      upstream_claim_until: claim.until,
+      upstream_seed: claim.seed,
+    });
+    return true;
+  }
+
+  async releaseUpstreamClaim(taskId: string, claimId: string): Promise<void> {
+    const task = this.require(taskId);
+    if (task.upstream_claim_id !== claimId || task.upstream_job_id !== undefined) return;
+    delete task.upstream_claim_id;
+    delete task.upstream_claim_at;
+    delete task.upstream_claim_until;
+    delete task.upstream_seed;
+  }
+
   async moveTo(taskId: string, to: TaskStatus, fields: Partial<TaskRecord>, now: string): Promise<boolean> {
     const task = this.require(taskId);
     if (!statesBefore(to).includes(task.status)) return false;
@@ -167,10 +193,16 @@ export class InMemoryTasks implements TaskRepository {
     to: 'failed' | 'refunded',
     errorMessage: string,
     now: string,
-    options: { withoutJob?: boolean } = {},
+    options: { withoutJob?: boolean; expiredClaim?: string } = {},
   ): Promise<boolean> {
     const stored = this.require(task.task_id);
     if (isFinal(stored.status) || (options.withoutJob && stored.upstream_job_id)) return false;
+    // As the table's condition: never while a claim without a job may still make one.
+    const claimSettled =
+      stored.upstream_claim_id === undefined ||
+      stored.upstream_job_id !== undefined ||
+      (stored.upstream_claim_id === options.expiredClaim && (stored.upstream_claim_until ?? '') <= now);
+    if (!claimSettled) return false;
     Object.assign(stored, { status: to, error_message: errorMessage, finished_at: now, refunded_at: now });
     this.refunds.push({ taskId: task.task_id, to, errorMessage });
     return true;
@@ -190,6 +222,11 @@ export class InMemoryTasks implements TaskRepository {
 
 export class FakeProvider implements VideoProvider {
   readonly created: ProviderJobRequest[] = [];
+  /** Every job made, with when (by `clock`): what findJobs looks through. */
+  readonly jobs: { jobId: string; request: ProviderJobRequest; createdAt: Date }[] = [];
+  clock: () => Date = () => NOW;
+  readonly lookups: JobLookup[] = [];
+  findError: Error | undefined;
   readonly polled: string[] = [];
   readonly cancelled: string[] = [];
   status: ProviderJobStatus = { state: 'running' };
@@ -201,7 +238,26 @@ export class FakeProvider implements VideoProvider {
   async createJob(request: ProviderJobRequest): Promise<{ jobId: string }> {
     if (this.createError) throw this.createError;
     this.created.push(structuredClone(request));
-    return { jobId: `job-${this.nextJob++}` };
+    const jobId = `job-${this.nextJob++}`;
+    this.jobs.push({ jobId, request: structuredClone(request), createdAt: this.clock() });
+    return { jobId };
+  }
+
+  /** As Ark's list then get: the account's jobs of the model in the window, with the request's seed. */
+  async findJobs(lookup: JobLookup): Promise<string[]> {
+    this.lookups.push(structuredClone(lookup));
+    if (this.findError) throw this.findError;
+    const { request } = lookup;
+    return this.jobs
+      .filter(
+        (job) =>
+          job.request.account === request.account &&
+          job.request.upstreamModel === request.upstreamModel &&
+          job.request.seed === request.seed &&
+          job.createdAt.toISOString() >= lookup.createdFrom &&
+          job.createdAt.toISOString() <= lookup.createdTo,
+      )
+      .map((job) => job.jobId);
   }
 
   async getJob(jobId: string): Promise<ProviderJobStatus> {

@@ -27,6 +27,7 @@ const upstream: VideoProvider = {
     throw new UpstreamTransientError('503');
   },
   cancelJob: async () => ({ outcome: 'refused', state: 'running' }),
+  findJobs: async () => [],
 };
 
 describe('MeteredVideoProvider', () => {

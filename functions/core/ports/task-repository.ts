@@ -22,6 +22,14 @@ export class KeyChangedError extends Error {
   }
 }
 
+/** A claim as StartUpstream writes it (ISO times; `until` is `at` plus the lease). */
+export interface UpstreamClaim {
+  id: string;
+  at: string;
+  until: string;
+  seed: number;
+}
+
 /** What the reconciler reads of a task in flight (all the in-flight index holds). */
 export type StaleTask = Pick<TaskRecord, 'task_id' | 'status' | 'updated_at' | 'execution_name' | 'restarts'>;
 
@@ -39,19 +47,29 @@ export interface TaskRepository {
    * Returns the task after the write.
    */
   recordUpstreamJob(taskId: string, jobId: string, now: string, expiresAt?: string): Promise<TaskRecord>;
+  /**
+   * Claims the task for a job create: only while it is pending or running with no job recorded, and with no
+   * claim, or (`previous`) with that claim expired at `claim.at` (its job looked for upstream first). Returns
+   * false when the condition failed (nothing changed).
+   */
+  claimUpstream(taskId: string, claim: UpstreamClaim, previous?: string): Promise<boolean>;
+  /** Drops the claim `claimId` while no job is recorded: its create failed before the upstream made anything. */
+  releaseUpstreamClaim(taskId: string, claimId: string): Promise<void>;
   /** Conditional move (from any state that may precede `to`). Returns false when the task was not in one. */
   moveTo(taskId: string, to: TaskStatus, fields: Partial<TaskRecord>, now: string): Promise<boolean>;
   /**
    * One transaction that can succeed only once: status → `to` (failed or refunded) with the message,
    * balance and key spend given back, ledger entry `refund:<task>`. Returns false when the task was already final (nothing changed), or,
    * with `withoutJob`, when an upstream job has been recorded for it meanwhile (a cancel must stop it first).
+   * It also never commits while a claim without a job may still make one: a task with a claim and no job is
+   * refunded only with `expiredClaim` naming that claim, expired at `now` (its job looked for and not found).
    */
   refund(
     task: TaskRecord,
     to: 'failed' | 'refunded',
     errorMessage: string,
     now: string,
-    options?: { withoutJob?: boolean },
+    options?: { withoutJob?: boolean; expiredClaim?: string },
   ): Promise<boolean>;
   saveVideoUrl(taskId: string, url: string, expiresAt: string): Promise<void>;
   /**

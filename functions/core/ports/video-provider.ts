@@ -45,6 +45,13 @@ export type CancelOutcome =
   | { outcome: 'not-found' }
   | { outcome: 'refused'; state: 'running' | 'succeeded' | 'failed' };
 
+/** Jobs made with `request` (its account, model and seed) between `createdFrom` and `createdTo` (ISO). */
+export interface JobLookup {
+  request: ProviderJobRequest;
+  createdFrom: string;
+  createdTo: string;
+}
+
 export interface VideoProvider {
   /** Creates an upstream job. Never retried blindly by callers: a timeout may still have created it. */
   createJob(request: ProviderJobRequest): Promise<{ jobId: string }>;
@@ -55,4 +62,9 @@ export interface VideoProvider {
    * job's record. Throws when the upstream could not be asked (the outcome is then unknown).
    */
   cancelJob(jobId: string, account: string): Promise<CancelOutcome>;
+  /**
+   * The ids of the upstream's jobs that match `lookup` (a create whose answer was lost may have made one).
+   * Throws when the upstream could not be asked: an unknown answer is never "none".
+   */
+  findJobs(lookup: JobLookup): Promise<string[]>;
 }

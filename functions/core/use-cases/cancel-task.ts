@@ -4,7 +4,7 @@
  * confirms (a started job is generated and billed whatever we do). The refund is one conditional transaction,
  * so a cancel racing the task's own end still refunds at most once.
  */
-import { InternalError, InvalidRequestError } from '../api-error.js';
+import { InternalError, InvalidRequestError, RateLimitedError } from '../api-error.js';
 import type { TaskRepository } from '../ports/task-repository.js';
 import type { CancelOutcome, VideoProvider } from '../ports/video-provider.js';
 import type { TaskWorkflow } from '../ports/workflow-starter.js';
@@ -13,14 +13,18 @@ import type { TaskRecord, TaskView } from '../task.js';
 import { isFinal } from '../task-status.js';
 import type { Caller } from './authenticate.js';
 import { findOwnTask } from './get-task.js';
-import { accountOf } from './lifecycle-steps.js';
+import type { ClaimDeps } from './upstream-claim.js';
+import { accountOf, claimSecondsLeft, claimState, settleExpiredClaim } from './upstream-claim.js';
 import type { WaitingRoomDeps } from './waiting-room.js';
 import { leaveWaitingRoom, releaseSlot } from './waiting-room.js';
 
 export const CANCELLED_MESSAGE = 'cancelled by the client';
 export const GENERATION_STARTED_MESSAGE = 'generation has started and can no longer be cancelled';
+export const STARTING_MESSAGE = 'the task is being started upstream: nothing was refunded; retry in a few seconds';
+/** What a cancel that meets a start in progress asks the client to wait (the start takes seconds). */
+const STARTING_RETRY_SECONDS = 3;
 
-export interface CancelTaskDeps extends WaitingRoomDeps {
+export interface CancelTaskDeps extends WaitingRoomDeps, ClaimDeps {
   tasks: TaskRepository;
   workflow: Pick<TaskWorkflow, 'stop'>;
   providers: Readonly<Record<string, VideoProvider>>;
@@ -50,10 +54,25 @@ export async function cancelTask(
   if (task.status === 'transferring') throw new InvalidRequestError(GENERATION_STARTED_MESSAGE);
   if (task.status !== 'pending' && task.status !== 'running') throw notCancellable(task);
 
-  // At most twice: StartUpstream may record a job between our read and our refund; then that job is
-  // cancelled upstream first, as any other (the refund without a job is conditional on there being none).
+  // A few rounds: StartUpstream may claim the task or record a job between our read and our refund; then the
+  // refund (conditional on both) fails, and the task is looked at again.
   let current = task;
-  for (let attempt = 0; attempt < 2; attempt += 1) {
+  for (let attempt = 0; attempt < 3; attempt += 1) {
+    // A claim without a job may still make one. Live: the start is seconds from recording it (or failing),
+    // so the client asks again then (429 and Retry-After: nothing moved). Expired: its job is looked for
+    // upstream, and one found is cancelled as any recorded job.
+    let expiredClaim: string | undefined;
+    const claim = claimState(current, deps.now());
+    if (claim === 'live') {
+      const seconds = Math.min(STARTING_RETRY_SECONDS, claimSecondsLeft(current, deps.now()));
+      throw new RateLimitedError(seconds, STARTING_MESSAGE);
+    }
+    if (claim === 'expired') {
+      const settled = await settleUpstream(current, deps);
+      current = settled.task;
+      if (isFinal(current.status)) break;
+      if (!current.upstream_job_id && settled.outcome !== 'moved') expiredClaim = current.upstream_claim_id;
+    }
     const jobId = current.upstream_job_id;
     if (jobId) {
       const outcome = await cancelUpstream(current, jobId, deps);
@@ -63,17 +82,32 @@ export async function cancelTask(
     }
     // Cancelled upstream, unknown there (nothing generates), failed there, or no job: nothing will be billed.
     const now = deps.now().toISOString();
-    const refunded = await deps.tasks.refund(current, 'refunded', CANCELLED_MESSAGE, now, { withoutJob: !jobId });
+    const refunded = await deps.tasks.refund(current, 'refunded', CANCELLED_MESSAGE, now, {
+      withoutJob: !jobId,
+      ...(expiredClaim && { expiredClaim }),
+    });
     if (refunded) return { task: toTaskView(await afterRefund(current, now, deps)), refunded: true };
     const latest = (await deps.tasks.get(task.task_id)) ?? current;
     // Someone ended the task first: another cancel (answered alike), or the task's own end.
     if (latest.status === 'refunded') return { task: toTaskView(latest), refunded: false };
-    if (isFinal(latest.status) || !latest.upstream_job_id || latest.upstream_job_id === jobId) {
-      throw notCancellable(latest);
-    }
+    if (isFinal(latest.status)) throw notCancellable(latest);
+    const moved =
+      latest.upstream_job_id !== current.upstream_job_id || latest.upstream_claim_id !== current.upstream_claim_id;
+    if (!moved) throw notCancellable(latest);
     current = latest;
   }
+  if (current.status === 'refunded') return { task: toTaskView(current), refunded: false };
   throw notCancellable(current);
+}
+
+/** An upstream that cannot be asked leaves the task as it is, as for a cancel of a recorded job. */
+async function settleUpstream(task: TaskRecord, deps: CancelTaskDeps) {
+  try {
+    return await settleExpiredClaim(task, deps);
+  } catch (error) {
+    deps.onCleanupError(task, 'upstream', error);
+    throw new InternalError('the generator could not be reached to cancel the task; nothing was refunded: try again');
+  }
 }
 
 /** The outcome is needed before any money moves: an upstream that cannot be asked leaves the task as it is. */

@@ -5,19 +5,37 @@
  */
 import { ARK_EXPIRY_SECONDS } from '../ark-contract.js';
 import type { TaskRepository } from '../ports/task-repository.js';
-import { DEFAULT_ACCOUNT } from '../ports/upstream-capacity.js';
 import type { VideoProvider } from '../ports/video-provider.js';
 import type { VideoTransfer, VideoUrlSigner } from '../ports/video-storage.js';
 import type { TaskRecord } from '../task.js';
 import { isFinal } from '../task-status.js';
-import { UpstreamAccountError, UpstreamBusyError } from '../upstream-errors.js';
+import {
+  ContentModerationError,
+  UpstreamAccountError,
+  UpstreamBusyError,
+  UpstreamConfigurationError,
+  UpstreamOutcomeUnknownError,
+  UpstreamRejectedError,
+  UpstreamTransientError,
+} from '../upstream-errors.js';
 import type { StepError } from '../workflow-errors.js';
 import {
   describeFailure,
   GenerationTimedOutError,
   TaskNotFoundError,
+  UpstreamClaimHeldError,
   WaitingForUpstreamError,
 } from '../workflow-errors.js';
+import type { ClaimDeps } from './upstream-claim.js';
+import {
+  accountOf,
+  claimSeed,
+  claimState,
+  jobRequestOf,
+  newClaim,
+  providerOf,
+  settleExpiredClaim,
+} from './upstream-claim.js';
 import type { WaitingRoomDeps } from './waiting-room.js';
 import { leaveWaitingRoom, releaseSlot } from './waiting-room.js';
 
@@ -36,7 +54,9 @@ export function upstreamExpirySeconds(deadlineAt: string, now: Date): number {
 /** How long an account that answered 429 gets no new job (the task that met it pauses as long: see the ASL). */
 export const ACCOUNT_COOL_DOWN_MS = 10_000;
 
-export interface LifecycleDeps extends WaitingRoomDeps {
+export { accountOf };
+
+export interface LifecycleDeps extends WaitingRoomDeps, ClaimDeps {
   tasks: TaskRepository;
   providers: Readonly<Record<string, VideoProvider>>;
   /** The upstream's callback URL for a task (DESIGN §3 row 33); undefined: no callbacks, polling only. */
@@ -48,6 +68,30 @@ export interface LifecycleDeps extends WaitingRoomDeps {
   checkSeconds: { callback: number; polling: number };
   /** Told when a job made for a task that ended meanwhile could not be cancelled upstream. */
   onOrphanJobCancelFailure?: (taskId: string, jobId: string, error: unknown) => void;
+  /** A new claim's id and a random seed (defaults: Web Crypto). */
+  newClaimId?: () => string;
+  random?: () => number;
+}
+
+function randomClaimId(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+/** A seed Ark takes on every model (0 … 2^31 − 1, inside its -1 … 2^32 − 1). */
+function randomSeed(): number {
+  return globalThis.crypto.getRandomValues(new Uint32Array(1))[0]! >>> 1;
+}
+
+/** Errors of a create that the upstream answered with a refusal, or that was never sent: no job exists. */
+function madeNothing(error: unknown): boolean {
+  return [
+    UpstreamRejectedError,
+    UpstreamTransientError,
+    UpstreamBusyError,
+    UpstreamAccountError,
+    UpstreamConfigurationError,
+    ContentModerationError,
+  ].some((kind) => error instanceof kind);
 }
 
 /**
@@ -67,20 +111,56 @@ async function startJob(
   taskId: string,
   deps: LifecycleDeps,
 ): Promise<{ state: 'final' } | { state: 'started'; job_id: string }> {
-  const task = await loadTask(taskId, deps.tasks);
+  let task = await loadTask(taskId, deps.tasks);
   if (isFinal(task.status)) return { state: 'final' };
   if (task.upstream_job_id) return { state: 'started', job_id: task.upstream_job_id };
-  // A task restarted after its deadline (its execution timed out, or never ran) gets no job it could not use.
+  // A task restarted after its deadline (its execution timed out, or never ran) gets no job it could not use;
+  // FailAndRefund settles any claim it holds.
   if (deps.now().getTime() > Date.parse(task.deadline_at)) {
     throw new GenerationTimedOutError(`the task was not started by ${task.deadline_at}`);
   }
   // Only the waiting room hands out slots; a task here without one goes back there.
   if (!task.upstream_slot) throw new WaitingForUpstreamError('the task holds no upstream slot');
-  const { jobId, expiresAt } = await createUpstreamJob(task, deps);
+  // A claim without a job: its create may have made one. Live: wait (the state machine retries) rather than
+  // make a second; expired: the job its lost answer named is looked for upstream, and adopted when found.
+  let previous: string | undefined;
+  const state = claimState(task, deps.now());
+  if (state === 'live') throw new UpstreamClaimHeldError('another start of the task is creating its job');
+  if (state === 'expired') {
+    const settled = await settleExpiredClaim(task, deps);
+    task = settled.task;
+    if (isFinal(task.status)) return { state: 'final' };
+    if (task.upstream_job_id) return { state: 'started', job_id: task.upstream_job_id };
+    if (settled.outcome === 'ambiguous') {
+      throw new UpstreamOutcomeUnknownError("more than one upstream job may be this task's; none was adopted");
+    }
+    if (settled.outcome !== 'none') throw new UpstreamClaimHeldError('the task moved while its claim was settled');
+    previous = task.upstream_claim_id;
+  }
+  // The claim comes first: from here until a job is recorded or the lease runs out, nothing refunds the task.
+  const claim = newClaim(deps.now(), (deps.newClaimId ?? randomClaimId)(), claimSeed(task, deps.random ?? randomSeed));
+  if (!(await deps.tasks.claimUpstream(task.task_id, claim, previous))) {
+    const latest = await loadTask(taskId, deps.tasks);
+    if (isFinal(latest.status)) {
+      await releaseSlot(latest, deps);
+      return { state: 'final' };
+    }
+    if (latest.upstream_job_id) return { state: 'started', job_id: latest.upstream_job_id };
+    throw new UpstreamClaimHeldError('another start of the task claimed it first');
+  }
+  const claimed: TaskRecord = {
+    ...task,
+    upstream_claim_id: claim.id,
+    upstream_claim_at: claim.at,
+    upstream_claim_until: claim.until,
+    upstream_seed: claim.seed,
+  };
+  const { jobId, expiresAt } = await createUpstreamJob(claimed, claim.id, deps);
   const recorded = await deps.tasks.recordUpstreamJob(task.task_id, jobId, deps.now().toISOString(), expiresAt);
   if (recorded.upstream_job_id === jobId) return { state: 'started', job_id: jobId };
-  // A cancel (or another final move) came between our read and our write: the job we just made belongs
-  // to no task, and the upstream would bill a video nobody collects. Cancel it, best effort.
+  // Only a claim that outlived its lease gets here (the task ended, or another start recorded its own job): the
+  // job we just made belongs to no task, and the upstream would bill a video nobody collects. Cancel it.
+  deps.onJobOrphaned?.(task.task_id, jobId, 'the task moved while its job was created');
   await cancelBestEffort(providerOf(task, deps), jobId, accountOf(task), (error) =>
     deps.onOrphanJobCancelFailure?.(task.task_id, jobId, error),
   );
@@ -97,23 +177,24 @@ async function startJob(
  * back and returns to the waiting room, keeping its place. A 429 (rate limits, or the account's cap reached
  * through another client of the key) cools the account down for a while; a refused key or account (401/403)
  * takes the account out of use until an operator enables it again (alarmed). Only the deadline ends the wait.
+ * A create the upstream refused made nothing: its claim is dropped, so a cancel need not wait for the lease.
  */
-async function createUpstreamJob(task: TaskRecord, deps: LifecycleDeps): Promise<{ jobId: string; expiresAt: string }> {
+async function createUpstreamJob(
+  task: TaskRecord,
+  claimId: string,
+  deps: LifecycleDeps,
+): Promise<{ jobId: string; expiresAt: string }> {
   const now = deps.now();
-  // The fields ProviderJobRequest leaves out; every other field of the generation goes upstream as stored.
-  const { modelId: _modelId, modelName: _modelName, webhookUrl: _webhookUrl, ...generation } = task.generation;
   const expiresAfterSeconds = upstreamExpirySeconds(task.deadline_at, now);
-  const callbackUrl = deps.callbackUrl(task);
+  const request = jobRequestOf(task, { expiresAfterSeconds, callbackUrl: deps.callbackUrl(task) });
   try {
-    const { jobId } = await providerOf(task, deps).createJob({
-      upstreamModel: task.upstream_model,
-      account: accountOf(task),
-      ...generation,
-      expiresAfterSeconds,
-      ...(callbackUrl && { callbackUrl }),
-    });
+    const { jobId } = await providerOf(task, deps).createJob(request);
     return { jobId, expiresAt: new Date(now.getTime() + expiresAfterSeconds * 1000).toISOString() };
   } catch (error) {
+    // Only an outcome the adapter could not know (a timeout, a lost answer) keeps the claim: it may have a job.
+    if (madeNothing(error)) {
+      await deps.tasks.releaseUpstreamClaim(task.task_id, claimId);
+    }
     if (error instanceof UpstreamBusyError || error instanceof UpstreamAccountError) {
       const penalty =
         error instanceof UpstreamBusyError
@@ -159,7 +240,7 @@ export async function completeTask(taskId: string, videoKey: string, deps: Compl
   return { status: moved ? 'success' : 'unchanged' };
 }
 
-export interface RefundDeps extends WaitingRoomDeps {
+export interface RefundDeps extends WaitingRoomDeps, ClaimDeps {
   tasks: TaskRepository;
   /** Adapters with a short timeout: the refund step has seconds, not minutes. */
   providers: Readonly<Record<string, VideoProvider>>;
@@ -174,15 +255,34 @@ export interface RefundDeps extends WaitingRoomDeps {
  * The refund comes first so that an upstream that is slow or down never delays or fails it. A transferring
  * task's job has already succeeded: nothing to stop. Whoever ended the task, its slot (or its place in the
  * waiting room) is given back here too: the slot transaction is once-only as well.
+ * A claim without a job (a start that died or lost its create's answer) is waited for while live (the state
+ * machine retries UpstreamClaimHeldError), then settled: a job found upstream is adopted and cancelled as any.
  */
 export async function failAndRefund(taskId: string, error: StepError, deps: RefundDeps) {
-  const task = await deps.tasks.get(taskId);
+  let task = await deps.tasks.get(taskId);
   if (!task) return { status: 'missing', refunded: false };
   if (isFinal(task.status)) {
     await releaseSlot(task, deps);
     return { status: task.status, refunded: false };
   }
-  const refunded = await deps.tasks.refund(task, 'failed', describeFailure(error), deps.now().toISOString());
+  let expiredClaim: string | undefined;
+  const state = claimState(task, deps.now());
+  if (state === 'live') throw new UpstreamClaimHeldError("the task's job may still be being created");
+  if (state === 'expired') {
+    const settled = await settleExpiredClaim(task, deps);
+    task = settled.task;
+    // Ambiguous: every candidate was reported (alarmed); none is this task's for sure, so none is cancelled.
+    if (!task.upstream_job_id && settled.outcome !== 'moved') expiredClaim = task.upstream_claim_id;
+  }
+  const now = deps.now().toISOString();
+  const refunded = await deps.tasks.refund(task, 'failed', describeFailure(error), now, {
+    ...(expiredClaim && { expiredClaim }),
+  });
+  if (!refunded) {
+    const latest = await deps.tasks.get(taskId);
+    // Not final: a claim came between our read and the refund (a restarted execution's start); try again.
+    if (latest && !isFinal(latest.status)) throw new UpstreamClaimHeldError('the task was claimed meanwhile');
+  }
   const jobId = task.upstream_job_id;
   if (refunded && jobId && task.status !== 'transferring') {
     await cancelBestEffort(providerOf(task, deps), jobId, accountOf(task), (cancelError) =>
@@ -219,14 +319,4 @@ async function loadTask(taskId: string, tasks: TaskRepository): Promise<TaskReco
   const task = await tasks.get(taskId);
   if (!task) throw new TaskNotFoundError(`task ${taskId} does not exist`);
   return task;
-}
-
-export function accountOf(task: Pick<TaskRecord, 'upstream_account'>): string {
-  return task.upstream_account ?? DEFAULT_ACCOUNT;
-}
-
-function providerOf(task: TaskRecord, deps: Pick<LifecycleDeps, 'providers'>): VideoProvider {
-  const provider = deps.providers[task.upstream_provider];
-  if (!provider) throw new Error(`no adapter for upstream provider ${task.upstream_provider}`);
-  return provider;
 }

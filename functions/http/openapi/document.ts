@@ -46,7 +46,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   402: 'Insufficient balance (top up and retry), or the API key would pass its spend quota.',
   403: 'No right to access the resource: it belongs to another account.',
   404: 'Resource does not exist.',
-  429: "Too many requests: retry after `Retry-After` seconds (the key's rate limit, or a submit still losing to many others on its account after 6 s: nothing charged), or API Gateway's throttle.",
+  429: "Too many requests: retry after `Retry-After` seconds (the key's rate limit, a submit still losing to many others on its account after 6 s: nothing charged, or a cancel of a task being started upstream: nothing refunded), or API Gateway's throttle.",
   500: 'Internal server error: nothing was charged unless the answer says so; quote X-Request-Id to support.',
 };
 
@@ -233,7 +233,7 @@ const OPERATIONS: OperationSpec[] = [
     path: '/api/v1/video/tasks/{id}/cancel',
     summary: 'Cancel a task',
     description:
-      'While no upstream job has started generating: the task becomes refunded and its cost is refunded in full. Cancelling a refunded task again answers it again. Once generation has started, or the task has ended otherwise: 400.',
+      'While no upstream job has started generating: the task becomes refunded and its cost is refunded in full. Cancelling a refunded task again answers it again. Once generation has started, or the task has ended otherwise: 400. While the task is being started upstream (seconds): 429 with `Retry-After`, nothing refunded; ask again then.',
     tag: 'Tasks',
     authenticated: true,
     parameters: [TASK_ID_PARAMETER],

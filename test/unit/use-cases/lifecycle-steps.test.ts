@@ -251,9 +251,11 @@ describe('lifecycle steps', () => {
       expect(account()?.cool_until).toBeUndefined();
     });
 
-    it('sends no seed when none was asked', async () => {
+    it('with no seed asked, sends one picked at the claim and keeps it on the task (it tells the job apart)', async () => {
+      deps.random = () => 7;
       await startUpstreamJob(TASK_ID, deps);
-      expect('seed' in (provider.created[0] as object)).toBe(false);
+      expect(provider.created[0]?.seed).toBe(7);
+      expect((await tasks.get(TASK_ID))?.upstream_seed).toBe(7);
     });
 
     it('run twice, it creates the job once and returns the same job id', async () => {
