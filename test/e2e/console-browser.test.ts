@@ -12,14 +12,14 @@ import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalStack } from '../support/test-stack.js';
-import { callApi, startTestStack } from '../support/test-stack.js';
+import { callApi } from '../support/test-stack.js';
+import { sharedStack } from '../support/shared-stack.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`console browser tests skipped: no ${CHROMIUM} (apt-get install chromium)`);
 
-let stack: LocalStack;
+const stack = sharedStack();
 let browser: Browser;
 let page: Page;
 const pageErrors: string[] = [];
@@ -53,13 +53,10 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
   let taskId = '';
 
   beforeAll(async () => {
-    [stack, browser] = await Promise.all([
-      startTestStack(),
-      chromium.launch({
-        executablePath: CHROMIUM,
-        args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-      }),
-    ]);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.baseUrl });
@@ -71,7 +68,6 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
-    await stack?.stop();
   });
 
   it('signs up with the emailed code (a wrong one is refused in words) and lands on a zero balance', async () => {

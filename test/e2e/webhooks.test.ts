@@ -14,8 +14,9 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { resourceEnvironment } from '../../functions/adapters/resources.js';
-import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
-import type { LocalStack } from '../support/test-stack.js';
+import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
+import { sharedStack } from '../support/shared-stack.js';
+import type { SharedStack } from '../support/shared-stack.js';
 
 const REPOSITORY_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -67,19 +68,19 @@ async function startReceiver(answer: (n: number) => number = () => 200, hold?: (
   return { url: `http://127.0.0.1:${port}/hooks/video`, received };
 }
 
-let stack: LocalStack;
+let stack: SharedStack;
 let sqs: SQSClient;
 const receivers: Server[] = [];
 
 beforeAll(async () => {
-  stack = await startTestStack({ environment: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1' } });
+  // The shared stack's webhook retries come a second apart, three of them (shared-stack-setup.ts).
+  stack = sharedStack();
   sqs = new SQSClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: stack.endpoints.sqs });
 });
 afterAll(async () => {
   sqs?.destroy();
   for (const server of receivers) server.closeAllConnections();
   await Promise.all(receivers.map((server) => new Promise((resolve) => server.close(resolve))));
-  await stack?.stop();
 });
 
 /**
@@ -210,7 +211,7 @@ describe.concurrent('a receiver that answers 200', () => {
     );
     expect(task.webhook).toBeNull();
     const execution = await pollUntil(
-      async () => (await stack.workflow.executions()).find((record) => record.input.includes(taskId)),
+      () => stack.execution(taskId),
       (record) => record?.status === 'SUCCEEDED',
       { timeoutMs: 120_000 },
     );

@@ -2,17 +2,17 @@
  * Money under contention: many submits on one account at once. Each submit is one TransactWriteItems
  * (debit if enough + key spend + task), so exactly as many succeed as the balance covers.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, newAccount, startTestStack, tasksOfAccount } from '../support/test-stack.js';
-import type { LocalStack } from '../support/test-stack.js';
+import { randomUUID } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { callApi, newAccount, tasksOfAccount } from '../support/test-stack.js';
+import { sharedStack } from '../support/shared-stack.js';
 
-let stack: LocalStack;
-beforeAll(async () => {
-  // Slow upstream: tasks stay in flight, so nothing is refunded while the balance is being counted.
-  stack = await startTestStack({ upstream: { queuedMs: 60_000, runningMs: 60_000 } });
-});
+const stack = sharedStack();
+const run = randomUUID();
+// Held upstream until the file ends: nothing is refunded while the balance is being counted.
+const PROMPT = `a paper boat ${run} [simulate:held]`;
 afterAll(async () => {
-  await stack?.stop();
+  await fetch(`${stack.endpoints.upstreams.ark.baseUrl}/simulator/release?prompt=${run}`, { method: 'POST' });
 });
 
 const tasksOf = (accountId: string) => tasksOfAccount(stack, accountId);
@@ -23,7 +23,7 @@ describe('200 concurrent submits against a balance that covers exactly 20', () =
     const { accountId, key } = await newAccount(stack, '60');
     const body = {
       model: 'seedance-1.0-lite-i2v',
-      prompt: 'a paper boat',
+      prompt: PROMPT,
       duration: 5,
       image_urls: ['https://93.184.215.14/boat.png'],
     };
@@ -53,7 +53,7 @@ describe('200 concurrent submits against a balance that covers exactly 20', () =
     const { accountId, key } = await newAccount(stack, '1000', { quotaYuan: '30' });
     const body = {
       model: 'seedance-1.0-lite-i2v',
-      prompt: 'a paper boat',
+      prompt: PROMPT,
       duration: 5,
       image_urls: ['https://93.184.215.14/boat.png'],
     };
