@@ -2,7 +2,7 @@
  * Every error a client can see. The envelope `code` equals the HTTP status (DESIGN §3 row 9);
  * each class names one cause so handlers throw meaning, and one mapper turns it into a response.
  */
-export type ErrorCode = 400 | 401 | 402 | 403 | 404 | 429 | 500;
+export type ErrorCode = 400 | 401 | 402 | 403 | 404 | 415 | 429 | 500;
 
 export class ApiError extends Error {
   override name = 'ApiError';
@@ -42,6 +42,11 @@ export class KeyQuotaExceededError extends apiError(
 ) {}
 export class ForbiddenError extends apiError('ForbiddenError', 403, 'no right to access this resource') {}
 export class NotFoundError extends apiError('NotFoundError', 404, 'resource does not exist') {}
+export class UnsupportedMediaTypeError extends apiError(
+  'UnsupportedMediaTypeError',
+  415,
+  'Content-Type must be application/json',
+) {}
 
 export class RateLimitedError extends ApiError {
   override name = 'RateLimitedError';

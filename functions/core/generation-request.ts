@@ -87,14 +87,17 @@ export const GenerationSchema = v.pipe(
     prompt: v.pipe(
       v.string('is required and must be a string'),
       v.check((text) => text.length > 0, 'must not be empty'),
+      // Whitespace and invisible format characters (zero-width space, BOM) describe nothing to generate.
+      v.check((text) => !/^[\p{White_Space}\p{Cf}]*$/u.test(text), 'must contain text, not only whitespace'),
       v.check(
         (text) => codePointLength(text) <= MAX_PROMPT_CODE_POINTS,
         `must be at most ${MAX_PROMPT_CODE_POINTS} characters`,
       ),
       // Ark still reads legacy options in the prompt (`--dur 12 --rs 1080p`, doc 1520757): one could make a
       // longer or larger video than the one priced, so the prompt may not carry them.
+      // NFKC first: full-width `－－ｄｕｒ` and other compatibility forms read as `--dur` once normalised.
       v.check(
-        (text) => !LEGACY_PROMPT_OPTION.test(text),
+        (text) => !LEGACY_PROMPT_OPTION.test(text.normalize('NFKC')),
         'must not contain option flags such as --dur or --rs: send duration, resolution and ratio as fields',
       ),
     ),

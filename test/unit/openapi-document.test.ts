@@ -67,6 +67,39 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('documents the 415 of every operation that takes a JSON body, and of no other', () => {
+    const withBody: string[] = [];
+    for (const { operation } of validator.operations) {
+      const spec = operation as unknown as Json;
+      const id = spec['operationId'] as string;
+      // The upstream's report is only a hint, read whatever its Content-Type.
+      const checked = Boolean(spec['requestBody']) && id !== 'UpstreamCallback';
+      if (checked) withBody.push(id);
+      expect(Object.hasOwn(operation.responses, '415'), id).toBe(checked);
+    }
+    expect(withBody.sort()).toEqual(
+      [
+        'ConsoleCreateKey',
+        'ConsoleRedeemCode',
+        'ConsoleSendTestWebhook',
+        'ConsoleUpdateKey',
+        'CreateUpload',
+        'SubmitTask',
+      ].sort(),
+    );
+    const answer = {
+      method: 'POST',
+      path: '/api/v1/video/generate',
+      status: 415,
+      headers: new Headers({ 'content-type': 'application/json', 'x-request-id': 'r' }),
+      body: { code: 415, message: 'Content-Type must be application/json (got text/plain)', data: null },
+    };
+    expect(validator.check(answer)).toEqual([]);
+    expect(validator.check({ ...answer, path: '/api/v1/models', method: 'GET' })).toEqual([
+      expect.stringMatching(/status not documented/),
+    ]);
+  });
+
   it('takes an Idempotency-Key on the submit and the upload, and says when an answer is a replay', () => {
     for (const id of ['SubmitTask', 'CreateUpload']) {
       const { operation } = validator.operations.find((o) => (o.operation as unknown as Json)['operationId'] === id)!;

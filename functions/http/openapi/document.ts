@@ -46,6 +46,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   402: 'Insufficient balance (top up and retry), or the API key would pass its spend quota.',
   403: 'No right to access the resource: it belongs to another account.',
   404: 'Resource does not exist.',
+  415: 'Unsupported media type: a request with a JSON body must send `Content-Type: application/json` (parameters allowed, a charset only UTF-8). Nothing is charged.',
   429: "Too many requests: retry after `Retry-After` seconds (the key's rate limit, a submit still losing to many others on its account after 6 s: nothing charged, or a cancel of a task being started upstream: nothing refunded), or API Gateway's throttle.",
   500: 'Internal server error: nothing was charged unless the answer says so; quote X-Request-Id to support.',
 };
@@ -56,6 +57,7 @@ const ERROR_NAMES: Record<ErrorCode, string> = {
   402: 'PaymentRequired',
   403: 'Forbidden',
   404: 'NotFound',
+  415: 'UnsupportedMediaType',
   429: 'TooManyRequests',
   500: 'InternalError',
 };
@@ -92,6 +94,8 @@ interface OperationSpec {
   authenticated: boolean;
   parameters?: Json[];
   requestBody?: Json;
+  /** The body is only a hint, read whatever its Content-Type (no 415); other bodies go through jsonBody. */
+  anyContentType?: boolean;
   /** The success answer: the envelope's `data` schema (component name), or a whole response of its own. */
   data?: { component: string; example: unknown; message?: string };
   success?: Json;
@@ -143,7 +147,7 @@ const SUBMIT_FIELD_DOCS: Record<string, Json> = {
   modelId: { description: 'Form B: the model by its id (a UUID).' },
   prompt: {
     description:
-      'What to generate: 1 to 20480 characters (Unicode code points). Options such as --dur or --rs in the text are refused: send them as fields.',
+      'What to generate: 1 to 20480 characters (Unicode code points), not only whitespace. Options such as --dur or --rs in the text (full-width forms included) are refused: send them as fields.',
     minLength: 1,
     maxLength: 20480,
   },
@@ -311,6 +315,7 @@ const OPERATIONS: OperationSpec[] = [
       required: false,
       content: { 'application/json': { schema: { type: 'object', description: "The upstream's task object." } } },
     },
+    anyContentType: true,
     data: { component: 'Null', example: null },
     errors: [404, 500],
   },
@@ -376,6 +381,7 @@ function operation(spec: OperationSpec): Json {
   };
   const responses: Json = { '200': success };
   for (const code of spec.errors) responses[String(code)] = ref('responses', ERROR_NAMES[code]);
+  if (spec.requestBody && !spec.anyContentType) responses['415'] = ref('responses', ERROR_NAMES[415]);
   responses['413'] = ref('responses', 'PayloadTooLarge');
   return {
     operationId: spec.id,
@@ -413,6 +419,7 @@ function consoleOperation(spec: ConsoleOperation): Json {
     '403': ref('responses', 'ConsoleForbidden'),
   };
   for (const code of spec.errors) responses[String(code)] ??= ref('responses', ERROR_NAMES[code]);
+  if (spec.body) responses['415'] = ref('responses', ERROR_NAMES[415]);
   return {
     operationId: spec.id,
     summary: spec.summary,

@@ -151,6 +151,7 @@ export const EXAMPLES = {
     402: 'insufficient balance: top up and retry',
     403: 'this task belongs to another account',
     404: 'task 0f8fad5b-d9cb-469f-a165-70867728950e does not exist',
+    415: 'Content-Type must be application/json (got text/plain)',
     429: 'too many requests: retry after 1 s',
     500: 'internal server error',
   } satisfies Record<ErrorCode, string>,
