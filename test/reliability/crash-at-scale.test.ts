@@ -22,7 +22,7 @@ import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
 const RUN = randomUUID().slice(0, 8);
 const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-scale-'));
 // The upstream finishes a job 1.5 s after creation and the first poll comes 8 s after the start: in
-// between, a status query finds the job done and records `transferring` (DESIGN §3 row 22). The simulated
+// between, a status query finds the job done and records `transferring` (docs/task-lifecycle.md, "Live status"). The simulated
 // upstream keeps its jobs in the data directory, as a real one outlives our crash.
 const OPTIONS: LocalStackOptions = {
   dataDir,
@@ -85,7 +85,7 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
   // First 60 that finish before the crash (50 succeed, 10 fail upstream and are refunded); while they
   // run, 20 cancelled by their client while queued upstream (refunded).
   await Promise.all([submitWave('success', 50), submitWave('fail', 10, () => ' [simulate:fail]')]);
-  // Held in Ark's queue, where a cancel is still possible (DESIGN row 18).
+  // Held in Ark's queue, where a cancel is still possible (docs/task-lifecycle.md, "Cancel").
   await submitWave('cancel', 20, () => ' [simulate:queued]');
   // Counts by wave and status. A wait that times out says where each wave stands, and where each task
   // still on its way to a job stands: in the waiting room or not, holding a slot or not.
@@ -149,7 +149,7 @@ it('200 tasks in every state at a kill -9 all finish after a restart, one upstre
       );
       expect(status).toBe('running');
       // As a client would: a cancel that answers 5xx (a store too slow for the function's time) is sent again,
-      // and a cancel repeated after the refund answers the refunded task (DESIGN row 18).
+      // and a cancel repeated after the refund answers the refunded task (docs/task-lifecycle.md, "Cancel").
       const answers: string[] = [];
       let response: Awaited<ReturnType<typeof callApi<{ status: string }>>>;
       do {
