@@ -1,6 +1,6 @@
 /**
  * `npm run --silent sam:env`: writes env.json for `sam local start-api` from the `-c samLocal=true` template
- * and the running `npm start` stack (.data/local-stack.json). See README "`sam local`". A stack on a real
+ * and the running `npm start` stack (.data/local-stack.json). See docs/local-stack.md, "`sam local`". A stack on a real
  * upstream does not record its key: this reads it (`ARK_API_KEY`) from its own environment.
  */
 import { providerEnv } from '../functions/adapters/config.js';

@@ -1,5 +1,5 @@
 /**
- * The ffmpeg that PrepareInputs runs (H.265 → H.264, DESIGN §3 row 26): the static build of the npm package
+ * The ffmpeg that PrepareInputs runs (H.265 → H.264, docs/api-contract.md, "Uploads"): the static build of the npm package
  * @ffmpeg-installer/linux-x64, no system install. CDK ships the package's directory as a Lambda layer (the
  * binary at /opt/ffmpeg, the function on x86_64); the local stack points FFMPEG_PATH at the very same file.
  */

@@ -13,7 +13,7 @@ export interface RouteDefinition {
   /** Handler module, relative to the repository root; it exports `handler`. */
   entry: string;
   /**
-   * `jwt`: a console route (issue 20), guarded by API Gateway's JWT authorizer (Cognito access tokens; the local
+   * `jwt`: a console route (docs/console.md), guarded by API Gateway's JWT authorizer (Cognito access tokens; the local
    * gateway checks the same). Otherwise the handler authenticates a `bc_` key itself, or the route is public.
    */
   auth?: 'jwt';
@@ -38,7 +38,7 @@ function consoleRoute(id: string, method: RouteDefinition['method'], path: strin
   };
 }
 
-/** The customer console's API (issue 20): the same use cases as the public API, for the signed-in user's account. */
+/** The customer console's API (docs/console.md): the same use cases as the public API, for the signed-in user's account. */
 export const CONSOLE_ROUTES: readonly RouteDefinition[] = [
   consoleRoute('GetAccount', 'GET', '/account', 'get-account.ts'),
   consoleRoute('ListTransactions', 'GET', '/transactions', 'list-transactions.ts'),
@@ -73,11 +73,11 @@ export const API_ROUTES: readonly RouteDefinition[] = [
   },
   { id: 'ListModels', method: 'GET', path: '/api/v1/models', entry: 'functions/http/list-models.ts' },
   { id: 'CreateUpload', method: 'POST', path: '/api/v1/uploads', entry: 'functions/http/create-upload.ts' },
-  // No API key (DESIGN §3 row 30, issue 19): for load balancers and uptime checks, and the API's own description.
+  // No API key (docs/api-contract.md, "Routes"): for load balancers and uptime checks, and the API's own description.
   { id: 'Health', method: 'GET', path: '/api/v1/health', entry: 'functions/http/health.ts' },
   { id: 'GetOpenApi', method: 'GET', path: '/api/v1/openapi.json', entry: 'functions/http/get-openapi.ts' },
   { id: 'GetDocs', method: 'GET', path: '/docs', entry: 'functions/http/get-docs.ts' },
-  // The upstream's job reports (DESIGN §3 row 33): no API key; the per-task secret in the path guards it.
+  // The upstream's job reports (docs/task-lifecycle.md, "Completion"): no API key; the per-task secret in the path guards it.
   {
     id: 'UpstreamCallback',
     method: 'POST',
@@ -103,7 +103,7 @@ export interface WorkflowFunctionDefinition {
 }
 
 export const WORKFLOW_FUNCTIONS: readonly WorkflowFunctionDefinition[] = [
-  // Uploaded references made fetchable for the upstream, H.265 transcoded (DESIGN §3 row 26): ffmpeg, x86_64.
+  // Uploaded references made fetchable for the upstream, H.265 transcoded (docs/api-contract.md, "Uploads"): ffmpeg, x86_64.
   { id: 'PrepareInputs', aslToken: 'PrepareInputsFunctionArn', entry: 'functions/workflow/prepare-inputs.ts' },
   {
     id: 'WaitForUpstreamSlot',

@@ -79,7 +79,7 @@ const ListSchema = v.object({
 });
 
 /**
- * What a GET echoes of the request (ark-notes "Get reply"): an absent or odd field tells nothing, so it is
+ * What a GET echoes of the request (docs/providers/ark.md, "Get reply and statuses"): an absent or odd field tells nothing, so it is
  * dropped rather than failing the read.
  */
 const EchoSchema = v.object({
@@ -154,7 +154,7 @@ function transient(answer: Answer): UpstreamTransientError {
 }
 
 // ---------------------------------------------------------------- error mapping
-// Ark's codes (ark-notes "Errors"; the code table in volcengine/ark-cli skills/arkcli-doctor/references/
+// Ark's codes (docs/providers/ark.md, "Errors"; the code table in volcengine/ark-cli skills/arkcli-doctor/references/
 // error-codes.md, which also gives the `.PrivacyInformation` and `.PolicyViolation` suffixes).
 
 function errorCode(answer: Answer): string {
@@ -241,12 +241,12 @@ function toStatus(task: Task): ProviderJobStatus | undefined {
         : { state: 'succeeded', videoUrl: task.content.video_url };
     case 'failed': {
       const message = task.error?.message || task.error?.code || 'Ark reported the task failed';
-      // Output moderation arrives this way (ark-notes "Errors"); input moderation found late may too.
+      // Output moderation arrives this way (docs/providers/ark.md, "Errors"); input moderation found late may too.
       const cause = moderationOf(task.error?.code ?? '');
       return cause ? { state: 'failed', message, cause } : { state: 'failed', message };
     }
     case 'expired':
-      // It outlived its execution_expires_after (ark-notes "Create body", "Get reply").
+      // It outlived its execution_expires_after (docs/providers/ark.md, "Create body", "Get reply and statuses").
       return {
         state: 'failed',
         message: task.error?.message || 'the job expired upstream before it finished',
@@ -333,7 +333,7 @@ export class ArkVideoProvider implements VideoProvider {
   }
 
   /**
-   * Ark's DELETE (ark-notes "Endpoints"): queued → cancelled; succeeded, failed or expired → the record is
+   * Ark's DELETE (docs/providers/ark.md, "Endpoints"): queued → cancelled; succeeded, failed or expired → the record is
    * deleted (the video URL with it); running or cancelled → refused, with an undocumented HTTP code. So the
    * job is read first and only a queued one is sent a DELETE; a refusal is explained by reading it again.
    */

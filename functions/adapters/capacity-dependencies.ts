@@ -1,5 +1,5 @@
 /**
- * Composition root for upstream capacity (DESIGN §3 rows 32-33): the accounts, the waiting room, the task
+ * Composition root for upstream capacity (docs/upstream-capacity.md; docs/task-lifecycle.md, "Completion"): the accounts, the waiting room, the task
  * waker and the callback URL. Every function that ends a job gives its slot back, so most steps need it.
  */
 import { randomBytes } from 'node:crypto';
@@ -45,7 +45,7 @@ export function waitingRoomDependencies(): WaitingRoomDeps {
   };
 }
 
-/** Where the upstream reports a task's job: our API, with the task's secret in the path (DESIGN §3 row 33). */
+/** Where the upstream reports a task's job: our API, with the task's secret in the path (docs/task-lifecycle.md, "Completion"). */
 export const CALLBACK_ROUTE_PREFIX = '/api/v1/upstream-callbacks';
 
 export function callbackUrl(task: Pick<TaskRecord, 'task_id' | 'callback_token'>): string | undefined {

@@ -1,5 +1,5 @@
 /**
- * 24-hour video URLs in AWS (DESIGN §3 row 21). An S3 presigned URL dies with the temporary role
+ * 24-hour video URLs in AWS (docs/security.md, "Video URLs"). An S3 presigned URL dies with the temporary role
  * credentials that signed it (often within hours), so in AWS videos are served by CloudFront with
  * Origin Access Control and the URL is signed with a CloudFront key pair, which does not expire.
  */

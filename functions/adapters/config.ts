@@ -63,7 +63,7 @@ export const ENV = {
   consoleUsersTable: variable('CONSOLE_USERS_TABLE', text),
   redeemCodesTable: variable('REDEEM_CODES_TABLE', text),
   /**
-   * The API's public base URL, to which the upstream reports a job's status changes (DESIGN §3 row 33).
+   * The API's public base URL, to which the upstream reports a job's status changes (docs/task-lifecycle.md, "Completion").
    * Empty: jobs are made without a callback and only the fallback polling notices their end.
    */
   callbackBaseUrl: variable('CALLBACK_BASE_URL', optionalText, ''),
@@ -86,7 +86,7 @@ export const ENV = {
     schedule,
     DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS.join(','),
   ),
-  /** Only the local runtime sets it: in AWS every non-public range is refused (DESIGN §3 row 20). */
+  /** Only the local runtime sets it: in AWS every non-public range is refused (docs/security.md, "URL policy"). */
   allowLoopbackTargets: variable('ALLOW_LOOPBACK_TARGETS', flag, 'false'),
   s3ForcePathStyle: variable('S3_FORCE_PATH_STYLE', flag, 'false'),
   /** The SDK's own endpoint settings (the local emulator), read where a URL is built without the SDK. */

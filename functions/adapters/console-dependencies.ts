@@ -1,4 +1,4 @@
-/** Composition root of the console routes (issue 20): each adapter built once per process from the environment. */
+/** Composition root of the console routes (docs/console.md): each adapter built once per process from the environment. */
 import { readEnv } from './config.js';
 import { dynamoDocumentClient } from './dynamodb-client.js';
 import { DynamoDbConsoleKeys } from './dynamodb-console-keys.js';

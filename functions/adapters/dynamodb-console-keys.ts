@@ -1,5 +1,5 @@
 /**
- * API keys as their owner manages them (issue 20): listed through API_KEYS_BY_ACCOUNT_INDEX (consistent
+ * API keys as their owner manages them (docs/console.md): listed through API_KEYS_BY_ACCOUNT_INDEX (consistent
  * reads are not possible on a GSI, so a key made a moment ago may show on the next read), created and
  * enabled together with a check that the account is not disabled, changed by conditional updates. A quota
  * keeps `quota_remaining_units = quota_units - spent_units`, the invariant the charge's condition relies on.

@@ -1,5 +1,5 @@
 /**
- * Console sign-ins in DynamoDB (issue 20): one item per Cognito user, `sub` → `account_id`. A first sign-in
+ * Console sign-ins in DynamoDB (docs/console.md): one item per Cognito user, `sub` → `account_id`. A first sign-in
  * opens the account (balance 0, so no ledger entry) and the link in one transaction, each conditional on
  * not existing: two first requests at once open one account, the other finds the winner's link.
  */

@@ -1,5 +1,5 @@
 /**
- * Top-up codes in DynamoDB (issue 20), by the SHA-256 of the code. A redeem is one transaction: the code
+ * Top-up codes in DynamoDB (docs/console.md), by the SHA-256 of the code. A redeem is one transaction: the code
  * marked used by the account (conditional on being unused and unexpired), the balance raised (conditional on
  * staying within MAX_BALANCE_UNITS) and the ledger entry `redeem:<code id>`, so a code adds once.
  */

@@ -424,7 +424,7 @@ function chargeError(error: unknown, charge: Charge): Error | undefined {
   if (!(error instanceof TransactionCanceledException)) return undefined;
   const [balance, key] = error.CancellationReasons ?? [];
   // The key's conditions first: a disabled key is a 401, and a quota refusal must name the quota
-  // (DESIGN §3 row 15) even when the balance is short too.
+  // (docs/money-and-ledger.md, "Key quotas") even when the balance is short too.
   if (key?.Code === 'ConditionalCheckFailed') {
     // The key's stored image (ReturnValuesOnConditionCheckFailure) tells which of its conditions failed.
     const stored = key.Item;

@@ -1,4 +1,4 @@
-/** Upload records (DESIGN §3 row 26) and the write that hands a task's prepared reference URLs to the upstream step. */
+/** Upload records (docs/api-contract.md, "Uploads") and the write that hands a task's prepared reference URLs to the upstream step. */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';

@@ -1,5 +1,5 @@
 /**
- * SSRF guard for requests to customer-given URLs (DESIGN §3 row 20): `guardedLookup(url, policy)` for
+ * SSRF guard for requests to customer-given URLs (docs/security.md, "URL policy"): `guardedLookup(url, policy)` for
  * node:http(s) refuses a forbidden IP literal at once, resolves a name's every address and refuses the
  * lot if any is forbidden, then hands the checked addresses to the socket (no second resolution, so no
  * DNS rebinding).

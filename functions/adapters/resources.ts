@@ -51,7 +51,7 @@ export const TASKS_WEBHOOK_PENDING_INDEX = {
 } as const;
 
 /**
- * Tasks holding an upstream slot (DESIGN §3 row 32), by account: sparse, as only a task holding a slot carries
+ * Tasks holding an upstream slot (docs/upstream-capacity.md), by account: sparse, as only a task holding a slot carries
  * `upstream_slot` (given back when its job is final). The reconciler finds here a slot left by a crash between
  * a task's end and the slot's release. At most a few hundred tasks per account.
  */
@@ -63,7 +63,7 @@ export const TASKS_SLOT_HOLDERS_INDEX = {
 } as const;
 
 /**
- * The ledger's newest-first listing (DESIGN §3 row 27). The table's key is (account_id, entry_id) with an
+ * The ledger's newest-first listing (docs/money-and-ledger.md, "Ledger"). The table's key is (account_id, entry_id) with an
  * entry id from the entry's cause (`charge:<task>`), so a conditional put makes each movement at most once;
  * an id from a cause does not sort by time, hence this index on `listed_at` (`<created_at>#<entry id>`). A GSI
  * rather than an LSI: no 10 GB cap on an account's entries, and a listing may lag its write by a moment.
@@ -71,7 +71,7 @@ export const TASKS_SLOT_HOLDERS_INDEX = {
 export const LEDGER_BY_TIME_INDEX = { name: 'by-time', partitionKey: 'account_id', sortKey: 'listed_at' } as const;
 
 /**
- * An account's tasks, newest first (GET /api/v1/video/tasks, DESIGN §3 row 25). Keyed by what every task already
+ * An account's tasks, newest first (GET /api/v1/video/tasks, docs/api-contract.md, "Listing tasks"). Keyed by what every task already
  * holds (`account_id`, `created_at`), so tasks stored before the index exist are listed too; ties in `created_at`
  * are ordered by the table key, which every page's cursor carries. It projects what a Task view is made of
  * (TaskViewSource in functions/core/task.ts) plus `video_key` (to re-sign an expired URL), nothing else: a task's
@@ -99,7 +99,7 @@ export const TASKS_BY_ACCOUNT_INDEX = {
   ],
 } as const;
 
-/** An account's API keys, oldest first (the console's key list, issue 20): a few per account, every attribute. */
+/** An account's API keys, oldest first (the console's key list, docs/console.md): a few per account, every attribute. */
 export const API_KEYS_BY_ACCOUNT_INDEX = {
   name: 'by-account',
   partitionKey: 'account_id',
@@ -118,7 +118,7 @@ export const TABLES = {
   },
   models: { envVar: ENV.modelsTable.name, partitionKey: 'id' },
   rateLimits: { envVar: ENV.rateLimitsTable.name, partitionKey: 'bucket', ttlAttribute: 'expires_at' },
-  // Upstream accounts (`<provider>#<name>`): capacity and slots in use (DESIGN §3 row 32).
+  // Upstream accounts (`<provider>#<name>`): capacity and slots in use (docs/upstream-capacity.md).
   upstreamAccounts: { envVar: ENV.upstreamAccountsTable.name, partitionKey: 'id' },
   // The waiting room: per provider, in submit order; read consistently (a GSI could lag behind a wake).
   upstreamQueue: { envVar: ENV.upstreamQueueTable.name, partitionKey: 'provider', sortKey: 'position' },
@@ -129,11 +129,11 @@ export const TABLES = {
     sortKey: 'entry_id',
     indexes: [LEDGER_BY_TIME_INDEX],
   },
-  // Idempotency-Key records (DESIGN §3 row 24), kept 24 h: `expires_at` is also checked on read (TTL lags).
+  // Idempotency-Key records (docs/api-contract.md, "Idempotency-Key"), kept 24 h: `expires_at` is also checked on read (TTL lags).
   idempotency: { envVar: ENV.idempotencyTable.name, partitionKey: 'id', ttlAttribute: 'expires_at' },
-  // Customer uploads (DESIGN §3 row 26): TTL removes a record some time after its expires_at, which is enforced.
+  // Customer uploads (docs/api-contract.md, "Uploads"): TTL removes a record some time after its expires_at, which is enforced.
   uploads: { envVar: ENV.uploadsTable.name, partitionKey: 'upload_id', ttlAttribute: 'ttl' },
-  // Console sign-ins (issue 20): a Cognito user's `sub` → its account. No password or token is stored.
+  // Console sign-ins (docs/console.md): a Cognito user's `sub` → its account. No password or token is stored.
   consoleUsers: { envVar: ENV.consoleUsersTable.name, partitionKey: 'sub' },
   // Top-up codes (admin code:create), by the SHA-256 of the code: single use, redeemed in the ledger's transaction.
   redeemCodes: { envVar: ENV.redeemCodesTable.name, partitionKey: 'code_hash' },
@@ -156,7 +156,7 @@ export const STATE_MACHINE = {
 } as const;
 
 /**
- * Completion webhooks (DESIGN §3 row 19): the state machine sends one message per final task to this
+ * Completion webhooks (docs/webhooks.md): the state machine sends one message per final task to this
  * queue, and the consumer delivers it. A retry is a new message sent with a timer (at most 15 min; a longer
  * wait hops, see MAX_MESSAGE_DELAY_SECONDS) while the received one is deleted, so a waiting retry is never
  * in flight (a standard queue allows about 120,000 in flight: "Amazon SQS standard queue quotas"). The try

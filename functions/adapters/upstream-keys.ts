@@ -1,5 +1,5 @@
 /**
- * A provider's API keys, one per upstream account (DESIGN §3 row 32), kept in the provider's one secret
+ * A provider's API keys, one per upstream account (docs/upstream-capacity.md), kept in the provider's one secret
  * (or, locally, its `<PREFIX>_API_KEY` variable) as a JSON object `{"<account>": "<key>"}`. A plain string is
  * the key of the account `default`, so a deployment with one key stores it as before.
  */

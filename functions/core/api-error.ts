@@ -1,5 +1,5 @@
 /**
- * Every error a client can see. The envelope `code` equals the HTTP status (DESIGN §3 row 9);
+ * Every error a client can see. The envelope `code` equals the HTTP status (docs/api-contract.md, "Envelope and errors");
  * each class names one cause so handlers throw meaning, and one mapper turns it into a response.
  */
 export type ErrorCode = 400 | 401 | 402 | 403 | 404 | 415 | 429 | 500;

@@ -1,4 +1,4 @@
-/** API keys: `bc_` + 32 random bytes (base64url). Only the SHA-256 hash is ever stored (DESIGN §4). */
+/** API keys: `bc_` + 32 random bytes (base64url). Only the SHA-256 hash is ever stored (docs/security.md, "API keys"). */
 import { createHash, randomBytes } from 'node:crypto';
 
 export const API_KEY_PREFIX = 'bc_';

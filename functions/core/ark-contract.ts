@@ -1,14 +1,14 @@
 /**
- * Ark's documented contract for its Seedance video models, the gateway's reading (DESIGN rows 6, 31):
+ * Ark's documented contract for its Seedance video models, the gateway's reading (docs/api-contract.md, "References"; docs/providers/ark.md):
  * ids per platform, input modes, counts, durations, resolutions, ratios, audio. The catalog draws each
  * model's capabilities from here; the local simulator keeps its own reading (lib/local/ark-simulator-*).
  * Sources: Volcengine doc 82379/1520757 "创建视频生成任务 API" (current copy), BytePlus ModelArk 1520757,
- * ../shared/upstream/ark-notes.md; rules only third parties state are marked so and kept on the safe side.
+ * docs/providers/ark.md; rules only third parties state are marked so and kept on the safe side.
  */
 import type { Ratio, Resolution } from './generation-options.js';
 
 /**
- * Each platform's API base (ark-notes "Endpoints": Volcengine cn-beijing; BytePlus ap-southeast, as eu-west
+ * Each platform's API base (docs/providers/ark.md, "Endpoints": Volcengine cn-beijing; BytePlus ap-southeast, as eu-west
  * has no video models). The platform also picks the model ids below.
  */
 export const ARK_BASE_URLS = {
@@ -18,7 +18,7 @@ export const ARK_BASE_URLS = {
 export type ArkPlatform = keyof typeof ARK_BASE_URLS;
 export const ARK_PLATFORMS = Object.keys(ARK_BASE_URLS) as ArkPlatform[];
 
-/** The roles our images take upstream (DESIGN row 6): one first frame, first + last, or references. */
+/** The roles our images take upstream (docs/api-contract.md, "References"): one first frame, first + last, or references. */
 export const IMAGE_MODES = ['first_frame', 'first_last_frame', 'reference'] as const;
 export type ImageMode = (typeof IMAGE_MODES)[number];
 
@@ -47,7 +47,7 @@ export interface UpstreamModel {
   audio: boolean;
 }
 
-/** Ark lists these six plus `adaptive`, which the gateway does not offer (ark-notes "Create body"). */
+/** Ark lists these six plus `adaptive`, which the gateway does not offer (docs/providers/ark.md, "Create body"). */
 const ALL_RATIOS: readonly Ratio[] = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'];
 const NO_REFERENCES = { referenceImages: { min: 0, max: 0 }, maxVideos: 0, maxAudios: 0, maxReferenceItems: 0 };
 
@@ -141,5 +141,5 @@ export function arkModelId(key: string, platform: ArkPlatform): string | undefin
   return model?.ids[platform];
 }
 
-/** `execution_expires_after` bounds in seconds (ark-notes "Create body": 3600 … 259200, default 172800). */
+/** `execution_expires_after` bounds in seconds (docs/providers/ark.md, "Create body": 3600 … 259200, default 172800). */
 export const ARK_EXPIRY_SECONDS = { min: 3600, max: 259_200 } as const;

@@ -1,5 +1,5 @@
 /**
- * API keys as the console shows and changes them (issue 20): the request schemas (also the OpenAPI
+ * API keys as the console shows and changes them (docs/console.md): the request schemas (also the OpenAPI
  * document's), the view, and the rules an owner's change must keep. Money in yuan outside, units inside.
  */
 import * as v from 'valibot';

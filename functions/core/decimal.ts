@@ -30,7 +30,7 @@ export function isZero(decimal: Decimal): boolean {
   return decimal.scaled === 0n;
 }
 
-/** units × decimal, rounded half up to a whole unit (DESIGN §3 row 13). */
+/** units × decimal, rounded half up to a whole unit (docs/money-and-ledger.md, "Minor units"). */
 export function multiplyUnits(units: bigint, decimal: Decimal): bigint {
   const denominator = 10n ** BigInt(decimal.scale);
   return divideRoundHalfUp(units * decimal.scaled, denominator);

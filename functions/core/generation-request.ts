@@ -1,5 +1,5 @@
 /**
- * The submit body in both forms (spec §4.1, DESIGN §3 rows 1–8), parsed into one request.
+ * The submit body in both forms (spec §4.1, docs/api-contract.md, "Request forms", "Defaults and bounds", "References"), parsed into one request.
  * Step 1 (`parseGenerationBody`) checks what can be checked without the model; step 2
  * (`resolveGeneration`, in resolve-generation.ts) applies the chosen model's defaults and limits.
  */
@@ -21,7 +21,7 @@ export type RequestForm = 'A' | 'B';
 
 export type ModelReference = { by: 'name-or-id'; value: string } | { by: 'id'; value: string };
 
-/** Pairs of spellings of one field (DESIGN §3 row 1). The camelCase one marks Form B (row 2). */
+/** Pairs of spellings of one field (docs/api-contract.md, "Request forms"). The camelCase one marks Form B. */
 const SPELLINGS = [
   ['image_urls', 'imageUrls'],
   ['video_urls', 'videoUrls'],
@@ -41,7 +41,7 @@ const httpUrl = v.pipe(
   v.check(isHttpUrl, 'must be an absolute http or https URL'),
 );
 
-/** A reference: an http(s) URL, or the file_url of one of our uploads (DESIGN §3 row 6, row 26). */
+/** A reference: an http(s) URL, or the file_url of one of our uploads (docs/api-contract.md, "References", "Uploads"). */
 const referenceUrl = v.pipe(
   v.string('must be a string URL'),
   v.maxLength(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`),
@@ -151,7 +151,7 @@ export function parseGenerationBody(body: unknown): GenerationBody {
     throw new InvalidRequestError('request body must be a JSON object');
   }
   const record = body as Record<string, unknown>;
-  // DESIGN row 1: a misspelt field (`durration`) must not silently bill the default.
+  // docs/api-contract.md, "Request forms": a misspelt field (`durration`) must not silently bill the default.
   const unknown = Object.keys(record).filter((key) => !KNOWN_FIELDS.has(key));
   if (unknown.length > 0) {
     throw new InvalidRequestError(`unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key (DESIGN §3 row 24), shared by every route that takes it: the header's rule, the request's
+ * Idempotency-Key (docs/api-contract.md, "Idempotency-Key"), shared by every route that takes it: the header's rule, the request's
  * fingerprint, the record and its replay. The record is written by the route's adapter inside the route's own
  * transaction (a charge), conditional on no live record, so a key yields one task however many arrive at once.
  */

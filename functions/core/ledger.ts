@@ -1,5 +1,5 @@
 /**
- * The ledger (DESIGN §3 row 27): every balance movement is one immutable entry, written in the movement's
+ * The ledger (docs/money-and-ledger.md, "Ledger"): every balance movement is one immutable entry, written in the movement's
  * own transaction, with an id from its cause so that it happens at most once. Amounts are signed units
  * inside; yuan in the API. The valibot schemas of GET /api/v1/account/transactions live here (OpenAPI).
  */

@@ -1,5 +1,5 @@
 /**
- * Money is held as integer units of 0.0001 CNY (DESIGN §3 row 13). Yuan appear only at the edges:
+ * Money is held as integer units of 0.0001 CNY (docs/money-and-ledger.md, "Minor units"). Yuan appear only at the edges:
  * parsed from decimal strings, printed as JSON numbers. No float arithmetic ever touches an amount.
  */
 import { namedError } from './named-error.js';

@@ -1,5 +1,5 @@
 /**
- * Which IP addresses an outgoing request may connect to (DESIGN §3 row 20): globally reachable unicast
+ * Which IP addresses an outgoing request may connect to (docs/security.md, "URL policy"): globally reachable unicast
  * only, in IPv4, IPv6 and the IPv6 forms that embed an IPv4 address. Pure: parses text, no DNS; the
  * adapter public-address-guard.ts applies it to every address a name resolves to, at connect time.
  */

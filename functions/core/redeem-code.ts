@@ -1,5 +1,5 @@
 /**
- * Top-up codes (issue 20): `VGS-XXXX-XXXX-XXXX-XXXX`, 80 random bits in Crockford's base32 (no I, L, O, U to
+ * Top-up codes (docs/console.md): `VGS-XXXX-XXXX-XXXX-XXXX`, 80 random bits in Crockford's base32 (no I, L, O, U to
  * misread). Only the SHA-256 of the normalised code is stored; its first 12 hex digits name it in the ledger.
  */
 import { createHash, randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The references of a request against the model's upstream contract (DESIGN row 6): which images mode,
+ * The references of a request against the model's upstream contract (docs/api-contract.md, "References"): which images mode,
  * how many images, videos and audios, and their combinations. Ark refuses a mix of first frame, first +
  * last frame and reference inputs (doc 1520757), so videos and audios come only with reference images.
  */

@@ -1,6 +1,6 @@
 /**
- * Applies the chosen model to a parsed body: defaults (DESIGN §3 rows 3–5), the limits of the model's
- * upstream contract (row 6: input modes, counts, durations, resolutions, ratios, audio) and the price.
+ * Applies the chosen model to a parsed body: defaults (docs/api-contract.md, "Defaults and bounds"), the limits of the model's
+ * upstream contract (docs/api-contract.md, "References": input modes, counts, durations, resolutions, ratios, audio) and the price.
  * Whatever passes here is a request the upstream accepts; anything else is a 400 naming the rule.
  */
 import { InvalidRequestError } from './api-error.js';
@@ -14,7 +14,7 @@ import { supportedResolutions } from './video-model.js';
 import type { VideoModel } from './video-model.js';
 
 const FORM_DEFAULT_DURATION = { A: 15, B: 5 } as const;
-/** The spec's duration bounds per form (§4.1); a per_call model checks only these (DESIGN row 3). */
+/** The spec's duration bounds per form (§4.1); a per_call model checks only these (docs/api-contract.md, "Defaults and bounds"). */
 const FORM_MAX_DURATION = { A: 15, B: 30 } as const;
 const DEFAULT_RESOLUTION: Resolution = '720p';
 const DEFAULT_RATIO: Ratio = '16:9';
@@ -74,7 +74,7 @@ export function resolveGeneration(body: GenerationBody, model: VideoModel): Reso
 
 function resolveDuration(body: GenerationBody, model: VideoModel): number {
   const { record } = model;
-  // DESIGN row 3: a per_call model makes its one fixed duration whatever was sent, so the duration sent
+  // docs/api-contract.md, "Defaults and bounds": a per_call model makes its one fixed duration whatever was sent, so the duration sent
   // is held only to its form's bounds (spec §1: it "must still be sent, but it does not change the cost").
   const fixed = record.fixed_duration;
   const max = fixed === undefined ? record.max_duration : FORM_MAX_DURATION[body.form];

@@ -1,4 +1,4 @@
-/** A task as stored and as shown (spec §2 Task, DESIGN §3 rows 10–11). */
+/** A task as stored and as shown (spec §2 Task, docs/api-contract.md, "Task object"). */
 import type { ImageMode } from './ark-contract.js';
 import type { Ratio, Resolution } from './generation-options.js';
 import type { RequestForm } from './generation-request.js';
@@ -23,7 +23,7 @@ export interface TaskRecord {
   upstream_model: string;
   upstream_job_id?: string;
   /**
-   * StartUpstream's claim before it asks the upstream for a job (README "Task lifecycle and its guarantees"):
+   * StartUpstream's claim before it asks the upstream for a job (docs/task-lifecycle.md, "Claims before upstream creates"):
    * while it is live (until `upstream_claim_until`) and no job id is recorded, nothing refunds the task; after
    * it, whoever meets it looks upstream for the job it may have made before anything else.
    */
@@ -34,13 +34,13 @@ export interface TaskRecord {
   upstream_seed?: number;
   /** When the upstream expires the job unfinished (its execution_expires_after from our create). */
   upstream_expires_at?: string;
-  /** The upstream account (API key) the job is made with (DESIGN §3 row 32); absent on older tasks: `default`. */
+  /** The upstream account (API key) the job is made with (docs/upstream-capacity.md); absent on older tasks: `default`. */
   upstream_account?: string;
   /** `<provider>#<account>` while the task holds one of its slots: from the waiting room until the job is final. */
   upstream_slot?: string;
   /** The secret in the upstream's callback URL for this task (a callback only makes us re-read the job). */
   callback_token?: string;
-  /** The task token of the execution's wait for the job's end, to wake it (DESIGN §3 row 33). */
+  /** The task token of the execution's wait for the job's end, to wake it (docs/task-lifecycle.md, "Completion"). */
   wake_token?: string;
   /** The execution driving the task: the task id, or a new name after the reconciler restarted it. */
   execution_name?: string;
@@ -100,7 +100,7 @@ export interface TaskView {
   created_at: string;
   finished_at: string | null;
   error_message: string | null;
-  /** What was generated (issue 17): the model's name and the options the task was priced and made with. */
+  /** What was generated (docs/api-contract.md, "Task object"): the model's name and the options the task was priced and made with. */
   model: string;
   duration: number;
   resolution: Resolution;
@@ -112,7 +112,7 @@ export interface TaskView {
   /** Completion webhook delivery; null when the task has no webhook_url. */
   webhook: WebhookView | null;
   /**
-   * While the task waits for upstream capacity (DESIGN §3 row 32): 1 when it starts next. Shown by the
+   * While the task waits for upstream capacity (docs/upstream-capacity.md): 1 when it starts next. Shown by the
    * status query; null otherwise.
    */
   queue_position: number | null;
@@ -152,7 +152,7 @@ export function toTaskView(task: TaskViewSource): TaskView {
     cost: unitsToYuan(task.cost_units),
     created_at: task.created_at,
     finished_at: task.status === 'transferring' ? null : (task.finished_at ?? null),
-    // DESIGN §3 row 11: null unless failed (a cancelled task is `refunded`, its reason is not an error).
+    // docs/api-contract.md, "Task object": null unless failed (a cancelled task is `refunded`, its reason is not an error).
     error_message: task.status === 'failed' ? (task.error_message ?? null) : null,
     model: task.generation.modelName,
     duration: task.generation.durationSeconds,

@@ -1,5 +1,5 @@
 /**
- * Customer uploads (spec §4.5, DESIGN §3 row 26): the formats, limits and lifetimes, the `file_url` form a
+ * Customer uploads (spec §4.5, docs/api-contract.md, "Uploads"): the formats, limits and lifetimes, the `file_url` form a
  * submit names an upload by, and the valibot schemas of POST /api/v1/uploads (the OpenAPI document reads
  * them from here). An upload's bytes go straight to S3; only what is stored is ever trusted.
  */

@@ -1,6 +1,6 @@
 /**
  * A model of the catalog: what it costs and which upstream model runs it. What it accepts comes from
- * that upstream model's documented contract (DESIGN rows 6, 31); the record may only narrow it
+ * that upstream model's documented contract (docs/api-contract.md, "References"; docs/providers/ark.md); the record may only narrow it
  * (priced resolutions, max_duration). The catalog is data (lib/seed/model-catalog.json).
  */
 import * as v from 'valibot';
@@ -28,9 +28,9 @@ export const VideoModelRecordSchema = v.object({
     price_per_second: yuanText,
     resolution_multipliers: v.record(v.picklist(RESOLUTIONS), decimalText),
     audio_extra: yuanText,
-    /** Per reference video or audio (DESIGN §3 row 14); "0" when the model has none. */
+    /** Per reference video or audio (docs/money-and-ledger.md, "Pricing"); "0" when the model has none. */
     material_surcharge: yuanText,
-    /** per_call only (DESIGN §3 row 14). */
+    /** per_call only (docs/money-and-ledger.md, "Pricing"). */
     quality_multiplier: decimalText,
   }),
   max_duration: v.pipe(v.number(), v.integer(), v.minValue(MIN_DURATION_SECONDS), v.maxValue(MAX_DURATION_SECONDS)),
@@ -39,7 +39,7 @@ export const VideoModelRecordSchema = v.object({
   default_resolution: v.optional(v.picklist(RESOLUTIONS)),
   /** per_call: the resolutions allowed (spec: "the allowed resolutions may be restricted"). */
   allowed_resolutions: v.optional(v.array(v.picklist(RESOLUTIONS))),
-  /** The longest a generation may take before the task fails as timed out (issue 4: default 1 h). */
+  /** The longest a generation may take before the task fails as timed out (docs/task-lifecycle.md, "Deadlines": default 1 h). */
   // At most 6 h: with polls capped at 60 s that is ~360 polls, far under Step Functions' 25,000 events.
   max_generation_seconds: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(21_600)),
   /** `model`: the key of the provider's contract (functions/core/ark-contract.ts), not a platform id. */

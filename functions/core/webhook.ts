@@ -1,5 +1,5 @@
 /**
- * Completion webhooks (spec §6, DESIGN §3 row 19): the queue message, the payload, the retry schedule and
+ * Completion webhooks (spec §6, docs/webhooks.md): the queue message, the payload, the retry schedule and
  * how a receiver's answer is judged. Pure. One event per task, when it becomes `success` or `failed`; its
  * `webhook-id` comes from the task and the event, so every retry and duplicate carries the same id.
  */
@@ -72,7 +72,7 @@ export function webhookEventOf(status: TaskStatus): WebhookEvent | undefined {
   return status === 'success' ? 'task.success' : status === 'failed' ? 'task.failed' : undefined;
 }
 
-/** Form A fields plus Form B's `result_url` (DESIGN §3 row 19). */
+/** Form A fields plus Form B's `result_url` (docs/webhooks.md). */
 export interface WebhookPayload {
   task_id: string;
   status: WebhookStatus;
@@ -116,8 +116,8 @@ export const MAX_RETRY_DELAY_SECONDS = 43_200;
 export const MAX_MESSAGE_DELAY_SECONDS = 900;
 
 /**
- * Seconds to wait after each failed attempt. The issue's example list ends at 12 h and sums to 22.7 h;
- * a second 12 h makes the whole run last 34.7 h, past the 24 h asked for. 11 attempts in all.
+ * Seconds to wait after each failed attempt. The usual list ends at 12 h and sums to 22.7 h;
+ * a second 12 h makes the whole run last 34.7 h, past a full day (docs/webhooks.md, "Retries"). 11 attempts in all.
  */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS: readonly number[] = [
   5, 30, 120, 600, 1_800, 3_600, 10_800, 21_600, 43_200, 43_200,

@@ -121,7 +121,7 @@ export function describeFailure(error: StepError): string {
 
 /**
  * The error that ends a task whose upstream job failed: the upstream's moderation and expiry in our words
- * (ark-notes "Errors", "Get reply"), anything else with the upstream's message.
+ * (docs/providers/ark.md, "Errors", "Get reply and statuses"), anything else with the upstream's message.
  */
 export function jobFailure(job: Extract<ProviderJobStatus, { state: 'failed' }>): Error {
   switch (job.cause?.kind) {

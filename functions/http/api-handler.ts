@@ -49,7 +49,7 @@ export function authenticatedRoute(route: RouteFunction) {
     });
 }
 
-/** DESIGN §3 row 29: a larger body is refused (400) before any route parses it. */
+/** docs/api-contract.md, "Bodies": a larger body is refused (400) before any route parses it. */
 export const MAX_BODY_BYTES = 256 * 1024;
 
 /** The bytes the client sent: a binary body arrives base64-encoded, 4 characters for every 3 bytes. */
@@ -104,7 +104,7 @@ export async function bodyOf(event: APIGatewayProxyEventV2, caller: Promise<Call
   }
 }
 
-/** Idempotency-Key (DESIGN §3 row 24): names are case-insensitive; payload 2.0 lowers them, other fronts may not. */
+/** Idempotency-Key (docs/api-contract.md, "Idempotency-Key"): names are case-insensitive; payload 2.0 lowers them, other fronts may not. */
 export function idempotencyKeyOf(event: APIGatewayProxyEventV2): string | undefined {
   return headerOf(event, IDEMPOTENCY_KEY_HEADER);
 }

@@ -1,4 +1,4 @@
-/** POST /api/v1/video/tasks/{id}/cancel (beyond spec: DESIGN §3 row 18) */
+/** POST /api/v1/video/tasks/{id}/cancel (beyond spec: docs/task-lifecycle.md, "Cancel") */
 import { cancelTask } from '../core/use-cases/cancel-task.js';
 import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
 import { logger } from '../adapters/logger.js';

@@ -1,4 +1,4 @@
-/** POST /api/v1/uploads (with an optional Idempotency-Key: DESIGN §3 row 24) */
+/** POST /api/v1/uploads (with an optional Idempotency-Key: docs/api-contract.md, "Idempotency-Key") */
 import { randomUUID } from 'node:crypto';
 import { createUpload } from '../core/use-cases/create-upload.js';
 import { idempotencyStore } from '../adapters/service-dependencies.js';

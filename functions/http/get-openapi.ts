@@ -1,4 +1,4 @@
-/** GET /api/v1/openapi.json: the OpenAPI 3.1 document (DESIGN §3 row 30), built from the bundle's schemas. */
+/** GET /api/v1/openapi.json: the OpenAPI 3.1 document (docs/api-contract.md, "OpenAPI document"), built from the bundle's schemas. */
 import { publicDocumentRoute } from './api-handler.js';
 import { openApiDocument } from './openapi/document.js';
 

@@ -1,4 +1,4 @@
-/** GET /api/v1/account/transactions (DESIGN §3 row 27) */
+/** GET /api/v1/account/transactions (docs/money-and-ledger.md, "Ledger") */
 import { listTransactions } from '../core/use-cases/list-transactions.js';
 import { ledgerRepository } from '../adapters/service-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';

@@ -1,4 +1,4 @@
-/** POST /api/v1/video/generate (with an optional Idempotency-Key: DESIGN §3 row 24) */
+/** POST /api/v1/video/generate (with an optional Idempotency-Key: docs/api-contract.md, "Idempotency-Key") */
 import { randomUUID } from 'node:crypto';
 import { submitTaskIdempotently } from '../core/use-cases/submit-task.js';
 import { apiKeyRepository, idempotencyStore, modelCatalog, taskRepository } from '../adapters/service-dependencies.js';

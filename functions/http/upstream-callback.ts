@@ -1,6 +1,6 @@
 /**
- * POST /api/v1/upstream-callbacks/{id}/{secret}: the upstream reports a job's status change (DESIGN §3 row
- * 33). Not a customer route (no API key): the per-task secret in the path guards it, and the job is read
+ * POST /api/v1/upstream-callbacks/{id}/{secret}: the upstream reports a job's status change
+ * (docs/task-lifecycle.md, "Completion"). Not a customer route (no API key): the per-task secret in the path guards it, and the job is read
  * again from the upstream before anything moves. Answers within Ark's 5 s (a 2 s read, then our writes).
  */
 import { acceptCallback } from '../core/use-cases/upstream-completion.js';

@@ -1,7 +1,7 @@
 /**
  * State AwaitCompletion (`.waitForTaskToken`): registers the state's task token on the task and looks at the
  * job once. The upstream's callback, a status query or this look answers the token when the job ends; the
- * state's timeout is the fallback poll (DESIGN §3 row 33).
+ * state's timeout is the fallback poll (docs/task-lifecycle.md, "Completion").
  */
 import * as v from 'valibot';
 import { awaitCompletion } from '../core/use-cases/upstream-completion.js';

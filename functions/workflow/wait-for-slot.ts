@@ -1,6 +1,6 @@
 /**
  * State WaitForUpstreamSlot (`.waitForTaskToken`): puts the task in the waiting room with the state's task
- * token and dispatches; the token is answered when the task holds a slot (DESIGN §3 row 32).
+ * token and dispatches; the token is answered when the task holds a slot (docs/upstream-capacity.md).
  */
 import * as v from 'valibot';
 import { waitForSlot } from '../core/use-cases/waiting-room.js';

@@ -2,7 +2,7 @@
  * Operator actions behind the admin CLI and the local stack's seeding: accounts, keys, top-ups and the
  * model catalog. Money enters as yuan text and is stored as integer units, like everywhere else; no write
  * takes a balance past MAX_BALANCE_UNITS (checked first, and again by the write's own condition). Every
- * balance movement writes its ledger entry in its own transaction (DESIGN §3 row 27).
+ * balance movement writes its ledger entry in its own transaction (docs/money-and-ledger.md, "Ledger").
  */
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -75,7 +75,7 @@ export interface AccountSummary {
   keys: { total: number; active: number };
 }
 
-/** Ark admits 120 unfinished tasks per account (ark-notes "Errors"): a new account's capacity unless told. */
+/** Ark admits 120 unfinished tasks per account (docs/providers/ark.md, "Capacity"): a new account's capacity unless told. */
 export const UPSTREAM_ACCOUNT_CAPACITY = 120;
 
 const KEY_ID_PATTERN = /^key_[A-Za-z0-9]{1,64}$/;
@@ -247,7 +247,7 @@ export class AdminStore {
   }
 
   /**
-   * An operator's correction (DESIGN §3 row 27, type `adjustment`): adds `amountYuan` (a leading "-" takes
+   * An operator's correction (docs/money-and-ledger.md, "Ledger", type `adjustment`): adds `amountYuan` (a leading "-" takes
    * away, never below zero), with its entry `adjustment:<requestId>` and the reason, at most once per request id.
    */
   async adjust(
@@ -384,7 +384,7 @@ export class AdminStore {
   }
 
   /**
-   * `count` new top-up codes of `amountYuan` each (issue 20), valid for `validDays` days: only their hashes are
+   * `count` new top-up codes of `amountYuan` each (docs/console.md), valid for `validDays` days: only their hashes are
    * stored, so the codes returned here are the only copy. Each is redeemed once, in the console.
    */
   async createRedeemCodes(
@@ -429,7 +429,7 @@ export class AdminStore {
   }
 
   /**
-   * Creates an upstream account (DESIGN §3 row 32) or changes its capacity or whether it is used; its slots in
+   * Creates an upstream account (docs/upstream-capacity.md) or changes its capacity or whether it is used; its slots in
    * use are never written here. Its key lives in the provider's secret (functions/adapters/upstream-keys.ts).
    */
   async setUpstreamAccount(

@@ -1,5 +1,5 @@
 /**
- * ledger:verify and ledger:backfill (DESIGN §3 row 27): for every account, balance = Σ its ledger entries.
+ * ledger:verify and ledger:backfill (docs/money-and-ledger.md, "Ledger"): for every account, balance = Σ its ledger entries.
  * An account is read, its entries summed (consistent query), then read again: a balance that moved meanwhile
  * is read once more, so a quiet account is judged on one view. Sums are bigints (a stored balance may be).
  */

@@ -1,5 +1,5 @@
 /**
- * What Ark charges us for a task (DESIGN row 34), from lib/seed/upstream-prices.json and Ark's output
+ * What Ark charges us for a task (docs/money-and-ledger.md, "Margins"), from lib/seed/upstream-prices.json and Ark's output
  * sizes: tokens = width × height × frames / 1024, frames = 24 × (output + input video seconds) + 1.
  * Input video length is unknown at submit, so a request with reference videos counts Ark's 15 s maximum.
  */

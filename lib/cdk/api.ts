@@ -30,8 +30,8 @@ export const EXPECTED_CONCURRENT_KEYS = 200;
  * rate send (2,000/s), so only a flood trips it. Its burst is the most the account's bucket holds (API Gateway
  * quotas: 10,000 requests/s and a burst of 5,000 per account and Region, shared by its APIs; a stage cannot
  * exceed them). What trips it is answered by API Gateway, not by us: 429 `{"message":"Too Many Requests"}`
- * without Retry-After, which an HTTP API cannot change (gateway responses exist for REST APIs only); README's
- * API section says so to clients.
+ * without Retry-After, which an HTTP API cannot change (gateway responses exist for REST APIs only);
+ * docs/api-contract.md, "Envelope and errors", says so to clients.
  */
 export const DEFAULT_API_THROTTLE: ApiThrottle = { rateLimit: 5_000, burstLimit: 5_000 };
 

@@ -1,5 +1,5 @@
 /**
- * The customer console in AWS (issue 20): the built single-page app in a private bucket, served by its own
+ * The customer console in AWS (docs/console.md): the built single-page app in a private bucket, served by its own
  * CloudFront distribution under `/console/`, with `/api/*` on the same distribution going to the HTTP API,
  * so the SPA calls the API on its own origin (config.json's `apiBase: ""`) and needs no CORS. The app is
  * built at synthesis like the Lambda bundles (asset bundling, skipped for stacks not being deployed), by

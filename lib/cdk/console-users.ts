@@ -1,5 +1,5 @@
 /**
- * Who may sign in to the customer console (issue 20): a Cognito user pool and the console's app client.
+ * Who may sign in to the customer console (docs/console.md): a Cognito user pool and the console's app client.
  * Customers sign themselves up with their email (a code confirms it) or are invited by an operator
  * (`admin account:invite`); the SPA calls Cognito's API directly (USER_PASSWORD_AUTH, REFRESH_TOKEN_AUTH)
  * and sends the access token to the console routes, which API Gateway's JWT authorizer checks (api.ts).

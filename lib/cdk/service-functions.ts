@@ -61,7 +61,7 @@ const VIDEO_DOWNLOAD_TIMEOUT = TRANSFER_TIMEOUT.minus(Duration.minutes(3));
 const VIDEO_KEYS = 'videos/*';
 /**
  * StartUpstream's claim on a task outlives the function by at least this: a claim past its lease is then
- * never one whose create is still running (README "Task lifecycle and its guarantees").
+ * never one whose create is still running (docs/task-lifecycle.md, "Claims before upstream creates").
  */
 const CLAIM_LEASE_MARGIN = Duration.seconds(30);
 const START_UPSTREAM_TIMEOUT = Duration.seconds(50);
@@ -265,7 +265,7 @@ export class ServiceFunctions extends Construct {
       // Answers with the envelope only: touches nothing.
       [DEFAULT_ROUTE.id]: { uses: [] },
 
-      // Console routes (issue 20): the JWT authorizer has checked the token; each one finds its caller's account.
+      // Console routes (docs/console.md): the JWT authorizer has checked the token; each one finds its caller's account.
       ConsoleGetAccount: {
         uses: [
           ...consoleCaller,

@@ -103,7 +103,7 @@ export class StatefulResources extends Construct {
       lifecycleRules: [
         // TransferVideo uploads in parts; a crashed upload must not leave billed parts behind.
         { id: 'abort-incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-        // Customer uploads and their H.264 copies (DESIGN row 26): 48 h, which S3 can only say in whole days (it
+        // Customer uploads and their H.264 copies (docs/api-contract.md, "Uploads"): 48 h, which S3 can only say in whole days (it
         // also rounds to the next midnight UTC), so up to a day more; the service refuses them after 48 h itself.
         { id: 'expire-uploads', prefix: UPLOADS.prefix, expiration: Duration.days(UPLOADS.expireAfterDays) },
       ],

@@ -2,7 +2,7 @@
  * Video downloads: a CloudFront distribution in front of the (private) video bucket, reading it through
  * Origin Access Control and serving only URLs signed with a key of its trusted key group. The keys are
  * configuration (cdk.json), so a plain `cdk deploy` keeps them and a rotation is a config change; see
- * README "Deploy to AWS". Lives beside the bucket: OAC's grant is a statement in the bucket's own policy.
+ * docs/operations.md, "Deploy to AWS". Lives beside the bucket: OAC's grant is a statement in the bucket's own policy.
  */
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';

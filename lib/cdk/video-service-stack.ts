@@ -196,7 +196,7 @@ export class StatelessStack extends Stack {
       ...(props.serviceConfig.apiThrottle && { throttle: props.serviceConfig.apiThrottle }),
     });
 
-    // The upstream reports each job's status changes to our API (DESIGN §3 row 33): StartUpstream puts the
+    // The upstream reports each job's status changes to our API (docs/task-lifecycle.md, "Completion"): StartUpstream puts the
     // URL in each create. The API does not depend on StartUpstream, so this makes no cycle.
     this.functions.byId['StartUpstream']?.addEnvironment(ENV.callbackBaseUrl.name, this.api.httpApi.apiEndpoint);
     const functions = this.functions;

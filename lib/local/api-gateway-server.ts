@@ -4,7 +4,7 @@
  * what the handler returns. What AWS refuses before any function runs, it refuses alike; whatever Node's
  * own HTTP server would answer by itself (no Host, an Expect it does not know, CONNECT) gets the envelope.
  * Each request gets an id, in the event's `requestContext.requestId` as API Gateway puts it; the gateway's own
- * answers carry it in `X-Request-Id` (the functions' answers carry it already: DESIGN §3 row 28).
+ * answers carry it in `X-Request-Id` (the functions' answers carry it already: docs/api-contract.md, "Request ids").
  *
  * Routes flagged `auth: 'jwt'` pass the JWT authorizer first, as in AWS (the console's routes, with tokens of the
  * local Cognito, lib/local/cognito.ts); and the console's single-page app is served under /console, as

@@ -1,7 +1,7 @@
 /**
  * The simulated Ark's task callbacks: with `callback_url`, Ark POSTs a body shaped like the get reply on
  * status changes; an unacknowledged (no 2xx within 5 s) final callback is retried 3 times; no signature
- * (ark-notes.md, "Callback"). The pause between retries is undocumented: 1 s by default here. Whether
+ * (docs/providers/ark.md, "Callbacks"). The pause between retries is undocumented: 1 s by default here. Whether
  * Ark delivers one task's callbacks in order is unconfirmed: here they are (one at a time per task).
  * Only node:http / node:https; nothing here keeps the process alive, and close() cancels what is pending.
  */
@@ -26,7 +26,7 @@ export interface CallbackSettings {
   retryDelayMs: number;
 }
 
-/** ark-notes.md: "an unacknowledged (no 2xx within 5 s) final callback is retried 3 times". */
+/** docs/providers/ark.md, "Callbacks": an unacknowledged (no 2xx within 5 s) final callback is retried 3 times. */
 export const DEFAULT_CALLBACK_TIMEOUT_MS = 5000;
 export const FINAL_CALLBACK_RETRIES = 3;
 /** No source gives the pause between retries: unconfirmed, 1 s. */

@@ -13,7 +13,7 @@
  *  [PX]  The official resolution table (Volcengine 82379/1520757) as copied at
  *        apidoc.cometapi.com/api/video/seedance/create: 1.0 series vs 1.5 pro / 2.0 pixel sizes.
  *  [CLI] volcengine/ark-cli skills/arkcli-gen/references/arkcli-gen.md (priority 0-9 on 2.0 / 2.0 fast).
- *  [NOTES] /work/shared/upstream/ark-notes.md (Volcengine 82379/1520757 and BytePlus 1520757 summaries).
+ *  [NOTES] docs/providers/ark.md (what the service relies on of Volcengine 82379/1520757 and BytePlus 1520757).
  */
 
 export type ArkPlatform = 'byteplus' | 'volcengine';

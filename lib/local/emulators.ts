@@ -75,7 +75,7 @@ export interface Fauxqs {
 /**
  * fauxqs's own startFauxqs listens on 0.0.0.0 whatever it is told, so this builds its app (the exported
  * buildApp) and listens on 127.0.0.1 itself. S3 objects persist as files under `s3Dir` when given; SQS
- * always stays in memory (see README). `port` 0 picks a free one.
+ * always stays in memory (see docs/local-stack.md). `port` 0 picks a free one.
  */
 export async function startS3AndSqs(s3Dir: string | undefined, port = 0): Promise<Fauxqs> {
   if (s3Dir) mkdirSync(s3Dir, { recursive: true });

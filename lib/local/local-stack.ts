@@ -56,7 +56,7 @@ export interface LocalStackOptions {
   callbacks?: boolean;
   /** The simulators' timing, and their cap on unfinished jobs per key (Ark's 120 by default). */
   upstream?: { queuedMs?: number; runningMs?: number; expiryScale?: number; maxUnfinishedPerKey?: number };
-  /** Each provider's upstream accounts (DESIGN §3 row 32). Default: `default` with capacity 120. */
+  /** Each provider's upstream accounts (docs/upstream-capacity.md). Default: `default` with capacity 120. */
   upstreamAccounts?: readonly LocalUpstreamAccount[];
   /**
    * Each provider's upstream; unnamed: its simulator on the default platform. Never read from the

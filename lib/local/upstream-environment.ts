@@ -1,5 +1,5 @@
 /**
- * The environment's side of `npm start`'s upstream switch (DESIGN row 31), apart so that nothing else reads
+ * The environment's side of `npm start`'s upstream switch (docs/providers/ark.md), apart so that nothing else reads
  * it: bin/local.ts turns `<PREFIX>_API_KEY`, `_BASE_URL`, `_PLATFORM` into choices for the local stack
  * (upstreams.ts), and tests that start `npm start` as a process strip them first.
  */

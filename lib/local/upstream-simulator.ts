@@ -104,13 +104,13 @@ const FIXTURE_URL = new URL('./fixtures/sample.mp4', import.meta.url);
 /** How long `[simulate:slow-download]` holds back the second half of the file. */
 const SLOW_DOWNLOAD_MS = 15_000;
 const HOUR_MS = 3_600_000;
-/** Unfinished (queued + running) tasks one account may hold (BytePlus docs, per ark-notes.md). */
+/** Unfinished (queued + running) tasks one account may hold (BytePlus docs; docs/providers/ark.md, "Capacity"). */
 const MAX_UNFINISHED_TASKS = 120;
 /** setTimeout's longest delay; a later status change is looked at again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-/** `video_url` is a presigned URL valid for 24 h (ark-notes.md; ark-cli arkcli-gen.md). */
+/** `video_url` is a presigned URL valid for 24 h (docs/providers/ark.md; ark-cli arkcli-gen.md). */
 const VIDEO_URL_TTL_MS = 24 * HOUR_MS;
-/** Tasks are kept 7 days; cancelled ones are deleted after 24 h (ark-notes.md). */
+/** Tasks are kept 7 days; cancelled ones are deleted after 24 h (docs/providers/ark.md, "Endpoints"). */
 const TASK_RETENTION_MS = 7 * 24 * HOUR_MS;
 const CANCELLED_RETENTION_MS = 24 * HOUR_MS;
 

@@ -1,6 +1,6 @@
 /**
  * Each provider's upstream for the local stack: its simulator, or the real one when `npm start` has its key
- * (DESIGN row 31). Keyed by ProviderName, so a provider added to functions/core/providers.ts without a
+ * (docs/providers/ark.md). Keyed by ProviderName, so a provider added to functions/core/providers.ts without a
  * simulator here fails typechecking. The choice comes as an argument, never from the environment here: only
  * `npm start` reads that (upstream-environment.ts), so tests and the bench never pick up a shell's real key.
  */
@@ -55,7 +55,7 @@ export function simulatorApiKey(provider: ProviderName, account = DEFAULT_ACCOUN
   return account === DEFAULT_ACCOUNT ? `local-${provider}-key` : `local-${provider}-key-${account}`;
 }
 
-/** An upstream account the local stack sets up for each provider (DESIGN §3 row 32). */
+/** An upstream account the local stack sets up for each provider (docs/upstream-capacity.md). */
 export interface LocalUpstreamAccount {
   name: string;
   capacity: number;

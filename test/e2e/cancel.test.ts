@@ -1,5 +1,5 @@
 /**
- * Cancel (DESIGN §3 row 18): a task without an upstream job, or whose job is still queued there, is cancelled
+ * Cancel (docs/task-lifecycle.md, "Cancel"): a task without an upstream job, or whose job is still queued there, is cancelled
  * upstream, refunded and ends `refunded`; one whose job has started is refused (400) and not refunded; a
  * cancel racing the task's own end ends in exactly one final state and at most one refund.
  */

@@ -1,5 +1,5 @@
 /**
- * The console's API end to end (issue 20): a user signs up with the local Cognito, the gateway checks the
+ * The console's API end to end (docs/console.md): a user signs up with the local Cognito, the gateway checks the
  * token as API Gateway's JWT authorizer does, the first request opens an account with 0 CNY; a key made in the
  * console pays for a task over the public API once a code is redeemed; a disabled key is refused; the webhook
  * test event verifies with the revealed secret; every figure reconciles with the ledger.

@@ -1,5 +1,5 @@
 /**
- * The console in a real browser (issue 20): Debian's Chromium driven by playwright-core through sign-up, a
+ * The console in a real browser (docs/console.md): Debian's Chromium driven by playwright-core through sign-up, a
  * redeemed code, a key made and copied, a task paid with it over the public API that appears and plays, the key
  * disabled (the next call is 401), a webhook test event a receiver verifies, and the ledger's entries.
  * Skipped, with one line saying so, where /usr/bin/chromium is missing (`.ci/run` installs it).

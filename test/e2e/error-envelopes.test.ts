@@ -141,7 +141,7 @@ describe('request body limits', () => {
       body: (await response.json()) as ApiResponse['body'],
     }));
 
-  it('a body over 256 KiB: 400 before it is parsed (DESIGN §3 row 29); 256 KiB itself is parsed', async () => {
+  it('a body over 256 KiB: 400 before it is parsed (docs/api-contract.md, "Bodies"); 256 KiB itself is parsed', async () => {
     const { accountId, key } = await newAccount(stack, '10');
     // Not JSON: had it been parsed, the message would say so.
     expectEnvelope(await post('/api/v1/video/generate', key, 'x'.repeat(KIB_256 + 1)), 400, /exceeds 256 KiB/);
@@ -243,7 +243,7 @@ describe('401 authentication', () => {
     expectEnvelope(await callApi(stack, 'GET', '/api/v1/models', { key }), 401, /disabled/);
   });
 
-  it('a disabled key is refused on its very next request, reads included (DESIGN §3 row 12)', async () => {
+  it('a disabled key is refused on its very next request, reads included (docs/security.md, "API keys")', async () => {
     const { accountId, key } = await newAccount(stack, '100');
     const created = await submit(key, {
       model: 'seedance-1.0-lite-i2v',

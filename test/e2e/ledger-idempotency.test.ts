@@ -1,7 +1,7 @@
 /**
- * Over HTTP against the local stack: Idempotency-Key on submit (DESIGN §3 row 24: replay with
- * `Idempotent-Replayed: true`, 400 for another body or a bad key), GET /api/v1/account/transactions (row 27:
- * newest first, cursor paging, the caller's own), cancel twice (row 18), and the admin CLI's
+ * Over HTTP against the local stack: Idempotency-Key on submit (docs/api-contract.md, "Idempotency-Key": replay with
+ * `Idempotent-Replayed: true`, 400 for another body or a bad key), GET /api/v1/account/transactions (docs/money-and-ledger.md, "Ledger":
+ * newest first, cursor paging, the caller's own), cancel twice (docs/task-lifecycle.md, "Cancel"), and the admin CLI's
  * balance:topup --request-id and ledger:verify on what all that wrote.
  */
 import { randomUUID } from 'node:crypto';

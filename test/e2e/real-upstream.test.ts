@@ -1,5 +1,5 @@
 /**
- * `npm start` against a real upstream (DESIGN row 31): with ARK_API_KEY it starts no simulator and sends jobs
+ * `npm start` against a real upstream (docs/providers/ark.md): with ARK_API_KEY it starts no simulator and sends jobs
  * to ARK_BASE_URL (here a second simulator playing the real Ark, with its own key); without it, its own
  * simulator. Run as the bin/local.ts process: only there is the switch read from the environment, and the
  * shell's own ARK_* variables are removed first, so this never reaches a developer's real account.

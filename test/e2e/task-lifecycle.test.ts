@@ -86,7 +86,7 @@ describe('a task that succeeds', () => {
     // Form B default duration 5: 1.4 CNY/s × 5 s × 2.2 (1080p) = 15.4 CNY.
     expect(submit.body).toMatchObject({ code: 0, data: { status: 'pending', cost: 15.4 } });
     const { final } = await followTask(key, submit.body.data.task_id);
-    // The task shows what was made (issue 17): one image is the first frame by default.
+    // The task shows what was made (docs/api-contract.md, "Task object"): one image is the first frame by default.
     expect(final.body.data).toMatchObject({
       status: 'success',
       model: 'seedance-2.0',

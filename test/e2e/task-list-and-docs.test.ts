@@ -1,6 +1,6 @@
 /**
  * Over HTTP against the local stack: the task list (pages, status filter, another account's cursor), the request
- * id on every kind of answer, the health route, and the OpenAPI document and its page (DESIGN §3 rows 25, 28, 30).
+ * id on every kind of answer, the health route, and the OpenAPI document and its page (docs/api-contract.md, "Listing tasks", "Request ids", "OpenAPI document").
  * Every callApi answer is also checked against the served document (test/support/openapi-validator.ts).
  */
 import SwaggerParser from '@apidevtools/swagger-parser';

@@ -1,5 +1,5 @@
 /**
- * Uploads over real HTTP against the local stack (DESIGN §3 row 26): POST /uploads, the bytes PUT to the
+ * Uploads over real HTTP against the local stack (docs/api-contract.md, "Uploads"): POST /uploads, the bytes PUT to the
  * answered URL, a submit naming the file_url, the task through to success with the upstream handed a URL that
  * serves the file (an H.265 MOV's H.264 copy, probed); and the refusals: 51 MB declared, an expired upload,
  * another account's, a PNG declared as JPEG taken as a PNG, a video in image_urls.

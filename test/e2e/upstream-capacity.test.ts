@@ -1,5 +1,5 @@
 /**
- * Upstream capacity and pushed completion (DESIGN §3 rows 32-33), over HTTP against the local stack: tasks
+ * Upstream capacity and pushed completion (docs/upstream-capacity.md; docs/task-lifecycle.md, "Completion"), over HTTP against the local stack: tasks
  * past the accounts' slots wait `pending` with a queue position and start in submit order; a 429 from the
  * upstream sends a task back to waiting, never to a refund; every slot is given back; a job that cannot call
  * back is still found by the fallback poll.

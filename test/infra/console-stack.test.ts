@@ -1,5 +1,5 @@
 /**
- * The customer console in AWS (issue 20), over the whole app synthesized once: the user pool and its client
+ * The customer console in AWS (docs/console.md), over the whole app synthesized once: the user pool and its client
  * (stateful), the JWT authorizer on exactly the console routes (stateless), and the console stack's bucket,
  * distribution and deployment with its config.json.
  */

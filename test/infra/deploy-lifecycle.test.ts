@@ -1,5 +1,5 @@
 /**
- * What README "Deploy to AWS" promises of the deploy lifecycle, as far as templates can show it: a first
+ * What docs/operations.md, "Deploy to AWS", promises of the deploy lifecycle, as far as templates can show it: a first
  * deploy and a plain redeploy need nothing beyond cdk.json, a signing-key rotation never changes a CloudFront
  * public key in place, and a teardown leaves only what can be imported or deleted, under no reserved name.
  */
@@ -90,7 +90,7 @@ describe('first deploy', () => {
     expect(Object.values(publicKeys(unconfigured))).toEqual([{ Ref: MISSING_KEYS_PARAMETER }]);
   });
 
-  it('outputs the secret ARNs README step 4 stores the Ark key and each signing key in', () => {
+  it('outputs the secret ARNs step 4 of the first deploy (docs/operations.md) stores the Ark key and each signing key in', () => {
     expect(Object.keys(first.Outputs ?? {})).toEqual(
       expect.arrayContaining([
         'ArkApiKeySecretArn',
@@ -163,7 +163,7 @@ describe('teardown and redeploy with the same prefix', () => {
     }
   });
 
-  it("what the stateful stack keeps is what README's import mapping covers (CloudFormation identifier = physical id)", () => {
+  it("what the stateful stack keeps is what the docs' import mapping covers (CloudFormation identifier = physical id)", () => {
     const kept = Object.values(first.Resources).filter((resource) => resource['DeletionPolicy'] === 'Retain');
     const types = [...new Set(kept.map((resource) => resource.Type))].sort();
     expect(types).toEqual([
@@ -173,8 +173,8 @@ describe('teardown and redeploy with the same prefix', () => {
       'AWS::SQS::Queue',
       'AWS::SecretsManager::Secret',
     ]);
-    const readme = readFileSync(join(REPOSITORY_ROOT, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Deploy to AWS'), readme.indexOf('### Observability'));
+    const operations = readFileSync(join(REPOSITORY_ROOT, 'docs', 'operations.md'), 'utf8');
+    const section = operations.slice(operations.indexOf('## Deploy to AWS'), operations.indexOf('## Admin CLI'));
     for (const mapping of [
       '"AWS::Cognito::UserPool":"UserPoolId"',
       '"AWS::DynamoDB::Table":"TableName"',

@@ -1,5 +1,5 @@
 /**
- * The synthesized templates have the properties issue #5 asks for. One synthesis (without bundling:
+ * The synthesized templates have the properties docs/operations.md and the other docs pages describe. One synthesis (without bundling:
  * lambda-bundles.test.ts builds the real bundles) serves every test here.
  */
 import { ARK_EXPIRY_SECONDS } from '../../functions/core/ark-contract.js';
@@ -158,7 +158,7 @@ describe('functions', () => {
 
   it('that authenticate get the rate limit default', () => {
     // The upstream's callback route takes no API key (a per-task secret in its path guards it): no limiter; nor
-    // do the health route and the API's description (issue 19).
+    // do the health route and the API's description (docs/api-contract.md, "Routes").
     const unauthenticated = ['UpstreamCallback', 'Health', 'GetOpenApi', 'GetDocs'];
     // The console's routes take a Cognito token, not a key: no limiter either (CreateKey states the default).
     const consoleRoutes = API_ROUTES.filter((route) => route.auth === 'jwt').map((route) => route.id);
@@ -330,7 +330,7 @@ describe('functions', () => {
       tasks: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
       accounts: ['dynamodb:UpdateItem'],
       apiKeys: ['dynamodb:UpdateItem'],
-      // The refund's ledger entry (DESIGN §3 row 27), in the same transaction.
+      // The refund's ledger entry (docs/money-and-ledger.md, "Ledger"), in the same transaction.
       ledger: ['dynamodb:PutItem'],
       upstreamAccounts: ['dynamodb:Scan', 'dynamodb:UpdateItem'],
       upstreamQueue: ['dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:Query'],
@@ -568,7 +568,7 @@ describe('DynamoDB', () => {
         ]),
       );
     }
-    // The task list (DESIGN §3 row 25): an account's tasks newest first, keyed by what every task already holds.
+    // The task list (docs/api-contract.md, "Listing tasks"): an account's tasks newest first, keyed by what every task already holds.
     expect(TABLES.tasks.indexes).toContain(TASKS_BY_ACCOUNT_INDEX);
     expect(TASKS_BY_ACCOUNT_INDEX).toMatchObject({
       name: 'by-account',
@@ -577,7 +577,7 @@ describe('DynamoDB', () => {
     });
     // The pending-webhooks index projects only what the requeuer filters on.
     expect(TASKS_WEBHOOK_PENDING_INDEX.nonKeyAttributes).toEqual(['status', 'updated_at']);
-    // Upstream capacity (DESIGN §3 row 32): the accounts by id, the waiting room by provider in submit order,
+    // Upstream capacity (docs/upstream-capacity.md): the accounts by id, the waiting room by provider in submit order,
     // and the tasks holding a slot by account (what the reconciler repairs from), projecting only the status.
     expect(TABLES.upstreamAccounts).toMatchObject({ partitionKey: 'id' });
     expect(TABLES.upstreamQueue).toMatchObject({ partitionKey: 'provider', sortKey: 'position' });

@@ -1,5 +1,5 @@
 /**
- * Two readings of Ark's documentation must agree (DESIGN row 31): every submit the gateway accepts, for
+ * Two readings of Ark's documentation must agree (docs/providers/ark.md): every submit the gateway accepts, for
  * every seeded model, goes through the real adapter to the simulator (which keeps its own rule table) and
  * is accepted there, on both platforms. fast-check draws the submits; refused ones are counted, not sent.
  */

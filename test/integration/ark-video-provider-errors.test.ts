@@ -1,6 +1,6 @@
 /**
  * ArkVideoProvider against a local HTTP server answering with Ark's documented error bodies, code by code
- * (ark-notes "Errors"; volcengine/ark-cli skills/arkcli-doctor/references/error-codes.md): each refusal
+ * (docs/providers/ark.md, "Errors"; volcengine/ark-cli skills/arkcli-doctor/references/error-codes.md): each refusal
  * becomes the error the workflow acts on, each failed status its cause, and a cancel sends DELETE only to a
  * queued job (Ark deletes a finished job's record, video and all).
  */

@@ -1,5 +1,5 @@
 /**
- * The console's storage in DynamoDB Local (issue 20): a first sign-in opens one account however many requests
+ * The console's storage in DynamoDB Local (docs/console.md): a first sign-in opens one account however many requests
  * race; keys made, listed, renamed, disabled and re-quota'd keep the charge's invariants; a top-up code adds
  * once, to one account, with its ledger entry; this month's spend is the ledger's.
  */

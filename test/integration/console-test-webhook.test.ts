@@ -1,5 +1,5 @@
 /**
- * The console's "send a test event" (issue 20), through the real webhook sender to a real receiver: signed
+ * The console's "send a test event" (docs/console.md), through the real webhook sender to a real receiver: signed
  * as a task's webhook is (Standard Webhooks), a non-2xx answer or no answer reported in words.
  */
 import { createServer } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on submit against DynamoDB Local (DESIGN §3 row 24): the record is part of the charge's
+ * Idempotency-Key on submit against DynamoDB Local (docs/api-contract.md, "Idempotency-Key"): the record is part of the charge's
  * transaction, so 20 concurrent submits with one key make one task, one charge and one ledger entry and 19
  * replays; a submit whose transaction committed before its answer was lost replays on retry.
  */

@@ -1,5 +1,5 @@
 /**
- * The ledger in DynamoDB Local (DESIGN §3 row 27): each movement writes one entry in its own transaction, at
+ * The ledger in DynamoDB Local (docs/money-and-ledger.md, "Ledger"): each movement writes one entry in its own transaction, at
  * most once per cause (charge, refund, top-up request id, opening); a listing pages newest first by cursor;
  * ledger:verify sees every account balance, and an account from before the ledger until it is backfilled.
  */

@@ -1,5 +1,5 @@
 /**
- * Upstream slots in DynamoDB Local (DESIGN §3 row 32): many tasks entering the waiting room at once never
+ * Upstream slots in DynamoDB Local (docs/upstream-capacity.md): many tasks entering the waiting room at once never
  * take more slots than the accounts have; the slots go in submit order; a slot is given back once, however
  * often its release runs; and `in_use` always equals the tasks that carry the account in `upstream_slot`.
  */

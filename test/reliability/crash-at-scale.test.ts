@@ -22,7 +22,7 @@ import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
 const RUN = randomUUID().slice(0, 8);
 const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-scale-'));
 // The upstream finishes a job 1.5 s after creation and the first poll comes 8 s after the start: in
-// between, a status query finds the job done and records `transferring` (DESIGN §3 row 22). The simulated
+// between, a status query finds the job done and records `transferring` (docs/task-lifecycle.md, "Live status"). The simulated
 // upstream keeps its jobs in the data directory, as a real one outlives our crash.
 const OPTIONS: LocalStackOptions = {
   dataDir,
@@ -87,7 +87,7 @@ it('100 tasks in every state at a kill -9 all finish after a restart, one upstre
   // First those that finish before the crash (most succeed, some fail upstream and are refunded); while they
   // run, some cancelled by their client while queued upstream (refunded).
   await Promise.all([submitWave('success', WAVE.success), submitWave('fail', WAVE.fail, () => ' [simulate:fail]')]);
-  // Held in Ark's queue, where a cancel is still possible (DESIGN row 18).
+  // Held in Ark's queue, where a cancel is still possible (docs/task-lifecycle.md, "Cancel").
   await submitWave('cancel', WAVE.cancel, () => ' [simulate:queued]');
   // Counts by wave and status. A wait that times out says where each wave stands, and where each task
   // still on its way to a job stands: in the waiting room or not, holding a slot or not.

@@ -84,7 +84,7 @@ it('the balance equals the opening balance minus the cost of tasks in flight or 
             const response = await pollUntil(send, (answer) => answer.status !== 429, { timeoutMs: 120_000 });
             statuses.push(response.status);
             if (op.kind === 'cancel' && response.status === 200) {
-              // A second cancel answers 0 with the refunded task (DESIGN row 18); the money checks below
+              // A second cancel answers 0 with the refunded task (docs/task-lifecycle.md, "Cancel"); the money checks below
               // show that it refunded once.
               expect(response.body.data.status).toBe('refunded');
               task.cancelled = true;

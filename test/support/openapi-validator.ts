@@ -1,5 +1,5 @@
 /**
- * Checks an answer against the OpenAPI document (DESIGN §3 row 30): its operation by method and path (or, for a
+ * Checks an answer against the OpenAPI document (docs/api-contract.md, "OpenAPI document"): its operation by method and path (or, for a
  * path the API does not have, the error it must be), its status among the documented ones, its body against
  * that status's schema (ajv, JSON Schema 2020-12, with formats), and the headers the document says it carries.
  */

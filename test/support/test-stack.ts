@@ -35,7 +35,7 @@ export async function callApi<T = Record<string, unknown>>(
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.body);
   }
-  // Every answer of the e2e tests is checked against the OpenAPI document the stack serves (DESIGN §3 row 30),
+  // Every answer of the e2e tests is checked against the OpenAPI document the stack serves (docs/api-contract.md, "OpenAPI document"),
   // fetched (once per stack) before the request, so a failure to get it never follows a request's side effects.
   const validator = await servedValidator(stack.baseUrl);
   const response = await fetch(`${stack.baseUrl}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });

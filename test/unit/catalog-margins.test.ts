@@ -1,5 +1,5 @@
 /**
- * Prices never fall below Ark's cost (DESIGN row 34): every option set the gateway accepts for each
+ * Prices never fall below Ark's cost (docs/money-and-ledger.md, "Margins"): every option set the gateway accepts for each
  * seeded model (lib/seed/model-catalog.json), on each Ark platform, against Ark's per-token prices
  * (lib/seed/upstream-prices.json). Ark bills width × height × frames / 1024 tokens, frames = 24 × (output
  * + input video seconds) + 1; a request with reference videos counts Ark's 15 s maximum of input video.
@@ -162,7 +162,7 @@ describe("upstreamCostUnits: Ark's cost in units of 0.0001 CNY, rounded up", () 
   });
 });
 
-describe('every seeded option set is priced at or above Ark’s cost (DESIGN row 34)', () => {
+describe('every seeded option set is priced at or above Ark’s cost (docs/money-and-ledger.md, "Margins")', () => {
   const models = catalogRecords().map((record) => toVideoModel(record));
   const sets = new Map<string, OptionSet[]>();
 

@@ -1,4 +1,4 @@
-/** Top-up codes and the console's key rules (issue 20): pure parts. */
+/** Top-up codes and the console's key rules (docs/console.md): pure parts. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CreateKeySchema, parseBody, toKeyView, UpdateKeySchema } from '../../functions/core/console-key.js';

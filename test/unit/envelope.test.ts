@@ -1,4 +1,4 @@
-/** The response envelope and the errors a client can see (spec §2 and §7, DESIGN §3 row 9). */
+/** The response envelope and the errors a client can see (spec §2 and §7, docs/api-contract.md, "Envelope and errors"). */
 import { describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -49,7 +49,7 @@ describe('ApiError subclasses', () => {
     expect(errorEnvelope(error).message).toBe(error.message);
   });
 
-  it('the key quota message names the key quota, not the balance (row 15)', () => {
+  it('the key quota message names the key quota, not the balance', () => {
     expect(new KeyQuotaExceededError().message).toMatch(/quota/);
     expect(new KeyQuotaExceededError().message).not.toMatch(/balance/);
     expect(new InsufficientBalanceError().message).toMatch(/balance/);
@@ -93,7 +93,7 @@ describe('envelopes', () => {
   });
 });
 
-describe('httpStatusOf: the HTTP status equals the code, 0 is 200 (row 9)', () => {
+describe('httpStatusOf: the HTTP status equals the code, 0 is 200', () => {
   it('code 0 → 200', () => {
     expect(httpStatusOf(successEnvelope(null))).toBe(200);
   });

@@ -1,5 +1,5 @@
 /**
- * Step 1 of a submit: the body in both forms (spec §4.1, DESIGN §3 rows 1–8) before any model is known.
+ * Step 1 of a submit: the body in both forms (spec §4.1, docs/api-contract.md, "Request forms", "Defaults and bounds", "References") before any model is known.
  * Every rejection must be an InvalidRequestError (400) whose message names the offending field.
  */
 import { describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ function urlOfLength(length: number): string {
   return prefix + 'a'.repeat(length - prefix.length);
 }
 
-describe('the model: exactly one of model, model_id, modelId (row 1)', () => {
+describe('the model: exactly one of model, model_id, modelId', () => {
   it('model names the model by its name', () => {
     expect(parse().model).toEqual({ by: 'name-or-id', value: 'seedance-1.5-pro' });
   });
@@ -87,7 +87,7 @@ describe('the model: exactly one of model, model_id, modelId (row 1)', () => {
   });
 });
 
-describe('both spellings of every field (row 1)', () => {
+describe('both spellings of every field', () => {
   const spellings = [
     { snake: 'image_urls', camel: 'imageUrls', key: 'imageUrls', value: [IMAGE] },
     { snake: 'video_urls', camel: 'videoUrls', key: 'videoUrls', value: ['https://cdn.example.com/ref/a.mp4'] },
@@ -198,7 +198,7 @@ describe('both spellings of every field (row 1)', () => {
   });
 });
 
-describe('which form (row 2)', () => {
+describe('which form', () => {
   it('a body with only snake_case fields is Form A', () => {
     const body = parse({
       resolution: '720p',
@@ -238,7 +238,7 @@ describe('which form (row 2)', () => {
   });
 });
 
-describe('prompt: 1 to 20480 Unicode code points, required (row 7)', () => {
+describe('prompt: 1 to 20480 Unicode code points, required', () => {
   it.each([
     ['one character', 'a'],
     ['20480 ASCII characters', 'a'.repeat(20480)],
@@ -292,7 +292,7 @@ describe('prompt: 1 to 20480 Unicode code points, required (row 7)', () => {
   });
 });
 
-describe('duration: integer seconds 5..30 (row 3)', () => {
+describe('duration: integer seconds 5..30', () => {
   it.each([5, 6, 12, 15, 29, 30])('accepts %s', (duration) => {
     expect(parse({ duration }).durationSeconds).toBe(duration);
   });
@@ -341,7 +341,7 @@ describe.each([
   { snake: 'image_urls', camel: 'imageUrls', key: 'imageUrls', max: 9 },
   { snake: 'video_urls', camel: 'videoUrls', key: 'videoUrls', max: 3 },
   { snake: 'audio_urls', camel: 'audioUrls', key: 'audioUrls', max: 3 },
-] as const)('references $snake / $camel: at most $max http(s) URLs (row 6)', ({ snake, camel, key, max }) => {
+] as const)('references $snake / $camel: at most $max http(s) URLs', ({ snake, camel, key, max }) => {
   const urls = (count: number) => Array.from({ length: count }, (_, i) => `https://cdn.example.com/ref/${i}`);
 
   it.each([snake, camel])(`%s accepts 0, 1 and ${max} URLs`, (field) => {
@@ -389,7 +389,7 @@ describe.each([
   });
 });
 
-describe('seed: integer -1..4294967295 (row 8)', () => {
+describe('seed: integer -1..4294967295', () => {
   it.each([-1, 0, 1, 42, 2 ** 31, 4294967295])('accepts %s', (seed) => {
     expect(parse({ seed }).seed).toBe(seed);
   });
@@ -443,7 +443,7 @@ describe.each(['generate_audio', 'generateAudio'])('%s', (field) => {
   });
 });
 
-describe.each(['image_mode', 'imageMode'])("%s: the images' role upstream (row 6)", (field) => {
+describe.each(['image_mode', 'imageMode'])("%s: the images' role upstream", (field) => {
   it.each(IMAGE_MODES)('accepts %s', (mode) => {
     expect(parse({ [field]: mode, image_urls: [IMAGE] }).imageMode).toBe(mode);
   });
@@ -472,7 +472,7 @@ describe.each(['image_mode', 'imageMode'])("%s: the images' role upstream (row 6
   });
 });
 
-describe('unknown fields (row 1: a misspelt field must not silently bill the default)', () => {
+describe('unknown fields (a misspelt field must not silently bill the default)', () => {
   const KNOWN: Record<string, unknown> = {
     model: 'seedance-1.5-pro',
     model_id: MODEL_UUID,

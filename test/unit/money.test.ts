@@ -1,4 +1,4 @@
-/** Money in integer units of 0.0001 CNY and exact decimal multipliers (DESIGN §3 row 13). */
+/** Money in integer units of 0.0001 CNY and exact decimal multipliers (docs/money-and-ledger.md, "Minor units"). */
 import { describe, expect, it } from 'vitest';
 import {
   decimalToNumber,

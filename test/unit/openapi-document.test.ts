@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document (DESIGN §3 row 30): valid OpenAPI 3.1 by a real validator, one operation for every route
+ * The OpenAPI document (docs/api-contract.md, "OpenAPI document"): valid OpenAPI 3.1 by a real validator, one operation for every route
  * of lib/routes.ts and none other, every documented field described, every example valid against its schema,
  * and the answers the handlers really give (the envelope, X-Request-Id) as documented.
  */

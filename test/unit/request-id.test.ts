@@ -1,5 +1,5 @@
 /**
- * DESIGN §3 row 28: an answer carries the API Gateway request id in X-Request-Id, whatever it is (a success, an
+ * docs/api-contract.md, "Request ids": an answer carries the API Gateway request id in X-Request-Id, whatever it is (a success, an
  * error of ours, an unexpected fault), and every log line of the invocation carries it as `request_id`, the
  * next invocation's id replacing it.
  */

@@ -1,5 +1,5 @@
 /**
- * Step 2 of a submit: the chosen model's defaults and its upstream contract (DESIGN §3 rows 3–6), on the
+ * Step 2 of a submit: the chosen model's defaults and its upstream contract (docs/api-contract.md, "Defaults and bounds", "References"), on the
  * seeded catalog: 1.5 pro (text, first / first+last frame, audio, ≤ 12 s), 2.0 (all modes, references,
  * ≤ 15 s, ≤ 1080p), 2.0 fast (≤ 720p), 1.0 lite t2v (text only), 1.0 lite i2v (per_call, images required).
  */
@@ -28,7 +28,7 @@ function rejects(model: VideoModel | string, fields: Record<string, unknown>, me
   expect(invalidRequest(() => resolve(model, fields)).message).toMatch(message);
 }
 
-describe('duration (row 3)', () => {
+describe('duration', () => {
   it('Form A defaults to 15, lowered to the model max (seedance-1.5-pro: 12)', () => {
     expect(resolve(PRO).durationSeconds).toBe(12);
   });
@@ -93,7 +93,7 @@ describe('duration (row 3)', () => {
   });
 });
 
-describe('resolution (row 5)', () => {
+describe('resolution', () => {
   it.each([PRO, V2, V2_FAST, LITE_T2V])('defaults to 720p (%s)', (name) => {
     expect(resolve(name).resolution).toBe('720p');
   });
@@ -159,7 +159,7 @@ describe('resolution (row 5)', () => {
   });
 });
 
-describe('ratio (row 4)', () => {
+describe('ratio', () => {
   it('defaults to 16:9', () => {
     expect(resolve(PRO).ratio).toBe('16:9');
   });
@@ -170,7 +170,7 @@ describe('ratio (row 4)', () => {
   });
 });
 
-describe('images, videos and audios per model (row 6)', () => {
+describe('images, videos and audios per model', () => {
   it('an image-to-video model without an image → 400', () => {
     rejects(LITE, {}, 'seedance-1.0-lite-i2v is an image-to-video model: send at least one image in image_urls');
     rejects(LITE, FORM_B, 'send at least one image in imageUrls');

@@ -1,4 +1,4 @@
-/** Task states and every move between them (spec §3, DESIGN §3 rows 17, 18, 22). */
+/** Task states and every move between them (spec §3, docs/task-lifecycle.md, "States", "Cancel", "Live status"). */
 import { describe, expect, it } from 'vitest';
 import {
   assertMove,

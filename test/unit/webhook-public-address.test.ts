@@ -1,5 +1,5 @@
 /**
- * SSRF (DESIGN §3 row 20): which addresses a webhook may go to. The table covers every forbidden range
+ * SSRF (docs/security.md, "URL policy"): which addresses a webhook may go to. The table covers every forbidden range
  * at both ends and the IPv6 forms that embed an IPv4 address; the guard tests show a refusal happens in
  * AWS mode (no loopback) for IP-literal hosts and for names, on the addresses the socket would use.
  */

@@ -9,15 +9,15 @@ export interface ApiKeyRecord {
   key_id: string;
   account_id: string;
   status: 'active' | 'disabled';
-  /** Spend cap in units; absent means no cap (DESIGN §3 row 15). */
+  /** Spend cap in units; absent means no cap (docs/money-and-ledger.md, "Key quotas"). */
   quota_units?: number;
   /** What the cap still allows, decremented in the submit transaction; absent when no cap. */
   quota_remaining_units?: number;
   spent_units: number;
-  /** Requests per second; absent means the service default (DESIGN §3 row 16). */
+  /** Requests per second; absent means the service default (docs/api-contract.md, "Rate limits"). */
   rate_per_second?: number;
   created_at: string;
-  /** The owner's label for the key (console, issue 20). */
+  /** The owner's label for the key (docs/console.md). */
   name?: string;
   /** When the key last paid for a task (written by the charge). */
   last_used_at?: string;

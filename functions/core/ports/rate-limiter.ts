@@ -1,4 +1,4 @@
-/** Per-key request counting (DESIGN §3 row 16): fixed one-second windows shared by every instance. */
+/** Per-key request counting (docs/api-contract.md, "Rate limits"): fixed one-second windows shared by every instance. */
 export interface RateWindow {
   /** Requests counted in the current window, this one included. */
   count: number;

@@ -7,7 +7,7 @@ export interface Charge {
   keyHash: string;
   keyHasQuota: boolean;
   costUnits: number;
-  /** The request's Idempotency-Key record, written in the same transaction (DESIGN §3 row 24). */
+  /** The request's Idempotency-Key record, written in the same transaction (docs/api-contract.md, "Idempotency-Key"). */
   idempotency?: IdempotencyRecord;
 }
 

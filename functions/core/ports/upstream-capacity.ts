@@ -1,5 +1,5 @@
 /**
- * Upstream accounts and their slots (DESIGN §3 row 32): each account (one API key) admits `capacity`
+ * Upstream accounts and their slots (docs/upstream-capacity.md): each account (one API key) admits `capacity`
  * unfinished jobs; a task holds one slot from its job's create until the job is final. Slots are counted
  * exactly: taking one and giving it back are each one transaction with the task's own record.
  */

@@ -10,7 +10,7 @@ export type ProviderJobRequest = Omit<ResolvedGeneration, 'modelId' | 'modelName
   upstreamModel: string;
   /** How long the upstream may keep the job before giving up on it (StartUpstream derives it from the deadline). */
   expiresAfterSeconds: number;
-  /** The upstream account (API key) to make the job with: its slot is the task's (DESIGN §3 row 32). */
+  /** The upstream account (API key) to make the job with: its slot is the task's (docs/upstream-capacity.md). */
   account: string;
   /** Where the upstream reports the job's status changes (a hint: we re-read the job before acting). */
   callbackUrl?: string;

@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/video/tasks/{id}/cancel (DESIGN §3 row 18, beyond spec). Only a task whose upstream job has
+ * POST /api/v1/video/tasks/{id}/cancel (docs/task-lifecycle.md, "Cancel", beyond spec). Only a task whose upstream job has
  * not started may be cancelled: the job is cancelled upstream first, and the refund follows once the upstream
  * confirms (a started job is generated and billed whatever we do). The refund is one conditional transaction,
  * so a cancel racing the task's own end still refunds at most once.

@@ -1,5 +1,5 @@
 /**
- * POST /api/v1/uploads (DESIGN §3 row 26). Primary course: check the declared type and size, record the
+ * POST /api/v1/uploads (docs/api-contract.md, "Uploads"). Primary course: check the declared type and size, record the
  * upload (its key under `uploads/<account>/`, 48 h to live; with an Idempotency-Key, in one transaction with
  * its record) and answer a 15-minute presigned PUT that S3
  * accepts only with exactly that type and byte count, plus the `file_url` a submit names it by. The bytes
@@ -33,7 +33,7 @@ export interface CreateUploadDeps {
 export const UPLOAD_IDEMPOTENCY_SCOPE = 'uploads';
 
 /**
- * Once per Idempotency-Key (DESIGN §3 row 24): the same key and body answer the first answer again (the same
+ * Once per Idempotency-Key (docs/api-contract.md, "Idempotency-Key"): the same key and body answer the first answer again (the same
  * upload; its upload_url lasts its 15 minutes from the first answer), another body with the key is a 400. The
  * record is written in the upload's own transaction.
  */

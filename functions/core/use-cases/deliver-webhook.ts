@@ -1,5 +1,5 @@
 /**
- * One queue message of a completion webhook (spec §6, DESIGN §3 rows 19–20): a try, or a hop of a
+ * One queue message of a completion webhook (spec §6, docs/webhooks.md; docs/security.md, "URL policy"): a try, or a hop of a
  * message not due yet. The task holds the truth: its try count, written once per try (conditional), so
  * a duplicate or stale message can never add a try; the decision says which message to send next.
  */

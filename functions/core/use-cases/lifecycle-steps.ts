@@ -40,7 +40,7 @@ import type { WaitingRoomDeps } from './waiting-room.js';
 import { leaveWaitingRoom, releaseSlot } from './waiting-room.js';
 
 /**
- * The job's `execution_expires_after`: what is left of the task's deadline, within Ark's bounds (ark-notes
+ * The job's `execution_expires_after`: what is left of the task's deadline, within Ark's bounds (docs/providers/ark.md,
  * "Create body": 3600 … 259200 s), so that a job still unfinished at the deadline expires upstream (unbilled)
  * instead of generating a video nobody collects. A deadline under an hour away still gives the job Ark's
  * minimum hour; the wait then lasts until that expiry (pollDeadline), as Ark bills a job that finishes
@@ -59,7 +59,7 @@ export { accountOf };
 export interface LifecycleDeps extends WaitingRoomDeps, ClaimDeps {
   tasks: TaskRepository;
   providers: Readonly<Record<string, VideoProvider>>;
-  /** The upstream's callback URL for a task (DESIGN §3 row 33); undefined: no callbacks, polling only. */
+  /** The upstream's callback URL for a task (docs/task-lifecycle.md, "Completion"); undefined: no callbacks, polling only. */
   callbackUrl: (task: TaskRecord) => string | undefined;
   /**
    * AwaitCompletion's fallback poll (its timeout), in seconds: `callback` for a job that reports its end, so
@@ -173,7 +173,7 @@ async function startJob(
 }
 
 /**
- * An upstream that cannot take the job now is no reason to fail (DESIGN §3 row 32): the task gives its slot
+ * An upstream that cannot take the job now is no reason to fail (docs/upstream-capacity.md): the task gives its slot
  * back and returns to the waiting room, keeping its place. A 429 (rate limits, or the account's cap reached
  * through another client of the key) cools the account down for a while; a refused key or account (401/403)
  * takes the account out of use until an operator enables it again (alarmed). Only the deadline ends the wait.

@@ -47,7 +47,7 @@ export function toModelView(model: VideoModel) {
   };
 }
 
-/** What the model accepts, from its upstream's documented contract (DESIGN row 6). */
+/** What the model accepts, from its upstream's documented contract (docs/api-contract.md, "References"). */
 function capabilitiesOf(model: VideoModel) {
   const { record, upstream } = model;
   const referenceMode = upstream.imageModes.includes('reference');

@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/video/tasks (DESIGN §3 row 25): the caller's tasks, newest first, a page at a time.
+ * GET /api/v1/video/tasks (docs/api-contract.md, "Listing tasks"): the caller's tasks, newest first, a page at a time.
  * Primary course: check the query (limit, status, cursor) → one read of the account's index → each task's view
  * as the status query shows it (an expired video URL signed again), without its live reads (upstream status,
  * queue position) → the page and the cursor of the next one.

@@ -1,5 +1,5 @@
 /**
- * GET /api/v1/account/transactions (DESIGN §3 row 27). Primary course: check the query (limit 1–100, default
+ * GET /api/v1/account/transactions (docs/money-and-ledger.md, "Ledger"). Primary course: check the query (limit 1–100, default
  * 20; an opaque cursor) while the caller is authenticated; read one page of the caller's ledger, newest first;
  * answer the entries in yuan and the next page's cursor (null on the last page).
  */

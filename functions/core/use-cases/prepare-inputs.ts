@@ -1,5 +1,5 @@
 /**
- * State PrepareInputs (DESIGN §3 row 26), before the wait for an upstream slot. Primary course: each file_url
+ * State PrepareInputs (docs/api-contract.md, "Uploads"), before the wait for an upstream slot. Primary course: each file_url
  * of the task becomes a URL the upstream can fetch until the upload expires, of an H.264 copy for an H.265
  * video, of a copy with its real type for a file declared as another; the URLs are recorded on the task while
  * it is pending without a job. A task without uploads passes through untouched.

@@ -1,5 +1,5 @@
 /**
- * DESIGN §3 rows 22 and 33: a query of a `pending`/`running` task first asks the upstream, briefly. A job
+ * docs/task-lifecycle.md, "Live status", "Completion": a query of a `pending`/`running` task first asks the upstream, briefly. A job
  * found final is settled as a callback would (recorded with conditional writes, slot given back, execution
  * woken at once); one that started moves the task to running. Money moves only through the refund's
  * once-only transaction. On any upstream error it answers from what it has.

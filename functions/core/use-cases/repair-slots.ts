@@ -1,5 +1,5 @@
 /**
- * The reconciler's part in upstream capacity (DESIGN §3 row 32): a task that ended without giving its slot
+ * The reconciler's part in upstream capacity (docs/upstream-capacity.md): a task that ended without giving its slot
  * back (its function died between the end and the release) gives it back here, and every provider's waiting
  * room is dispatched once, in case a wake was lost. A slot is given back by the same once-only transaction
  * as everywhere, so this never frees a slot twice.

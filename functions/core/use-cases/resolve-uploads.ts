@@ -1,5 +1,5 @@
 /**
- * The submit's check of each upload it names (DESIGN §3 row 26). Primary course: the upload exists, is the
+ * The submit's check of each upload it names (docs/api-contract.md, "Uploads"). Primary course: the upload exists, is the
  * caller's (else 403) and younger than 48 h; storage holds an object no larger than declared; its first
  * bytes show an accepted type of the field's kind (an image in image_urls…). The declared type is never
  * trusted: a PNG declared as JPEG is a PNG. Any failure is a 400 naming the field, before any charge.

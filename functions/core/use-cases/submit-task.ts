@@ -33,7 +33,7 @@ export interface SubmitTaskDeps {
   tasks: TaskRepository;
   urls: OutboundUrlPolicy;
   /**
-   * The uploads a submit names by file_url (DESIGN §3 row 26): checked from what storage holds, never the client.
+   * The uploads a submit names by file_url (docs/api-contract.md, "Uploads"): checked from what storage holds, never the client.
    * Optional for callers that submit no uploads; a file_url without it is refused, never passed unchecked.
    */
   uploads?: UploadReferences;
@@ -61,7 +61,7 @@ export async function submitTask(
 }
 
 /**
- * As submitTask, once per Idempotency-Key (DESIGN §3 row 24): the same key and body answer the first answer
+ * As submitTask, once per Idempotency-Key (docs/api-contract.md, "Idempotency-Key"): the same key and body answer the first answer
  * again (`replayed`), checked before the body so a retry is answered even if the catalog changed since; another
  * body with the key is a 400. The header's value is checked only after authentication, as the body.
  */

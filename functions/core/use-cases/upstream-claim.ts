@@ -2,7 +2,7 @@
  * The claim StartUpstream writes before it asks the upstream for a job, and what anyone who meets it does:
  * a live claim without a job may still make one (nothing refunds the task meanwhile); an expired one is
  * settled by looking upstream for the job its create may have made, which is adopted or, for a task that
- * ended, cancelled. README "Task lifecycle and its guarantees".
+ * ended, cancelled. docs/task-lifecycle.md, "Claims before upstream creates".
  */
 import type { TaskRepository, UpstreamClaim } from '../ports/task-repository.js';
 import { DEFAULT_ACCOUNT } from '../ports/upstream-capacity.js';

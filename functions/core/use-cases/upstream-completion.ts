@@ -1,5 +1,5 @@
 /**
- * Pushed completion (DESIGN §3 row 33). Primary course:
+ * Pushed completion (docs/task-lifecycle.md, "Completion"). Primary course:
  * 1. The execution's AwaitCompletion step registers its task token on the task and checks the job once.
  * 2. Whoever next sees the job final (Ark's callback, a status query, that check) re-reads it from the
  *    upstream, records the move (conditional writes), gives the slot back and answers the token.

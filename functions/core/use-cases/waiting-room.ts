@@ -1,5 +1,5 @@
 /**
- * The waiting room (DESIGN §3 row 32). Primary course:
+ * The waiting room (docs/upstream-capacity.md). Primary course:
  * 1. The execution's WaitForUpstreamSlot step enters its task with a task token, then dispatches.
  * 2. Dispatch gives free slots to the oldest waiting tasks (one transaction each) and wakes them.
  * 3. Whoever ends a job gives its slot back and dispatches again: a freed slot is taken at once.

@@ -1,5 +1,5 @@
 /**
- * The middy chain of every console route (issue 20): the public API's (logging, request id, envelope, body
+ * The middy chain of every console route (docs/console.md): the public API's (logging, request id, envelope, body
  * limit), with the caller from the JWT the gateway verified (never a `bc_` key): its claims → the account.
  */
 import middy from '@middy/core';

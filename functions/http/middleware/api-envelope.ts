@@ -1,5 +1,5 @@
 /**
- * Turns what a handler returns into the spec's envelope, and every error into one too (DESIGN §3 row 9):
+ * Turns what a handler returns into the spec's envelope, and every error into one too (docs/api-contract.md, "Envelope and errors"):
  * ApiError → its code; anything else → 500 with a generic message, logged with its stack.
  */
 import type middy from '@middy/core';

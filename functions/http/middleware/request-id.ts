@@ -1,5 +1,5 @@
 /**
- * DESIGN §3 row 28: every answer carries `X-Request-Id`, API Gateway's id of the request (the local gateway
+ * docs/api-contract.md, "Request ids": every answer carries `X-Request-Id`, API Gateway's id of the request (the local gateway
  * makes one alike), and every log line of the invocation carries it. Used first in every chain, so its `after`
  * and `onError` see the final response, the envelope of an error included.
  */

@@ -1,5 +1,5 @@
 /**
- * The console's operations in the OpenAPI document (issue 20): the routes of CONSOLE_ROUTES, authorized by a
+ * The console's operations in the OpenAPI document (docs/console.md): the routes of CONSOLE_ROUTES, authorized by a
  * Cognito access token (API Gateway's JWT authorizer answers a bad one itself: 401 `{"message":"Unauthorized"}`).
  */
 import type * as v from 'valibot';

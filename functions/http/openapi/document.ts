@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document of the API (DESIGN §3 row 30), built from the valibot schemas the handlers parse
+ * The OpenAPI 3.1 document of the API (docs/api-contract.md, "OpenAPI document"), built from the valibot schemas the handlers parse
  * with (the submit and upload bodies, the list queries, the Idempotency-Key) and those of the answers
  * (response-schemas.ts). GET /api/v1/openapi.json serves it from the bundle, in AWS and locally alike; a unit
  * test checks it against lib/routes.ts (every route, no other) and a real OpenAPI validator.
@@ -62,7 +62,7 @@ const ERROR_NAMES: Record<ErrorCode, string> = {
   500: 'InternalError',
 };
 
-/** The envelope of an error: `data` is null and `code` equals the HTTP status (DESIGN §3 row 9). */
+/** The envelope of an error: `data` is null and `code` equals the HTTP status (docs/api-contract.md, "Envelope and errors"). */
 const errorEnvelope = (code: ErrorCode) =>
   v.strictObject({
     code: v.pipe(v.literal(code), v.description('Equals the HTTP status.')),
@@ -203,7 +203,7 @@ const OPERATIONS: OperationSpec[] = [
       },
     },
     data: { component: 'SubmitResult', example: EXAMPLES.submitResult },
-    // 403: a file_url of another account's upload (DESIGN §3 row 26).
+    // 403: a file_url of another account's upload (docs/api-contract.md, "Uploads").
     errors: [400, 401, 402, 403, 429, 500],
   },
   {

@@ -1,5 +1,5 @@
 /**
- * cancelTask (DESIGN §3 row 18): a task whose upstream job has not started is cancelled upstream first, then
+ * cancelTask (docs/task-lifecycle.md, "Cancel"): a task whose upstream job has not started is cancelled upstream first, then
  * refunded once; a started job is refused (400) and not refunded; a second cancel answers the task again.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -19,7 +19,7 @@ import { TASK_ID, taskRecord } from '../../support/task-records.js';
 import { CALLER, FakeProvider, FakeWorkflow, InMemoryTasks, NOW, OTHER_ACCOUNT, waitingRoom } from '../fakes.js';
 import { rejection } from '../support.js';
 
-describe('cancelTask (DESIGN §3 row 18)', () => {
+describe('cancelTask (docs/task-lifecycle.md, "Cancel")', () => {
   let tasks: InMemoryTasks;
   let workflow: FakeWorkflow;
   let provider: FakeProvider;
@@ -196,7 +196,7 @@ describe('cancelTask (DESIGN §3 row 18)', () => {
     expect(workflow.stopped).toEqual([{ executionName: `${TASK_ID}-r1`, cause: CANCELLED_MESSAGE }]);
   });
 
-  describe('upstream capacity (DESIGN §3 row 32)', () => {
+  describe('upstream capacity (docs/upstream-capacity.md)', () => {
     const next = () => taskRecord({ task_id: 'task-next', created_at: '2026-11-21T09:59:30.000Z' });
 
     it('a task waiting for a slot leaves the waiting room: the tasks behind it move up', async () => {

@@ -1,5 +1,5 @@
 /**
- * Cancel twice (DESIGN §3 row 18): a cancel of a task already cancelled answers 0 with the refunded task, as the
+ * Cancel twice (docs/task-lifecycle.md, "Cancel"): a cancel of a task already cancelled answers 0 with the refunded task, as the
  * first did, whether it comes after the first or races it; it refunds nothing more. Other final states: 400.
  */
 import { beforeEach, describe, expect, it } from 'vitest';

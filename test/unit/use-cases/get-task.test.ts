@@ -124,7 +124,7 @@ describe('getTask', () => {
     await run(TASK_ID);
     expect(signer.calls).toHaveLength(1);
   });
-  describe('an in-progress task asks the upstream first (DESIGN §3 row 22)', () => {
+  describe('an in-progress task asks the upstream first (docs/task-lifecycle.md, "Live status")', () => {
     const withJob = (status: TaskStatus) => taskRecord({ status, upstream_job_id: 'job-7' });
 
     it('pending, upstream running → recorded as running', async () => {
@@ -191,7 +191,7 @@ describe('getTask', () => {
     });
   });
 
-  describe('queue_position (DESIGN §3 row 32)', () => {
+  describe('queue_position (docs/upstream-capacity.md)', () => {
     const waiting = (n: number) =>
       taskRecord({ task_id: `${TASK_ID.slice(0, -1)}${n}`, created_at: `2026-11-21T09:5${n}:00.000Z` });
 

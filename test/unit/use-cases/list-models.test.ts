@@ -1,4 +1,4 @@
-/** listModels: the catalog as the models endpoint shows it, with what each model accepts (DESIGN row 6). */
+/** listModels: the catalog as the models endpoint shows it, with what each model accepts (docs/api-contract.md, "References"). */
 import { describe, expect, it } from 'vitest';
 import { ARK_MODELS } from '../../../functions/core/ark-contract.js';
 import type { UpstreamModel } from '../../../functions/core/ark-contract.js';
@@ -191,7 +191,7 @@ describe('capabilities: what each model accepts, from its upstream contract', ()
   );
 
   it('the duration starts at the API minimum of 5 s where the upstream allows less', async () => {
-    // seedance-1.0-lite-t2v is documented from 2 s; the API takes 5 to 30 s (DESIGN row 3).
+    // seedance-1.0-lite-t2v is documented from 2 s; the API takes 5 to 30 s (docs/api-contract.md, "Defaults and bounds").
     expect(ARK_MODELS['seedance-1-0-lite-t2v'].durationSeconds.min).toBe(2);
     expect((await view(LITE_T2V)).capabilities.duration.min).toBe(5);
   });

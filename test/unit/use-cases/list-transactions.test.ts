@@ -1,5 +1,5 @@
 /**
- * listTransactions (DESIGN §3 row 27): the query's limit (1–100, default 20) and cursor are checked after
+ * listTransactions (docs/money-and-ledger.md, "Ledger"): the query's limit (1–100, default 20) and cursor are checked after
  * authentication; entries answer in yuan, signed, task_id null when none; the page's cursor is passed on.
  */
 import { describe, expect, it } from 'vitest';

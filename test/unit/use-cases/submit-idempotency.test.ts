@@ -1,5 +1,5 @@
 /**
- * submitTaskIdempotently (DESIGN §3 row 24): one task per Idempotency-Key and body; the first answer again with
+ * submitTaskIdempotently (docs/api-contract.md, "Idempotency-Key"): one task per Idempotency-Key and body; the first answer again with
  * `replayed`; another body with the key is a 400; a bad key is a 400 after authentication; a key expires.
  */
 import { beforeEach, describe, expect, it } from 'vitest';

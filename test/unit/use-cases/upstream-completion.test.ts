@@ -1,5 +1,5 @@
 /**
- * Pushed completion (DESIGN §3 row 33): the AwaitCompletion step (token registered, job checked once), the
+ * Pushed completion (docs/task-lifecycle.md, "Completion"): the AwaitCompletion step (token registered, job checked once), the
  * upstream's callback (a hint: the job is read again) and a status query settle a finished job once, give its
  * slot back once and wake the execution once.
  */

@@ -1,5 +1,5 @@
 /**
- * The waiting room (DESIGN §3 row 32): tasks take an upstream account's slots in submit order, a freed slot
+ * The waiting room (docs/upstream-capacity.md): tasks take an upstream account's slots in submit order, a freed slot
  * goes to the oldest waiting task at once, and an account never admits more jobs than its capacity.
  */
 import { beforeEach, describe, expect, it } from 'vitest';

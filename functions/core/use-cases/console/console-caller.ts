@@ -1,5 +1,5 @@
 /**
- * The console's caller (issue 20). Primary course: the gateway verified the Cognito token (API Gateway's JWT
+ * The console's caller (docs/console.md). Primary course: the gateway verified the Cognito token (API Gateway's JWT
  * authorizer; the local gateway the same); take only an access token; find the user's account by `sub`; a
  * user signing in for the first time gets a new account with a zero balance.
  */
