@@ -90,6 +90,7 @@ describe('storage round trips per request', () => {
 
   it('POST /video/generate: 2 (key, model and rate count together; then the transaction)', async () => {
     const body = JSON.stringify({ model: 'seedance-1.5-pro', prompt: 'a red fox in the snow', duration: 5 });
-    expect(await roundTrips('functions/http/submit-task.ts', { body })).toEqual({ status: 200, trips: 2 });
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    expect(await roundTrips('functions/http/submit-task.ts', { body, headers })).toEqual({ status: 200, trips: 2 });
   });
 });

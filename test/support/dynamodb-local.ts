@@ -1,16 +1,15 @@
 /**
- * The service's tables under a fresh prefix, for one integration file, in the run's one DynamoDB Local (the
- * shared stack's: test/support/shared-stack-setup.ts): call at the top of the file; the fields are set once
+ * The service's tables under a fresh prefix, for one integration file, in the DynamoDB Local the run starts
+ * for them (test/support/shared-stack-setup.ts): call at the top of the file; the fields are set once
  * beforeAll has run. Files never share a table, so one JVM serves them all.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { createTables } from '../../lib/local/emulators.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { physicalNames } from '../../functions/adapters/resources.js';
-import { sharedStack } from './shared-stack.js';
 
 export interface TestDynamoDb {
   dynamo: { endpoint: string };
@@ -23,7 +22,9 @@ export interface TestDynamoDb {
 export function useDynamoDbLocal(prefix: string): TestDynamoDb {
   const local = { names: physicalNames(`${prefix}-${randomUUID().slice(0, 8)}`) } as TestDynamoDb;
   beforeAll(async () => {
-    local.dynamo = { endpoint: sharedStack().endpoints.dynamodb };
+    const endpoint = inject('integrationDynamoDb');
+    if (!endpoint) throw new Error('no DynamoDB Local in this run: its global setup skips runs of test/unit alone');
+    local.dynamo = { endpoint };
     local.client = new DynamoDBClient({
       endpoint: local.dynamo.endpoint,
       region: LOCAL_REGION,

@@ -4,6 +4,7 @@
  * accounts and keys, unique prompts); the few that must own a stack say why in their header.
  */
 import type { TestProject } from 'vitest/node';
+import { startDynamoDbLocal } from '../../lib/local/emulators.js';
 import { localStateMachineArn } from '../../lib/local/local-workflow.js';
 import { startTestStack } from './test-stack.js';
 import { onlyUnitTests } from './run-filters.js';
@@ -12,15 +13,21 @@ import type { SharedStackInfo } from './shared-stack.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     sharedStack: SharedStackInfo | null;
+    /** The DynamoDB Local the integration files make their tables in (test/support/dynamodb-local.ts). */
+    integrationDynamoDb: string | null;
   }
 }
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   if (onlyUnitTests()) {
     project.provide('sharedStack', null);
+    project.provide('integrationDynamoDb', null);
     return undefined;
   }
-  const stack = await startTestStack(SHARED_STACK_OPTIONS);
+  // A JVM of their own for the integration files' tables: DynamoDB Local serves one request at a time per
+  // database, and their bursts would slow the stack's handlers past their time limits.
+  const [stack, dynamo] = await Promise.all([startTestStack(SHARED_STACK_OPTIONS), startDynamoDbLocal(undefined)]);
+  project.provide('integrationDynamoDb', dynamo.endpoint);
   project.provide('sharedStack', {
     baseUrl: stack.baseUrl,
     demo: stack.demo,
@@ -30,7 +37,10 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     webhookQueues: stack.webhookQueues,
     stateMachineArn: localStateMachineArn(stack.names),
   });
-  return () => stack.stop();
+  return async () => {
+    await stack.stop();
+    await dynamo.stop();
+  };
 }
 
 /**
