@@ -2,6 +2,7 @@
  * Kill -9 the whole local stack while tasks are pending, running and transferring; start it again on
  * the same data: every task reaches a final state, each has exactly one upstream job, and the balance
  * is exact, and no upstream slot stays taken. The upstream (simulated) outlives the crash, as a real one would.
+ * Owns its stack: it kills the whole stack and starts it again.
  */
 import { killGroup, startService, stopService } from '../support/service-process.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

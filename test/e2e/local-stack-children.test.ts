@@ -2,6 +2,7 @@
  * The local stack's child processes (lib/local/api-process.ts, workflow-process.ts): a child that dies while
  * the stack runs is reported (LocalStack.broken), never left as a stack that silently stops answering; and
  * `npm start` refuses a PORT that is not a port number before starting anything.
+ * Owns its stack: it kills the stack's children.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';

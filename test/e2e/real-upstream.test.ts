@@ -3,6 +3,7 @@
  * to ARK_BASE_URL (here a second simulator playing the real Ark, with its own key); without it, its own
  * simulator. Run as the bin/local.ts process: only there is the switch read from the environment, and the
  * shell's own ARK_* variables are removed first, so this never reaches a developer's real account.
+ * Owns its stack: `npm start` with its own ARK_* variables is what it tests.
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';

@@ -3,17 +3,11 @@
  * otherwise), each field once, a prompt with text in it and without option flags in any Unicode spelling.
  * Every refusal is in the envelope, as the served OpenAPI document says (callApi checks), and charges nothing.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { callApi, newAccount, startTestStack, tasksOfAccount } from '../support/test-stack.js';
-import type { LocalStack } from '../support/test-stack.js';
+import { expect, it } from 'vitest';
+import { callApi, newAccount, tasksOfAccount } from '../support/test-stack.js';
+import { sharedStack } from '../support/shared-stack.js';
 
-let stack: LocalStack;
-beforeAll(async () => {
-  stack = await startTestStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = sharedStack();
 
 const SUBMIT = '/api/v1/video/generate';
 const VALID = '{"model":"seedance-1.5-pro","prompt":"a red fox in the snow","duration":5}';

@@ -3,6 +3,7 @@
  * past the accounts' slots wait `pending` with a queue position and start in submit order; a 429 from the
  * upstream sends a task back to waiting, never to a refund; every slot is given back; a job that cannot call
  * back is still found by the fallback poll.
+ * Owns its stacks: upstream accounts of 3 slots, and an upstream that admits one job per key.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';

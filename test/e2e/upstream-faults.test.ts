@@ -2,6 +2,7 @@
  * Fault injection through the simulated upstream's prompt markers: every fault ends in the right final
  * state with a reason the customer can read, and the balance is exact (failed tasks refunded in full; a
  * create answered 429 waits and succeeds, never refunded for it).
+ * Owns its stack: the simulator's expiry clock runs 1,000 times faster, and a test-only model.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';

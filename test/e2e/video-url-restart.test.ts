@@ -1,6 +1,7 @@
 /**
  * A video URL given out still works after the local stack restarts on the same data directory: the URL
  * (stored on the task, sent in webhooks, valid 24 h) names the local S3's port, which the data directory keeps.
+ * Owns its stack: it stops the stack and starts it again on the same data.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

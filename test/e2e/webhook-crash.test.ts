@@ -3,6 +3,7 @@
  * same data: each is delivered once the stack is back, with its one webhook-id, and the task records
  * the tries exactly. Owed are: a try hanging at the kill, a final task whose webhook was never queued (a
  * crash between CompleteTask's move to success and its send) and a retry whose message was lost.
+ * Owns its stack: it kills the whole stack and starts it again.
  */
 import { killGroup, startService, stopService } from '../support/service-process.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -3,6 +3,7 @@
  * on the same data, every task ends by itself, each has exactly one upstream job, and the balances of its
  * 10 accounts are exact to the 0.0001. Held generations and transfers, not timings, keep the `running` and
  * `transferring` waves so at the kill, however slow the machine.
+ * Owns its stack: it kills the whole stack and starts it again.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';

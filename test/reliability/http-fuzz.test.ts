@@ -2,6 +2,7 @@
  * HTTP fuzzing (fast-check) against the local stack: every answer is the envelope with code 0 or a 4xx,
  * never a 5xx; a refused request creates no task and charges nothing. FUZZ_RUNS scales the cases
  * (default 1: about 3,000 requests); a failure prints the seed and path to replay it.
+ * Owns its stack: an upstream that never ends a job (fuzzed prompts cannot carry a marker).
  */
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
