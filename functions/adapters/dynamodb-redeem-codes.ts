@@ -9,8 +9,7 @@ import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynam
 import { ledgerEntry, ledgerEntryId } from '../core/ledger.js';
 import { MAX_BALANCE_UNITS } from '../core/money.js';
 import type { RedeemCodeStore, RedeemOutcome } from '../core/ports/console.js';
-import { ledgerPut } from './dynamodb-ledger.js';
-import { withTransactionConflictRetry } from './transaction-retry.js';
+import { inLedgerOrder, ledgerPut, listedAfterLast } from './dynamodb-ledger.js';
 
 export interface RedeemCodeRecord {
   code_hash: string;
@@ -50,8 +49,9 @@ export class DynamoDbRedeemCodes implements RedeemCodeStore {
     const at = now.toISOString();
     const entry = ledgerEntry(accountId, ledgerEntryId.redeem(code.code_id), 'topup', code.amount_units, at);
     try {
-      await withTransactionConflictRetry(() =>
-        this.db.send(
+      await inLedgerOrder(this.db, this.tables.accounts, entry, 1, (listed) => {
+        const order = listedAfterLast(listed);
+        return this.db.send(
           new TransactWriteCommand({
             TransactItems: [
               {
@@ -67,19 +67,20 @@ export class DynamoDbRedeemCodes implements RedeemCodeStore {
                 Update: {
                   TableName: this.tables.accounts,
                   Key: { account_id: accountId },
-                  UpdateExpression: 'SET balance_units = balance_units + :amount',
-                  ConditionExpression: 'attribute_exists(account_id) AND balance_units <= :ceiling',
+                  UpdateExpression: `SET balance_units = balance_units + :amount, ${order.set}`,
+                  ConditionExpression: `attribute_exists(account_id) AND balance_units <= :ceiling AND ${order.condition}`,
                   ExpressionAttributeValues: {
                     ':amount': code.amount_units,
                     ':ceiling': MAX_BALANCE_UNITS - code.amount_units,
+                    ...order.values,
                   },
                 },
               },
-              ledgerPut(this.tables.ledger, entry),
+              ledgerPut(this.tables.ledger, listed),
             ],
           }),
-        ),
-      );
+        );
+      });
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const [codeReason, accountReason] = error.CancellationReasons ?? [];

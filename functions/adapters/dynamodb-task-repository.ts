@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem } from './dynamodb-client.js';
 import { TASKS_IN_FLIGHT_INDEX } from './resources.js';
 import {
   AuthenticationError,
@@ -15,15 +14,17 @@ import {
   KeyQuotaExceededError,
   RateLimitedError,
 } from '../core/api-error.js';
-import type { AccountRecord, ApiKeyRecord } from '../core/ports/accounts.js';
 import { KeyChangedError } from '../core/ports/task-repository.js';
 import type { Charge, StaleTask, TaskRepository, UpstreamClaim } from '../core/ports/task-repository.js';
 import type { TaskRecord } from '../core/task.js';
 import { isFinal, statesBefore } from '../core/task-status.js';
 import type { TaskStatus } from '../core/task-status.js';
-import { isConflict, sendGuardedTransaction, withTransactionConflictRetry } from './transaction-retry.js';
+import { isConflict } from './transaction-retry.js';
+import { getItem } from './dynamodb-client.js';
+import type { AccountRecord, ApiKeyRecord } from '../core/ports/accounts.js';
 import { ledgerEntry, ledgerEntryId } from '../core/ledger.js';
-import { ledgerPut } from './dynamodb-ledger.js';
+import type { LedgerEntry } from '../core/ledger.js';
+import { inLedgerOrder, ledgerPut, listedAfterLast } from './dynamodb-ledger.js';
 import { idempotencyKeyTaken, idempotencyPut } from './dynamodb-idempotency.js';
 
 const SHARD = TASKS_IN_FLIGHT_INDEX.partitionKey;
@@ -84,52 +85,59 @@ export class DynamoDbTaskRepository implements TaskRepository {
           ConditionExpression: '#status = :active AND attribute_not_exists(quota_remaining_units)',
           ExpressionAttributeValues: { ':cost': cost, ':active': 'active', ':used': task.created_at },
         };
-    const command = new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: this.tables.accounts,
-            Key: { account_id: charge.accountId },
-            UpdateExpression: 'SET balance_units = balance_units - :cost',
-            ConditionExpression: 'attribute_exists(account_id) AND balance_units >= :cost',
-            ExpressionAttributeValues: { ':cost': cost },
+    const entry = ledgerEntry(
+      charge.accountId,
+      ledgerEntryId.charge(task.task_id),
+      'charge',
+      -cost,
+      task.created_at,
+      task.task_id,
+    );
+    const commandFor = (listed: LedgerEntry) => {
+      const order = listedAfterLast(listed);
+      return new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: this.tables.accounts,
+              Key: { account_id: charge.accountId },
+              UpdateExpression: `SET balance_units = balance_units - :cost, ${order.set}`,
+              ConditionExpression: `attribute_exists(account_id) AND balance_units >= :cost AND ${order.condition}`,
+              ExpressionAttributeValues: { ':cost': cost, ...order.values },
+              // The stored balance tells a short balance from an entry listed before the account's last one.
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            },
           },
-        },
-        {
-          Update: {
-            TableName: this.tables.apiKeys,
-            Key: { key_hash: charge.keyHash },
-            ExpressionAttributeNames: { '#status': 'status' },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            ...keyUpdate,
+          {
+            Update: {
+              TableName: this.tables.apiKeys,
+              Key: { key_hash: charge.keyHash },
+              ExpressionAttributeNames: { '#status': 'status' },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              ...keyUpdate,
+            },
           },
-        },
-        {
-          Put: {
-            TableName: this.tables.tasks,
-            Item: isFinal(task.status) ? task : { ...task, [SHARD]: inFlightShard(task.task_id) },
-            ConditionExpression: 'attribute_not_exists(task_id)',
+          {
+            Put: {
+              TableName: this.tables.tasks,
+              Item: isFinal(task.status) ? task : { ...task, [SHARD]: inFlightShard(task.task_id) },
+              ConditionExpression: 'attribute_not_exists(task_id)',
+            },
           },
-        },
-        ledgerPut(
-          this.tables.ledger,
-          ledgerEntry(
-            charge.accountId,
-            ledgerEntryId.charge(task.task_id),
-            'charge',
-            -cost,
-            task.created_at,
-            task.task_id,
-          ),
-        ),
-        ...(charge.idempotency ? [idempotencyPut(this.tables.idempotency, charge.idempotency)] : []),
-      ],
-    });
+          ledgerPut(this.tables.ledger, listed),
+          ...(charge.idempotency ? [idempotencyPut(this.tables.idempotency, charge.idempotency)] : []),
+        ],
+      });
+    };
     try {
-      // The SDK gives the transaction an idempotency token (ClientRequestToken) once, before its own retries:
+      // The SDK gives each transaction an idempotency token (ClientRequestToken) once, before its own retries:
       // a retry after a commit whose answer was lost succeeds without charging twice.
-      await withTransactionConflictRetry(
-        () => this.db.send(command),
+      await inLedgerOrder(
+        this.db,
+        this.tables.accounts,
+        entry,
+        0,
+        (listed) => this.db.send(commandFor(listed)),
         // Between tries: once the balance or quota no longer covers it, the answer is that, not another try.
         async () => {
           const refusal = await this.chargeRefusal(charge);
@@ -270,37 +278,46 @@ export class DynamoDbTaskRepository implements TaskRepository {
     const keyRefund = task.key_quota_charged
       ? 'ADD spent_units :negative_cost, quota_remaining_units :cost'
       : 'ADD spent_units :negative_cost';
-    const command = new TransactWriteCommand({
-      TransactItems: [
-        { Update: { TableName: this.tables.tasks, Key: { task_id: task.task_id }, ...taskMove } },
-        {
-          Update: {
-            TableName: this.tables.accounts,
-            Key: { account_id: task.account_id },
-            UpdateExpression: 'ADD balance_units :cost',
-            ConditionExpression: 'attribute_exists(account_id)',
-            ExpressionAttributeValues: { ':cost': cost },
+    const entry = ledgerEntry(task.account_id, ledgerEntryId.refund(task.task_id), 'refund', cost, now, task.task_id);
+    const commandFor = (listed: LedgerEntry) => {
+      const order = listedAfterLast(listed);
+      return new TransactWriteCommand({
+        TransactItems: [
+          { Update: { TableName: this.tables.tasks, Key: { task_id: task.task_id }, ...taskMove } },
+          {
+            Update: {
+              TableName: this.tables.accounts,
+              Key: { account_id: task.account_id },
+              UpdateExpression: `SET ${order.set} ADD balance_units :cost`,
+              ConditionExpression: `attribute_exists(account_id) AND ${order.condition}`,
+              ExpressionAttributeValues: { ':cost': cost, ...order.values },
+            },
           },
-        },
-        {
-          Update: {
-            TableName: this.tables.apiKeys,
-            Key: { key_hash: task.key_hash },
-            UpdateExpression: keyRefund,
-            ConditionExpression: 'attribute_exists(key_hash)',
-            ExpressionAttributeValues: task.key_quota_charged
-              ? { ':cost': cost, ':negative_cost': -cost }
-              : { ':negative_cost': -cost },
+          {
+            Update: {
+              TableName: this.tables.apiKeys,
+              Key: { key_hash: task.key_hash },
+              UpdateExpression: keyRefund,
+              ConditionExpression: 'attribute_exists(key_hash)',
+              ExpressionAttributeValues: task.key_quota_charged
+                ? { ':cost': cost, ':negative_cost': -cost }
+                : { ':negative_cost': -cost },
+            },
           },
-        },
-        // Its condition can fail only with the task's own (refunded_at is set in the same transaction).
-        ledgerPut(
-          this.tables.ledger,
-          ledgerEntry(task.account_id, ledgerEntryId.refund(task.task_id), 'refund', cost, now, task.task_id),
-        ),
-      ],
-    });
-    return sendGuardedTransaction(() => this.db.send(command));
+          // Its condition can fail only with the task's own (refunded_at is set in the same transaction).
+          ledgerPut(this.tables.ledger, listed),
+        ],
+      });
+    };
+    try {
+      await inLedgerOrder(this.db, this.tables.accounts, entry, 1, (listed) => this.db.send(commandFor(listed)));
+      return true;
+    } catch (error) {
+      // The task's own condition decides: it was refunded (or moved) already.
+      const first = error instanceof TransactionCanceledException ? error.CancellationReasons?.[0] : undefined;
+      if (first?.Code === 'ConditionalCheckFailed') return false;
+      throw error;
+    }
   }
 
   /** One page per shard, at most `limit` each, oldest first; then the oldest `limit` of them all. */
@@ -431,7 +448,12 @@ function chargeError(error: unknown, charge: Charge): Error | undefined {
     const image = stored && { status: stored['status']?.S, hasQuota: stored['quota_remaining_units'] !== undefined };
     return keyRefusal(image, charge, true);
   }
-  if (balance?.Code === 'ConditionalCheckFailed') return new InsufficientBalanceError();
+  if (balance?.Code === 'ConditionalCheckFailed') {
+    const stored = balance.Item?.['balance_units']?.N;
+    // Covered, yet refused: the account's ledger kept moving under it (busyError's case).
+    if (stored !== undefined && Number(stored) >= charge.costUnits) return busyLedgerError();
+    return new InsufficientBalanceError();
+  }
   return undefined;
 }
 
@@ -452,7 +474,9 @@ function keyRefusal(
  * charged), not a 500.
  */
 function busyError(error: unknown): Error | undefined {
-  return isConflict(error)
-    ? new RateLimitedError(1, 'too many submits at once on this account: nothing was charged; retry after 1 s')
-    : undefined;
+  return isConflict(error) ? busyLedgerError() : undefined;
+}
+
+function busyLedgerError(): Error {
+  return new RateLimitedError(1, 'too many submits at once on this account: nothing was charged; retry after 1 s');
 }

@@ -1,8 +1,8 @@
 /**
  * Webhook state in DynamoDB: each account's signing secrets (on the account item), each task's delivery
- * attempts (on the task item) and the pending-webhooks index the requeuer reads. Secrets are Standard
- * Webhooks `whsec_<base64 of 32 random bytes>`, created on first use by a conditional write (two racing
- * creators agree on one); a rotation keeps the old one signing for 24 h (`webhook_previous_*`).
+ * attempts and try claims (on the task item), the pending-webhooks index the requeuer reads. Secrets are
+ * Standard Webhooks `whsec_<base64 of 32 random bytes>`, created on first use by a conditional write (two
+ * racing creators agree on one); a rotation keeps the old one signing for 24 h (`webhook_previous_*`).
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -138,11 +138,47 @@ export class DynamoDbWebhookSecrets implements WebhookSecretStore {
   }
 }
 
+/** The task still counts `previous` tries (no try recorded yet reads as an absent count). */
+function sameCount(previous: number): string {
+  return previous === 0
+    ? '(attribute_not_exists(webhook_attempts) OR webhook_attempts = :previous)'
+    : 'webhook_attempts = :previous';
+}
+
+const NOT_DELIVERED = '(attribute_not_exists(webhook_state) OR webhook_state <> :delivered)';
+
 export class DynamoDbWebhookAttemptLog implements WebhookAttemptLog {
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tasksTable: string,
   ) {}
+
+  async claim(taskId: string, previousAttempts: number, now: Date, until: Date): Promise<boolean> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tasksTable,
+          Key: { task_id: taskId },
+          UpdateExpression: 'SET webhook_claim_attempt = :attempt, webhook_claimed_until = :until',
+          // A claim of an earlier try, or one that has lapsed (its run died), does not hold this try off.
+          ConditionExpression:
+            `attribute_exists(task_id) AND ${sameCount(previousAttempts)} AND ${NOT_DELIVERED} AND ` +
+            '(attribute_not_exists(webhook_claimed_until) OR webhook_claim_attempt <> :attempt OR webhook_claimed_until <= :now)',
+          ExpressionAttributeValues: {
+            ':attempt': previousAttempts + 1,
+            ':previous': previousAttempts,
+            ':delivered': 'delivered',
+            ':until': until.toISOString(),
+            ':now': now.toISOString(),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
 
   async record(taskId: string, previousAttempts: number, attempt: WebhookAttemptRecord): Promise<boolean> {
     const sets = [
@@ -162,27 +198,23 @@ export class DynamoDbWebhookAttemptLog implements WebhookAttemptLog {
       ':delivered': 'delivered',
     };
     if (attempt.state === 'delivered') sets.push('webhook_delivered_at = :at');
-    let update: string;
+    // The try is made: its claim has done its work.
+    const removes = ['webhook_claim_attempt', 'webhook_claimed_until'];
     if (attempt.state === 'retrying') {
       sets.push('webhook_due_at = :due');
       values[':due'] = attempt.nextTryAt ?? attempt.at;
-      update = `SET ${sets.join(', ')}`;
     } else {
       // Settled: out of the pending-webhooks index (sparse: an item without its keys is not in it).
-      update = `SET ${sets.join(', ')} REMOVE webhook_pending, webhook_due_at`;
+      removes.push('webhook_pending', 'webhook_due_at');
     }
-    // No try recorded yet reads as an absent count.
-    const sameCount =
-      previousAttempts === 0
-        ? '(attribute_not_exists(webhook_attempts) OR webhook_attempts = :previous)'
-        : 'webhook_attempts = :previous';
+    const update = `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`;
     try {
       await this.db.send(
         new UpdateCommand({
           TableName: this.tasksTable,
           Key: { task_id: taskId },
           UpdateExpression: update,
-          ConditionExpression: `attribute_exists(task_id) AND ${sameCount} AND (attribute_not_exists(webhook_state) OR webhook_state <> :delivered)`,
+          ConditionExpression: `attribute_exists(task_id) AND ${sameCount(previousAttempts)} AND ${NOT_DELIVERED}`,
           ExpressionAttributeValues: values,
         }),
       );

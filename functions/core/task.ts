@@ -63,6 +63,9 @@ export interface TaskRecord {
   webhook_last_error?: string | null;
   webhook_last_attempt_at?: string;
   webhook_delivered_at?: string;
+  /** The try a queue message has claimed, and until when: other messages of the event hold off meanwhile. */
+  webhook_claim_attempt?: number;
+  webhook_claimed_until?: string;
   /** Set while the webhook is owed (from submit until delivered or failed): the pending-webhooks index's keys. */
   webhook_pending?: string;
   webhook_due_at?: string;

@@ -22,6 +22,7 @@ import {
   webhookSender,
 } from '../adapters/webhook-dependencies.js';
 import { countMetric, METRIC, publishMetrics } from '../adapters/metrics.js';
+import { WEBHOOK_QUEUE } from '../adapters/resources.js';
 
 const deps = {
   tasks: taskRepository(),
@@ -30,6 +31,8 @@ const deps = {
   attempts: webhookAttemptLog(),
   signer: videoUrlSigner(),
   schedule: webhookRetrySchedule(),
+  // No run outlives its timeout, so a try's claim outlives the run that holds it.
+  claimSeconds: WEBHOOK_QUEUE.consumer.timeoutSeconds,
   now: () => new Date(),
 };
 const queue = webhookQueue();

@@ -20,12 +20,18 @@ const deps = {
 /** A webhook overdue by less than this is left alone: its message may be on its way or its try running. */
 const DEFAULT_MIN_AGE_SECONDS = readEnv('webhookRequeueAfterSeconds');
 
-export const handler = middy<{ minAgeSeconds?: number } | undefined, unknown>()
+/**
+ * The schedule's event is empty. The local stack's start-up run passes `minAgeSeconds: 0` with `finalBefore`,
+ * its start: webhooks owed before it lost their messages with the in-memory queue; tasks that end after it
+ * (restarted executions) queue their own.
+ */
+export const handler = middy<{ minAgeSeconds?: number; finalBefore?: string } | undefined, unknown>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(publishMetrics())
   .handler(async (event) => {
     const minAgeSeconds = typeof event?.minAgeSeconds === 'number' ? event.minAgeSeconds : DEFAULT_MIN_AGE_SECONDS;
-    const report = await requeueWebhooks(deps, minAgeSeconds * 1000);
+    const finalBefore = typeof event?.finalBefore === 'string' ? event.finalBefore : undefined;
+    const report = await requeueWebhooks(deps, minAgeSeconds * 1000, finalBefore);
     if (report.requeued > 0 || report.forgotten > 0) logger.info('requeued webhooks', { ...report });
     if (report.requeued > 0) countMetric(METRIC.webhooksRequeued, report.requeued);
     return report;

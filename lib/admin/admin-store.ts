@@ -36,8 +36,7 @@ import type { TableId } from '../../functions/adapters/resources.js';
 import { AdminError } from './errors.js';
 import type { LedgerEntry } from '../../functions/core/ledger.js';
 import { ledgerEntry, ledgerEntryId } from '../../functions/core/ledger.js';
-import { ledgerPut } from '../../functions/adapters/dynamodb-ledger.js';
-import { withTransactionConflictRetry } from '../../functions/adapters/transaction-retry.js';
+import { inLedgerOrder, ledgerPut, listedAfterLast } from '../../functions/adapters/dynamodb-ledger.js';
 import { backfillOpening, verifyLedger } from './ledger-check.js';
 import { DynamoDbRedeemCodes } from '../../functions/adapters/dynamodb-redeem-codes.js';
 import { usableAccountCheck } from '../../functions/adapters/dynamodb-console-keys.js';
@@ -115,7 +114,13 @@ export class AdminStore {
             {
               Put: {
                 TableName: this.tables.accounts,
-                Item: { account_id: accountId, balance_units: units, created_at: createdAt },
+                Item: {
+                  account_id: accountId,
+                  balance_units: units,
+                  created_at: createdAt,
+                  // The first entry, the account's last listed one (listedAfterLast).
+                  ...(units > 0 && { ledger_listed_at: opening.listed_at }),
+                },
                 ConditionExpression: 'attribute_not_exists(account_id)',
               },
             },
@@ -286,23 +291,26 @@ export class AdminStore {
             room: MAX_BALANCE_UNITS - units,
           }
         : { ConditionExpression: 'attribute_exists(account_id) AND balance_units >= :room', room: -units };
-    const write = new TransactWriteCommand({
-      TransactItems: [
-        {
-          Update: {
-            TableName: this.tables.accounts,
-            Key: { account_id: accountId },
-            UpdateExpression: 'ADD balance_units :amount',
-            ConditionExpression: bound.ConditionExpression,
-            ExpressionAttributeValues: { ':amount': units, ':room': bound.room },
+    const writeFor = (listed: LedgerEntry) => {
+      const order = listedAfterLast(listed);
+      return new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: this.tables.accounts,
+              Key: { account_id: accountId },
+              UpdateExpression: `SET ${order.set} ADD balance_units :amount`,
+              ConditionExpression: `${bound.ConditionExpression} AND ${order.condition}`,
+              ExpressionAttributeValues: { ':amount': units, ':room': bound.room, ...order.values },
+            },
           },
-        },
-        ledgerPut(this.tables.ledger, entry),
-      ],
-    });
+          ledgerPut(this.tables.ledger, listed),
+        ],
+      });
+    };
     try {
-      // Concurrent movements of one account conflict (TransactionConflict): each is tried again.
-      await withTransactionConflictRetry(() => this.db.send(write));
+      // Concurrent movements of one account collide, or one listed later commits first: each is tried again.
+      await inLedgerOrder(this.db, this.tables.accounts, entry, 0, (listed) => this.db.send(writeFor(listed)));
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const [accountReason, entryReason] = error.CancellationReasons ?? [];
@@ -310,6 +318,11 @@ export class AdminStore {
       if (accountReason?.Code !== 'ConditionalCheckFailed') throw error;
       const account = await this.account(accountId);
       if (!account) throw new AdminError(`account ${accountId} does not exist`);
+      const balance = Number(account.balance_units);
+      if (units >= 0 ? balance <= bound.room : balance >= bound.room) {
+        // Within bounds, yet refused: later entries kept committing first for the whole retry time.
+        throw new AdminError('the account kept changing: run the same command again (with the same --request-id)');
+      }
       throw new AdminError(
         units >= 0
           ? `refused: the balance (${unitsToYuanText(account.balance_units)} CNY) plus ${unitsToYuan(units)} CNY ` +

@@ -138,8 +138,11 @@ export class ServiceFunctions extends Construct {
       table(TABLES.ledger, tables.ledger, ...ledger),
       table(TABLES.idempotency, tables.idempotency, ...idempotency),
     ];
-    /** repository.refund(): one transaction over the task, the account, the key and the ledger entry. */
-    const refunds = taskRepository(['GetItem', 'UpdateItem'], ['UpdateItem'], ['UpdateItem'], ['PutItem']);
+    /**
+     * repository.refund(): one transaction over the task, the account, the key and the ledger entry (the account read
+     * when an entry listed later committed first).
+     */
+    const refunds = taskRepository(['GetItem', 'UpdateItem'], ['GetItem', 'UpdateItem'], ['UpdateItem'], ['PutItem']);
     /**
      * videoUrlSigner(): CloudFront-signed URLs (the private key is read from Secrets Manager, once per
      * cold start). With CLOUDFRONT_DOMAIN set the handlers never sign with S3, so no bucket access.
@@ -210,7 +213,13 @@ export class ServiceFunctions extends Construct {
           table(TABLES.models, tables.models, 'Scan'),
           // One transaction (with the ledger entry and the Idempotency-Key record, read first when a key is
           // sent); the task's execution starts from the table's stream (StartExecutions).
-          ...taskRepository(['PutItem'], ['UpdateItem'], ['UpdateItem'], ['PutItem'], ['GetItem', 'PutItem']),
+          ...taskRepository(
+            ['PutItem'],
+            ['GetItem', 'UpdateItem'],
+            ['UpdateItem'],
+            ['PutItem'],
+            ['GetItem', 'PutItem'],
+          ),
           // The uploads a submit names: their records, and a ranged GET of each stored object (its real type and size).
           ...uploads('GetItem'),
           uploadObjects(videoBucket, 'GetObject'),

@@ -66,6 +66,8 @@ export function localStateMachineArn(names: ReturnType<typeof physicalNames>): s
 
 export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<LocalWorkflow> {
   const { names } = config;
+  // Before anything restarts: a task final after this moment was ended by this process, which queued its webhook.
+  const startedAt = new Date().toISOString();
   const stoppers: (() => Promise<void>)[] = [];
   const stopAll = async () => {
     for (const stop of stoppers.reverse()) await stop().catch((error) => console.error('stop failed:', error));
@@ -122,12 +124,10 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       })),
     );
     let reconciling: Promise<unknown> = Promise.resolve();
-    const runReconcile = (minAgeSeconds?: number) =>
+    const runReconcile = (eventOf: (id: string) => Record<string, unknown> = () => ({})) =>
       (reconciling = Promise.all(
         scheduled.map(({ id, run }) =>
-          run(minAgeSeconds === undefined ? {} : { minAgeSeconds }, lambdaContext(id)).catch((error: unknown) =>
-            console.error(`${id} failed:`, error),
-          ),
+          run(eventOf(id), lambdaContext(id)).catch((error: unknown) => console.error(`${id} failed:`, error)),
         ),
       ));
     // Lambda's event source on the tasks table's stream: each new task's execution starts from it. Started
@@ -155,7 +155,11 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       })) as { restarted?: number } | undefined;
       if (!report?.restarted) break;
     }
-    await runReconcile(0);
+    // The requeuer only for webhooks owed before the start: a restarted execution that has just ended a task
+    // queued that webhook itself, and a second message would be a second try at it.
+    await runReconcile((id) =>
+      id === 'RequeueWebhooks' ? { minAgeSeconds: 0, finalBefore: startedAt } : { minAgeSeconds: 0 },
+    );
     const reconcileTimer = setInterval(() => void runReconcile(), config.reconcileIntervalMs);
     reconcileTimer.unref();
     stoppers.push(async () => {

@@ -328,7 +328,7 @@ describe('functions', () => {
     // job's refund (the account's balance and the key's spend, in one transaction with the task).
     expect(dynamoByTable('AwaitCompletion')).toEqual({
       tasks: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
-      accounts: ['dynamodb:UpdateItem'],
+      accounts: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
       apiKeys: ['dynamodb:UpdateItem'],
       // The refund's ledger entry (docs/money-and-ledger.md, "Ledger"), in the same transaction.
       ledger: ['dynamodb:PutItem'],

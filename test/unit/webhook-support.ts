@@ -19,7 +19,7 @@ export function webhookTask(status: TaskStatus, fields: TaskRecordFields = {}, w
   return taskRecord({ status, ...fields, generation: { ...fields.generation, ...(webhookUrl ? { webhookUrl } : {}) } });
 }
 
-/** Tasks in memory; the attempt log writes into them as DynamoDbWebhookAttemptLog does (conditional on the count). */
+/** Tasks in memory; the attempt log writes into them as DynamoDbWebhookAttemptLog does (conditional on the count and claim). */
 export class MemoryWebhookTasks implements WebhookAttemptLog {
   readonly tasks = new Map<string, TaskRecord>();
   readonly attempts: WebhookAttemptRecord[] = [];
@@ -33,6 +33,19 @@ export class MemoryWebhookTasks implements WebhookAttemptLog {
     return task && structuredClone(task);
   }
 
+  async claim(taskId: string, previousAttempts: number, now: Date, until: Date): Promise<boolean> {
+    const task = this.tasks.get(taskId);
+    if (!task || task.webhook_state === 'delivered' || (task.webhook_attempts ?? 0) !== previousAttempts) return false;
+    const held =
+      task.webhook_claim_attempt === previousAttempts + 1 &&
+      task.webhook_claimed_until !== undefined &&
+      Date.parse(task.webhook_claimed_until) > now.getTime();
+    if (held) return false;
+    task.webhook_claim_attempt = previousAttempts + 1;
+    task.webhook_claimed_until = until.toISOString();
+    return true;
+  }
+
   async record(taskId: string, previousAttempts: number, attempt: WebhookAttemptRecord): Promise<boolean> {
     this.attempts.push(attempt);
     const task = this.tasks.get(taskId);
@@ -43,6 +56,8 @@ export class MemoryWebhookTasks implements WebhookAttemptLog {
     task.webhook_last_error = attempt.error;
     task.webhook_last_attempt_at = attempt.at;
     if (attempt.state === 'delivered') task.webhook_delivered_at = attempt.at;
+    delete task.webhook_claim_attempt;
+    delete task.webhook_claimed_until;
     if (attempt.state === 'retrying') task.webhook_due_at = attempt.nextTryAt;
     else {
       delete task.webhook_pending;

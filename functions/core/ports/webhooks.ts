@@ -26,6 +26,12 @@ export interface WebhookSecretStore {
 
 export interface WebhookAttemptLog {
   /**
+   * Claims try number `previousAttempts + 1` until `until`, before its POST: only if the task still counts
+   * `previousAttempts` tries, is not delivered, and no other message holds that try's claim at `now` (a
+   * conditional write). False when another message is making (or has made) the try: this one must not send.
+   */
+  claim(taskId: string, previousAttempts: number, now: Date, until: Date): Promise<boolean>;
+  /**
    * Records try number `previousAttempts + 1` on the task, only if the task still counts `previousAttempts`
    * tries and is not delivered (a conditional write): false when another message of the event recorded
    * first, so each try is recorded once. Delivered or failed takes the task out of the pending index.

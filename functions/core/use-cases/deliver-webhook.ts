@@ -1,7 +1,7 @@
 /**
  * One queue message of a completion webhook (spec §6, docs/webhooks.md; docs/security.md, "URL policy"): a try, or a hop of a
- * message not due yet. The task holds the truth: its try count, written once per try (conditional), so
- * a duplicate or stale message can never add a try; the decision says which message to send next.
+ * message not due yet. The task holds the truth: its try count, written once per try (conditional), and
+ * the claim a try takes before its POST, so a duplicate or stale message never sends or adds a try.
  */
 import type { TaskRepository } from '../ports/task-repository.js';
 import type { WebhookAttemptLog, WebhookSecretStore, WebhookSender } from '../ports/webhooks.js';
@@ -12,6 +12,7 @@ import {
   attemptError,
   buildWebhookPayload,
   judgeAttempt,
+  MAX_MESSAGE_DELAY_SECONDS,
   parseRetryAfterSeconds,
   retryMessage,
   secondsUntilDue,
@@ -32,6 +33,11 @@ export interface DeliverWebhookDeps {
   signer: VideoUrlSigner;
   /** Seconds between tries (see webhookRetryDelaySeconds). */
   schedule: readonly number[];
+  /**
+   * How long a try's claim holds other messages of the event off: at least as long as a consumer run may
+   * last, so a live try never loses it; a try that died with its run is taken over once it lapses.
+   */
+  claimSeconds: number;
   now: () => Date;
 }
 
@@ -77,6 +83,12 @@ export async function deliverWebhook(message: WebhookMessage, deps: DeliverWebho
     if (!(await log({ state: 'failed', ...attemptFields(now, noAccount) }))) return lost();
     return { action: 'done', outcome: 'permanent-failure', detail: 'the account no longer exists' };
   }
+  // Two messages of one try (SQS delivers at least once; a requeued copy) must not both POST: the claim
+  // decides which sends; the other comes back once the claim lapses and finds the try made, or dead.
+  const claimUntil = new Date(now.getTime() + deps.claimSeconds * 1000);
+  if (!(await deps.attempts.claim(task.task_id, previous, now, claimUntil))) {
+    return heldOff(message, previous, await deps.tasks.get(task.task_id), now);
+  }
   const result = await deps.sender.send({
     url,
     id: webhookMessageId(task.task_id, message.event),
@@ -114,6 +126,28 @@ export async function deliverWebhook(message: WebhookMessage, deps: DeliverWebho
 
 function skipped(detail: string): DeliveryDecision {
   return { action: 'done', outcome: 'skipped', detail };
+}
+
+/**
+ * Another message holds the try's claim, or moved on: while the claim lasts, this message (pinned to the try
+ * count it saw, so it goes stale once the try is recorded) waits for it to lapse; otherwise it is done.
+ */
+function heldOff(message: WebhookMessage, previous: number, task: TaskRecord | undefined, now: Date): DeliveryDecision {
+  const claimedUntil = task?.webhook_claimed_until ? Date.parse(task.webhook_claimed_until) : 0;
+  const held =
+    task !== undefined &&
+    task.webhook_state !== 'delivered' &&
+    (task.webhook_attempts ?? 0) === previous &&
+    task.webhook_claim_attempt === previous + 1 &&
+    claimedUntil > now.getTime();
+  if (!held) return skipped('another message of this event made this try');
+  return {
+    action: 'wait',
+    message: { task_id: message.task_id, event: message.event, attempts: previous },
+    // Whole seconds, rounded up, and one more: back after the claim has lapsed, never just before.
+    delaySeconds: Math.min(Math.ceil((claimedUntil - now.getTime()) / 1000) + 1, MAX_MESSAGE_DELAY_SECONDS),
+    detail: `another message of this event is making try ${previous + 1} (claimed until ${task.webhook_claimed_until})`,
+  };
 }
 
 function lost(): DeliveryDecision {

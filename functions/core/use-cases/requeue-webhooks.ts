@@ -22,10 +22,18 @@ export interface RequeueReport {
   forgotten: number;
 }
 
-/** Requeues webhooks due, and of tasks final, more than `minAgeMs` ago. */
-export async function requeueWebhooks(deps: RequeueWebhooksDeps, minAgeMs: number): Promise<RequeueReport> {
+/**
+ * Requeues webhooks due, and of tasks final, more than `minAgeMs` ago and, when given, before `finalBefore`:
+ * a run at a local start passes the start, since only what was owed before it lost its queued message.
+ */
+export async function requeueWebhooks(
+  deps: RequeueWebhooksDeps,
+  minAgeMs: number,
+  finalBefore?: string,
+): Promise<RequeueReport> {
   const now = deps.now();
-  const before = new Date(now.getTime() - minAgeMs).toISOString();
+  const byAge = new Date(now.getTime() - minAgeMs).toISOString();
+  const before = finalBefore !== undefined && finalBefore < byAge ? finalBefore : byAge;
   const report: RequeueReport = { checked: 0, requeued: 0, forgotten: 0 };
   // A few at a time: after an outage there may be many, and the scheduled run has a time limit.
   let batch: Promise<void>[] = [];

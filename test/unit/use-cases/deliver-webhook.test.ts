@@ -49,6 +49,7 @@ function setup(
     sender,
     signer,
     schedule: SCHEDULE,
+    claimSeconds: 30,
     now: () => now,
   };
   return { tasks, sender, signer, deps, at: (time: Date) => (now = time), reads: () => reads };
@@ -197,16 +198,33 @@ describe('deliverWebhook', () => {
     expect(sender.requests).toHaveLength(0);
   });
 
-  it('two messages of one event at once: both may send (same webhook-id), one try is recorded, one goes on', async () => {
-    const { tasks, sender, deps } = setup(SUCCESS, [serverError]);
+  it('two messages of one event at once: one sends and records the try; the other waits out its claim', async () => {
+    const { tasks, sender, deps, at } = setup(SUCCESS, [serverError]);
     const [first, second] = await Promise.all([deliverWebhook(MESSAGE, deps), deliverWebhook(MESSAGE, deps)]);
-    expect(sender.requests).toHaveLength(2);
-    expect([first?.action, second?.action].sort()).toEqual(['done', 'retry']);
-    expect([first, second].find((decision) => decision?.action === 'done')).toMatchObject({
-      outcome: 'skipped',
-      detail: 'another message of this event recorded the same try first',
-    });
+    expect(sender.requests).toHaveLength(1);
+    expect([first?.action, second?.action].sort()).toEqual(['retry', 'wait']);
+    const waiting = [first, second].find((decision) => decision?.action === 'wait');
+    // Pinned to the count it saw, back just after the claim (30 s) lapses.
+    expect(waiting).toMatchObject({ message: { ...MESSAGE, attempts: 0 }, delaySeconds: 31 });
     expect(tasks.tasks.get(TASK_ID)).toMatchObject({ webhook_attempts: 1 });
+    // Back: the try it waited for is recorded, so it is stale and sends nothing.
+    at(new Date(NOW.getTime() + 31_000));
+    expect(await deliverWebhook(next(waiting!), deps)).toMatchObject({ action: 'done', outcome: 'skipped' });
+    expect(sender.requests).toHaveLength(1);
+  });
+
+  it('a claim whose try died with its run lapses: the next message makes the try', async () => {
+    const { tasks, sender, deps, at } = setup(SUCCESS, [ok]);
+    // A run that claimed try 1 and died before recording it.
+    expect(await tasks.claim(TASK_ID, 0, NOW, new Date(NOW.getTime() + 30_000))).toBe(true);
+    const held = await deliverWebhook(MESSAGE, deps);
+    expect(held).toMatchObject({ action: 'wait', delaySeconds: 31 });
+    expect(sender.requests).toHaveLength(0);
+    at(new Date(NOW.getTime() + 31_000));
+    expect(await deliverWebhook(next(held), deps)).toMatchObject({ action: 'done', outcome: 'delivered' });
+    expect(sender.requests).toHaveLength(1);
+    expect(tasks.tasks.get(TASK_ID)).toMatchObject({ webhook_state: 'delivered', webhook_attempts: 1 });
+    expect(tasks.tasks.get(TASK_ID)).not.toHaveProperty('webhook_claimed_until');
   });
 
   it.each<[string, WebhookSendResult]>([

@@ -114,6 +114,18 @@ describe('requeueWebhooks', () => {
     expect(queue.sent).toEqual([]);
   });
 
+  it('the run at a local start takes at once what was owed before the start, nothing final since', async () => {
+    const { pending, queue, deps } = setup();
+    const startedAt = ago(1);
+    // Final before the start: its message died with the old process's queue.
+    const beforeStart = pending.add(owed('success', {}, 30, 2));
+    // Ended after the start by its restarted execution, which queued its webhook: not overdue.
+    pending.add(owed('success', {}, 30, 0.5));
+    pending.add(owed('failed', { created_at: ago(0.5), ...pendingWebhookKeys(randomUUID(), ago(0.5)) }, 0.5, 0.2));
+    expect(await requeueWebhooks(deps, 0, startedAt)).toEqual({ checked: 1, requeued: 1, forgotten: 0 });
+    expect(queue.sent.map((sent) => sent.message.task_id)).toEqual([beforeStart.task_id]);
+  });
+
   it('takes a refunded task (a cancel sends no webhook) out of the index, sending nothing', async () => {
     const { pending, queue, deps } = setup();
     const cancelled = pending.add(owed('refunded'));
