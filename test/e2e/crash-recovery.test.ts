@@ -1,8 +1,8 @@
 /**
  * Kill -9 the whole local stack while tasks are pending, running and transferring; start it again on
  * the same data: every task reaches a final state, each has exactly one upstream job, and the balance
- * is exact, and no upstream slot stays taken. The upstream (simulated) outlives the crash, as a real one would.
- * Owns its stack: it kills the whole stack and starts it again.
+ * is exact, no upstream slot stays taken, and a video URL given before serves the video. The upstream
+ * (simulated) outlives the crash, as a real one would. Owns its stack: it kills the whole stack and starts it again.
  */
 import { killGroup, startService, stopService } from '../support/service-process.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -20,6 +20,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
 import { callApi, pollUntil } from '../support/test-stack.js';
 
+const FIXTURE = readFileSync(new URL('../../lib/local/fixtures/sample.mp4', import.meta.url));
 const DEMO_KEY = `bc_${randomUUID().replaceAll('-', '')}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-'));
 let child: ChildProcess | undefined;
@@ -43,7 +44,19 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
   const waveA = await Promise.all(
     Array.from({ length: 8 }, (_, i) => submit(`a${i}${i % 4 === 0 ? ' [simulate:fail]' : ''}`)),
   );
-  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  const get = (baseUrl: string, id: string) =>
+    callApi<{ status: string; video_url: string | null }>({ baseUrl }, 'GET', `/api/v1/video/tasks/${id}`, {
+      key: DEMO_KEY,
+    });
+  await Promise.all(
+    waveA.map((response) =>
+      pollUntil(
+        () => get(api.baseUrl, response.body.data.task_id),
+        (answer) => !['pending', 'running'].includes(answer.body.data.status),
+        { timeoutMs: 120_000, intervalMs: 100 },
+      ),
+    ),
+  );
   const waveB = await Promise.all(Array.from({ length: 8 }, (_, i) => submit(`b${i}`)));
   // A task charged but whose execution never started (the crash came between the two).
   const runtime = JSON.parse(readFileSync(join(dataDir, 'local-stack.json'), 'utf8'));
@@ -58,9 +71,7 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
   client.destroy();
 
   const ids = [...waveA, ...waveB].map((response) => response.body.data.task_id).concat(orphan.task_id);
-  // The kill lands after wave B's upstream jobs are recorded (its tasks running), not between an upstream create
-  // and its record: a crash there leaves a job the task never learns of, and the restarted execution creates
-  // another (Ark takes no idempotency key; the gap is known, and this test does not time the kill into it).
+  // The kill lands after wave B's upstream jobs are recorded (its tasks running).
   await Promise.all(
     waveB.map((response) =>
       pollUntil(
@@ -78,6 +89,13 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
   );
   const statusesAtKill = before.map((response) => response.body.data.status);
   expect(statusesAtKill.filter((status) => !['success', 'failed'].includes(status)).length).toBeGreaterThan(0);
+  // A video URL given out before the kill (it names the local S3's port, which the data directory keeps).
+  const finishedBefore = await pollUntil(
+    () => get(api.baseUrl, waveA[1]!.body.data.task_id),
+    (answer) => answer.body.data.status === 'success',
+    { timeoutMs: 120_000 },
+  );
+  const videoUrl = finishedBefore.body.data.video_url!;
 
   killGroup(child, 'SIGKILL');
   await new Promise((resolve) => (child?.exitCode === null ? child.once('exit', resolve) : resolve(null)));
@@ -96,6 +114,11 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
     ),
   );
   const statuses = finals.map((response) => response.body.data.status);
+  // The URL given before the kill serves the same video after the restart.
+  expect((await get(api2.baseUrl, waveA[1]!.body.data.task_id)).body.data.video_url).toBe(videoUrl);
+  const video = await fetch(videoUrl);
+  expect(video.status).toBe(200);
+  expect(Buffer.from(await video.arrayBuffer()).equals(FIXTURE)).toBe(true);
   expect(statuses.filter((status) => status === 'failed')).toHaveLength(2); // a0 and a4
   const succeeded = statuses.filter((status) => status === 'success').length;
   expect(succeeded).toBe(ids.length - 2);

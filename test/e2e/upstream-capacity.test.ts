@@ -57,7 +57,7 @@ describe('two upstream accounts with 3 slots in all', () => {
         { name: 'a', capacity: 2 },
         { name: 'b', capacity: 1 },
       ],
-      upstream: { queuedMs: 100, runningMs: 4000 },
+      upstream: { queuedMs: 100, runningMs: 1000 },
       // The fallback look of a job that calls back (30 s locally): short, for the silent job below.
       environment: { COMPLETION_CHECK_SECONDS: '3' },
     });
@@ -138,7 +138,14 @@ describe('two upstream accounts with 3 slots in all', () => {
     const { key } = await newAccount(stack, '100');
     const run = randomUUID();
     const ids: string[] = [];
-    for (let i = 0; i < 5; i += 1) ids.push((await submit(stack, key, `cancel ${run} #${i}`)).body.data.task_id);
+    // The first three hold the three slots until the test releases them, so the last surely waits.
+    const prompt = (i: number) => `cancel ${run} #${i}${i < 3 ? ' [simulate:held]' : ''}`;
+    const releaseHeld = () =>
+      fetch(`${stack.upstreams.ark.baseUrl}/simulator/release?prompt=${encodeURIComponent(run)}`, { method: 'POST' });
+    onTestFinished(async () => {
+      await releaseHeld();
+    });
+    for (let i = 0; i < 5; i += 1) ids.push((await submit(stack, key, prompt(i))).body.data.task_id);
     const last = ids[4] as string;
     await pollUntil(
       () => task(stack, key, last),
@@ -146,6 +153,7 @@ describe('two upstream accounts with 3 slots in all', () => {
     );
     const cancelled = await callApi<TaskData>(stack, 'POST', `/api/v1/video/tasks/${last}/cancel`, { key });
     expect(cancelled.body.data.status).toBe('refunded');
+    await releaseHeld();
     const views = await allFinal(stack, key, ids.slice(0, 4));
     expect(views.map((view) => view.status)).toEqual(['success', 'success', 'success', 'success']);
     expect(stack.upstream.jobs().filter((job) => job.prompt === `cancel ${run} #4`)).toEqual([]);
