@@ -7,8 +7,18 @@
 import { build, stop as stopEsbuild, version as esbuildVersion } from 'esbuild';
 import type { BuildOptions } from 'esbuild';
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { LAMBDA_ESBUILD_OPTIONS } from '../lambda-bundle-options.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { ALL_FUNCTIONS } from '../routes.js';
@@ -95,8 +105,13 @@ async function findOrBuild(dir: string, functions: FunctionList, started: number
 async function buildOne(entry: string, outdir: string): Promise<void> {
   const result = await build({ ...bundleBuildOptions(entry, outdir), metafile: true });
   // The key hashes the source directory only: a bundle that takes in another file of ours would go stale.
+  // esbuild names files by their real path: a node_modules that is a symlink (a git worktree's) lies elsewhere.
+  const modules = realpathSync(join(REPOSITORY_ROOT, 'node_modules'));
   const outside = Object.keys(result.metafile.inputs).filter(
-    (input) => !input.startsWith(`${SOURCE_DIR}/`) && !input.startsWith('node_modules/'),
+    (input) =>
+      !input.startsWith(`${SOURCE_DIR}/`) &&
+      !input.startsWith('node_modules/') &&
+      !resolve(REPOSITORY_ROOT, input).startsWith(`${modules}${sep}`),
   );
   if (outside.length > 0) {
     throw new Error(`${entry} bundles ${outside.join(', ')}: lib/local/lambda-bundles.ts hashes ${SOURCE_DIR}/ only`);

@@ -3,13 +3,22 @@
  * whole service with kill -9 and start it again on the same data directory.
  */
 import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { withoutUpstreamVariables } from '../../lib/local/upstream-environment.js';
 import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
 import { pollUntil } from './test-stack.js';
 
-export async function startService(options: { port: number; dataDir: string; demoKey: string }): Promise<ChildProcess> {
+export async function startService(options: {
+  port: number;
+  dataDir: string;
+  demoKey: string;
+  /** Appends the service's output (and its handlers' logs, at `logLevel`) to this file; default: discarded. */
+  logFile?: string;
+  logLevel?: string;
+}): Promise<ChildProcess> {
+  const log = options.logFile === undefined ? undefined : openSync(options.logFile, 'a');
   const started = spawn(
     join(REPOSITORY_ROOT, 'node_modules/.bin/tsx'),
     ['--disable-warning=ExperimentalWarning', 'bin/local.ts'],
@@ -21,13 +30,15 @@ export async function startService(options: { port: number; dataDir: string; dem
         DATA_DIR: options.dataDir,
         PORT: String(options.port),
         DEMO_API_KEY: options.demoKey,
-        POWERTOOLS_LOG_LEVEL: 'ERROR',
+        POWERTOOLS_LOG_LEVEL: options.logLevel ?? 'ERROR',
         DEFAULT_RATE_LIMIT_PER_SECOND: '1000',
       },
       detached: true, // its own process group, so the kill takes DynamoDB Local's JVM with it
-      stdio: 'ignore',
+      stdio: log === undefined ? 'ignore' : ['ignore', log, log],
     },
   );
+  if (log !== undefined) closeSync(log);
+  // A start that never answers must not leave its group behind.
   await pollUntil(
     () =>
       fetch(`http://127.0.0.1:${options.port}/api/v1/models`, {
@@ -39,7 +50,10 @@ export async function startService(options: { port: number; dataDir: string; dem
     (status) => status === 200,
     // Generous: a first start may build the bundles, on a machine other work shares.
     { timeoutMs: 180_000, intervalMs: 200 },
-  );
+  ).catch((error: unknown) => {
+    killGroup(started, 'SIGKILL');
+    throw error;
+  });
   return started;
 }
 
