@@ -97,6 +97,7 @@ describe('two upstream accounts with 3 slots in all', () => {
     await pollUntil(
       async () => jobs().length,
       (count) => count === 3,
+      { timeoutMs: 120_000, intervalMs: 250 },
     );
     for (let i = 3; i < 8; i += 1) await add(i);
 
@@ -146,6 +147,12 @@ describe('two upstream accounts with 3 slots in all', () => {
       await releaseHeld();
     });
     for (let i = 0; i < 5; i += 1) ids.push((await submit(stack, key, prompt(i))).body.data.task_id);
+    // A release finds only jobs that exist: wait for the three held ones first.
+    await pollUntil(
+      async () => stack.upstream.jobs().filter((job) => job.prompt.includes(run)).length,
+      (count) => count === 3,
+      { timeoutMs: 120_000, intervalMs: 250 },
+    );
     const last = ids[4] as string;
     await pollUntil(
       () => task(stack, key, last),
@@ -153,7 +160,7 @@ describe('two upstream accounts with 3 slots in all', () => {
     );
     const cancelled = await callApi<TaskData>(stack, 'POST', `/api/v1/video/tasks/${last}/cancel`, { key });
     expect(cancelled.body.data.status).toBe('refunded');
-    await releaseHeld();
+    expect(await (await releaseHeld()).json()).toEqual({ released: 3 });
     const views = await allFinal(stack, key, ids.slice(0, 4));
     expect(views.map((view) => view.status)).toEqual(['success', 'success', 'success', 'success']);
     expect(stack.upstream.jobs().filter((job) => job.prompt === `cancel ${run} #4`)).toEqual([]);

@@ -5,19 +5,18 @@
 import { BaseSequencer } from 'vitest/node';
 import type { TestSpecification } from 'vitest/node';
 
-/** Longest first, as measured in a full run on 2 cores (2026-11-26). */
+/** Longest first, as measured in a full run on 2 cores. */
 const SLOW_FILES = [
   'test/reliability/crash-at-scale.test.ts',
-  'test/infra/lambda-bundles.test.ts',
   'test/e2e/upstream-capacity.test.ts',
-  'test/e2e/webhooks.test.ts',
-  'test/e2e/admin-cli.test.ts',
-  'test/e2e/error-envelopes.test.ts',
-  'test/reliability/http-fuzz.test.ts',
   'test/e2e/crash-recovery.test.ts',
   'test/e2e/webhook-crash.test.ts',
-  'test/infra/sam-local.test.ts',
+  'test/e2e/real-upstream.test.ts',
+  'test/infra/lambda-bundles.test.ts',
   'test/reliability/money-concurrency.test.ts',
+  'test/infra/sam-local.test.ts',
+  'test/reliability/http-fuzz.test.ts',
+  'test/e2e/upstream-faults.test.ts',
 ];
 
 export class SlowFilesFirst extends BaseSequencer {
