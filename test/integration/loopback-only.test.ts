@@ -2,6 +2,7 @@
  * The local stack listens on loopback only: every listening TCP socket held by this process or a process it
  * started (DynamoDB Local's JVM, cognito-local, the API and workflow children) is bound to 127.0.0.1 or ::1.
  * Read from /proc (Linux): a socket's inode in /proc/<pid>/fd, its address in /proc/net/tcp and tcp6.
+ * Owns its stack: it reads the sockets of processes it started, and the shared stack's are not its children.
  */
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
