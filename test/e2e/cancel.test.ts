@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
-import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
+import { askedAgainWhileBusy, callApi, newAccount, pollUntil } from '../support/test-stack.js';
 import { sharedStack } from '../support/shared-stack.js';
 
 interface TaskData {
@@ -20,10 +20,12 @@ interface TaskData {
 const stack = sharedStack();
 
 const submit = (key: string, prompt: string) =>
-  callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
-    key,
-    body: { model: 'seedance-1.5-pro', prompt, duration: 5 },
-  });
+  askedAgainWhileBusy(() =>
+    callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
+      key,
+      body: { model: 'seedance-1.5-pro', prompt, duration: 5 },
+    }),
+  );
 const cancel = (key: string, taskId: string) =>
   callApi<TaskData>(stack, 'POST', `/api/v1/video/tasks/${taskId}/cancel`, { key });
 const task = (key: string, taskId: string) => callApi<TaskData>(stack, 'GET', `/api/v1/video/tasks/${taskId}`, { key });

@@ -18,7 +18,7 @@ import { AdminStore } from '../../lib/admin/admin-store.js';
 import { freePort } from '../../lib/local/free-port.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
-import { callApi, pollUntil } from '../support/test-stack.js';
+import { askedAgainWhileBusy, callApi, pollUntil } from '../support/test-stack.js';
 
 const FIXTURE = readFileSync(new URL('../../lib/local/fixtures/sample.mp4', import.meta.url));
 const DEMO_KEY = `bc_${randomUUID().replaceAll('-', '')}`;
@@ -35,10 +35,12 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
   const api = { baseUrl: `http://127.0.0.1:${port}` };
   child = await startService({ port, dataDir, demoKey: DEMO_KEY });
   const submit = (prompt: string) =>
-    callApi<{ task_id: string }>(api, 'POST', '/api/v1/video/generate', {
-      key: DEMO_KEY,
-      body: { model: 'seedance-1.0-lite-i2v', prompt, duration: 5, image_urls: ['https://93.184.215.14/boat.png'] },
-    });
+    askedAgainWhileBusy(() =>
+      callApi<{ task_id: string }>(api, 'POST', '/api/v1/video/generate', {
+        key: DEMO_KEY,
+        body: { model: 'seedance-1.0-lite-i2v', prompt, duration: 5, image_urls: ['https://93.184.215.14/boat.png'] },
+      }),
+    );
 
   // Wave A reaches the upstream's end (succeeding, some about to transfer); wave B is mid-generation.
   const waveA = await Promise.all(

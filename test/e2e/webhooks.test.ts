@@ -14,7 +14,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { resourceEnvironment } from '../../functions/adapters/resources.js';
-import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
+import { askedAgainWhileBusy, callApi, newAccount, pollUntil } from '../support/test-stack.js';
 import { sharedStack } from '../support/shared-stack.js';
 import type { SharedStack } from '../support/shared-stack.js';
 
@@ -103,10 +103,12 @@ async function adminLastLine(...args: string[]): Promise<string> {
 }
 
 async function submit(key: string, prompt: string, webhookUrl?: string): Promise<string> {
-  const response = await callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
-    key,
-    body: { model: 'seedance-1.5-pro', prompt, duration: 5, ...(webhookUrl ? { webhook_url: webhookUrl } : {}) },
-  });
+  const response = await askedAgainWhileBusy(() =>
+    callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
+      key,
+      body: { model: 'seedance-1.5-pro', prompt, duration: 5, ...(webhookUrl ? { webhook_url: webhookUrl } : {}) },
+    }),
+  );
   expect(response.body.code).toBe(0);
   return response.body.data.task_id;
 }

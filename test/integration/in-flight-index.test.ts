@@ -77,10 +77,10 @@ describe('the in-flight index', () => {
 
   it('findStale: the oldest untouched tasks in flight across the shards, at most `limit`, oldest first', async () => {
     const { repository, submit } = await setup();
-    // Minutes 10..49: forty tasks, so several shards hold more than one.
-    const tasks = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => submit({ status: 'running', updated_at: at(10 + i) })),
-    );
+    // Minutes 10..49: forty tasks, so several shards hold more than one. One after another, as the index is what
+    // is tested: forty charges of one account at once collide on its balance and may answer "retry" (429).
+    const tasks: TaskRecord[] = [];
+    for (let i = 0; i < 40; i++) tasks.push(await submit({ status: 'running', updated_at: at(10 + i) }));
     const finished = await submit({ status: 'pending', updated_at: at(5) });
     await repository.moveTo(finished.task_id, 'refunded', {}, at(6));
 

@@ -16,7 +16,7 @@ import type { TaskRecord } from '../../functions/core/task.js';
 import { startStackProcess } from '../../lib/bench/stack-client.js';
 import type { StackProcess } from '../../lib/bench/stack-client.js';
 import type { LocalStackOptions } from '../../lib/local/local-stack.js';
-import { callApi, pollUntil } from '../support/test-stack.js';
+import { askedAgainWhileBusy, callApi, pollUntil } from '../support/test-stack.js';
 import { FINAL, sumUnits, toUnits } from './support/money.js';
 import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
 
@@ -68,10 +68,12 @@ it('100 tasks in every state at a kill -9 all finish after a restart, one upstre
   const submit = async (wave: Wave, index: number, marker = ''): Promise<Submitted> => {
     const prompt = `${wave}-${index}-${RUN}${marker}`;
     const account = accounts[index % ACCOUNTS]!;
-    const response = await callApi<{ task_id: string; cost: number }>(api, 'POST', '/api/v1/video/generate', {
-      key: account.key,
-      body: { model: LITE.model, prompt, duration: 5, image_urls: ['https://93.184.215.14/boat.png'] },
-    });
+    const response = await askedAgainWhileBusy(() =>
+      callApi<{ task_id: string; cost: number }>(api, 'POST', '/api/v1/video/generate', {
+        key: account.key,
+        body: { model: LITE.model, prompt, duration: 5, image_urls: ['https://93.184.215.14/boat.png'] },
+      }),
+    );
     expect(response.status, `${JSON.stringify(response.body)}\n${stack!.child.recentOutput()}`).toBe(200);
     return { id: response.body.data.task_id, prompt, wave, account, costUnits: toUnits(response.body.data.cost) };
   };

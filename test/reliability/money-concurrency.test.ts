@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import type { TaskRecord } from '../../functions/core/task.js';
-import { callApi, newAccount, pollUntil, tasksOfAccount } from '../support/test-stack.js';
+import { askedAgainWhileBusy, callApi, newAccount, pollUntil, tasksOfAccount } from '../support/test-stack.js';
 import { sharedStack } from '../support/shared-stack.js';
 import { FINAL, sumUnits, toUnits } from './support/money.js';
 
@@ -61,10 +61,12 @@ it('the balance equals the opening balance minus the cost of tasks in flight or 
       const run = async (operations: Operation[]) => {
         for (const op of operations) {
           if (op.kind === 'submit') {
-            const response = await callApi<{ task_id: string; cost: number }>(stack, 'POST', '/api/v1/video/generate', {
-              key,
-              body: op.body,
-            });
+            const response = await askedAgainWhileBusy(() =>
+              callApi<{ task_id: string; cost: number }>(stack, 'POST', '/api/v1/video/generate', {
+                key,
+                body: op.body,
+              }),
+            );
             statuses.push(response.status);
             if (response.status === 200) {
               created.push({
@@ -81,7 +83,10 @@ it('the balance equals the opening balance minus the cost of tasks in flight or 
             const path = `/api/v1/video/tasks/${task.id}${op.kind === 'cancel' ? '/cancel' : ''}`;
             const send = () => callApi<{ status: string }>(stack, op.kind === 'cancel' ? 'POST' : 'GET', path, { key });
             // A cancel that meets the task being started upstream answers 429: asked again, as a client would.
-            const response = await pollUntil(send, (answer) => answer.status !== 429, { timeoutMs: 120_000 });
+            const response = await pollUntil(send, (answer) => answer.status !== 429, {
+              timeoutMs: 300_000,
+              intervalMs: 500,
+            });
             statuses.push(response.status);
             if (op.kind === 'cancel' && response.status === 200) {
               // A second cancel answers 0 with the refunded task (docs/task-lifecycle.md, "Cancel"); the money checks below
@@ -127,14 +132,15 @@ it('the balance equals the opening balance minus the cost of tasks in flight or 
           return { same, tasks: after, money };
         },
         (view) => view.same,
-        { timeoutMs: 120_000, intervalMs: 50 },
+        { timeoutMs: 300_000, intervalMs: 50, describe: (view) => unfinished(view.tasks) },
       );
       expectExact(stable.tasks, stable.money);
 
       // Once everything is final: every task accounted for, in the state its history allows.
       const finals = await pollUntil(records, (tasks) => tasks.every((task) => FINAL.has(task.status)), {
-        timeoutMs: 120_000,
+        timeoutMs: 300_000,
         intervalMs: 250,
+        describe: unfinished,
       });
       expect(finals.map((task) => task.task_id).sort()).toEqual(created.map((task) => task.id).sort());
       for (const task of created) {
@@ -174,4 +180,20 @@ it('the balance equals the opening balance minus the cost of tasks in flight or 
     }),
     { numRuns: 2, endOnFailure: true },
   );
-}, 300_000);
+}, 1_500_000);
+
+/** What a wait that timed out prints: the tasks not yet final, with what tells where each one stands. */
+function unfinished(tasks: TaskRecord[]): string {
+  const fields = [
+    'status',
+    'upstream_job_id',
+    'upstream_slot',
+    'upstream_claim_until',
+    'updated_at',
+    'restarts',
+  ] as const;
+  const open = tasks.filter((task) => !FINAL.has(task.status));
+  return `${open.length} of ${tasks.length} not final: ${JSON.stringify(
+    open.map((task) => ({ task_id: task.task_id, ...Object.fromEntries(fields.map((f) => [f, task[f]])) })),
+  )}`;
+}

@@ -1,5 +1,7 @@
 /** Starts the whole local stack for one test file (its handlers run in the stack's own child processes). */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { TASKS_BY_ACCOUNT_INDEX } from '../../functions/adapters/resources.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { startLocalStack } from '../../lib/local/local-stack.js';
 import type { LocalStack, LocalStackOptions } from '../../lib/local/local-stack.js';
@@ -49,18 +51,34 @@ export async function callApi<T = Record<string, unknown>>(
   return answer;
 }
 
+/**
+ * Sends `request` again while it answers 429, as a client does: several submits of one account at once may meet
+ * each other on its balance and answer "retry" (nothing charged), more often on a busy machine.
+ */
+export function askedAgainWhileBusy<T>(request: () => Promise<ApiResponse<T>>): Promise<ApiResponse<T>> {
+  return pollUntil(request, (answer) => answer.status !== 429, {
+    timeoutMs: 300_000,
+    intervalMs: 1_000,
+    describe: (answer) => JSON.stringify(answer.body),
+  });
+}
+
 /** Polls `probe` until `done` says so or the deadline passes; never a fixed sleep. */
 export async function pollUntil<T>(
   probe: () => Promise<T>,
   done: (value: T) => boolean,
-  { timeoutMs = 30_000, intervalMs = 100 } = {},
+  {
+    timeoutMs = 30_000,
+    intervalMs = 100,
+    describe = (value: T) => JSON.stringify(value),
+  }: { timeoutMs?: number; intervalMs?: number; describe?: (value: T) => string } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (done(value)) return value;
     if (Date.now() > deadline)
-      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+      throw new Error(`condition not met within ${timeoutMs} ms; last value: ${describe(value)}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
@@ -77,25 +95,41 @@ export async function newAccount(
   return { accountId, key };
 }
 
-/** Every task of an account, read straight from the table (consistent): what the API created, nothing else. */
+/**
+ * Every task of an account: its ids from the account index, then each record read consistently. DynamoDB Local
+ * writes an index with its item, so none is missing; a Scan would hold the shared DynamoDB Local (one request at
+ * a time) for every file while it reads the whole table.
+ */
 export async function tasksOfAccount(
   stack: Pick<LocalStack, 'db' | 'names'>,
   accountId: string,
 ): Promise<TaskRecord[]> {
-  const items: TaskRecord[] = [];
+  const ids: string[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await stack.db.send(
-      new ScanCommand({
+      new QueryCommand({
         TableName: stack.names.tables.tasks,
-        FilterExpression: 'account_id = :account',
+        IndexName: TASKS_BY_ACCOUNT_INDEX.name,
+        KeyConditionExpression: 'account_id = :account',
         ExpressionAttributeValues: { ':account': accountId },
+        ProjectionExpression: 'task_id',
         ExclusiveStartKey: startKey,
-        ConsistentRead: true,
       }),
     );
-    items.push(...((page.Items ?? []) as TaskRecord[]));
+    ids.push(...(page.Items ?? []).map((item) => item['task_id'] as string));
     startKey = page.LastEvaluatedKey;
   } while (startKey);
+  const items: TaskRecord[] = [];
+  for (let i = 0; i < ids.length; i += 100) {
+    let keys: Record<string, unknown>[] | undefined = ids.slice(i, i + 100).map((task_id) => ({ task_id }));
+    while (keys && keys.length > 0) {
+      const batch: BatchGetCommandOutput = await stack.db.send(
+        new BatchGetCommand({ RequestItems: { [stack.names.tables.tasks]: { Keys: keys, ConsistentRead: true } } }),
+      );
+      items.push(...((batch.Responses?.[stack.names.tables.tasks] ?? []) as TaskRecord[]));
+      keys = batch.UnprocessedKeys?.[stack.names.tables.tasks]?.Keys;
+    }
+  }
   return items;
 }
