@@ -11,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { lambdaBundles } from '../../lib/local/lambda-bundles.js';
+import { mapAtMost } from '../support/at-most.js';
 import { ALL_FUNCTIONS } from '../../lib/routes.js';
 import type { CfnResource } from './synth.js';
 import { cdkJson, REPOSITORY_ROOT } from './synth.js';
@@ -140,16 +141,14 @@ it('every bundle stays within the 500 KiB budget', () => {
 });
 
 it('every bundle loads under Node 22 with its function environment, and exports handler', async () => {
-  const results = await Promise.all(
-    bundles.map(async (bundle) => {
-      try {
-        await importInNode22(bundle, bundle.environment);
-        return { name: bundle.functionName, error: '' };
-      } catch (error) {
-        return { name: bundle.functionName, error: String((error as { stderr?: string }).stderr || error) };
-      }
-    }),
-  );
+  const results = await mapAtMost(bundles, 4, async (bundle) => {
+    try {
+      await importInNode22(bundle, bundle.environment);
+      return { name: bundle.functionName, error: '' };
+    } catch (error) {
+      return { name: bundle.functionName, error: String((error as { stderr?: string }).stderr || error) };
+    }
+  });
   expect(results.filter((r) => r.error)).toEqual([]);
   const rows = bundles
     .map((b) => ({
