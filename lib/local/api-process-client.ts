@@ -17,7 +17,7 @@ export interface ApiProcess {
 export async function startApiProcess(
   config: Omit<LocalApiConfig, 'accessLog'>,
   accessLog?: (line: string) => void,
-  timeoutMs = 60_000,
+  timeoutMs = 180_000,
 ): Promise<ApiProcess> {
   const forked = await forkLocalProcess<ApiReady>({
     name: 'the API process',

@@ -50,7 +50,8 @@ export async function startDynamoDbLocal(dataDir: string | undefined): Promise<D
     await waitUntil(async () => {
       if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (is Java 17+ installed?):\n${output}`);
       await client.send(new ListTablesCommand({}));
-    }, 60_000);
+      // A guard against a JVM that never answers, generous for a machine other work shares.
+    }, 180_000);
   } catch (error) {
     child.kill('SIGKILL');
     throw error;

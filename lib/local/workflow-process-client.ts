@@ -25,7 +25,7 @@ export interface WorkflowProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
-export async function startWorkflowProcess(config: LocalWorkflowConfig, timeoutMs = 60_000): Promise<WorkflowProcess> {
+export async function startWorkflowProcess(config: LocalWorkflowConfig, timeoutMs = 180_000): Promise<WorkflowProcess> {
   const forked = await forkLocalProcess<WorkflowReady>({
     name: 'the workflow process',
     entry: 'workflow-process.ts',
