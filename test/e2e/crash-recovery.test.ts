@@ -1,19 +1,26 @@
 /**
- * Kill -9 the whole local stack while tasks are pending, running and transferring; start it again on
- * the same data: every task reaches a final state, each has exactly one upstream job, and the balance
- * is exact, no upstream slot stays taken, and a video URL given before serves the video. The upstream
- * (simulated) outlives the crash, as a real one would. Owns its stack: it kills the whole stack and starts it again.
+ * Kill -9 the whole local stack while tasks are pending, running and transferring and webhooks are owed; start it
+ * again on the same data: every task reaches a final state with exactly one upstream job, the balance is exact, no
+ * upstream slot stays taken, a video URL given before serves the video, and each webhook owed (a try hanging at the
+ * kill, a final task whose webhook was never queued, a retry whose message was lost) is delivered once per try with
+ * its one webhook-id. The upstream (simulated) outlives the crash, as a real one would.
+ * Owns its stack: it kills the whole stack and starts it again.
  */
 import { killGroup, startService, stopService } from '../support/service-process.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
+import type { TaskRecord } from '../../functions/core/task.js';
+import { pendingWebhookKeys, webhookMessageId } from '../../functions/core/webhook.js';
 import { AdminStore } from '../../lib/admin/admin-store.js';
 import { freePort } from '../../lib/local/free-port.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
@@ -24,21 +31,44 @@ const FIXTURE = readFileSync(new URL('../../lib/local/fixtures/sample.mp4', impo
 const DEMO_KEY = `bc_${randomUUID().replaceAll('-', '')}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-'));
 let child: ChildProcess | undefined;
+let receiver: Server | undefined;
 
 afterAll(async () => {
   await stopService(child);
+  receiver?.closeAllConnections();
+  await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(null)));
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-it('every task in flight at a kill -9 finishes after a restart, once, with the balance exact', async () => {
+it('every task and webhook in flight at a kill -9 finishes after a restart, once, with the balance exact', async () => {
+  // Answers 200, except that the first request it gets hangs (the try in hand at the kill).
+  const received: { headers: IncomingHttpHeaders; taskId: string }[] = [];
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { task_id: string };
+      received.push({ headers: req.headers, taskId: body.task_id });
+      if (received.length > 1) res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver!.listen(0, '127.0.0.1', resolve));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+
   const port = await freePort();
   const api = { baseUrl: `http://127.0.0.1:${port}` };
   child = await startService({ port, dataDir, demoKey: DEMO_KEY });
-  const submit = (prompt: string) =>
+  const submit = (prompt: string, webhookUrl?: string) =>
     askedAgainWhileBusy(() =>
       callApi<{ task_id: string }>(api, 'POST', '/api/v1/video/generate', {
         key: DEMO_KEY,
-        body: { model: 'seedance-1.0-lite-i2v', prompt, duration: 5, image_urls: ['https://93.184.215.14/boat.png'] },
+        body: {
+          model: 'seedance-1.0-lite-i2v',
+          prompt,
+          duration: 5,
+          image_urls: ['https://93.184.215.14/boat.png'],
+          ...(webhookUrl && { webhook_url: webhookUrl }),
+        },
       }),
     );
 
@@ -59,7 +89,8 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
       ),
     ),
   );
-  const waveB = await Promise.all(Array.from({ length: 8 }, (_, i) => submit(`b${i}`)));
+  // Twenty seconds longer upstream: still generating at the kill, after the webhook task below has ended.
+  const waveB = await Promise.all(Array.from({ length: 8 }, (_, i) => submit(`b${i} [simulate:slow]`)));
   // A task charged but whose execution never started (the crash came between the two).
   const runtime = JSON.parse(readFileSync(join(dataDir, 'local-stack.json'), 'utf8'));
   const client = new DynamoDBClient({
@@ -69,7 +100,32 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
   });
   const orphan = taskRecordFor({ accountId: 'demo', keyHash: hashApiKey(DEMO_KEY) });
   orphan.generation.prompt = 'orphan';
-  await createUnstartedTask(DynamoDBDocumentClient.from(client), runtime.names.tables, orphan);
+  const db0 = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  await createUnstartedTask(db0, runtime.names.tables, orphan);
+  // Two tasks as a crash would leave them, written straight to the table: final, webhook owed, no message.
+  const owed = (fields: Partial<TaskRecord>) => {
+    const task = taskRecordFor({ accountId: 'demo', keyHash: hashApiKey(DEMO_KEY) }, fields);
+    task.generation.webhookUrl = hookUrl;
+    Object.assign(task, pendingWebhookKeys(task.task_id, task.created_at));
+    return task;
+  };
+  const neverQueued = owed({
+    status: 'failed',
+    error_message: 'generation failed: upstream said no',
+    finished_at: new Date().toISOString(),
+  });
+  const lostRetry = owed({
+    status: 'success',
+    video_url: 'https://videos.example.com/lost.mp4',
+    video_url_expires_at: new Date(Date.now() + 24 * 3600_000).toISOString(),
+    finished_at: new Date().toISOString(),
+    webhook_state: 'retrying',
+    webhook_attempts: 2,
+  });
+  lostRetry.webhook_due_at = new Date(Date.now() - 60_000).toISOString();
+  for (const task of [neverQueued, lostRetry]) {
+    await db0.send(new PutCommand({ TableName: runtime.names.tables.tasks, Item: task }));
+  }
   client.destroy();
 
   const ids = [...waveA, ...waveB].map((response) => response.body.data.task_id).concat(orphan.task_id);
@@ -98,6 +154,14 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
     { timeoutMs: 120_000 },
   );
   const videoUrl = finishedBefore.body.data.video_url!;
+  // Last, so the kill lands while its webhook's first try hangs (its message in flight in the in-memory queue).
+  const live = (await submit('hangs at the kill', hookUrl)).body.data.task_id;
+  ids.push(live);
+  await pollUntil(
+    async () => received.filter((request) => request.taskId === live).length,
+    (count) => count === 1,
+    { timeoutMs: 120_000, intervalMs: 100 },
+  );
 
   killGroup(child, 'SIGKILL');
   await new Promise((resolve) => (child?.exitCode === null ? child.once('exit', resolve) : resolve(null)));
@@ -149,4 +213,34 @@ it('every task in flight at a kill -9 finishes after a restart, once, with the b
   );
   db.destroy();
   expect(slots).toEqual([0]);
-}, 300_000);
+
+  // Every webhook owed at the kill is delivered. The hung try was never recorded (the kill came first): one try
+  // for it, as for the never-queued one; the lost retry carries on from its two.
+  const webhookOf = async (taskId: string) =>
+    (
+      await callApi<{ webhook: { state: string; attempts: number } }>(api2, 'GET', `/api/v1/video/tasks/${taskId}`, {
+        key: DEMO_KEY,
+      })
+    ).body.data.webhook;
+  const views = await Promise.all(
+    [live, neverQueued.task_id, lostRetry.task_id].map((taskId) =>
+      pollUntil(
+        () => webhookOf(taskId),
+        (view) => view.state === 'delivered',
+        { timeoutMs: 120_000, intervalMs: 250 },
+      ),
+    ),
+  );
+  expect(views.map((view) => view.attempts)).toEqual([1, 1, 3]);
+  const requestsOf = (taskId: string) => received.filter((request) => request.taskId === taskId);
+  expect(requestsOf(live)).toHaveLength(2);
+  expect(new Set(requestsOf(live).map((request) => request.headers['webhook-id']))).toEqual(
+    new Set([webhookMessageId(live, 'task.success')]),
+  );
+  expect(requestsOf(neverQueued.task_id).map((request) => request.headers['webhook-id'])).toEqual([
+    webhookMessageId(neverQueued.task_id, 'task.failed'),
+  ]);
+  expect(requestsOf(lostRetry.task_id).map((request) => request.headers['webhook-id'])).toEqual([
+    webhookMessageId(lostRetry.task_id, 'task.success'),
+  ]);
+}, 600_000);

@@ -10,7 +10,6 @@ const SLOW_FILES = [
   'test/reliability/crash-at-scale.test.ts',
   'test/e2e/upstream-capacity.test.ts',
   'test/e2e/crash-recovery.test.ts',
-  'test/e2e/webhook-crash.test.ts',
   'test/e2e/real-upstream.test.ts',
   'test/infra/lambda-bundles.test.ts',
   'test/reliability/money-concurrency.test.ts',
