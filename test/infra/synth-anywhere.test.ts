@@ -101,7 +101,7 @@ describe('synthesis on a host without the ffmpeg package', () => {
     expect(last).toMatch(/^error: @ffmpeg-installer\/linux-x64@[\d.]+ .*npm pack.*ffmpegLayerArn/);
     expect(stderr).not.toMatch(/^\s+at /m);
     expect(existsSync(join(clone, 'node_modules', '.cache'))).toBe(false);
-  });
+  }, 120_000);
 
   it('says which key file is missing and how to make it, in one line', () => {
     const keys = { cloudFrontSigningKeys: { vgs: { active: 'k2', publicKeys: { k2: 'keys/vgs-k2.pub.pem' } } } };
