@@ -1128,7 +1128,11 @@ describe('alarms', () => {
     const excluding = '100 * (errors - FILL(designed, 0)) / (invocations - FILL(designed, 0))';
     const alarmOf = (id: string) => {
       const [logicalId] = fn(id);
-      const found = alarms().filter((a) => JSON.stringify(a).includes(`{"Ref":"${logicalId}"}`));
+      // Its error alarm (its throttle alarm names it too: operations-stack.test.ts).
+      const found = alarms().filter(
+        (a) =>
+          JSON.stringify(a).includes(`{"Ref":"${logicalId}"}`) && a['AlarmName'] === `${service.prefix}-${id}Errors`,
+      );
       expect(found, id).toHaveLength(1);
       return found[0] as Record<string, unknown>;
     };
