@@ -34,7 +34,8 @@ import type { ProviderEndpoint } from './service-functions.js';
 import { ConsoleUsers } from './console-users.js';
 import type { ConsoleSiteProps } from './console-site.js';
 import { builtConsole, ConsoleSite } from './console-site.js';
-import { pascal, StatefulResources } from './stateful-resources.js';
+import type { VideoStoragePolicy } from './stateful-resources.js';
+import { DEFAULT_VIDEO_STORAGE, pascal, StatefulResources } from './stateful-resources.js';
 import { SAM_LOCAL_CONTEXT, withSamLocalVariables } from './sam-local.js';
 import { TaskWorkflow } from './task-workflow.js';
 import type { SigningKeys } from './video-delivery.js';
@@ -58,6 +59,8 @@ export interface VideoServiceConfig {
    * `reserveConcurrency=false` for an account whose Lambda quota is below what that needs (new accounts).
    */
   readonly reserveConcurrency?: boolean;
+  /** Finished videos' tiering and retention (context `videoInfrequentAccessDays`, `videoRetentionDays`). */
+  readonly videoStorage?: VideoStoragePolicy;
   /** The account's Lambda concurrency quota in the Region (context `lambdaConcurrencyQuota`). */
   readonly lambdaConcurrencyQuota?: number;
   /** The CloudFront signing keys (context `cloudFrontSigningKeys.<prefix>`); unset: not deployable yet. */
@@ -117,6 +120,7 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
     ...(alarms && { alarms }),
     ...(ffmpegLayer && { ffmpegLayer }),
     reserveConcurrency: reserve === 'true',
+    videoStorage: videoStorageFromContext(text('videoInfrequentAccessDays'), text('videoRetentionDays')),
     lambdaConcurrencyQuota: quota,
     apiThrottle: { rateLimit: rate, burstLimit: burst },
     ...(signingKeys && { signingKeys }),
@@ -173,7 +177,10 @@ export class StatefulStack extends Stack {
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
     const { prefix } = props.serviceConfig;
-    this.data = new StatefulResources(this, 'Data', { prefix });
+    this.data = new StatefulResources(this, 'Data', {
+      prefix,
+      ...(props.serviceConfig.videoStorage && { videoStorage: props.serviceConfig.videoStorage }),
+    });
     this.delivery = new VideoDelivery(this, 'VideoDelivery', {
       prefix,
       videoBucket: this.data.videoBucket,
@@ -323,4 +330,40 @@ export class ConsoleStack extends Stack {
     });
     new CfnOutput(this, 'ConsoleUrl', { value: this.site.url });
   }
+}
+
+/**
+ * `videoInfrequentAccessDays` (default 30, `none`: stay in Standard; S3 needs at least 30) and
+ * `videoRetentionDays` (default `none`: kept; otherwise after the move to Standard-IA, S3 bills IA for 30 days).
+ */
+export function videoStorageFromContext(ia: string | undefined, retention: string | undefined): VideoStoragePolicy {
+  const days = (key: string, value: string | undefined, fallback: number | undefined, min: number) => {
+    if (value === undefined) return fallback;
+    if (value === 'none') return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) {
+      throw new SetupError(`context ${key} must be "none" or a whole number of days, at least ${min}`);
+    }
+    return n;
+  };
+  const infrequentAccessAfterDays = days(
+    'videoInfrequentAccessDays',
+    ia,
+    DEFAULT_VIDEO_STORAGE.infrequentAccessAfterDays,
+    30,
+  );
+  const expireAfterDays = days('videoRetentionDays', retention, undefined, 1);
+  if (
+    infrequentAccessAfterDays !== undefined &&
+    expireAfterDays !== undefined &&
+    expireAfterDays <= infrequentAccessAfterDays
+  ) {
+    throw new SetupError(
+      'context videoRetentionDays must be more than videoInfrequentAccessDays (or set that to "none")',
+    );
+  }
+  return {
+    ...(infrequentAccessAfterDays !== undefined && { infrequentAccessAfterDays }),
+    ...(expireAfterDays !== undefined && { expireAfterDays }),
+  };
 }

@@ -14,6 +14,7 @@ import {
 } from '../../lib/cdk/concurrency.js';
 import { ACCOUNT_API_BURST, ACCOUNT_API_RATE, ROUTE_BUDGETS, routeThrottles } from '../../lib/cdk/route-throttles.js';
 import { SetupError } from '../../lib/setup-error.js';
+import { videoStorageFromContext } from '../../lib/cdk/video-service-stack.js';
 import { TABLES } from '../../functions/adapters/resources.js';
 import { ALL_FUNCTIONS, API_ROUTES } from '../../lib/routes.js';
 import type { CfnResource, SynthesizedService } from './synth.js';
@@ -155,5 +156,32 @@ describe('the workflow cannot be starved', () => {
     const format = (stage.Properties['AccessLogSettings'] as { Format: string }).Format;
     expect(format).toContain('$context.routeKey');
     expect(format).not.toMatch(/\$context\.(path|rawPath|resourcePath)|\$request\.path/);
+  });
+});
+
+describe('video storage policy', () => {
+  it('keeps videos by default and moves them to Standard-IA after 30 days; uploads keep their own expiry', () => {
+    const [[, bucket]] = resourcesOfType(service.statefulJson, 'AWS::S3::Bucket').filter(([id]) =>
+      id.includes('VideoBucket'),
+    ) as [[string, CfnResource]];
+    const rules = (bucket.Properties['LifecycleConfiguration'] as { Rules: Record<string, unknown>[] }).Rules;
+    const videos = rules.find((rule) => rule['Id'] === 'videos-storage-policy');
+    expect(videos).toMatchObject({
+      Prefix: 'videos/',
+      Status: 'Enabled',
+      Transitions: [{ StorageClass: 'STANDARD_IA', TransitionInDays: 30 }],
+    });
+    expect(videos).not.toHaveProperty('ExpirationInDays');
+    expect(rules.find((rule) => rule['Id'] === 'expire-uploads')).toMatchObject({ ExpirationInDays: 2 });
+  });
+
+  it('reads tiering and retention from context, refusing what S3 would refuse', () => {
+    expect(videoStorageFromContext(undefined, undefined)).toEqual({ infrequentAccessAfterDays: 30 });
+    expect(videoStorageFromContext('none', undefined)).toEqual({});
+    expect(videoStorageFromContext('60', '365')).toEqual({ infrequentAccessAfterDays: 60, expireAfterDays: 365 });
+    expect(videoStorageFromContext('none', '7')).toEqual({ expireAfterDays: 7 });
+    expect(() => videoStorageFromContext('10', undefined)).toThrow(SetupError);
+    expect(() => videoStorageFromContext('30', '30')).toThrow(/more than/);
+    expect(() => videoStorageFromContext(undefined, 'forever')).toThrow(SetupError);
   });
 });
