@@ -618,6 +618,13 @@ describe('S3', () => {
           Status: 'Enabled',
         },
         { Id: 'expire-uploads', Prefix: 'uploads/', ExpirationInDays: 2, Status: 'Enabled' },
+        // The default storage policy (operations-stack.test.ts): kept, Standard-IA after 30 days.
+        {
+          Id: 'videos-storage-policy',
+          Prefix: 'videos/',
+          Transitions: [{ StorageClass: 'STANDARD_IA', TransitionInDays: 30 }],
+          Status: 'Enabled',
+        },
       ],
     });
     expect(bucket).toMatchObject({ DeletionPolicy: 'Retain' });
