@@ -1,23 +1,33 @@
 /**
- * The CDK app (`npx cdk synth`, `npx cdk deploy --all`): the two stacks of lib/cdk/video-service-stack.ts.
- * Context (cdk.json, so a plain deploy repeats the last one): `prefix` (default `vgs`) names the stacks and
- * every resource, `cloudFrontSigningKeys` the URL signing keys; see configFromContext for the rest.
- * The cdk-nag AwsSolutions pack runs on every synthesis: an unacknowledged finding stops it.
+ * The CDK app (`npx cdk synth`, `npx cdk deploy --all`): the stacks of lib/cdk/video-service-stack.ts.
+ * Context (cdk.json, so a plain deploy repeats the last one): see configFromContext. A missing or wrong input
+ * (SetupError) is one line naming the fix, without a stack trace. cdk-nag's AwsSolutions pack runs on every
+ * synthesis: an unacknowledged finding stops it.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { describeAlarmDestination } from '../lib/cdk/alarm-destination.js';
 import { SIGNING_KEYS_CONTEXT } from '../lib/cdk/video-delivery.js';
 import { addVideoService, configFromContext } from '../lib/cdk/video-service-stack.js';
+import { SetupError } from '../lib/setup-error.js';
 
-const app = new App();
-const config = configFromContext(app);
-if (!config.signingKeys) {
-  // Synthesis goes on (tests, sam local); CloudFormation refuses a deploy of it before changing anything.
-  console.error(
-    `No CloudFront signing key configured for prefix "${config.prefix}" (${SIGNING_KEYS_CONTEXT}.${config.prefix} ` +
-      'in cdk.json): this synthesis cannot be deployed. See README, "Deploy to AWS".',
-  );
+try {
+  const app = new App();
+  const config = configFromContext(app);
+  if (!config.signingKeys) {
+    // Synthesis goes on (tests, sam local); CloudFormation refuses a deploy of it before changing anything.
+    console.error(
+      `No CloudFront signing key configured for prefix "${config.prefix}" (${SIGNING_KEYS_CONTEXT}.${config.prefix} ` +
+        'in cdk.json): this synthesis cannot be deployed. See README, "Deploy to AWS".',
+    );
+  }
+  // On every synthesis, so every deploy says it (an opt-out included).
+  console.error(`Alarms go to: ${describeAlarmDestination(config.alarms)}`);
+  addVideoService(app, config);
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
+  app.synth();
+} catch (error) {
+  if (!(error instanceof SetupError)) throw error;
+  console.error(`error: ${error.message}`);
+  process.exit(1);
 }
-addVideoService(app, config);
-Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
-app.synth();

@@ -143,6 +143,8 @@ export const ALL_FUNCTIONS: readonly { id: string; entry: string }[] = [
 export const ASL_RESOURCE_TOKENS = {
   /** URL of the webhook queue (WEBHOOK_QUEUE in functions/adapters/resources.ts), for the states that send to it. */
   webhookQueueUrl: 'WebhookQueueUrl',
+  /** The partition of the stack (`aws`, `aws-cn`): service integration ARNs (`arn:${Partition}:states:::…`). */
+  partition: 'Partition',
 } as const;
 
 /** Compiles `/api/v1/video/tasks/{id}` into a matcher returning the path parameters. */

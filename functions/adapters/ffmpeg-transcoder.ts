@@ -28,7 +28,10 @@ export class FfmpegTranscoder {
       ...['-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart', '-f', 'mp4', output],
     ];
     return new Promise((resolve, reject) => {
-      execFile(this.ffmpegPath, args, { timeout: this.timeoutMs, maxBuffer: 1024 * 1024 }, (error, _stdout, stderr) => {
+      // An empty environment: the function's AWS credentials (AWS_ACCESS_KEY_ID, AWS_SESSION_TOKEN, …) never
+      // reach the decoder of an untrusted file (docs/security.md, "Untrusted media").
+      const options = { timeout: this.timeoutMs, maxBuffer: 1024 * 1024, env: {} };
+      execFile(this.ffmpegPath, args, options, (error, _stdout, stderr) => {
         if (!error) return resolve();
         // ffmpeg's last word, without our scratch paths: it ends in the customer's error_message.
         const lines = String(stderr)

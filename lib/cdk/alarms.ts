@@ -1,15 +1,17 @@
 /**
- * The alarms that need a human, all sent to one SNS topic: webhook messages parked in the DLQ or piling
- * up in flight, failed or timed-out task executions (a refund that could not be made ends in the
- * `RefundFailed` state), a high 5xx rate on the API, a high upstream error rate, an upstream refusing our
- * key, account or model, upstream jobs orphaned or adopted after a lost create, and Lambda errors.
+ * The alarms that need a human, sent where the deployment says (alarm-destination.ts): webhook messages
+ * parked or piling up, failed or timed-out executions, 5xx and upstream error rates, an upstream refusing
+ * our key, orphaned or adopted jobs, Lambda errors and throttles, DynamoDB throttling, refunds above a rate.
+ * What each means and what to do: docs/runbook.md.
  */
-import { Duration } from 'aws-cdk-lib';
+import { CfnOutput, CfnParameter, Duration, Stack } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { AlarmProps, IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { Alarm, ComparisonOperator, MathExpression, Metric, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -18,6 +20,8 @@ import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE, PROVIDER_DIMENSION } from '../../functions/core/metric-names.js';
 import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
 import { WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import type { AlarmDestination } from './alarm-destination.js';
+import { ALARMS_FIX, describeAlarmDestination, MISSING_ALARMS_PARAMETER } from './alarm-destination.js';
 
 const PERIOD = Duration.minutes(5);
 /** Percentage of API requests answered 5xx that alarms (once there are enough requests to judge). */
@@ -31,6 +35,10 @@ export const UPSTREAM_ERROR_RATE_PERCENT = 20;
 export const ITERATOR_AGE_ALARM_SECONDS = 60;
 /** Percentage of a workflow function's invocations that may fail before it alarms. */
 export const WORKFLOW_ERROR_RATE_PERCENT = 20;
+/** Percentage of submitted tasks refunded in 15 minutes that alarms (with at least 10 submits). */
+export const REFUND_RATE_ALARM_PERCENT = 25;
+/** Period of the refund-rate alarm: long enough that a few slow failures do not swing it. */
+const REFUND_PERIOD = Duration.minutes(15);
 /**
  * Webhook messages in flight that alarm: twice what the consumer's event source holds at most (its
  * MaximumConcurrency × batch size). Retries wait as delayed messages, not in flight, so more than this
@@ -67,12 +75,19 @@ export interface ServiceAlarmsProps {
    * than ITERATOR_AGE_ALARM_SECONDS (new tasks waiting to start).
    */
   readonly streamConsumers: readonly { readonly id: string; readonly handler: IFunction }[];
-  /** Subscribed to the topic when given. */
-  readonly email?: string;
+  /**
+   * Functions with reserved concurrency (the workflow's steps, the webhook consumer, the task starter): a
+   * throttle there delays a task or a webhook, so one alarms.
+   */
+  readonly reservedFunctions: readonly { readonly id: string; readonly handler: IFunction }[];
+  /** Every table: read or write throttle events alarm. */
+  readonly tables: readonly { readonly id: string; readonly table: ITable }[];
+  /** Where the alarms go; undefined: a parameter no value satisfies stops the deploy. */
+  readonly destination: AlarmDestination | undefined;
 }
 
 export class ServiceAlarms extends Construct {
-  readonly topic: Topic;
+  readonly topic: ITopic;
   readonly alarms: Alarm[] = [];
   private readonly action: IAlarmAction;
 
@@ -82,8 +97,31 @@ export class ServiceAlarms extends Construct {
     private readonly props: ServiceAlarmsProps,
   ) {
     super(scope, id);
-    this.topic = new Topic(this, 'Topic', { topicName: `${props.prefix}-alarms`, enforceSSL: true });
-    if (props.email) this.topic.addSubscription(new EmailSubscription(props.email));
+    const destination = props.destination;
+    // No destination: the topic's display name is a parameter no value satisfies, so the deploy is refused.
+    const missing =
+      destination === undefined
+        ? new CfnParameter(Stack.of(this), MISSING_ALARMS_PARAMETER, {
+            type: 'String',
+            description: `No alarm destination is configured: ${ALARMS_FIX}. No value is accepted here.`,
+            minLength: 1,
+            allowedPattern: '^$',
+            constraintDescription: ALARMS_FIX,
+          })
+        : undefined;
+    if (destination?.kind === 'topic') {
+      this.topic = Topic.fromTopicArn(this, 'Topic', destination.arn);
+    } else {
+      const topic = new Topic(this, 'Topic', {
+        topicName: `${props.prefix}-alarms`,
+        enforceSSL: true,
+        ...(missing && { displayName: missing.valueAsString }),
+      });
+      if (destination?.kind === 'email') topic.addSubscription(new EmailSubscription(destination.address));
+      this.topic = topic;
+    }
+    // Printed by `cdk deploy` with the other outputs: the opt-out is said on every deploy.
+    new CfnOutput(Stack.of(this), 'AlarmsGoTo', { value: describeAlarmDestination(destination) });
     this.action = new SnsAction(this.topic);
 
     for (const { name, queue } of props.deadLetterQueues) {
@@ -223,6 +261,59 @@ export class ServiceAlarms extends Construct {
         }),
         threshold: WORKFLOW_ERROR_RATE_PERCENT,
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      });
+    }
+
+    this.add('RefundRateAlarm', {
+      alarmDescription:
+        `More than ${REFUND_RATE_ALARM_PERCENT}% of tasks submitted in 15 minutes were refunded (with at least ` +
+        '10 submits): an upstream, a model or our own workflow is failing tasks.',
+      metric: new MathExpression({
+        label: 'refunded %',
+        expression: 'IF(FILL(submitted, 0) >= 10, 100 * FILL(refunded, 0) / submitted, 0)',
+        usingMetrics: {
+          submitted: serviceMetric(METRIC.tasksSubmitted).with({ period: REFUND_PERIOD }),
+          refunded: serviceMetric(METRIC.tasksRefunded).with({ period: REFUND_PERIOD }),
+        },
+        period: REFUND_PERIOD,
+      }),
+      threshold: REFUND_RATE_ALARM_PERCENT,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
+    for (const { id: fnId, handler } of props.reservedFunctions) {
+      this.add(`${fnId}ThrottlesAlarm`, {
+        alarmDescription: `${fnId} was throttled: it used all of its reserved concurrency, so its work waits.`,
+        metric: handler.metricThrottles({ period: PERIOD, statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      });
+    }
+    // Every other function shares the account's unreserved pool: one alarm over the region's throttles.
+    this.add('LambdaThrottlesAlarm', {
+      alarmDescription:
+        'A Lambda function of this account and region was throttled (the unreserved pool is used up): API calls ' +
+        'answer 5xx or 429 and scheduled work waits.',
+      metric: new Metric({ namespace: 'AWS/Lambda', metricName: 'Throttles', period: PERIOD, statistic: 'Sum' }),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+    for (const { id: tableId, table } of props.tables) {
+      const pascal = tableId.charAt(0).toUpperCase() + tableId.slice(1);
+      this.add(`${pascal}TableThrottledAlarm`, {
+        alarmDescription:
+          `DynamoDB throttled reads or writes of the ${tableId} table (or one of its indexes): calls were ` +
+          'retried and may have failed.',
+        metric: new MathExpression({
+          label: `${tableId} throttle events`,
+          expression: 'FILL(reads, 0) + FILL(writes, 0)',
+          usingMetrics: {
+            reads: table.metric('ReadThrottleEvents', { period: PERIOD, statistic: 'Sum' }),
+            writes: table.metric('WriteThrottleEvents', { period: PERIOD, statistic: 'Sum' }),
+          },
+          period: PERIOD,
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       });
     }
   }

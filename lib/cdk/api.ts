@@ -8,6 +8,7 @@
  */
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import type { CfnStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -15,6 +16,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { RouteDefinition } from '../routes.js';
+import type { RouteThrottle } from './route-throttles.js';
 
 export interface ApiThrottle {
   /** Steady requests per second, across all callers. */
@@ -43,6 +45,8 @@ export interface ServiceApiProps {
   readonly defaultHandler: IFunction;
   /** @default DEFAULT_API_THROTTLE */
   readonly throttle?: ApiThrottle;
+  /** Each route's own throttle (route-throttles.ts), under the stage's. */
+  readonly routeThrottles?: readonly RouteThrottle[];
   /** Who signs the tokens of the `auth: 'jwt'` routes: the console's user pool and its app client. */
   readonly jwt: ConsoleJwt;
 }
@@ -56,7 +60,10 @@ export interface ConsoleJwt {
   readonly scopes: readonly string[];
 }
 
-/** One JSON object per request; no headers, so API keys never reach the logs. */
+/**
+ * One JSON object per request; no headers, so API keys never reach the logs, and the route's template
+ * (`routeKey`), not the raw path, so the upstream callback's per-task secret (a path segment) never does.
+ */
 const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   JSON.stringify({
     requestId: '$context.requestId',
@@ -64,7 +71,6 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
     userAgent: '$context.identity.userAgent',
     requestTime: '$context.requestTime',
     method: '$context.httpMethod',
-    path: '$context.path',
     routeKey: '$context.routeKey',
     status: '$context.status',
     protocol: '$context.protocol',
@@ -124,6 +130,14 @@ export class ServiceApi extends Construct {
       throttle: props.throttle ?? DEFAULT_API_THROTTLE,
       accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: ACCESS_LOG_FORMAT },
     });
+    if (props.routeThrottles) {
+      (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
+        props.routeThrottles.map(({ routeKey, rateLimit, burstLimit }) => [
+          routeKey,
+          { ThrottlingRateLimit: rateLimit, ThrottlingBurstLimit: burstLimit },
+        ]),
+      );
+    }
 
     Validations.of(this.httpApi).acknowledge({
       id: 'AwsSolutions-APIG4',

@@ -10,8 +10,8 @@ import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Architecture, Code, FilterCriteria, LayerVersion, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
-import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import type { Architecture, ILayerVersion, CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
@@ -30,7 +30,9 @@ import {
 } from '../../functions/adapters/resources.js';
 import type { RouteDefinition, WorkflowFunctionDefinition } from '../routes.js';
 import { ALL_FUNCTIONS, API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
-import { ffmpegPackageDir } from '../ffmpeg-binary.js';
+import type { ExternalFfmpegLayer } from './ffmpeg-layer.js';
+import { ffmpegLayer } from './ffmpeg-layer.js';
+import { RESERVED_CONCURRENCY } from './concurrency.js';
 import type { DynamoDbAction } from './function-access.js';
 import {
   answerTaskTokens,
@@ -90,6 +92,10 @@ export interface ServiceFunctionsProps {
   readonly providerEndpoints: Readonly<Record<ProviderName, ProviderEndpoint>>;
   readonly data: StatefulResources;
   readonly delivery: VideoDelivery;
+  /** An operator's ffmpeg layer (context `ffmpegLayerArn`); unset: the npm package's build. */
+  readonly ffmpegLayer?: ExternalFfmpegLayer;
+  /** Give the functions of RESERVED_CONCURRENCY their reservation (concurrency.ts). */
+  readonly reserveConcurrency: boolean;
 }
 
 export class ServiceFunctions extends Construct {
@@ -103,6 +109,8 @@ export class ServiceFunctions extends Construct {
   /** Starts each new task's execution from the tasks table's stream. */
   readonly taskStarter: ServiceFunction;
   readonly scheduled: readonly ServiceFunction[];
+  /** The functions with reserved concurrency (concurrency.ts), by id. */
+  readonly reserved: readonly { readonly id: string; readonly handler: ServiceFunction }[];
 
   constructor(scope: Construct, id: string, props: ServiceFunctionsProps) {
     super(scope, id);
@@ -176,13 +184,8 @@ export class ServiceFunctions extends Construct {
       ];
     });
 
-    /** The ffmpeg of @ffmpeg-installer/linux-x64 (lib/ffmpeg-binary.ts): the package's directory, so /opt/ffmpeg. */
-    const ffmpeg = new LayerVersion(this, 'FfmpegLayer', {
-      code: Code.fromAsset(ffmpegPackageDir()),
-      compatibleArchitectures: [Architecture.X86_64],
-      compatibleRuntimes: [Runtime.NODEJS_22_X],
-      description: 'ffmpeg (static build of the npm package @ffmpeg-installer/linux-x64) at /opt/ffmpeg',
-    });
+    /** ffmpeg at /opt/ffmpeg (ffmpeg-layer.ts): the npm package's build, or the operator's layer. */
+    const ffmpeg = ffmpegLayer(this, props.ffmpegLayer);
     /** The uploads table: uploadRepository() finds it, and its Idempotency-Key records, by these names. */
     const uploads = (...actions: DynamoDbAction[]): FunctionAccess[] => [
       table(TABLES.uploads, tables.uploads, ...actions),
@@ -339,8 +342,8 @@ export class ServiceFunctions extends Construct {
         timeout: PREPARE_INPUTS_TIMEOUT,
         // x264 uses every vCPU it gets, and Lambda gives vCPUs by memory (one per 1,769 MB): 4096 MB is over two.
         memorySize: 4096,
-        architecture: Architecture.X86_64,
-        layers: [ffmpeg],
+        architecture: ffmpeg.architecture,
+        layers: [ffmpeg.layer],
       },
       WaitForUpstreamSlot: { uses: capacity, timeout: Duration.seconds(50) },
       StartUpstream: {
@@ -502,5 +505,13 @@ export class ServiceFunctions extends Construct {
         ...this.scheduled,
       ].map((handler) => [handler.node.id.replace(/Function$/, ''), handler]),
     );
+
+    // Reserved concurrency (concurrency.ts): their work cannot be starved by the API's functions.
+    this.reserved = Object.entries(RESERVED_CONCURRENCY).map(([fnId, count]) => {
+      const handler = this.byId[fnId];
+      if (!handler) throw new Error(`RESERVED_CONCURRENCY names ${fnId}, which is no function`);
+      if (props.reserveConcurrency) (handler.node.defaultChild as CfnFunction).reservedConcurrentExecutions = count;
+      return { id: fnId, handler };
+    });
   }
 }

@@ -15,7 +15,8 @@ import {
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, StorageClass } from 'aws-cdk-lib/aws-s3';
+import type { LifecycleRule } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -30,9 +31,26 @@ export function videoBucketName(prefix: string): string {
   return `${physicalNames(prefix).videoBucket}-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
 }
 
+/** Where finished videos live (functions/core/use-cases/lifecycle-steps.ts: `videos/<account>/<task>.mp4`). */
+export const VIDEOS_PREFIX = 'videos/';
+
+/**
+ * What happens to finished videos with age (context `videoInfrequentAccessDays`, `videoRetentionDays`):
+ * by default they are kept and move to S3 Standard-IA after 30 days (S3's minimum for that transition).
+ */
+export interface VideoStoragePolicy {
+  /** Days until Standard-IA; undefined: stay in Standard. */
+  readonly infrequentAccessAfterDays?: number;
+  /** Days until deleted; undefined: kept. */
+  readonly expireAfterDays?: number;
+}
+export const DEFAULT_VIDEO_STORAGE: VideoStoragePolicy = { infrequentAccessAfterDays: 30 };
+
 export interface StatefulResourcesProps {
   /** Deployment prefix: every physical name is `<prefix>-<logical name>`. */
   readonly prefix: string;
+  /** @default DEFAULT_VIDEO_STORAGE */
+  readonly videoStorage?: VideoStoragePolicy;
 }
 
 export class StatefulResources extends Construct {
@@ -106,6 +124,7 @@ export class StatefulResources extends Construct {
         // Customer uploads and their H.264 copies (docs/api-contract.md, "Uploads"): 48 h, which S3 can only say in whole days (it
         // also rounds to the next midnight UTC), so up to a day more; the service refuses them after 48 h itself.
         { id: 'expire-uploads', prefix: UPLOADS.prefix, expiration: Duration.days(UPLOADS.expireAfterDays) },
+        ...videoLifecycle(props.videoStorage ?? DEFAULT_VIDEO_STORAGE),
       ],
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 's3/videos/',
@@ -173,4 +192,21 @@ export class StatefulResources extends Construct {
 
 export function pascal(id: string): string {
   return id.charAt(0).toUpperCase() + id.slice(1);
+}
+
+/** The finished videos' lifecycle rule, or none when the policy keeps them in Standard forever. */
+function videoLifecycle({ infrequentAccessAfterDays, expireAfterDays }: VideoStoragePolicy): LifecycleRule[] {
+  if (infrequentAccessAfterDays === undefined && expireAfterDays === undefined) return [];
+  return [
+    {
+      id: 'videos-storage-policy',
+      prefix: VIDEOS_PREFIX,
+      ...(infrequentAccessAfterDays !== undefined && {
+        transitions: [
+          { storageClass: StorageClass.INFREQUENT_ACCESS, transitionAfter: Duration.days(infrequentAccessAfterDays) },
+        ],
+      }),
+      ...(expireAfterDays !== undefined && { expiration: Duration.days(expireAfterDays) }),
+    },
+  ];
 }

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -44,6 +44,7 @@ export class TaskWorkflow extends Construct {
     // Typed by ASL_RESOURCE_TOKENS: a token added there does not compile until it gets a value here.
     const resourceValues: Record<keyof typeof ASL_RESOURCE_TOKENS, string> = {
       webhookQueueUrl: props.webhookQueue.queueUrl,
+      partition: Aws.PARTITION,
     };
     const substitutions: Record<string, string> = {};
     for (const [key, token] of Object.entries(ASL_RESOURCE_TOKENS)) {

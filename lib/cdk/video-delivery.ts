@@ -5,7 +5,7 @@
  * docs/operations.md, "Deploy to AWS". Lives beside the bucket: OAC's grant is a statement in the bucket's own policy.
  */
 import { createPublicKey } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CfnOutput, CfnParameter, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
@@ -23,6 +23,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { REPOSITORY_ROOT } from '../repository-root.js';
+import { SetupError } from '../setup-error.js';
 
 /**
  * CDK context key (cdk.json), per deployment prefix: the public keys CloudFront trusts, by id, and the id
@@ -53,14 +54,15 @@ export function signingKeysFromContext(value: unknown, prefix: string): SigningK
   if (entry === undefined) return undefined;
   const ids = Object.keys(entry.publicKeys ?? {});
   if (ids.length === 0 || ids.length > MAX_SIGNING_KEYS) {
-    throw new Error(`${where}.publicKeys must hold 1 to ${MAX_SIGNING_KEYS} keys (a key group's limit)`);
+    throw new SetupError(`${where}.publicKeys must hold 1 to ${MAX_SIGNING_KEYS} keys (a key group's limit)`);
   }
   for (const id of ids) {
     // Ids become construct ids and output names: letters and digits only.
-    if (!/^[A-Za-z0-9]{1,20}$/.test(id)) throw new Error(`${where}: key id "${id}" must be 1-20 letters or digits`);
+    if (!/^[A-Za-z0-9]{1,20}$/.test(id))
+      throw new SetupError(`${where}: key id "${id}" must be 1-20 letters or digits`);
   }
   if (typeof entry.active !== 'string' || !ids.includes(entry.active)) {
-    throw new Error(`${where}.active must name one of its publicKeys (${ids.join(', ')})`);
+    throw new SetupError(`${where}.active must name one of its publicKeys (${ids.join(', ')})`);
   }
   const publicKeys = Object.fromEntries(
     ids.map((id) => [id, publicKeyPem(`${where}.publicKeys.${id}`, entry.publicKeys?.[id])]),
@@ -73,14 +75,26 @@ export function signingKeysFromContext(value: unknown, prefix: string): SigningK
  * refused by CloudFront). RSA 2048 only: CloudFront also takes ECDSA P-256, but the signer signs with RSA.
  */
 function publicKeyPem(where: string, value: unknown): string {
-  if (typeof value !== 'string' || value.trim() === '') throw new Error(`${where}: a PEM file path or PEM text`);
-  const text = value.includes('-----BEGIN') ? value : readFileSync(resolve(REPOSITORY_ROOT, value), 'utf8');
-  if (text.includes('PRIVATE KEY-----')) {
-    throw new Error(`${where} is a private key: only its public half (openssl rsa -pubout) belongs in the config`);
+  if (typeof value !== 'string' || value.trim() === '') throw new SetupError(`${where}: a PEM file path or PEM text`);
+  const file = resolve(REPOSITORY_ROOT, value);
+  if (!value.includes('-----BEGIN') && !existsSync(file)) {
+    throw new SetupError(
+      `${where}: ${file} does not exist: make it from the private key with ` +
+        `\`openssl rsa -in <private key> -pubout -out ${value}\` and commit it (docs/operations.md, "First deploy")`,
+    );
   }
-  const key = createPublicKey(text);
+  const text = value.includes('-----BEGIN') ? value : readFileSync(file, 'utf8');
+  if (text.includes('PRIVATE KEY-----')) {
+    throw new SetupError(`${where} is a private key: only its public half (openssl rsa -pubout) belongs in the config`);
+  }
+  let key: ReturnType<typeof createPublicKey>;
+  try {
+    key = createPublicKey(text);
+  } catch {
+    throw new SetupError(`${where}: not a PEM public key (make one with openssl rsa -pubout)`);
+  }
   if (key.asymmetricKeyType !== 'rsa' || key.asymmetricKeyDetails?.modulusLength !== 2048) {
-    throw new Error(`${where}: must be an RSA 2048-bit public key`);
+    throw new SetupError(`${where}: must be an RSA 2048-bit public key`);
   }
   return key.export({ type: 'spki', format: 'pem' }).toString();
 }

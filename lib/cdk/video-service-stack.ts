@@ -15,13 +15,27 @@ import { physicalNames, TASK_STARTS, WEBHOOK_QUEUE } from '../../functions/adapt
 import { CONSOLE_ROUTE_SCOPES, DEFAULT_ROUTE } from '../routes.js';
 import type { ApiThrottle } from './api.js';
 import { DEFAULT_API_THROTTLE, ServiceApi } from './api.js';
+import type { AlarmDestination } from './alarm-destination.js';
+import { alarmDestination, ALARMS_CONTEXT } from './alarm-destination.js';
+import type { ExternalFfmpegLayer } from './ffmpeg-layer.js';
+import { externalFfmpegLayer } from './ffmpeg-layer.js';
+import { SetupError } from '../setup-error.js';
+import {
+  apiConcurrency,
+  DEFAULT_LAMBDA_CONCURRENCY_QUOTA,
+  MIN_UNRESERVED_CONCURRENCY,
+  TOTAL_RESERVED,
+} from './concurrency.js';
+import { routeThrottles } from './route-throttles.js';
 import { ServiceAlarms } from './alarms.js';
+import { ServiceDashboard } from './dashboard.js';
 import { ServiceFunctions } from './service-functions.js';
 import type { ProviderEndpoint } from './service-functions.js';
 import { ConsoleUsers } from './console-users.js';
 import type { ConsoleSiteProps } from './console-site.js';
 import { builtConsole, ConsoleSite } from './console-site.js';
-import { pascal, StatefulResources } from './stateful-resources.js';
+import type { VideoStoragePolicy } from './stateful-resources.js';
+import { DEFAULT_VIDEO_STORAGE, pascal, StatefulResources } from './stateful-resources.js';
 import { SAM_LOCAL_CONTEXT, withSamLocalVariables } from './sam-local.js';
 import { TaskWorkflow } from './task-workflow.js';
 import type { SigningKeys } from './video-delivery.js';
@@ -35,9 +49,20 @@ export interface VideoServiceConfig {
    * e.g. `arkPlatform=volcengine`); the endpoint defaults to the platform's.
    */
   readonly providerEndpoints: Readonly<Record<ProviderName, ProviderEndpoint>>;
-  /** Receives the alarms when given. */
-  readonly alarmEmail?: string;
+  /** Where the alarms go (context `alarmsTo`, alarm-destination.ts); unset: not deployable. */
+  readonly alarms?: AlarmDestination;
+  /** An operator's ffmpeg layer (context `ffmpegLayerArn`, `ffmpegLayerArchitecture`); unset: the npm build. */
+  readonly ffmpegLayer?: ExternalFfmpegLayer;
   readonly apiThrottle?: ApiThrottle;
+  /**
+   * Reserve concurrency for the workflow, webhook and task-start functions (concurrency.ts); context
+   * `reserveConcurrency=false` for an account whose Lambda quota is below what that needs (new accounts).
+   */
+  readonly reserveConcurrency?: boolean;
+  /** Finished videos' tiering and retention (context `videoInfrequentAccessDays`, `videoRetentionDays`). */
+  readonly videoStorage?: VideoStoragePolicy;
+  /** The account's Lambda concurrency quota in the Region (context `lambdaConcurrencyQuota`). */
+  readonly lambdaConcurrencyQuota?: number;
   /** The CloudFront signing keys (context `cloudFrontSigningKeys.<prefix>`); unset: not deployable yet. */
   readonly signingKeys?: SigningKeys;
   /** Synthesis for `sam local` (context `samLocal=true`): see sam-local.ts. Never deployed. */
@@ -49,7 +74,7 @@ export interface VideoServiceConfig {
 export const DEFAULT_PREFIX = 'vgs';
 
 /**
- * Config from CDK context, with defaults: `-c prefix=dev`, `-c arkPlatform=volcengine`, `-c arkBaseUrl=...`, `-c alarmEmail=ops@...`,
+ * Config from CDK context, with defaults: `-c prefix=dev`, `-c arkPlatform=volcengine`, `-c arkBaseUrl=...`, `-c alarmsTo=ops@...` (alarm-destination.ts), `-c ffmpegLayerArn=...`,
  * `-c apiThrottleRate=5000 -c apiThrottleBurst=5000`, `-c samLocal=true` (sam-local.ts), and the signing keys
  * (`cloudFrontSigningKeys`, video-delivery.ts). What a deployment needs on every deploy belongs in cdk.json's
  * context, which CDK reads on every run: a value given only with `-c` is gone on the next plain deploy.
@@ -62,13 +87,24 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
   };
   const positive = (key: string, fallback: number): number => {
     const value = Number(text(key) ?? fallback);
-    if (!Number.isInteger(value) || value <= 0) throw new Error(`context ${key} must be a positive integer`);
+    if (!Number.isInteger(value) || value <= 0) throw new SetupError(`context ${key} must be a positive integer`);
     return value;
   };
-  const alarmEmail = text('alarmEmail');
+  const alarms = alarmDestination(text(ALARMS_CONTEXT), text('alarmEmail'));
+  const ffmpegLayer = externalFfmpegLayer(text('ffmpegLayerArn'), text('ffmpegLayerArchitecture'));
   const rate = positive('apiThrottleRate', DEFAULT_API_THROTTLE.rateLimit);
   const burst = positive('apiThrottleBurst', DEFAULT_API_THROTTLE.burstLimit);
   const prefix = text('prefix') ?? DEFAULT_PREFIX;
+  const quota = positive('lambdaConcurrencyQuota', DEFAULT_LAMBDA_CONCURRENCY_QUOTA);
+  const reserve = text('reserveConcurrency') ?? String(scope.node.tryGetContext('reserveConcurrency') ?? 'true');
+  if (reserve !== 'true' && reserve !== 'false')
+    throw new SetupError('context reserveConcurrency must be true or false');
+  if (reserve === 'true' && quota - TOTAL_RESERVED < MIN_UNRESERVED_CONCURRENCY) {
+    throw new SetupError(
+      `context lambdaConcurrencyQuota ${quota} leaves less than ${MIN_UNRESERVED_CONCURRENCY} unreserved after the ` +
+        `${TOTAL_RESERVED} the workflow reserves: ask AWS for a higher quota, or set reserveConcurrency=false (docs/capacity.md)`,
+    );
+  }
   const signingKeys = signingKeysFromContext(scope.node.tryGetContext(SIGNING_KEYS_CONTEXT), prefix);
   return {
     prefix,
@@ -76,12 +112,16 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
       PROVIDER_NAMES.map((name) => {
         const platform = text(`${name}Platform`) ?? PROVIDERS[name].defaultPlatform;
         if (!platformsOf(name).includes(platform)) {
-          throw new Error(`context ${name}Platform must be one of ${platformsOf(name).join(', ')}`);
+          throw new SetupError(`context ${name}Platform must be one of ${platformsOf(name).join(', ')}`);
         }
         return [name, { platform, baseUrl: text(`${name}BaseUrl`) ?? platformBaseUrl(name, platform) }];
       }),
     ) as Record<ProviderName, ProviderEndpoint>,
-    ...(alarmEmail && { alarmEmail }),
+    ...(alarms && { alarms }),
+    ...(ffmpegLayer && { ffmpegLayer }),
+    reserveConcurrency: reserve === 'true',
+    videoStorage: videoStorageFromContext(text('videoInfrequentAccessDays'), text('videoRetentionDays')),
+    lambdaConcurrencyQuota: quota,
     apiThrottle: { rateLimit: rate, burstLimit: burst },
     ...(signingKeys && { signingKeys }),
     samLocal: String(scope.node.tryGetContext(SAM_LOCAL_CONTEXT)) === 'true',
@@ -98,7 +138,7 @@ export function addVideoService(
   options: { readonly consoleSite?: ConsoleSiteProps['site'] } = {},
 ) {
   if (!/^[a-z][a-z0-9-]{0,19}$/.test(serviceConfig.prefix)) {
-    throw new Error(`prefix "${serviceConfig.prefix}" must be lowercase letters, digits and dashes (at most 20)`);
+    throw new SetupError(`prefix "${serviceConfig.prefix}" must be lowercase letters, digits and dashes (at most 20)`);
   }
   const stateful = new StatefulStack(app, `${serviceConfig.prefix}-stateful`, {
     serviceConfig,
@@ -137,7 +177,10 @@ export class StatefulStack extends Stack {
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, props);
     const { prefix } = props.serviceConfig;
-    this.data = new StatefulResources(this, 'Data', { prefix });
+    this.data = new StatefulResources(this, 'Data', {
+      prefix,
+      ...(props.serviceConfig.videoStorage && { videoStorage: props.serviceConfig.videoStorage }),
+    });
     this.delivery = new VideoDelivery(this, 'VideoDelivery', {
       prefix,
       videoBucket: this.data.videoBucket,
@@ -169,6 +212,7 @@ export class StatelessStack extends Stack {
   readonly api: ServiceApi;
   readonly workflow: TaskWorkflow;
   readonly alarms: ServiceAlarms;
+  readonly dashboard: ServiceDashboard;
   private readonly samLocal: boolean;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
@@ -178,7 +222,14 @@ export class StatelessStack extends Stack {
     const { data, delivery, consoleUsers } = props.stateful;
     this.addStackDependency(props.stateful, 'functions use its tables, bucket, queues, secrets and CDN');
 
-    this.functions = new ServiceFunctions(this, 'Functions', { prefix, providerEndpoints, data, delivery });
+    this.functions = new ServiceFunctions(this, 'Functions', {
+      prefix,
+      providerEndpoints,
+      data,
+      delivery,
+      ...(props.serviceConfig.ffmpegLayer && { ffmpegLayer: props.serviceConfig.ffmpegLayer }),
+      reserveConcurrency: props.serviceConfig.reserveConcurrency !== false,
+    });
     this.workflow = new TaskWorkflow(this, 'TaskWorkflow', {
       stateMachineName: physicalNames(prefix).stateMachine,
       functions: this.functions.workflow,
@@ -194,6 +245,9 @@ export class StatelessStack extends Stack {
         scopes: CONSOLE_ROUTE_SCOPES,
       },
       ...(props.serviceConfig.apiThrottle && { throttle: props.serviceConfig.apiThrottle }),
+      routeThrottles: routeThrottles(
+        apiConcurrency(props.serviceConfig.lambdaConcurrencyQuota ?? DEFAULT_LAMBDA_CONCURRENCY_QUOTA),
+      ),
     });
 
     // The upstream reports each job's status changes to our API (docs/task-lifecycle.md, "Completion"): StartUpstream puts the
@@ -222,7 +276,17 @@ export class StatelessStack extends Stack {
         handler,
         designedErrorsMetric: definition.designedErrorsMetric,
       })),
-      ...(props.serviceConfig.alarmEmail && { email: props.serviceConfig.alarmEmail }),
+      destination: props.serviceConfig.alarms,
+      reservedFunctions: props.serviceConfig.reserveConcurrency === false ? [] : functions.reserved,
+      tables: Object.entries(data.tables).map(([tableId, table]) => ({ id: tableId, table })),
+    });
+
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', {
+      prefix,
+      alarms: this.alarms.alarms,
+      webhookQueue: data.webhookQueue,
+      webhookDeadLetterQueue: data.webhookDeadLetterQueue,
+      stateMachine: this.workflow.stateMachine,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
@@ -266,4 +330,40 @@ export class ConsoleStack extends Stack {
     });
     new CfnOutput(this, 'ConsoleUrl', { value: this.site.url });
   }
+}
+
+/**
+ * `videoInfrequentAccessDays` (default 30, `none`: stay in Standard; S3 needs at least 30) and
+ * `videoRetentionDays` (default `none`: kept; otherwise after the move to Standard-IA, S3 bills IA for 30 days).
+ */
+export function videoStorageFromContext(ia: string | undefined, retention: string | undefined): VideoStoragePolicy {
+  const days = (key: string, value: string | undefined, fallback: number | undefined, min: number) => {
+    if (value === undefined) return fallback;
+    if (value === 'none') return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) {
+      throw new SetupError(`context ${key} must be "none" or a whole number of days, at least ${min}`);
+    }
+    return n;
+  };
+  const infrequentAccessAfterDays = days(
+    'videoInfrequentAccessDays',
+    ia,
+    DEFAULT_VIDEO_STORAGE.infrequentAccessAfterDays,
+    30,
+  );
+  const expireAfterDays = days('videoRetentionDays', retention, undefined, 1);
+  if (
+    infrequentAccessAfterDays !== undefined &&
+    expireAfterDays !== undefined &&
+    expireAfterDays <= infrequentAccessAfterDays
+  ) {
+    throw new SetupError(
+      'context videoRetentionDays must be more than videoInfrequentAccessDays (or set that to "none")',
+    );
+  }
+  return {
+    ...(infrequentAccessAfterDays !== undefined && { infrequentAccessAfterDays }),
+    ...(expireAfterDays !== undefined && { expireAfterDays }),
+  };
 }

@@ -197,6 +197,8 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
 export function loadDefinition(functionArn: (id: string) => string, webhookQueueUrl: string) {
   const substitutions: Record<string, string> = {
     [ASL_RESOURCE_TOKENS.webhookQueueUrl]: webhookQueueUrl,
+    // The local Step Functions speaks the commercial partition's ARNs (step-functions-server.ts).
+    [ASL_RESOURCE_TOKENS.partition]: 'aws',
   };
   for (const fn of WORKFLOW_FUNCTIONS) substitutions[fn.aslToken] = functionArn(fn.id);
   const text = readFileSync(join(REPOSITORY_ROOT, STATE_MACHINE.definitionFile), 'utf8').replace(

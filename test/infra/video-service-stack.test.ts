@@ -618,6 +618,13 @@ describe('S3', () => {
           Status: 'Enabled',
         },
         { Id: 'expire-uploads', Prefix: 'uploads/', ExpirationInDays: 2, Status: 'Enabled' },
+        // The default storage policy (operations-stack.test.ts): kept, Standard-IA after 30 days.
+        {
+          Id: 'videos-storage-policy',
+          Prefix: 'videos/',
+          Transitions: [{ StorageClass: 'STANDARD_IA', TransitionInDays: 30 }],
+          Status: 'Enabled',
+        },
       ],
     });
     expect(bucket).toMatchObject({ DeletionPolicy: 'Retain' });
@@ -711,7 +718,7 @@ function stateMachine(): CfnResource {
 }
 
 /** A Lambda invoke whose state then waits for its task token (SendTaskSuccess) or its timeout. */
-const WAIT_FOR_TASK_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
+const WAIT_FOR_TASK_TOKEN = 'arn:${Partition}:states:::lambda:invoke.waitForTaskToken';
 /**
  * The state's clock runs from the invoke: a cold start's Init (up to 10 s, then retried within the invoke:
  * "Lambda execution environment lifecycle") and the invoke itself come on top of the function's timeout.
@@ -889,7 +896,7 @@ describe('Step Functions', () => {
       const functionTimeout = functionTimeoutOf(state);
       if (functionTimeout === undefined) {
         // sqs:sendMessage: no function
-        expect(state.Resource, name).toMatch(/^arn:aws:states:::sqs:/);
+        expect(state.Resource, name).toMatch(/^arn:\$\{Partition\}:states:::sqs:/);
         continue;
       }
       lambdaStates += 1;
@@ -945,6 +952,15 @@ describe('Step Functions', () => {
     }
     const [, queue] = crossStackResource(service, substitutions[ASL_RESOURCE_TOKENS.webhookQueueUrl]);
     expect(queue.Properties['QueueName']).toBe(physicalNames(service.prefix).webhookQueue);
+  });
+
+  it("names service integrations in the stack's own partition (aws, aws-cn), never a hard-coded arn:aws:", () => {
+    const substitutions = stateMachine().Properties['DefinitionSubstitutions'] as Record<string, unknown>;
+    expect(substitutions[ASL_RESOURCE_TOKENS.partition]).toEqual({ Ref: 'AWS::Partition' });
+    expect(readAslDefinition()).not.toMatch(/arn:aws[a-z-]*:/);
+    const integrations = Object.values(aslStates()).filter((state) => state.Resource?.includes(':states:::'));
+    expect(integrations.length).toBeGreaterThan(0);
+    for (const state of integrations) expect(state.Resource).toMatch(/^arn:\$\{Partition\}:states:::/);
   });
 
   it('may invoke each workflow function and queue webhooks, and nothing on tables: granted explicitly', () => {
@@ -1119,7 +1135,11 @@ describe('alarms', () => {
     const excluding = '100 * (errors - FILL(designed, 0)) / (invocations - FILL(designed, 0))';
     const alarmOf = (id: string) => {
       const [logicalId] = fn(id);
-      const found = alarms().filter((a) => JSON.stringify(a).includes(`{"Ref":"${logicalId}"}`));
+      // Its error alarm (its throttle alarm names it too: operations-stack.test.ts).
+      const found = alarms().filter(
+        (a) =>
+          JSON.stringify(a).includes(`{"Ref":"${logicalId}"}`) && a['AlarmName'] === `${service.prefix}-${id}Errors`,
+      );
       expect(found, id).toHaveLength(1);
       return found[0] as Record<string, unknown>;
     };

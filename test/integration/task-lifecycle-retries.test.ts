@@ -34,7 +34,10 @@ type Fakes = Record<string, Fake>;
 
 /** The real definition, tokens filled. No fake asks for a webhook, so the queue is never called. */
 function definition(): Record<string, unknown> {
-  const substitutions: Record<string, string> = { [ASL_RESOURCE_TOKENS.webhookQueueUrl]: 'http://127.0.0.1:9/none' };
+  const substitutions: Record<string, string> = {
+    [ASL_RESOURCE_TOKENS.webhookQueueUrl]: 'http://127.0.0.1:9/none',
+    [ASL_RESOURCE_TOKENS.partition]: 'aws',
+  };
   for (const fn of WORKFLOW_FUNCTIONS) substitutions[fn.aslToken] = functionArn(fn.id);
   const text = readFileSync(join(REPOSITORY_ROOT, STATE_MACHINE.definitionFile), 'utf8').replace(
     /\$\{(\w+)\}/g,

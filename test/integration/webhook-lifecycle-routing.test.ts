@@ -30,6 +30,7 @@ type Fakes = Record<string, LocalLambdaHandler>;
 function definition(queueUrl: string): Record<string, unknown> {
   const substitutions: Record<string, string> = {
     [ASL_RESOURCE_TOKENS.webhookQueueUrl]: queueUrl,
+    [ASL_RESOURCE_TOKENS.partition]: 'aws',
   };
   for (const fn of WORKFLOW_FUNCTIONS) substitutions[fn.aslToken] = functionArn(fn.id);
   const text = readFileSync(join(REPOSITORY_ROOT, STATE_MACHINE.definitionFile), 'utf8').replace(
