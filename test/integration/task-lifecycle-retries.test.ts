@@ -103,7 +103,6 @@ async function run(fakes: Fakes) {
     lambdaHandlers: handlers,
     sqs,
     retryIntervalOverrides: Object.fromEntries(WORKFLOW_FUNCTIONS.map((fn) => [fn.id, 0])),
-    waitTimeOverrides: { PauseBeforeWaitingRoom: 0 },
   });
   machines.push(machine);
   sfn.destroy();
