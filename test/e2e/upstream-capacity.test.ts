@@ -181,13 +181,13 @@ describe('two upstream accounts with 3 slots in all', () => {
   });
 });
 
-describe('an upstream that refuses with 429 (another client of the key takes its capacity)', () => {
+describe('an upstream that refuses with 429 (its unpublished limit on jobs in flight)', () => {
   let stack: LocalStack;
   beforeAll(async () => {
-    // Our account believes in 3 slots; the upstream admits 1 unfinished job per key.
+    // Our account believes in 3 slots; the upstream admits 1 job in flight per account.
     stack = await startTestStack({
       upstreamAccounts: [{ name: 'default', capacity: 3 }],
-      upstream: { queuedMs: 100, runningMs: 1500, maxUnfinishedPerKey: 1 },
+      upstream: { queuedMs: 100, runningMs: 1500, maxInflightPerAccount: 1 },
     });
   });
   afterAll(async () => {
