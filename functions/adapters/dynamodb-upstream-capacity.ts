@@ -25,6 +25,7 @@ import type {
   WaitingEntry,
 } from '../core/ports/upstream-capacity.js';
 import { accountIdOf } from '../core/ports/upstream-capacity.js';
+import { raisedLimit } from '../core/upstream-account-rules.js';
 import { TASKS_SLOT_HOLDERS_INDEX } from './resources.js';
 import { sendGuardedTransaction } from './transaction-retry.js';
 
@@ -232,7 +233,7 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
     return sendGuardedTransaction(() => this.db.send(command));
   }
 
-  async accepted(accountId: AccountId, now: string, raise: number): Promise<boolean> {
+  async accepted(accountId: AccountId, now: string): Promise<boolean> {
     const { Item } = await this.db.send(
       new GetCommand({ TableName: this.tables.upstreamAccounts, Key: { id: accountId }, ConsistentRead: true }),
     );
@@ -248,16 +249,27 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
         accountId,
       });
     }
-    const { inflight_limit: limit, inflight_ceiling: ceiling } = account;
-    if (limit !== undefined && (ceiling === undefined || limit < ceiling)) {
-      const raised = ceiling === undefined ? limit + raise : Math.min(ceiling, limit + raise);
-      await this.conditional({
-        UpdateExpression: 'SET inflight_limit = :raised',
-        ConditionExpression: 'inflight_limit = :limit',
-        ExpressionAttributeValues: { ':raised': Math.round(raised * 1000) / 1000, ':limit': limit },
-        accountId,
-      });
+    const limit = account.inflight_limit;
+    if (limit === undefined || (account.inflight_ceiling !== undefined && limit >= account.inflight_ceiling)) {
+      return coolingEnded;
     }
+    const raised = raisedLimit(account, (account.inflight_accepted ?? 0) + 1);
+    // Both only while the limit is the one read: a cut in between wins, and its count starts again.
+    await this.conditional(
+      raised === undefined
+        ? {
+            UpdateExpression: 'ADD inflight_accepted :one',
+            ConditionExpression: 'inflight_limit = :limit',
+            ExpressionAttributeValues: { ':one': 1, ':limit': limit },
+            accountId,
+          }
+        : {
+            UpdateExpression: 'SET inflight_limit = :raised, inflight_accepted = :zero',
+            ConditionExpression: 'inflight_limit = :limit',
+            ExpressionAttributeValues: { ':raised': raised, ':zero': 0, ':limit': limit },
+            accountId,
+          },
+    );
     return coolingEnded;
   }
 
@@ -358,8 +370,9 @@ function penaltyUpdate(penalty: AccountPenalty | undefined, now: string, phase: 
     values[':one'] = 1;
     removes = ' REMOVE probe_until';
     if (penalty.inflightLimit !== undefined) {
-      sets += ', inflight_limit = :limit';
+      sets += ', inflight_limit = :limit, inflight_accepted = :zero';
       values[':limit'] = penalty.inflightLimit;
+      values[':zero'] = 0;
     }
   } else if (penalty) {
     sets += ', #enabled = :false, disabled_reason = :reason';

@@ -12,10 +12,8 @@ export interface CapacityRules {
   coolMaxMs: number;
   /** How long a probe may hold the account's one probe lease (longer than a start can run). */
   probeLeaseMs: number;
-  /** The in-flight limit is multiplied by this on a refusal for concurrency. */
+  /** The in-flight limit is multiplied by this on a refusal for concurrency (it grows by 1 per `limit` jobs accepted). */
   inflightCut: number;
-  /** The in-flight limit grows by this per job accepted (1 per 10 jobs: slowly). */
-  inflightRaise: number;
 }
 
 export const CAPACITY_RULES: CapacityRules = {
@@ -23,7 +21,6 @@ export const CAPACITY_RULES: CapacityRules = {
   coolMaxMs: 5 * 60_000,
   probeLeaseMs: 120_000,
   inflightCut: 0.5,
-  inflightRaise: 0.1,
 };
 
 /** The account cools (429s in a row): only a probe may take a slot, and only after `cool_until`. */
@@ -38,7 +35,7 @@ export function freeOf(account: UpstreamAccount, now: Date): number {
   if (coolingUntil > now.getTime()) return 0;
   const queued = account.capacity - account.in_use;
   const limit = effectiveLimit(account);
-  const inflight = limit === undefined ? queued : Math.ceil(limit) - (account.inflight ?? 0);
+  const inflight = limit === undefined ? queued : Math.floor(limit) - (account.inflight ?? 0);
   const room = Math.max(0, Math.min(queued, inflight));
   if (!isCooling(account)) return room;
   const probing = account.probe_until !== undefined && Date.parse(account.probe_until) > now.getTime();
@@ -50,6 +47,16 @@ export function effectiveLimit(account: Pick<UpstreamAccount, 'inflight_limit' |
   const { inflight_limit: learned, inflight_ceiling: ceiling } = account;
   if (learned === undefined) return ceiling;
   return ceiling === undefined ? learned : Math.min(learned, ceiling);
+}
+
+/**
+ * The limit after a job was accepted (`accepted` of them since the last raise, this one included): one more
+ * once a whole limit's worth was accepted (additive increase), never above the ceiling; undefined: unchanged.
+ */
+export function raisedLimit(account: UpstreamAccount, accepted: number): number | undefined {
+  const { inflight_limit: limit, inflight_ceiling: ceiling } = account;
+  if (limit === undefined || (ceiling !== undefined && limit >= ceiling)) return undefined;
+  return accepted >= limit ? limit + 1 : undefined;
 }
 
 /** After the `streak`th 429 in a row: a random wait up to base × 2^(streak − 1), capped (full jitter). */

@@ -283,6 +283,8 @@ class Simulator {
   private readonly rateLimited = new Map<string, number>();
   /** Per key, the most unfinished tasks it held at once (since this start). */
   private readonly peaks = new Map<string, number>();
+  /** Per master account, the most queued tasks it held at once (since this start). */
+  private readonly queuedPeaks = new Map<string, number>();
   /** POST /simulator/refuse: every create is refused with this code until then (epoch ms). */
   private refusal: { until: number; code: string } | undefined;
   /** Creates refused by the window above, and all creates received. */
@@ -419,6 +421,9 @@ class Simulator {
     this.jobsById.set(id, record);
     if (!behaviour.lost && isUnfinished(statusAt(record, now, this.timings))) {
       this.peaks.set(key, Math.max(this.peaks.get(key) ?? 0, unfinished + 1));
+      const master = this.masterOf(key);
+      const queued = this.queuedOf(master, now);
+      this.queuedPeaks.set(master, Math.max(this.queuedPeaks.get(master) ?? 0, queued));
     }
     this.persist();
     sendJson(res, 200, { id });
@@ -453,6 +458,14 @@ class Simulator {
     return count;
   }
 
+  private queuedOf(master: string, now: number): number {
+    return this.countOf(
+      (job) => this.masterOf(job.apiKey) === master,
+      now,
+      (status) => status === 'queued',
+    );
+  }
+
   private masterOf(key: string): string {
     return this.config.masterAccounts[key] ?? key;
   }
@@ -465,7 +478,7 @@ class Simulator {
   private checkQuota(key: string, now: number): number {
     const master = this.masterOf(key);
     const ofMaster = (job: JobRecord) => this.masterOf(job.apiKey) === master;
-    const queued = this.countOf(ofMaster, now, (status) => status === 'queued');
+    const queued = this.queuedOf(master, now);
     const max = this.config.maxQueuedPerAccount;
     if (queued >= max) {
       throw tooMany(
@@ -722,6 +735,13 @@ class Simulator {
       keys: [...keys].map((key) => {
         const unfinished = this.unfinishedOf(key, now);
         return { key: keyHint(key), unfinished, peakUnfinished: Math.max(unfinished, this.peaks.get(key) ?? 0) };
+      }),
+      // Per master account (a key's hint when it is its own): queued now, and the most queued at once.
+      accounts: [...new Set([...keys].map((key) => this.masterOf(key)))].map((master) => {
+        const queued = this.queuedOf(master, now);
+        const named = Object.values(this.config.masterAccounts).includes(master);
+        const name = named ? master : keyHint(master);
+        return { account: name, queued, peakQueued: Math.max(queued, this.queuedPeaks.get(master) ?? 0) };
       }),
     };
   }

@@ -40,6 +40,7 @@ import { isFinal, statesBefore } from '../../functions/core/task-status.js';
 import type { TaskStatus } from '../../functions/core/task-status.js';
 import type { Caller } from '../../functions/core/use-cases/authenticate.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
+import { raisedLimit } from '../../functions/core/upstream-account-rules.js';
 import { ACCOUNT } from '../support/task-records.js';
 
 export const OTHER_ACCOUNT = 'acc-2';
@@ -469,7 +470,8 @@ export class InMemoryCapacity implements UpstreamCapacity {
       account.cool_until = penalty.coolUntil;
       account.cool_streak = (account.cool_streak ?? 0) + 1;
       delete account.probe_until;
-      if (penalty.inflightLimit !== undefined) account.inflight_limit = penalty.inflightLimit;
+      if (penalty.inflightLimit !== undefined)
+        Object.assign(account, { inflight_limit: penalty.inflightLimit, inflight_accepted: 0 });
     } else if (penalty) Object.assign(account, { enabled: false, disabled_reason: penalty.disable });
     return true;
   }
@@ -484,7 +486,7 @@ export class InMemoryCapacity implements UpstreamCapacity {
     return true;
   }
 
-  async accepted(accountId: string, _now: string, raise: number) {
+  async accepted(accountId: string, _now: string) {
     const account = this.accountsById.get(accountId);
     if (!account) return false;
     const cooling = (account.cool_streak ?? 0) > 0;
@@ -493,10 +495,12 @@ export class InMemoryCapacity implements UpstreamCapacity {
       delete account.probe_until;
       delete account.cool_until;
     }
-    const { inflight_limit: limit, inflight_ceiling: ceiling } = account;
-    if (limit !== undefined && (ceiling === undefined || limit < ceiling)) {
-      account.inflight_limit = Math.round(Math.min(ceiling ?? Infinity, limit + raise) * 1000) / 1000;
-    }
+    if (account.inflight_limit === undefined) return cooling;
+    const accepted = (account.inflight_accepted ?? 0) + 1;
+    const raised = raisedLimit(account, accepted);
+    if (raised !== undefined) Object.assign(account, { inflight_limit: raised, inflight_accepted: 0 });
+    else if (account.inflight_ceiling === undefined || account.inflight_limit < account.inflight_ceiling)
+      account.inflight_accepted = accepted;
     return cooling;
   }
 

@@ -24,6 +24,8 @@ export interface UpstreamAccount {
   inflight_limit?: number;
   /** The operator's ceiling for `inflight_limit` (absent: none). */
   inflight_ceiling?: number;
+  /** Jobs accepted since the in-flight limit last changed (it grows by 1 per limit's worth). */
+  inflight_accepted?: number;
   enabled: boolean;
   /** Set with `enabled: false` when the upstream refused the account's key (401/403): an operator's job. */
   disabled_reason?: string;
@@ -112,9 +114,10 @@ export interface UpstreamCapacity {
   started(taskId: string, accountId: AccountId, now: string): Promise<boolean>;
   /**
    * The upstream accepted a job on the account: a cooling ends (streak 0, probe lease gone) and the in-flight
-   * limit is raised by `raise`, never above the ceiling. True when a cooling ended (the room may go on).
+   * limit grows by 1 per limit's worth of accepted jobs (`raisedLimit`), never above the ceiling. True when a
+   * cooling ended (the room may go on).
    */
-  accepted(accountId: AccountId, now: string, raise: number): Promise<boolean>;
+  accepted(accountId: AccountId, now: string): Promise<boolean>;
   /** Tasks holding a slot of the account, last touched before `updatedBefore` (for the reconciler). */
   holders(
     accountId: AccountId,

@@ -54,7 +54,6 @@ export function upstreamExpirySeconds(deadlineAt: string, now: Date): number {
   return Math.min(Math.max(left, ARK_EXPIRY_SECONDS.min), ARK_EXPIRY_SECONDS.max);
 }
 
-
 export { accountOf };
 
 export interface LifecycleDeps extends WaitingRoomDeps, ClaimDeps {

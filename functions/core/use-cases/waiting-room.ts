@@ -219,11 +219,11 @@ export async function releaseQueuedSlot(
 export async function jobAccepted(
   task: Pick<TaskRecord, 'upstream_provider' | 'upstream_slot'>,
   deps: WaitingRoomDeps,
-  raise = CAPACITY_RULES.inflightRaise,
 ): Promise<void> {
   if (!task.upstream_slot) return;
-  const coolingEnded = await deps.capacity.accepted(task.upstream_slot, deps.now().toISOString(), raise);
-  if (coolingEnded) await dispatch(task.upstream_provider, deps).catch((error: unknown) => deps.onDispatchError?.(error));
+  const coolingEnded = await deps.capacity.accepted(task.upstream_slot, deps.now().toISOString());
+  if (coolingEnded)
+    await dispatch(task.upstream_provider, deps).catch((error: unknown) => deps.onDispatchError?.(error));
 }
 
 /** A task that ends while waiting leaves the room (a stale entry would also be dropped by the next dispatch). */

@@ -237,13 +237,18 @@ describe('lifecycle steps', () => {
       expect(await rejection(startUpstreamJob(TASK_ID, deps))).toBeInstanceOf(WaitingForUpstreamError);
       // 41 in flight with ours: the upstream refused at 40, so the limit is 20; ours went back.
       expect(account()).toMatchObject({ inflight: 40, inflight_limit: 20, cool_streak: 1 });
-      // Each accepted job raises it by a tenth, never above the ceiling.
+      // Accepted jobs raise it by one per limit's worth (20), never above the ceiling.
       capacity.accountsById.get('ark#default')!.inflight = 0;
       provider.createError = undefined;
       now = new Date(NOW.getTime() + 1);
       await waitForSlot(TASK_ID, 'slot-2', deps);
       await startUpstreamJob(TASK_ID, deps);
-      expect(account()).toMatchObject({ inflight_limit: 20.1, cool_streak: 0 });
+      expect(account()).toMatchObject({ inflight_limit: 20, inflight_accepted: 1, cool_streak: 0 });
+      for (let i = 0; i < 19; i += 1) await capacity.accepted('ark#default', NOW.toISOString());
+      expect(account()).toMatchObject({ inflight_limit: 21, inflight_accepted: 0 });
+      capacity.accountsById.get('ark#default')!.inflight_limit = 100;
+      for (let i = 0; i < 200; i += 1) await capacity.accepted('ark#default', NOW.toISOString());
+      expect(account()?.inflight_limit).toBe(100);
     });
 
     it('401/403: the slot is given back and the account disabled (an operator’s job), WaitingForUpstreamError', async () => {
