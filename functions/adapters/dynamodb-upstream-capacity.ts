@@ -208,17 +208,27 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
   }
 
   async started(taskId: string, accountId: AccountId, now: string): Promise<boolean> {
+    if (await this.startedAs(taskId, accountId, now, 'queued')) return true;
+    // A slot taken before phases was never counted in flight: it is given back whole.
+    return this.startedAs(taskId, accountId, now, 'legacy');
+  }
+
+  private startedAs(taskId: string, accountId: AccountId, now: string, phase: 'queued' | 'legacy') {
+    const taskUpdate =
+      phase === 'queued'
+        ? {
+            UpdateExpression: 'SET upstream_slot_phase = :running',
+            ConditionExpression: 'upstream_slot = :slot AND upstream_slot_phase = :phase',
+            ExpressionAttributeValues: { ':slot': accountId, ':phase': 'queued', ':running': 'running' },
+          }
+        : {
+            UpdateExpression: 'REMOVE upstream_slot',
+            ConditionExpression: 'upstream_slot = :slot AND attribute_not_exists(upstream_slot_phase)',
+            ExpressionAttributeValues: { ':slot': accountId },
+          };
     const command = new TransactWriteCommand({
       TransactItems: [
-        {
-          Update: {
-            TableName: this.tables.tasks,
-            Key: { task_id: taskId },
-            UpdateExpression: 'SET upstream_slot_phase = :running',
-            ConditionExpression: `upstream_slot = :slot AND ${phaseCondition('queued')}`,
-            ExpressionAttributeValues: { ':slot': accountId, ':phase': 'queued', ':running': 'running' },
-          },
-        },
+        { Update: { TableName: this.tables.tasks, Key: { task_id: taskId }, ...taskUpdate } },
         {
           Update: {
             TableName: this.tables.upstreamAccounts,
@@ -352,9 +362,7 @@ function admission(now: string, options: AssignOptions) {
 
 /** A slot taken before slots had phases holds a queued slot (and was never counted in flight). */
 function phaseCondition(phase: SlotPhase | 'legacy'): string {
-  if (phase === 'legacy') return 'attribute_not_exists(upstream_slot_phase)';
-  if (phase === 'queued') return '(upstream_slot_phase = :phase OR attribute_not_exists(upstream_slot_phase))';
-  return 'upstream_slot_phase = :phase';
+  return phase === 'legacy' ? 'attribute_not_exists(upstream_slot_phase)' : 'upstream_slot_phase = :phase';
 }
 
 function penaltyUpdate(penalty: AccountPenalty | undefined, now: string, phase: SlotPhase | 'legacy') {

@@ -480,7 +480,9 @@ export class InMemoryCapacity implements UpstreamCapacity {
     const task = this.tasks.tasks.get(taskId);
     const account = this.accountsById.get(accountId);
     if (!task || task.upstream_slot !== accountId || task.upstream_slot_phase === 'running' || !account) return false;
-    task.upstream_slot_phase = 'running';
+    // A slot taken before phases was never counted in flight: it is given back whole.
+    if (task.upstream_slot_phase === undefined) delete task.upstream_slot;
+    else task.upstream_slot_phase = 'running';
     account.in_use -= 1;
     account.updated_at = now;
     return true;
