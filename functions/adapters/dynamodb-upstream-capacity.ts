@@ -325,11 +325,7 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
         Limit: limit,
       }),
     );
-    return Items.map((item) => ({
-      task_id: String(item['task_id']),
-      status: String(item['status']),
-      ...(item['upstream_slot_phase'] !== undefined && { phase: item['upstream_slot_phase'] as SlotPhase }),
-    }));
+    return Items.map((item) => ({ task_id: String(item['task_id']), status: String(item['status']) }));
   }
 }
 

@@ -510,7 +510,7 @@ export class InMemoryCapacity implements UpstreamCapacity {
     return [...this.tasks.tasks.values()]
       .filter((t) => t.upstream_slot === accountId && t.updated_at < updatedBefore)
       .slice(0, limit)
-      .map((t) => ({ task_id: t.task_id, status: t.status, phase: t.upstream_slot_phase }));
+      .map((t) => ({ task_id: t.task_id, status: t.status }));
   }
 }
 

@@ -119,11 +119,7 @@ export interface UpstreamCapacity {
    */
   accepted(accountId: AccountId, now: string): Promise<boolean>;
   /** Tasks holding a slot of the account, last touched before `updatedBefore` (for the reconciler). */
-  holders(
-    accountId: AccountId,
-    updatedBefore: string,
-    limit: number,
-  ): Promise<{ task_id: string; status: string; phase?: SlotPhase }[]>;
+  holders(accountId: AccountId, updatedBefore: string, limit: number): Promise<{ task_id: string; status: string }[]>;
 }
 
 export function accountIdOf(provider: string, name: string): AccountId {

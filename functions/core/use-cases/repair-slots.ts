@@ -35,7 +35,10 @@ export async function repairSlots(
         const task = { task_id: holder.task_id, upstream_provider: provider, upstream_slot: accountId };
         if (isFinal(status) || status === 'transferring') {
           if (await releaseSlot(task, deps)) report.released += 1;
-        } else if (status === 'running' && holder.phase !== 'running') {
+        } else if (status === 'running') {
+          // The index holds no phase: the task is read (a running one usually gave its queued slot back).
+          const full = await deps.tasks.get(holder.task_id);
+          if (full?.upstream_slot !== accountId || full.upstream_slot_phase === 'running') continue;
           if (await releaseQueuedSlot(task, deps)) report.released += 1;
         }
       }

@@ -10,6 +10,7 @@ import { UpstreamAccountError, UpstreamBusyError } from '../../../functions/core
 import { cancelTask } from '../../../functions/core/use-cases/cancel-task.js';
 import type { LifecycleDeps } from '../../../functions/core/use-cases/lifecycle-steps.js';
 import { failAndRefund, startUpstreamJob } from '../../../functions/core/use-cases/lifecycle-steps.js';
+import { repairSlots } from '../../../functions/core/use-cases/repair-slots.js';
 import { checkUpstream } from '../../../functions/core/use-cases/upstream-completion.js';
 import { releaseSlot, waitForSlot } from '../../../functions/core/use-cases/waiting-room.js';
 import { TASK_ID, taskRecord } from '../../support/task-records.js';
@@ -167,5 +168,19 @@ describe('slot accounting across every way a task ends', () => {
     // The running job's slot went to the third task.
     expect((await tasks.get('task-c'))?.upstream_slot).toBe('ark#main');
     expectCounts(2, 3);
+  });
+
+  it('a crash between a move and its release: the reconciler gives back what the task no longer needs, once', async () => {
+    await started();
+    // Seen running, moved, but the function died before the queued slot went back.
+    await tasks.moveTo(TASK_ID, 'running', {}, NOW.toISOString());
+    now = new Date(NOW.getTime() + 60_000);
+    expect(await repairSlots(['ark'], deps, 1000)).toMatchObject({ released: 1 });
+    expectCounts(0, 1);
+    expect(await repairSlots(['ark'], deps, 1000)).toMatchObject({ released: 0 });
+    // Ended (refunded elsewhere) without giving back its place in flight.
+    await tasks.refund(await task(), 'failed', 'x', NOW.toISOString());
+    expect(await repairSlots(['ark'], deps, 1000)).toMatchObject({ released: 1 });
+    await expectAllBack();
   });
 });
