@@ -19,6 +19,7 @@ import {
   ContentModerationError,
   UpstreamAccountError,
   UpstreamBusyError,
+  UpstreamConcurrencyError,
   UpstreamConfigurationError,
   UpstreamJobNotFoundError,
   UpstreamOutcomeUnknownError,
@@ -190,6 +191,8 @@ function moderationOf(code: string): Extract<JobFailureCause, { kind: 'moderatio
  * `ServerOverloaded`) asks us to come back later. `OperationDenied.ServiceNotOpen` (403) is left to the
  * caller: on create it is a model not enabled, like 404 `ModelNotOpen`.
  */
+/** A refusal for the account's concurrency (tied to its top-up; no published number): the in-flight limit is cut. */
+const CONCURRENCY_CODES = /^InflightBatchsizeExceeded\b/;
 const BUSY_CODES = /^(QuotaExceeded|RateLimitExceeded|ServerOverloaded|\w*RateLimitExceeded|RequestBurstTooFast)\b/;
 
 function accountOrBusy(answer: Answer, code: string): Error | undefined {
@@ -198,6 +201,7 @@ function accountOrBusy(answer: Answer, code: string): Error | undefined {
     return new UpstreamAccountError(`Ark refused our API key or account (${said})`);
   }
   // By status, and by code whatever the status (a 503 `ServerOverloaded` is no failure of the job either).
+  if (CONCURRENCY_CODES.test(code)) return new UpstreamConcurrencyError(`Ark has no room for the job now (${said})`);
   if (answer.status === 429 || BUSY_CODES.test(code)) {
     return new UpstreamBusyError(`Ark has no room for the job now (${said})`);
   }

@@ -169,7 +169,8 @@ export class DynamoDbTaskRepository implements TaskRepository {
         new UpdateCommand({
           TableName: this.tables.tasks,
           Key: { task_id: taskId },
-          UpdateExpression: `SET upstream_job_id = :job, #status = :running, updated_at = :now, #shard = :shard${expiry}`,
+          // The status stays: a new job is queued upstream, and only the upstream saying it runs moves the task.
+          UpdateExpression: `SET upstream_job_id = :job, updated_at = :now, #shard = :shard${expiry}`,
           ConditionExpression: 'attribute_not_exists(upstream_job_id) AND #status IN (:pending, :running)',
           ExpressionAttributeNames: { '#status': 'status', '#shard': SHARD },
           ExpressionAttributeValues: {

@@ -34,10 +34,12 @@ export interface TaskRecord {
   upstream_seed?: number;
   /** When the upstream expires the job unfinished (its execution_expires_after from our create). */
   upstream_expires_at?: string;
-  /** The upstream account (API key) the job is made with (docs/upstream-capacity.md); absent on older tasks: `default`. */
+  /** The API key the job is made with (docs/upstream-capacity.md); absent on older tasks: `default`. */
   upstream_account?: string;
-  /** `<provider>#<account>` while the task holds one of its slots: from the waiting room until the job is final. */
+  /** `<provider>#<account>` (the master account) from the waiting room until the job is final. */
   upstream_slot?: string;
+  /** `queued`: the task holds one of the account's queued slots; `running`: given back, the job runs. Absent: queued. */
+  upstream_slot_phase?: 'queued' | 'running';
   /** The secret in the upstream's callback URL for this task (a callback only makes us re-read the job). */
   callback_token?: string;
   /** The task token of the execution's wait for the job's end, to wake it (docs/task-lifecycle.md, "Completion"). */

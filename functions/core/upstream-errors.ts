@@ -28,6 +28,12 @@ export class UpstreamTransientError extends Error {
 export class UpstreamBusyError extends namedError('UpstreamBusyError') {}
 
 /**
+ * A refusal for the account's concurrency (Ark: `InflightBatchsizeExceeded`): busy as above, and the
+ * account's learned limit on jobs in flight is cut (docs/upstream-capacity.md, "Jobs in flight").
+ */
+export class UpstreamConcurrencyError extends UpstreamBusyError {}
+
+/**
  * The upstream refuses our key or account (401, 403: a bad key, an overdue bill). Only an operator can fix
  * it: alarmed (needsOperator), and tasks wait as for UpstreamBusyError until fixed or their deadline.
  */

@@ -74,7 +74,7 @@ export interface AccountSummary {
   keys: { total: number; active: number };
 }
 
-/** Ark admits 120 unfinished tasks per account (docs/providers/ark.md, "Capacity"): a new account's capacity unless told. */
+/** Ark admits 120 queued tasks per master account (docs/providers/ark.md, "Capacity"): a new account's capacity unless told. */
 export const UPSTREAM_ACCOUNT_CAPACITY = 120;
 
 const KEY_ID_PATTERN = /^key_[A-Za-z0-9]{1,64}$/;
@@ -442,13 +442,14 @@ export class AdminStore {
   }
 
   /**
-   * Creates an upstream account (docs/upstream-capacity.md) or changes its capacity or whether it is used; its slots in
-   * use are never written here. Its key lives in the provider's secret (functions/adapters/upstream-keys.ts).
+   * Creates an upstream (master) account (docs/upstream-capacity.md) or changes its capacity, keys, in-flight
+   * ceiling or whether it is used; its counts are never written here. Its keys live in the provider's secret
+   * (functions/adapters/upstream-keys.ts). A ceiling also brings the learned limit down to it at once.
    */
   async setUpstreamAccount(
     provider: string,
     name: string,
-    change: { capacity?: number; enabled?: boolean },
+    change: { capacity?: number; enabled?: boolean; keys?: string[]; inflightCeiling?: number | null },
   ): Promise<UpstreamAccount> {
     const values: Record<string, unknown> = { ':provider': provider, ':name': name, ':now': this.now().toISOString() };
     const sets = [
@@ -462,7 +463,18 @@ export class AdminStore {
     values[':capacity'] = change.capacity ?? UPSTREAM_ACCOUNT_CAPACITY;
     sets.push('#enabled = ' + (change.enabled === undefined ? 'if_not_exists(#enabled, :enabled)' : ':enabled'));
     values[':enabled'] = change.enabled ?? true;
-    const removes = change.enabled === true ? ' REMOVE disabled_reason, cool_until' : '';
+    if (change.keys) {
+      sets.push('#keys = :keys');
+      values[':keys'] = change.keys;
+    }
+    const removed = change.enabled === true ? ['disabled_reason', 'cool_until', 'cool_streak', 'probe_until'] : [];
+    if (change.inflightCeiling === null) removed.push('inflight_ceiling', 'inflight_limit');
+    else if (change.inflightCeiling !== undefined) {
+      // The learned limit starts at the ceiling, or comes down to it.
+      sets.push('inflight_ceiling = :ceiling', 'inflight_limit = :ceiling');
+      values[':ceiling'] = change.inflightCeiling;
+    }
+    const removes = removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : '';
     const { Attributes } = await this.db.send(
       new UpdateCommand({
         TableName: this.tables.upstreamAccounts,
@@ -474,6 +486,7 @@ export class AdminStore {
           '#name': 'name',
           '#capacity': 'capacity',
           '#enabled': 'enabled',
+          ...(change.keys && { '#keys': 'keys' }),
         },
         ExpressionAttributeValues: values,
         ReturnValues: 'ALL_NEW',

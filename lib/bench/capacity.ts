@@ -24,8 +24,8 @@ export interface CapacityResult extends MoneyCheck {
   accounts: { name: string; capacity: number }[];
   /** Σ capacity: the slots there are. */
   slots: number;
-  /** The simulator's cap per key (Ark's documented 120). */
-  maxUnfinishedPerKey: number;
+  /** The simulator's cap on queued jobs per master account (Ark's documented 120). */
+  maxQueuedPerAccount: number;
   /** Queued + running: one job's time upstream. */
   generationSeconds: number;
   submitConcurrency: number;
@@ -59,8 +59,8 @@ export interface CapacityResult extends MoneyCheck {
   slotsTakenMean: number;
   /** The machine's CPU busy (all cores, everything on it) from the first to the last backlog sample: 0..1. */
   machineBusyShare: number;
-  /** Per account: the most unfinished jobs its key held at once (simulator). */
-  peakUnfinished: Record<string, number>;
+  /** Per account: the most jobs it held queued at once (simulator). */
+  peakQueued: Record<string, number>;
   /** Accounts the upstream turned away (a 429 cools one down, a 401/403 disables it): none expected. */
   accountsTurnedAway: string[];
   /** After the run: slots still taken, tasks still waiting (both 0 when nothing leaked). */
@@ -170,7 +170,7 @@ export async function runCapacity(log: (line: string) => void): Promise<Capacity
       tasks: count,
       accounts: ACCOUNTS,
       slots,
-      maxUnfinishedPerKey: stats.maxUnfinishedPerKey,
+      maxQueuedPerAccount: stats.maxQueuedPerAccount,
       generationSeconds,
       submitConcurrency: concurrency,
       accepted: count - failed.length,
@@ -198,11 +198,11 @@ export async function runCapacity(log: (line: string) => void): Promise<Capacity
       upstreamInUseMeanUntilLastStart: mean(untilLastStart.map((s) => s.upstream)),
       slotsTakenMean: mean(backlog.map((s) => s.taken)),
       machineBusyShare: busyShare(backlog),
-      peakUnfinished: Object.fromEntries(
-        ACCOUNTS.map((account, i) => [account.name, stats.keys[i]?.peakUnfinished ?? Number.NaN]),
+      peakQueued: Object.fromEntries(
+        ACCOUNTS.map((account, i) => [account.name, stats.accounts[i]?.peakQueued ?? Number.NaN]),
       ),
       accountsTurnedAway: accounts
-        .filter((account) => account.cool_until !== undefined || !account.enabled)
+        .filter((account) => (account.cool_streak ?? 0) > 0 || account.cool_until !== undefined || !account.enabled)
         .map((account) => `${account.name}${account.enabled ? ` cooled until ${account.cool_until}` : ' disabled'}`),
       slotsTakenAtEnd: accounts.reduce((sum, account) => sum + account.in_use, 0),
       waitingAtEnd: Object.values(waiting).reduce((sum, n) => sum + n, 0),
@@ -215,7 +215,7 @@ export async function runCapacity(log: (line: string) => void): Promise<Capacity
       `${result.succeeded}/${count} succeeded, ${result.refunded} refunded, balance ${result.balanceExact ? 'exact' : 'NOT exact'}; ` +
         `${result.wallSeconds.toFixed(1)} s (ideal ${idealSeconds.toFixed(1)} s: ${(wallSeconds / idealSeconds).toFixed(2)}×); ` +
         `upstream slots in use while tasks waited: ${result.upstreamInUseMean.toFixed(0)} of ${slots} on average ` +
-        `(${result.backlogSeconds.toFixed(0)} s); peak per key ${JSON.stringify(result.peakUnfinished)}`,
+        `(${result.backlogSeconds.toFixed(0)} s); peak queued per account ${JSON.stringify(result.peakQueued)}`,
     );
     return result;
   } finally {

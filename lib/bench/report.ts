@@ -368,7 +368,7 @@ function machineBusy(share: number | undefined): string {
 function capacityChecks(c: CapacityResult): Check[] {
   const share = c.upstreamInUseMean / c.slots;
   const ratio = c.wallSeconds / c.idealSeconds;
-  const peaks = Object.entries(c.peakUnfinished);
+  const peaks = Object.entries(c.peakQueued ?? {});
   return [
     {
       figure: 'Tasks succeeded; refunded',
@@ -397,14 +397,14 @@ function capacityChecks(c: CapacityResult): Check[] {
       pass: ratio <= TARGETS.capacityWallOverIdeal,
     },
     {
-      figure: 'Most unfinished jobs per key at once',
+      figure: 'Most jobs queued upstream per account at once',
       measured:
         peaks.map(([name, n]) => `${name}: ${n}`).join(', ') +
         (c.accountsTurnedAway.length
           ? `; turned away: ${c.accountsTurnedAway.join(', ')}`
           : '; no account turned away'),
-      target: `≤ ${c.maxUnfinishedPerKey} (the cap), never a 429`,
-      pass: peaks.every(([, n]) => n <= c.maxUnfinishedPerKey) && c.accountsTurnedAway.length === 0,
+      target: `≤ ${c.maxQueuedPerAccount} (the cap), never a 429`,
+      pass: peaks.every(([, n]) => n <= c.maxQueuedPerAccount) && c.accountsTurnedAway.length === 0,
     },
     {
       figure: 'Slots taken; tasks waiting, at the end',

@@ -124,10 +124,16 @@ export const succeededAt = (job: SimulatedJobTimings) => {
   return at === undefined ? undefined : Date.parse(at);
 };
 
-/** GET /simulator/stats: per key, unfinished jobs now and the most at once. */
+/**
+ * GET /simulator/stats: per key, unfinished jobs now and the most at once; per master account, queued jobs now
+ * and the most at once; creates received and those refused by a refusal window.
+ */
 export interface SimulatorStats {
-  maxUnfinishedPerKey: number;
+  maxQueuedPerAccount: number;
+  creates: number;
+  refusedCreates: number;
   keys: { key: string; unfinished: number; peakUnfinished: number }[];
+  accounts: { account: string; queued: number; peakQueued: number }[];
 }
 
 export async function simulatorStats(simulatorUrl: string): Promise<SimulatorStats> {

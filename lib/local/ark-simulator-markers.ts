@@ -30,6 +30,8 @@ export interface Behaviour {
   noCallback: boolean;
   /** Runs until released (POST /simulator/release), then for the usual running time: a test sets the pace. */
   held: boolean;
+  /** Stays queued until released (POST /simulator/release), then runs as usual: it holds a queued slot. */
+  heldQueued: boolean;
 }
 
 export const DEFAULT_BEHAVIOUR: Behaviour = {
@@ -44,6 +46,7 @@ export const DEFAULT_BEHAVIOUR: Behaviour = {
   extraQueuedMs: 0,
   noCallback: false,
   held: false,
+  heldQueued: false,
 };
 
 export const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
@@ -75,6 +78,7 @@ export const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
   '[simulate:no-callback]': { noCallback: true },
   // Not a fault: a generation as long as the test wants, ended by POST /simulator/release?prompt=<part of it>.
   '[simulate:held]': { held: true },
+  '[simulate:held-queued]': { heldQueued: true },
   // Not a fault: a transfer as long as the test wants; the file's second half waits for the same release.
   '[simulate:held-download]': { download: 'held' },
 };

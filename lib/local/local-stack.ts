@@ -35,7 +35,13 @@ import type { WebhookQueues } from './local-queues.js';
 import { localStateMachineArn } from './local-workflow.js';
 import type { SimulatedJob } from './upstream-simulator.js';
 import { runtimeUpstreams, startUpstreams, upstreamEndpoints } from './upstreams.js';
-import type { LocalUpstream, LocalUpstreamAccount, RuntimeUpstream, UpstreamChoice } from './upstreams.js';
+import type {
+  LocalUpstream,
+  LocalUpstreamAccount,
+  RuntimeUpstream,
+  SimulatorTiming,
+  UpstreamChoice,
+} from './upstreams.js';
 import { startWorkflowProcess } from './workflow-process-client.js';
 import type { WorkflowProcess } from './workflow-process-client.js';
 
@@ -54,8 +60,8 @@ export interface LocalStackOptions {
   pollIntervalSeconds?: number;
   /** Whether jobs are made with a callback URL (the local API): default true when every upstream is simulated. */
   callbacks?: boolean;
-  /** The simulators' timing, and their cap on unfinished jobs per key (Ark's 120 by default). */
-  upstream?: { queuedMs?: number; runningMs?: number; expiryScale?: number; maxUnfinishedPerKey?: number };
+  /** The simulators' timing, and their limits (Ark's 120 queued per master account by default). */
+  upstream?: SimulatorTiming;
   /** Each provider's upstream accounts (docs/upstream-capacity.md). Default: `default` with capacity 120. */
   upstreamAccounts?: readonly LocalUpstreamAccount[];
   /**
@@ -188,7 +194,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     await admin.seedModels(readJson('lib/seed/model-catalog.json'));
     for (const upstream of Object.values(byProvider)) {
       for (const account of upstream.accounts) {
-        await admin.setUpstreamAccount(upstream.provider, account.name, { capacity: account.capacity });
+        await admin.setUpstreamAccount(upstream.provider, account.name, {
+          capacity: account.capacity,
+          ...(account.keys && { keys: account.keys }),
+        });
       }
     }
     const demo = await ensureDemoAccount(admin, options);

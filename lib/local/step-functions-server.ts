@@ -33,7 +33,15 @@ export interface LocalStepFunctionsOptions {
   retryIntervalOverrides?: Overrides['retryIntervalOverrides'];
   /** Milliseconds a Wait state pauses instead of its Seconds, by state name. */
   waitTimeOverrides?: Overrides['waitTimeOverrides'];
+  /** History events an execution may have before it fails (AWS: 25,000); tests lower it. */
+  historyEventLimit?: number;
 }
+
+/**
+ * AWS's quota: "Maximum execution history size: 25,000 events"; an execution that reaches it fails (Step
+ * Functions developer guide, "Step Functions service quotas").
+ */
+export const HISTORY_EVENT_LIMIT = 25_000;
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED' | 'TIMED_OUT';
 
@@ -50,6 +58,8 @@ export interface ExecutionRecord {
   output?: string;
   error?: string;
   cause?: string;
+  /** History events so far, counted as AWS would at least (see countHistory). */
+  historyEvents: number;
 }
 
 export interface LocalStepFunctions {
@@ -649,6 +659,7 @@ class Executions {
         status: 'RUNNING',
         startDate: new Date(),
         input: rawInput,
+        historyEvents: 0,
       },
       inflight: new Set(),
       tokens: new TaskTokens(),
@@ -668,6 +679,7 @@ class Executions {
     );
     const execution: Execution = { ...scope, abort: run.abort, ended };
     this.byArn.set(arn, execution);
+    void this.countHistory(execution, run.eventLogs);
     if (this.timeoutSeconds !== undefined) {
       // AWS: an execution that runs longer than the machine's TimeoutSeconds fails with States.Timeout, status
       // TIMED_OUT (Amazon States Language, "State machine structure"; DescribeExecution `status`). Handlers in
@@ -682,6 +694,31 @@ class Executions {
       void ended.finally(() => clearTimeout(timer));
     }
     return execution;
+  }
+
+  /**
+   * Counts the execution's history as AWS writes it, at least: a Task state's entry is 5 events (entered,
+   * scheduled, started, its outcome, exited: one more for a task token's submit), each retry 4 more; any other
+   * state or execution event 1. Past the limit the execution fails, as in AWS.
+   */
+  private async countHistory(execution: Execution, events: AsyncGenerator<{ type: string; state?: { type: string } }>) {
+    const limit = this.options.historyEventLimit ?? HISTORY_EVENT_LIMIT;
+    try {
+      for await (const event of events) {
+        const task = event.state?.type === 'Task';
+        execution.record.historyEvents +=
+          task && event.type === 'StateEntered' ? 5 : task && event.type === 'StateRetried' ? 4 : 1;
+        if (execution.record.historyEvents > limit && execution.record.status === 'RUNNING') {
+          this.abort(execution, {
+            status: 'FAILED',
+            error: 'States.Runtime',
+            cause: `The execution history reached ${limit} events, the Step Functions quota`,
+          });
+        }
+      }
+    } catch {
+      // The log ends with the execution, however it ends.
+    }
   }
 
   /** Per-execution wrappers: track in-flight calls and refuse new ones once the execution has ended. */

@@ -58,8 +58,15 @@ export interface UpstreamSimulatorOptions {
   apiKey?: string;
   /** More accepted keys, beside `apiKey`: our several upstream accounts, each with its own cap. */
   apiKeys?: string[];
-  /** Queued + running tasks one key may hold before creates get 429 QuotaExceeded (Ark: 120). */
-  maxUnfinishedPerKey?: number;
+  /** Queued tasks one master account may hold before creates get 429 QuotaExceeded (Ark: 120). */
+  maxQueuedPerAccount?: number;
+  /**
+   * Queued + running tasks one master account may hold before creates get 429 InflightBatchsizeExceeded.
+   * Ark publishes no number (it depends on the account's top-up): none by default, a test's knob.
+   */
+  maxInflightPerAccount?: number;
+  /** Key → master account: keys of one master account share its limits. Default: each key its own. */
+  masterAccounts?: Record<string, string>;
   /** How long a callback may wait for a 2xx before it counts as unacknowledged (Ark: 5000). */
   callbackTimeoutMs?: number;
   /** Pause before each of the 3 retries of an unacknowledged final callback (undocumented; 1000). */
@@ -104,8 +111,8 @@ const FIXTURE_URL = new URL('./fixtures/sample.mp4', import.meta.url);
 /** How long `[simulate:slow-download]` holds back the second half of the file. */
 const SLOW_DOWNLOAD_MS = 15_000;
 const HOUR_MS = 3_600_000;
-/** Unfinished (queued + running) tasks one account may hold (BytePlus docs; docs/providers/ark.md, "Capacity"). */
-const MAX_UNFINISHED_TASKS = 120;
+/** Queued tasks one master account may hold (BytePlus docs; docs/providers/ark.md, "Capacity"). */
+const MAX_QUEUED_TASKS = 120;
 /** setTimeout's longest delay; a later status change is looked at again then. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** `video_url` is a presigned URL valid for 24 h (docs/providers/ark.md; ark-cli arkcli-gen.md). */
@@ -173,8 +180,12 @@ function finishesAt(job: JobRecord, timings: Timings): number {
   return Math.max(runs, job.releasedAt) + timings.runningMs + job.behaviour.extraRunningMs;
 }
 
-/** Older state files have no extraQueuedMs: 0. */
-const queuedFor = (job: JobRecord, timings: Timings): number => timings.queuedMs + (job.behaviour.extraQueuedMs ?? 0);
+/** Older state files have no extraQueuedMs: 0. A `[simulate:held-queued]` job waits for its release too. */
+function queuedFor(job: JobRecord, timings: Timings): number {
+  const usual = timings.queuedMs + (job.behaviour.extraQueuedMs ?? 0);
+  if (!job.behaviour.heldQueued) return usual;
+  return job.releasedAt === undefined ? Infinity : Math.max(usual, job.releasedAt - job.createdAt);
+}
 
 const expiresAt = (job: JobRecord, timings: Timings): number =>
   job.createdAt + job.expiresAfterSeconds * 1000 * timings.expiryScale;
@@ -257,7 +268,9 @@ interface SimulatorConfig {
   timings: Timings;
   /** The accepted keys in the order given; undefined: any. */
   apiKeys: readonly string[] | undefined;
-  maxUnfinishedPerKey: number;
+  maxQueuedPerAccount: number;
+  maxInflightPerAccount: number;
+  masterAccounts: Readonly<Record<string, string>>;
   callbacks: CallbackSettings;
   platform: ArkPlatform;
   now: () => number;
@@ -270,6 +283,13 @@ class Simulator {
   private readonly rateLimited = new Map<string, number>();
   /** Per key, the most unfinished tasks it held at once (since this start). */
   private readonly peaks = new Map<string, number>();
+  /** Per master account, the most queued tasks it held at once (since this start). */
+  private readonly queuedPeaks = new Map<string, number>();
+  /** POST /simulator/refuse: every create is refused with this code until then (epoch ms). */
+  private refusal: { until: number; code: string } | undefined;
+  /** Creates refused by the window above, and all creates received. */
+  private refusedCreates = 0;
+  private createsReceived = 0;
   /** Per job with a callback_url, the timer for its next status change. */
   private readonly timers = new Map<string, NodeJS.Timeout>();
   /** Held downloads (`[simulate:held-download]`) waiting for their release to send the second half. */
@@ -378,6 +398,8 @@ class Simulator {
     }
     this.rateLimit(checked.prompt, behaviour.rateLimitedCreates);
     const now = this.config.now();
+    this.createsReceived += 1;
+    this.refuseInWindow(now);
     const unfinished = this.checkQuota(key, now);
     let id = newTaskId(now);
     while (this.jobsById.has(id)) id = newTaskId(now);
@@ -399,6 +421,9 @@ class Simulator {
     this.jobsById.set(id, record);
     if (!behaviour.lost && isUnfinished(statusAt(record, now, this.timings))) {
       this.peaks.set(key, Math.max(this.peaks.get(key) ?? 0, unfinished + 1));
+      const master = this.masterOf(key);
+      const queued = this.queuedOf(master, now);
+      this.queuedPeaks.set(master, Math.max(this.queuedPeaks.get(master) ?? 0, queued));
     }
     this.persist();
     sendJson(res, 200, { id });
@@ -417,23 +442,65 @@ class Simulator {
 
   /** Queued + running tasks of one key; a lost task no longer counts (the upstream forgot it). */
   private unfinishedOf(key: string, now: number): number {
-    let unfinished = 0;
-    for (const job of this.jobsById.values()) {
-      if (job.apiKey !== key || job.deleted || job.behaviour.lost) continue;
-      if (isUnfinished(statusAt(job, now, this.timings))) unfinished += 1;
-    }
-    return unfinished;
+    return this.countOf((job) => job.apiKey === key, now, isUnfinished);
   }
 
-  /** At most 120 (maxUnfinishedPerKey) queued + running tasks per key; one more gets 429 QuotaExceeded. */
-  private checkQuota(key: string, now: number): number {
-    const unfinished = this.unfinishedOf(key, now);
-    const max = this.config.maxUnfinishedPerKey;
-    if (unfinished < max) return unfinished;
-    throw tooMany(
-      'QuotaExceeded',
-      `The request failed because your account has reached the limit of ${max} queued and running tasks. Please retry after some tasks finish.`,
+  private countOf(
+    whose: (job: JobRecord) => boolean,
+    now: number,
+    counts: (status: SimulatedStatus) => boolean,
+  ): number {
+    let count = 0;
+    for (const job of this.jobsById.values()) {
+      if (!whose(job) || job.deleted || job.behaviour.lost) continue;
+      if (counts(statusAt(job, now, this.timings))) count += 1;
+    }
+    return count;
+  }
+
+  private queuedOf(master: string, now: number): number {
+    return this.countOf(
+      (job) => this.masterOf(job.apiKey) === master,
+      now,
+      (status) => status === 'queued',
     );
+  }
+
+  private masterOf(key: string): string {
+    return this.config.masterAccounts[key] ?? key;
+  }
+
+  /**
+   * At most 120 (maxQueuedPerAccount) queued tasks per master account, whichever of its keys made them:
+   * one more gets 429 QuotaExceeded; running tasks do not count (BytePlus docs). An optional limit on
+   * queued + running (unpublished on Ark) answers InflightBatchsizeExceeded. Returns the key's unfinished.
+   */
+  private checkQuota(key: string, now: number): number {
+    const master = this.masterOf(key);
+    const ofMaster = (job: JobRecord) => this.masterOf(job.apiKey) === master;
+    const queued = this.queuedOf(master, now);
+    const max = this.config.maxQueuedPerAccount;
+    if (queued >= max) {
+      throw tooMany(
+        'QuotaExceeded',
+        `The request failed because your account has reached the limit of ${max} queued tasks. Please retry after some tasks start.`,
+      );
+    }
+    const inflight = this.countOf(ofMaster, now, isUnfinished);
+    if (inflight >= this.config.maxInflightPerAccount) {
+      throw tooMany(
+        'InflightBatchsizeExceeded',
+        'The request failed because your account has too many tasks in progress for its current top-up. Please retry later.',
+      );
+    }
+    return this.unfinishedOf(key, now);
+  }
+
+  /** A refusal window set by POST /simulator/refuse: an upstream that turns every create away for a while. */
+  private refuseInWindow(now: number): void {
+    if (!this.refusal || now >= this.refusal.until) return;
+    this.refusedCreates += 1;
+    throw tooMany(this.refusal.code, 'The request was refused: the service is busy (simulated). Please retry later.');
   }
 
   private visibleJob(id: string, now: number): JobRecord {
@@ -588,6 +655,7 @@ class Simulator {
 
   private simulatorRoute(req: IncomingMessage, res: ServerResponse, path: string): void {
     if (req.method === 'POST' && path === '/simulator/release') return sendJson(res, 200, this.release(req));
+    if (req.method === 'POST' && path === '/simulator/refuse') return sendJson(res, 200, this.refuse(req));
     if (req.method !== 'GET') {
       throw new ArkError(405, 'MethodNotAllowed', `Method ${req.method ?? ''} is not allowed here.`, 'BadRequest');
     }
@@ -609,7 +677,7 @@ class Simulator {
     const now = this.config.now();
     const jobs = [...this.jobsById.values()].filter(
       (job) =>
-        (job.behaviour.held || job.behaviour.download === 'held') &&
+        (job.behaviour.held || job.behaviour.heldQueued || job.behaviour.download === 'held') &&
         job.releasedAt === undefined &&
         job.prompt.includes(part),
     );
@@ -621,6 +689,20 @@ class Simulator {
       this.heldDownloads.delete(job.id);
     }
     return { released: jobs.length };
+  }
+
+  /**
+   * Refuses every create for `?seconds=` from now with 429 `?code=` (default QuotaExceeded); `seconds=0` ends a
+   * window early.
+   */
+  private refuse(req: IncomingMessage): { until: string; code: string } {
+    const params = new URL(req.url ?? '/', 'http://simulator').searchParams;
+    const seconds = Number(params.get('seconds'));
+    if (!Number.isFinite(seconds) || seconds < 0) throw invalid('seconds', 'must be a number of seconds, 0 or more.');
+    const code = params.get('code') ?? 'QuotaExceeded';
+    if (!/^[A-Za-z.]+$/.test(code)) throw invalid('code', 'must be an error code such as QuotaExceeded.');
+    this.refusal = { until: this.config.now() + seconds * 1000, code };
+    return { until: iso(this.refusal.until), code };
   }
 
   /** A job's status changes (ms, ISO) and callback attempts; deleted and lost jobs too. */
@@ -644,10 +726,22 @@ class Simulator {
     const now = this.config.now();
     const keys = new Set([...(this.config.apiKeys ?? []), ...[...this.jobsById.values()].map((job) => job.apiKey)]);
     return {
-      maxUnfinishedPerKey: this.config.maxUnfinishedPerKey,
+      maxQueuedPerAccount: this.config.maxQueuedPerAccount,
+      ...(Number.isFinite(this.config.maxInflightPerAccount) && {
+        maxInflightPerAccount: this.config.maxInflightPerAccount,
+      }),
+      creates: this.createsReceived,
+      refusedCreates: this.refusedCreates,
       keys: [...keys].map((key) => {
         const unfinished = this.unfinishedOf(key, now);
         return { key: keyHint(key), unfinished, peakUnfinished: Math.max(unfinished, this.peaks.get(key) ?? 0) };
+      }),
+      // Per master account (a key's hint when it is its own): queued now, and the most queued at once.
+      accounts: [...new Set([...keys].map((key) => this.masterOf(key)))].map((master) => {
+        const queued = this.queuedOf(master, now);
+        const named = Object.values(this.config.masterAccounts).includes(master);
+        const name = named ? master : keyHint(master);
+        return { account: name, queued, peakQueued: Math.max(queued, this.queuedPeaks.get(master) ?? 0) };
       }),
     };
   }
@@ -700,19 +794,28 @@ export async function startUpstreamSimulator(options: UpstreamSimulatorOptions =
     platform = 'byteplus',
     now = Date.now,
     expiryScale = 1,
-    maxUnfinishedPerKey = MAX_UNFINISHED_TASKS,
+    maxQueuedPerAccount = MAX_QUEUED_TASKS,
+    maxInflightPerAccount = Number.POSITIVE_INFINITY,
   } = options;
   const { callbackTimeoutMs = DEFAULT_CALLBACK_TIMEOUT_MS, callbackRetryDelayMs = DEFAULT_CALLBACK_RETRY_DELAY_MS } =
     options;
-  if (!Number.isInteger(maxUnfinishedPerKey) || maxUnfinishedPerKey < 1) {
-    throw new Error(`maxUnfinishedPerKey must be a positive integer, not ${maxUnfinishedPerKey}`);
+  if (!Number.isInteger(maxQueuedPerAccount) || maxQueuedPerAccount < 1) {
+    throw new Error(`maxQueuedPerAccount must be a positive integer, not ${maxQueuedPerAccount}`);
+  }
+  if (
+    maxInflightPerAccount !== Number.POSITIVE_INFINITY &&
+    !(Number.isInteger(maxInflightPerAccount) && maxInflightPerAccount >= 1)
+  ) {
+    throw new Error(`maxInflightPerAccount must be a positive integer, not ${maxInflightPerAccount}`);
   }
   const given = [...(options.apiKey === undefined ? [] : [options.apiKey]), ...(options.apiKeys ?? [])];
   if (options.apiKeys !== undefined && given.length === 0) throw new Error('apiKeys is empty: no key would be taken');
   const config: SimulatorConfig = {
     timings: { queuedMs, runningMs, expiryScale },
     apiKeys: given.length > 0 ? [...new Set(given)] : undefined,
-    maxUnfinishedPerKey,
+    maxQueuedPerAccount,
+    maxInflightPerAccount,
+    masterAccounts: options.masterAccounts ?? {},
     callbacks: { timeoutMs: callbackTimeoutMs, retryDelayMs: callbackRetryDelayMs },
     platform,
     now,

@@ -21,7 +21,10 @@ export interface SimulatorStart {
   platform: string;
   /** One key per upstream account. */
   apiKeys: string[];
-  maxUnfinishedPerKey?: number;
+  maxQueuedPerAccount?: number;
+  maxInflightPerAccount?: number;
+  /** Key → master account (keys of one master account share its limits). */
+  masterAccounts?: Record<string, string>;
   queuedMs?: number;
   runningMs?: number;
   expiryScale?: number;
@@ -57,8 +60,11 @@ export function simulatorApiKey(provider: ProviderName, account = DEFAULT_ACCOUN
 
 /** An upstream account the local stack sets up for each provider (docs/upstream-capacity.md). */
 export interface LocalUpstreamAccount {
+  /** The master account. */
   name: string;
   capacity: number;
+  /** Its API keys' names (default: one, named as the account); they share its slots. */
+  keys?: string[];
 }
 
 /** One account with Ark's documented capacity, as a deployment with one key has. */
@@ -85,10 +91,19 @@ export interface RuntimeUpstream {
   simulated: boolean;
 }
 
+/** The simulators' timing and limits (Ark's 120 queued per master account by default). */
+export interface SimulatorTiming {
+  queuedMs?: number;
+  runningMs?: number;
+  expiryScale?: number;
+  maxQueuedPerAccount?: number;
+  maxInflightPerAccount?: number;
+}
+
 export interface StartUpstreamsOptions {
   /** Per provider; a provider not named gets its simulator on its default platform. */
   choices?: Partial<Record<ProviderName, UpstreamChoice>>;
-  timing?: { queuedMs?: number; runningMs?: number; expiryScale?: number; maxUnfinishedPerKey?: number };
+  timing?: SimulatorTiming;
   /** The upstream accounts of each simulated provider (a real upstream: its key's one account). */
   accounts?: readonly LocalUpstreamAccount[];
   /** Where simulators keep their jobs; undefined: in memory. */
@@ -119,11 +134,16 @@ export async function startUpstreams(options: StartUpstreamsOptions = {}): Promi
       }
       const { start, stateFile } = SIMULATORS[provider];
       const accounts = options.accounts ?? DEFAULT_LOCAL_ACCOUNTS;
-      const keys = Object.fromEntries(accounts.map(({ name }) => [name, simulatorApiKey(provider, name)]));
+      const keyNames = accounts.flatMap((account) =>
+        (account.keys ?? [account.name]).map((key) => [key, account.name]),
+      );
+      const keys = Object.fromEntries(keyNames.map(([key]) => [key, simulatorApiKey(provider, key as string)]));
+      const masterAccounts = Object.fromEntries(keyNames.map(([key, master]) => [keys[key as string], master]));
       const simulator = await start({
         ...options.timing,
         platform: choice.platform,
         apiKeys: Object.values(keys),
+        masterAccounts,
         stateFile: options.dataDir && join(options.dataDir, stateFile),
       });
       const apiKey = keysVariable(keys);

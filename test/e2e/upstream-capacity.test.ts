@@ -39,13 +39,13 @@ async function allFinal(stack: LocalStack, key: string, ids: string[]) {
   );
 }
 
-/** Every account back to 0 slots in use and nothing waiting: no slot leaked. */
+/** Every account back to 0 slots in use, 0 jobs in flight and nothing waiting: nothing leaked. */
 async function expectNoSlotHeld(stack: LocalStack) {
   const { accounts, waiting } = await pollUntil(
     () => stack.admin.upstreamAccounts(),
-    (state) => state.accounts.every((account) => account.in_use === 0),
+    (state) => state.accounts.every((account) => account.in_use === 0 && (account.inflight ?? 0) === 0),
   );
-  expect(accounts.map((account) => account.in_use)).toEqual(accounts.map(() => 0));
+  expect(accounts.map((account) => [account.in_use, account.inflight ?? 0])).toEqual(accounts.map(() => [0, 0]));
   expect(Object.values(waiting).reduce((sum, count) => sum + count, 0)).toBe(0);
 }
 
@@ -72,10 +72,10 @@ describe('two upstream accounts with 3 slots in all', () => {
     const run = randomUUID();
     const ids: string[] = [];
     let cost = 0;
-    // The first two waves run until the test releases them, so no slot frees before the test has looked,
-    // however busy the machine.
+    // The first two waves stay queued upstream until the test releases them, so no slot frees before the
+    // test has looked, however busy the machine (a slot is a queued job: it frees when the job runs).
     const wave = (i: number) => (i < 3 ? 1 : i < 6 ? 2 : 3);
-    const prompt = (i: number) => `burst ${run} wave ${wave(i)} #${i}${wave(i) < 3 ? ' [simulate:held]' : ''}`;
+    const prompt = (i: number) => `burst ${run} wave ${wave(i)} #${i}${wave(i) < 3 ? ' [simulate:held-queued]' : ''}`;
     const releaseWave = (n: number) =>
       fetch(`${stack.upstreams.ark.baseUrl}/simulator/release?prompt=${encodeURIComponent(`${run} wave ${n}`)}`, {
         method: 'POST',
@@ -126,11 +126,11 @@ describe('two upstream accounts with 3 slots in all', () => {
     expect(final.map((view) => view.status)).toEqual(ids.map(() => 'success'));
     expect(final.map((view) => view.queue_position)).toEqual(ids.map(() => null));
     expect(jobs()).toHaveLength(8);
-    // Never more jobs unfinished on a key than its account's slots.
+    // Never more jobs queued on an account than its slots.
     const stats = (await (await fetch(`${stack.upstreams.ark.baseUrl}/simulator/stats`)).json()) as {
-      keys: { peakUnfinished: number }[];
+      accounts: { peakQueued: number }[];
     };
-    expect(stats.keys.map((k) => k.peakUnfinished).sort()).toEqual([1, 2]);
+    expect(stats.accounts.map((a) => a.peakQueued).sort()).toEqual([1, 2]);
     expect(await balance(stack, key)).toBeCloseTo(before - cost, 4);
     await expectNoSlotHeld(stack);
   });
@@ -139,8 +139,9 @@ describe('two upstream accounts with 3 slots in all', () => {
     const { key } = await newAccount(stack, '100');
     const run = randomUUID();
     const ids: string[] = [];
-    // The first three hold the three slots until the test releases them, so the last surely waits.
-    const prompt = (i: number) => `cancel ${run} #${i}${i < 3 ? ' [simulate:held]' : ''}`;
+    // The first three hold the three slots (queued upstream) until the test releases them, so the last
+    // surely waits.
+    const prompt = (i: number) => `cancel ${run} #${i}${i < 3 ? ' [simulate:held-queued]' : ''}`;
     const releaseHeld = () =>
       fetch(`${stack.upstreams.ark.baseUrl}/simulator/release?prompt=${encodeURIComponent(run)}`, { method: 'POST' });
     onTestFinished(async () => {
@@ -181,13 +182,13 @@ describe('two upstream accounts with 3 slots in all', () => {
   });
 });
 
-describe('an upstream that refuses with 429 (another client of the key takes its capacity)', () => {
+describe('an upstream that refuses with 429 (its unpublished limit on jobs in flight)', () => {
   let stack: LocalStack;
   beforeAll(async () => {
-    // Our account believes in 3 slots; the upstream admits 1 unfinished job per key.
+    // Our account believes in 3 slots; the upstream admits 1 job in flight per account.
     stack = await startTestStack({
       upstreamAccounts: [{ name: 'default', capacity: 3 }],
-      upstream: { queuedMs: 100, runningMs: 1500, maxUnfinishedPerKey: 1 },
+      upstream: { queuedMs: 100, runningMs: 1500, maxInflightPerAccount: 1 },
     });
   });
   afterAll(async () => {

@@ -3,7 +3,6 @@
  * lambda-bundles.test.ts builds the real bundles) serves every test here.
  */
 import { ARK_EXPIRY_SECONDS } from '../../functions/core/ark-contract.js';
-import { ACCOUNT_COOL_DOWN_MS } from '../../functions/core/use-cases/lifecycle-steps.js';
 import { UPSTREAM_EXPIRY_GRACE_MS } from '../../functions/core/use-cases/upstream-completion.js';
 import { ENV } from '../../functions/adapters/config.js';
 import { Match } from 'aws-cdk-lib/assertions';
@@ -842,8 +841,9 @@ describe('Step Functions', () => {
     expect(stateTimeouts(states['WaitForUpstreamSlot'] as AslState)).toEqual([120]);
     expect(Math.min(...stateTimeouts(states['AwaitCompletion'] as AslState))).toBe(60);
 
-    // An upstream with no room after all: back to the waiting room after the account's cool-down, not retried
-    // in place and never refunded; the error kept beside the input (the task id is still needed).
+    // An upstream with no room after all: straight back to the waiting room (the account's cool-down is the
+    // room's to wait out, not the execution's), not retried in place and never refunded; the error kept
+    // beside the input (the task id is still needed).
     const start = states['StartUpstream'] as AslState;
     expect(start.Retry?.flatMap((r) => r.ErrorEquals)).not.toContain('WaitingForUpstreamError');
     const catchers = start.Catch ?? [];
@@ -851,14 +851,9 @@ describe('Step Functions', () => {
     const all = catchers.findIndex((c) => c.ErrorEquals.includes('States.ALL'));
     expect(back).toBeGreaterThanOrEqual(0);
     expect(back).toBeLessThan(all);
-    expect(catchers[back]).toMatchObject({ ErrorEquals: ['WaitingForUpstreamError'], Next: 'PauseBeforeWaitingRoom' });
+    expect(catchers[back]).toMatchObject({ ErrorEquals: ['WaitingForUpstreamError'], Next: 'WaitForUpstreamSlot' });
     expect(catchers[back]?.ResultPath).toMatch(/^\$\.\w+$/);
-    expect(states['PauseBeforeWaitingRoom']).toMatchObject({
-      Type: 'Wait',
-      Seconds: ACCOUNT_COOL_DOWN_MS / 1000,
-      Next: 'WaitForUpstreamSlot',
-    });
-    expect(ACCOUNT_COOL_DOWN_MS).toBe(10_000);
+    expect(Object.values(states).filter((state) => state.Type === 'Wait')).toEqual([]);
   });
 
   it("retries Lambda's invoke errors in every Lambda state; a completion look's crash too; never a create's unknown outcome", () => {

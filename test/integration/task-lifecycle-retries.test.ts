@@ -94,7 +94,7 @@ afterAll(async () => {
 });
 
 /** One execution with the given fakes (any other function throws); every retry without its wait. */
-async function run(fakes: Fakes) {
+async function run(fakes: Fakes, historyEventLimit?: number) {
   const stateMachineArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:stateMachine:retries`;
   const handlers: Record<string, LocalLambdaHandler> = {};
   for (const fn of WORKFLOW_FUNCTIONS) {
@@ -106,7 +106,7 @@ async function run(fakes: Fakes) {
     lambdaHandlers: handlers,
     sqs,
     retryIntervalOverrides: Object.fromEntries(WORKFLOW_FUNCTIONS.map((fn) => [fn.id, 0])),
-    waitTimeOverrides: { PauseBeforeWaitingRoom: 0 },
+    ...(historyEventLimit !== undefined && { historyEventLimit }),
   });
   machines.push(machine);
   sfn.destroy();
@@ -116,6 +116,9 @@ async function run(fakes: Fakes) {
   return {
     status: execution?.status,
     output: JSON.parse(execution?.output ?? 'null') as Record<string, unknown> | null,
+    error: execution?.error,
+    cause: execution?.cause,
+    historyEvents: execution?.historyEvents ?? 0,
   };
 }
 
@@ -223,5 +226,35 @@ describe('the waits (task tokens)', () => {
     expect(result.status).toBe('SUCCEEDED');
     expect(result.output).toMatchObject({ upstream: succeeded, completion: completed });
     expect([fakes['AwaitCompletion']?.calls, fakes['FailAndRefund']?.calls]).toEqual([3, 0]);
+  });
+});
+
+describe('the execution history limit (AWS: 25,000 events)', () => {
+  it('an execution past the limit fails, as in AWS', async () => {
+    const fakes = happy({
+      StartUpstream: flaky(
+        Array.from({ length: 1000 }, () => 'WaitingForUpstreamError'),
+        started,
+      ),
+    });
+    const result = await run(fakes, 300);
+    expect(result).toMatchObject({ status: 'FAILED', error: 'States.Runtime' });
+    expect(result.cause).toMatch(/history reached 300 events/);
+    expect(fakes['StartUpstream']?.calls).toBeLessThan(1000);
+  });
+
+  it('a 12-hour wait on the clock of retries (a re-entry every 2 minutes, a refused probe every 10) stays far below it', async () => {
+    // 360 re-entries of the waiting state (its 2-minute timeout) and 72 refused creates: 12 hours of waiting
+    // with the room's worst case for one task, run without the waits.
+    const timeouts = Array.from({ length: 360 }, () => 'States.Timeout');
+    const refusals = Array.from({ length: 72 }, () => 'WaitingForUpstreamError');
+    const fakes = happy({
+      WaitForUpstreamSlot: flaky(timeouts, slot),
+      StartUpstream: flaky(refusals, started),
+    });
+    const result = await run(fakes);
+    expect(result.status).toBe('SUCCEEDED');
+    expect(fakes['FailAndRefund']?.calls).toBe(0);
+    expect(result.historyEvents).toBeLessThan(25_000 / 4);
   });
 });

@@ -9,7 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { DynamoDbUpstreamCapacity } from '../../functions/adapters/dynamodb-upstream-capacity.js';
 import { TASKS_SLOT_HOLDERS_INDEX } from '../../functions/adapters/resources.js';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
-import { dispatch, releaseSlot, waitForSlot } from '../../functions/core/use-cases/waiting-room.js';
+import {
+  dispatch,
+  jobAccepted,
+  releaseQueuedSlot,
+  releaseSlot,
+  waitForSlot,
+} from '../../functions/core/use-cases/waiting-room.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { AdminStore } from '../../lib/admin/admin-store.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
@@ -110,5 +116,71 @@ describe('upstream slots in DynamoDB', () => {
     await admin.setUpstreamAccount(provider, 'off', { enabled: true });
     expect(await dispatch(provider, deps)).toBe(2);
     expect(deps.waker.answers).toHaveLength(2);
+  });
+
+  it('a master account with two keys: its slots are shared; a slot frees when the job runs, in flight until it ends', async () => {
+    const provider = `p${randomUUID().slice(0, 6)}`;
+    const admin = new AdminStore(local.db, local.names.tables);
+    await admin.setUpstreamAccount(provider, 'main', { capacity: 2, keys: ['k1', 'k2'] });
+    const tasks = await pendingTasks(provider, 4);
+    const deps = room();
+    for (const task of tasks) await waitForSlot(task.task_id, `t-${task.task_id}`, deps);
+    const account = async () =>
+      (await admin.upstreamAccounts()).accounts.find((one) => one.provider === provider && one.name === 'main');
+    expect(await account()).toMatchObject({ in_use: 2, inflight: 2 });
+    const [first, second, third] = await Promise.all(tasks.slice(0, 3).map((task) => deps.tasks.get(task.task_id)));
+    // Both hold the master account's slot, each with one of its keys.
+    for (const task of [first, second]) {
+      expect(task).toMatchObject({ upstream_slot: `${provider}#main`, upstream_slot_phase: 'queued' });
+      expect(['k1', 'k2']).toContain(task?.upstream_account);
+    }
+    expect(third?.upstream_slot).toBeUndefined();
+    // The first job runs: its queued slot goes to the third task at once; it stays in flight.
+    expect(await releaseQueuedSlot(first!, deps)).toBe(true);
+    expect(await releaseQueuedSlot(first!, deps)).toBe(false);
+    expect(await account()).toMatchObject({ in_use: 2, inflight: 3 });
+    expect((await deps.tasks.get(third!.task_id))?.upstream_slot).toBe(`${provider}#main`);
+    // It ends: out of flight, no queued slot given back twice. A queued one ends: both counts drop.
+    expect(await releaseSlot(first!, deps)).toBe(true);
+    expect(await releaseSlot(first!, deps)).toBe(false);
+    expect(await account()).toMatchObject({ in_use: 2, inflight: 2 });
+    expect(await releaseSlot(second!, deps)).toBe(true);
+    expect(await account()).toMatchObject({ in_use: 2, inflight: 2 }); // the fourth took it
+    expect(await holders(`${provider}#main`)).toHaveLength(2);
+  });
+
+  it('a cooling account lets one probe through after its cool-down; accepted, the room goes on', async () => {
+    const provider = `p${randomUUID().slice(0, 6)}`;
+    const admin = new AdminStore(local.db, local.names.tables);
+    await admin.setUpstreamAccount(provider, 'a', { capacity: 5, inflightCeiling: 4 });
+    const tasks = await pendingTasks(provider, 4);
+    const deps = room();
+    await waitForSlot(tasks[0]!.task_id, 't-0', deps);
+    const refused = await deps.tasks.get(tasks[0]!.task_id);
+    // The upstream refused for concurrency: the account cools, its limit is cut to 1.
+    const past = new Date(Date.now() - 1000).toISOString();
+    expect(await releaseSlot(refused!, deps, { coolUntil: past, inflightLimit: 1 })).toBe(true);
+    const account = async () => (await admin.upstreamAccounts()).accounts.find((one) => one.provider === provider);
+    expect(await account()).toMatchObject({ cool_streak: 1, inflight_limit: 1, in_use: 0, inflight: 0 });
+    // Every task enters (the first again): only one takes the probe.
+    for (const task of tasks) await waitForSlot(task.task_id, `again-${task.task_id}`, deps);
+    expect(await dispatch(provider, deps)).toBe(0);
+    expect(await account()).toMatchObject({ in_use: 1, inflight: 1 });
+    const probe = await deps.tasks.get(tasks[0]!.task_id);
+    expect(probe?.upstream_slot).toBe(`${provider}#a`);
+    expect((await account())?.probe_until).toBeDefined();
+    // The probe was accepted: the cooling ends, and a limit's worth of accepted jobs (1) raises it by one: the
+    // room goes on at once with a second job in flight.
+    await jobAccepted(probe!, deps);
+    expect(await account()).toMatchObject({ cool_streak: 0, inflight_limit: 2, inflight_accepted: 0 });
+    expect((await account())?.probe_until).toBeUndefined();
+    expect(await account()).toMatchObject({ in_use: 2, inflight: 2 });
+    // The next accepted job counts toward the next raise (2 needed).
+    await jobAccepted((await deps.tasks.get(tasks[1]!.task_id))!, deps);
+    expect(await account()).toMatchObject({ inflight_limit: 2, inflight_accepted: 1 });
+    // A job runs and ends: the next one may go (2 in flight at most).
+    await releaseQueuedSlot(probe!, deps);
+    await releaseSlot(probe!, deps);
+    expect(await account()).toMatchObject({ in_use: 2, inflight: 2 });
   });
 });

@@ -245,19 +245,19 @@ describe('top-level options', () => {
   });
 });
 
-describe('unfinished-task cap', () => {
-  it('the 121st queued or running task of one key gets 429 QuotaExceeded; other keys and finished tasks do not count', async () => {
+describe('queued-task cap', () => {
+  it('the 121st queued task of one master account gets 429 QuotaExceeded; running, finished and other accounts do not count', async () => {
     const sim = await start({ queuedMs: HOUR });
     const body = { model: V2, content: [text()] };
     for (let i = 0; i < 119; i += 1) await created(sim, body, 'key-a');
-    clock += HOUR; // the first 119 are running now
-    await created(sim, body, 'key-a'); // the 120th is queued
+    clock += HOUR; // the first 119 are running now: they no longer count
+    for (let i = 0; i < 120; i += 1) await created(sim, body, 'key-a');
     const refused = await create(sim, body, 'key-a');
     expectRefused(refused, 429, 'QuotaExceeded', '');
     expect(refused.body.error).toMatchObject({ type: 'TooManyRequests' });
     await created(sim, body, 'key-b');
 
-    clock += 2000; // the first 119 succeed
+    clock += HOUR; // the next 120 run too
     await created(sim, body, 'key-a');
   });
 });
@@ -672,40 +672,88 @@ describe('callback_url', () => {
   });
 });
 
-describe('several API keys', () => {
-  it('takes any listed key; each has its own cap (maxUnfinishedPerKey); jobs stay visible to any key', async () => {
-    const sim = await start({ apiKey: 'key-a', apiKeys: ['key-b'], maxUnfinishedPerKey: 2, queuedMs: HOUR });
+describe('several API keys and master accounts', () => {
+  it('caps queued tasks per master account (QuotaExceeded); running ones do not count; jobs visible to any key', async () => {
+    const sim = await start({ apiKey: 'key-a', apiKeys: ['key-b'], maxQueuedPerAccount: 2 });
     const body = { model: V2, content: [text()] };
     const first = await created(sim, body, 'key-a');
     await created(sim, body, 'key-a');
     const refused = await create(sim, body, 'key-a');
     expectRefused(refused, 429, 'QuotaExceeded', '');
-    expect((refused.body.error as { message: string }).message).toMatch(/limit of 2 queued and running tasks/);
+    expect((refused.body.error as { message: string }).message).toMatch(/limit of 2 queued tasks/);
+    // Another master account (each key its own by default) has its own queue.
     await created(sim, body, 'key-b');
-    await created(sim, body, 'key-b');
-    expectRefused(await create(sim, body, 'key-b'), 429, 'QuotaExceeded', '');
     expectRefused(await create(sim, body, 'key-c'), 401, 'AuthenticationError', '');
 
-    // As before, any accepted key reads and cancels any job (whether Ark scopes tasks per key: unconfirmed).
-    expect((await call(sim, 'GET', `${TASKS}/${first}`, undefined, 'key-b')).body.status).toBe('queued');
-    expect((await call(sim, 'DELETE', `${TASKS}/${first}`, undefined, 'key-b')).status).toBe(200);
-    await created(sim, body, 'key-a'); // the cancel freed one of key-a's places
+    // Once key-a's jobs run, they no longer count: two more may queue.
+    clock += 1000;
+    expect((await call(sim, 'GET', `${TASKS}/${first}`, undefined, 'key-b')).body.status).toBe('running');
+    await created(sim, body, 'key-a');
+    await created(sim, body, 'key-a');
+    expectRefused(await create(sim, body, 'key-a'), 429, 'QuotaExceeded', '');
 
     const stats = async () => (await call(sim, 'GET', '/simulator/stats')).body;
-    expect(await stats()).toEqual({
-      maxUnfinishedPerKey: 2,
+    expect(await stats()).toMatchObject({
+      maxQueuedPerAccount: 2,
       keys: [
-        { key: '…ey-a', unfinished: 2, peakUnfinished: 2 },
-        { key: '…ey-b', unfinished: 2, peakUnfinished: 2 },
+        { key: '…ey-a', unfinished: 4, peakUnfinished: 4 },
+        { key: '…ey-b', unfinished: 1, peakUnfinished: 1 },
       ],
     });
     clock += HOUR + 2000;
-    expect(await stats()).toMatchObject({ keys: [{ unfinished: 0, peakUnfinished: 2 }, { unfinished: 0 }] });
+    expect(await stats()).toMatchObject({ keys: [{ unfinished: 0, peakUnfinished: 4 }, { unfinished: 0 }] });
   });
 
-  it('refuses an empty key list and a cap below 1', async () => {
+  it('keys of one master account share its queue', async () => {
+    const sim = await start({
+      apiKeys: ['key-a', 'key-b'],
+      masterAccounts: { 'key-a': 'main', 'key-b': 'main' },
+      maxQueuedPerAccount: 2,
+    });
+    const body = { model: V2, content: [text()] };
+    await created(sim, body, 'key-a');
+    await created(sim, body, 'key-b');
+    expectRefused(await create(sim, body, 'key-b'), 429, 'QuotaExceeded', '');
+    expectRefused(await create(sim, body, 'key-a'), 429, 'QuotaExceeded', '');
+  });
+
+  it('an optional limit on queued + running (Ark publishes none): InflightBatchsizeExceeded', async () => {
+    const sim = await start({ maxInflightPerAccount: 1 });
+    const body = { model: V2, content: [text()] };
+    await created(sim, body);
+    clock += 1000; // running now: not queued, still in flight
+    expectRefused(await create(sim, body), 429, 'InflightBatchsizeExceeded', '');
+    clock += 2000; // ended
+    await created(sim, body);
+  });
+
+  it('refuses every create for a window set by POST /simulator/refuse, and counts them', async () => {
+    const sim = await start();
+    const body = { model: V2, content: [text()] };
+    expect((await call(sim, 'POST', '/simulator/refuse?seconds=600&code=ServerOverloaded')).status).toBe(200);
+    expectRefused(await create(sim, body), 429, 'ServerOverloaded', '');
+    clock += 599_000;
+    expectRefused(await create(sim, body), 429, 'ServerOverloaded', '');
+    clock += 1000;
+    await created(sim, body);
+    expect((await call(sim, 'GET', '/simulator/stats')).body).toMatchObject({ creates: 3, refusedCreates: 2 });
+    expect((await call(sim, 'POST', '/simulator/refuse?seconds=-1')).status).toBe(400);
+  });
+
+  it('[simulate:held-queued] stays queued until released', async () => {
+    const sim = await start();
+    const id = await created(sim, { model: V2, content: [text('a fox [simulate:held-queued]')] });
+    clock += HOUR / 2;
+    expect((await call(sim, 'GET', `${TASKS}/${id}`)).body.status).toBe('queued');
+    expect((await call(sim, 'POST', '/simulator/release?prompt=fox')).body).toEqual({ released: 1 });
+    clock += 1;
+    expect((await call(sim, 'GET', `${TASKS}/${id}`)).body.status).toBe('running');
+  });
+
+  it('refuses an empty key list and limits below 1', async () => {
     await expect(startUpstreamSimulator({ apiKeys: [] })).rejects.toThrow(/apiKeys/);
-    await expect(startUpstreamSimulator({ maxUnfinishedPerKey: 0 })).rejects.toThrow(/maxUnfinishedPerKey/);
+    await expect(startUpstreamSimulator({ maxQueuedPerAccount: 0 })).rejects.toThrow(/maxQueuedPerAccount/);
+    await expect(startUpstreamSimulator({ maxInflightPerAccount: 0 })).rejects.toThrow(/maxInflightPerAccount/);
   });
 });
 

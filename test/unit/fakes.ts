@@ -30,6 +30,7 @@ import type { TaskWaker } from '../../functions/core/ports/task-waker.js';
 import { accountIdOf } from '../../functions/core/ports/upstream-capacity.js';
 import type {
   AccountPenalty,
+  AssignOptions,
   UpstreamAccount,
   UpstreamCapacity,
   WaitingEntry,
@@ -39,6 +40,7 @@ import { isFinal, statesBefore } from '../../functions/core/task-status.js';
 import type { TaskStatus } from '../../functions/core/task-status.js';
 import type { Caller } from '../../functions/core/use-cases/authenticate.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
+import { raisedLimit } from '../../functions/core/upstream-account-rules.js';
 import { ACCOUNT } from '../support/task-records.js';
 
 export const OTHER_ACCOUNT = 'acc-2';
@@ -150,7 +152,6 @@ export class InMemoryTasks implements TaskRepository {
     if (task.upstream_job_id === undefined && (task.status === 'pending' || task.status === 'running')) {
       task.upstream_job_id = jobId;
       if (expiresAt) task.upstream_expires_at = expiresAt;
-      if (task.status === 'pending') task.status = 'running';
       task.updated_at = now;
     }
     return structuredClone(task);
@@ -427,19 +428,27 @@ export class InMemoryCapacity implements UpstreamCapacity {
     if (!token || this.queue.get(key)?.token === token) this.queue.delete(key);
   }
 
-  async assign(entry: WaitingEntry, account: UpstreamAccount, callbackToken: string, now: string) {
+  async assign(
+    entry: WaitingEntry,
+    account: UpstreamAccount,
+    callbackToken: string,
+    now: string,
+    options: AssignOptions,
+  ) {
     const key = `${entry.provider}|${entry.position}`;
     if (this.queue.get(key)?.token !== entry.token) return 'entry-changed' as const;
     const task = this.tasks.tasks.get(entry.task_id);
     if (!task || task.status !== 'pending' || task.upstream_slot || task.upstream_job_id)
       return 'task-not-waiting' as const;
     const stored = this.accountsById.get(accountIdOf(account.provider, account.name));
-    const cooling = stored?.cool_until !== undefined && stored.cool_until >= now;
-    if (!stored || !stored.enabled || cooling || stored.in_use >= stored.capacity) return 'account-full' as const;
+    if (!stored || !admits(stored, now, options)) return 'account-full' as const;
     stored.in_use += 1;
+    stored.inflight = (stored.inflight ?? 0) + 1;
+    if (options.probe) stored.probe_until = options.probe.until;
     Object.assign(task, {
       upstream_slot: accountIdOf(account.provider, account.name),
-      upstream_account: account.name,
+      upstream_slot_phase: 'queued',
+      upstream_account: options.key,
       callback_token: callbackToken,
       updated_at: now,
     });
@@ -451,12 +460,50 @@ export class InMemoryCapacity implements UpstreamCapacity {
     const task = this.tasks.tasks.get(taskId);
     const account = this.accountsById.get(accountId);
     if (!task || task.upstream_slot !== accountId || !account) return false;
+    const phase = task.upstream_slot_phase;
     delete task.upstream_slot;
+    delete task.upstream_slot_phase;
+    if (phase !== 'running') account.in_use -= 1;
+    if (phase !== undefined) account.inflight = (account.inflight ?? 0) - 1;
+    account.updated_at = now;
+    if (penalty && 'coolUntil' in penalty) {
+      account.cool_until = penalty.coolUntil;
+      account.cool_streak = (account.cool_streak ?? 0) + 1;
+      delete account.probe_until;
+      if (penalty.inflightLimit !== undefined)
+        Object.assign(account, { inflight_limit: penalty.inflightLimit, inflight_accepted: 0 });
+    } else if (penalty) Object.assign(account, { enabled: false, disabled_reason: penalty.disable });
+    return true;
+  }
+
+  async started(taskId: string, accountId: string, now: string) {
+    const task = this.tasks.tasks.get(taskId);
+    const account = this.accountsById.get(accountId);
+    if (!task || task.upstream_slot !== accountId || task.upstream_slot_phase === 'running' || !account) return false;
+    // A slot taken before phases was never counted in flight: it is given back whole.
+    if (task.upstream_slot_phase === undefined) delete task.upstream_slot;
+    else task.upstream_slot_phase = 'running';
     account.in_use -= 1;
     account.updated_at = now;
-    if (penalty && 'coolUntil' in penalty) account.cool_until = penalty.coolUntil;
-    else if (penalty) Object.assign(account, { enabled: false, disabled_reason: penalty.disable });
     return true;
+  }
+
+  async accepted(accountId: string, _now: string) {
+    const account = this.accountsById.get(accountId);
+    if (!account) return false;
+    const cooling = (account.cool_streak ?? 0) > 0;
+    if (cooling) {
+      account.cool_streak = 0;
+      delete account.probe_until;
+      delete account.cool_until;
+    }
+    if (account.inflight_limit === undefined) return cooling;
+    const accepted = (account.inflight_accepted ?? 0) + 1;
+    const raised = raisedLimit(account, accepted);
+    if (raised !== undefined) Object.assign(account, { inflight_limit: raised, inflight_accepted: 0 });
+    else if (account.inflight_ceiling === undefined || account.inflight_limit < account.inflight_ceiling)
+      account.inflight_accepted = accepted;
+    return cooling;
   }
 
   async holders(accountId: string, updatedBefore: string, limit: number) {
@@ -465,6 +512,22 @@ export class InMemoryCapacity implements UpstreamCapacity {
       .slice(0, limit)
       .map((t) => ({ task_id: t.task_id, status: t.status }));
   }
+}
+
+/** The adapter's admission condition (functions/adapters/dynamodb-upstream-capacity.ts, `admission`). */
+function admits(account: UpstreamAccount, now: string, options: AssignOptions): boolean {
+  const inflight = account.inflight ?? 0;
+  const room =
+    account.enabled &&
+    account.in_use < account.capacity &&
+    (account.cool_until === undefined || account.cool_until < now) &&
+    (account.inflight_limit === undefined || inflight < account.inflight_limit) &&
+    (account.inflight_ceiling === undefined || inflight < account.inflight_ceiling);
+  if (!room) return false;
+  if (!options.probe) return (account.cool_streak ?? 0) === 0;
+  return (
+    account.cool_streak === options.probe.streak && (account.probe_until === undefined || account.probe_until < now)
+  );
 }
 
 /** Records every answer; `waiting` lists the tokens still unanswered (an answered one is refused, as in AWS). */
@@ -523,6 +586,8 @@ export class KeyedFakeProvider extends FakeProvider {
  */
 export function countHeldSlots(tasks: InMemoryTasks, capacity: InMemoryCapacity): void {
   for (const [accountId, account] of capacity.accountsById) {
-    account.in_use += [...tasks.tasks.values()].filter((task) => task.upstream_slot === accountId).length;
+    const held = [...tasks.tasks.values()].filter((task) => task.upstream_slot === accountId);
+    account.in_use += held.filter((task) => task.upstream_slot_phase !== 'running').length;
+    account.inflight = (account.inflight ?? 0) + held.filter((task) => task.upstream_slot_phase).length;
   }
 }

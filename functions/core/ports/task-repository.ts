@@ -43,7 +43,7 @@ export interface TaskRepository {
    */
   createCharged(task: TaskRecord, charge: Charge): Promise<void>;
   /**
-   * Stores the upstream job id (and when the upstream expires it) once and moves pending → running.
+   * Stores the upstream job id (and when the upstream expires it) once; the status stays (the job is queued).
    * Returns the task after the write.
    */
   recordUpstreamJob(taskId: string, jobId: string, now: string, expiresAt?: string): Promise<TaskRecord>;

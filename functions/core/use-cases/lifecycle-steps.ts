@@ -13,6 +13,7 @@ import {
   ContentModerationError,
   UpstreamAccountError,
   UpstreamBusyError,
+  UpstreamConcurrencyError,
   UpstreamConfigurationError,
   UpstreamOutcomeUnknownError,
   UpstreamRejectedError,
@@ -36,8 +37,10 @@ import {
   providerOf,
   settleExpiredClaim,
 } from './upstream-claim.js';
+import type { AccountPenalty } from '../ports/upstream-capacity.js';
+import { CAPACITY_RULES, coolDownMs, cutLimit } from '../upstream-account-rules.js';
 import type { WaitingRoomDeps } from './waiting-room.js';
-import { leaveWaitingRoom, releaseSlot } from './waiting-room.js';
+import { accountOfSlot, jobAccepted, leaveWaitingRoom, releaseSlot } from './waiting-room.js';
 
 /**
  * The job's `execution_expires_after`: what is left of the task's deadline, within Ark's bounds (docs/providers/ark.md,
@@ -50,9 +53,6 @@ export function upstreamExpirySeconds(deadlineAt: string, now: Date): number {
   const left = Math.ceil((Date.parse(deadlineAt) - now.getTime()) / 1000);
   return Math.min(Math.max(left, ARK_EXPIRY_SECONDS.min), ARK_EXPIRY_SECONDS.max);
 }
-
-/** How long an account that answered 429 gets no new job (the task that met it pauses as long: see the ASL). */
-export const ACCOUNT_COOL_DOWN_MS = 10_000;
 
 export { accountOf };
 
@@ -71,6 +71,8 @@ export interface LifecycleDeps extends WaitingRoomDeps, ClaimDeps {
   /** A new claim's id and a random seed (defaults: Web Crypto). */
   newClaimId?: () => string;
   random?: () => number;
+  /** A number in [0, 1) for a cool-down's jitter (default Math.random). */
+  jitter?: () => number;
 }
 
 function randomClaimId(): string {
@@ -157,6 +159,8 @@ async function startJob(
   };
   const { jobId, expiresAt } = await createUpstreamJob(claimed, claim.id, deps);
   const recorded = await deps.tasks.recordUpstreamJob(task.task_id, jobId, deps.now().toISOString(), expiresAt);
+  // The job exists whatever follows: a failure to note the account's success must not fail the step.
+  await jobAccepted(task, deps).catch((error: unknown) => deps.onDispatchError?.(error));
   if (recorded.upstream_job_id === jobId) return { state: 'started', job_id: jobId };
   // Only a claim that outlived its lease gets here (the task ended, or another start recorded its own job): the
   // job we just made belongs to no task, and the upstream would bill a video nobody collects. Cancel it.
@@ -197,14 +201,26 @@ async function createUpstreamJob(
     }
     if (error instanceof UpstreamBusyError || error instanceof UpstreamAccountError) {
       const penalty =
-        error instanceof UpstreamBusyError
-          ? { coolUntil: new Date(now.getTime() + ACCOUNT_COOL_DOWN_MS).toISOString() }
-          : { disable: error.message };
+        error instanceof UpstreamBusyError ? await coolDown(task, error, deps) : { disable: error.message };
       await releaseSlot(task, deps, penalty);
       throw new WaitingForUpstreamError(`${error.message}; back to the waiting room until ${task.deadline_at}`);
     }
     throw error;
   }
+}
+
+/**
+ * A 429 on the account: it cools for a random time below a bound that doubles with each 429 in a row (full
+ * jitter); a refusal for concurrency also cuts its in-flight limit (docs/upstream-capacity.md).
+ */
+async function coolDown(task: TaskRecord, error: UpstreamBusyError, deps: LifecycleDeps): Promise<AccountPenalty> {
+  const accounts = await deps.capacity.accounts(task.upstream_provider);
+  const account = task.upstream_slot ? accountOfSlot(accounts, task.upstream_slot) : undefined;
+  const streak = (account?.cool_streak ?? 0) + 1;
+  const waitMs = coolDownMs(streak, deps.jitter ?? Math.random, CAPACITY_RULES);
+  const coolUntil = new Date(deps.now().getTime() + waitMs).toISOString();
+  if (account && error instanceof UpstreamConcurrencyError) return { coolUntil, inflightLimit: cutLimit(account) };
+  return { coolUntil };
 }
 
 export interface TransferDeps {

@@ -14,7 +14,7 @@ export async function refreshFromUpstream(task: TaskRecord, deps: RefreshDeps): 
   if ((task.status !== 'pending' && task.status !== 'running') || !task.upstream_job_id) return task;
   let progress;
   try {
-    progress = await checkUpstream(task, deps, { recordStart: true });
+    progress = await checkUpstream(task, deps);
   } catch (error) {
     deps.onUpstreamError?.(task, error);
     return task;

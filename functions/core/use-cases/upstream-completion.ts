@@ -15,7 +15,7 @@ import { UpstreamJobFailedError } from '../workflow-errors.js';
 import { NotFoundError } from '../api-error.js';
 import { DEFAULT_ACCOUNT } from '../ports/upstream-capacity.js';
 import type { WaitingRoomDeps } from './waiting-room.js';
-import { releaseSlot } from './waiting-room.js';
+import { releaseQueuedSlot, releaseSlot } from './waiting-room.js';
 import { webhookNotice } from './webhook-notice.js';
 
 export interface CompletionDeps extends WaitingRoomDeps {
@@ -76,7 +76,7 @@ export async function awaitCompletion(taskId: string, token: string, deps: Compl
  */
 export async function settleFromHint(task: TaskRecord | undefined, deps: CompletionDeps): Promise<boolean> {
   if (!task || isFinal(task.status) || !task.upstream_job_id) return false;
-  const progress = await checkUpstream(task, deps, { recordStart: true });
+  const progress = await checkUpstream(task, deps);
   if (!progress) return false;
   await wakeExecution(task.task_id, progress, deps);
   return true;
@@ -92,13 +92,10 @@ export async function wakeExecution(taskId: string, progress: UpstreamProgress, 
 /**
  * Reads the job; a final one is recorded: succeeded → transferring (the execution copies the video), failed
  * → failed and refunded (one conditional transaction, whoever runs it first). Either way the slot is given
- * back at once: the job no longer counts upstream. Undefined while the job runs or cannot be read now.
+ * back at once: the job no longer counts upstream. A job seen running moves the task to `running` and gives
+ * its queued slot back. Undefined while the job runs or cannot be read now.
  */
-export async function checkUpstream(
-  task: TaskRecord,
-  deps: CompletionDeps,
-  options: { recordStart?: boolean } = {},
-): Promise<UpstreamProgress | undefined> {
+export async function checkUpstream(task: TaskRecord, deps: CompletionDeps): Promise<UpstreamProgress | undefined> {
   if (isFinal(task.status)) return { state: 'final' };
   const jobId = task.upstream_job_id;
   if (!jobId) return undefined;
@@ -115,10 +112,10 @@ export async function checkUpstream(
     case 'failed':
       return fail(task, jobFailure(job), deps);
     case 'running':
-      // A query shows the customer the start (the execution has no use for it: it waits for the end).
-      if (options.recordStart && task.status === 'pending') {
-        await deps.tasks.moveTo(task.task_id, 'running', {}, now.toISOString());
-      }
+      // The job left the upstream's queue: its queued slot goes back (it stays in flight) and the customer
+      // sees `running` now, whoever looked (the execution itself has no use for it: it waits for the end).
+      if (task.status === 'pending') await deps.tasks.moveTo(task.task_id, 'running', {}, now.toISOString());
+      if (task.upstream_slot_phase !== 'running') await releaseQueuedSlot(task, deps);
       return undefined;
     case 'cancelled':
       if (job.cancelledAt !== undefined && now.getTime() - Date.parse(job.cancelledAt) < CANCEL_SETTLE_MS) {

@@ -9,7 +9,15 @@ import type { TaskRecord } from '../task.js';
 import { isFinal } from '../task-status.js';
 import type { TaskRepository } from '../ports/task-repository.js';
 import type { TaskWaker } from '../ports/task-waker.js';
-import type { AccountPenalty, UpstreamAccount, UpstreamCapacity, WaitingEntry } from '../ports/upstream-capacity.js';
+import type {
+  AccountPenalty,
+  AssignOptions,
+  UpstreamAccount,
+  UpstreamCapacity,
+  WaitingEntry,
+} from '../ports/upstream-capacity.js';
+import { accountIdOf } from '../ports/upstream-capacity.js';
+import { CAPACITY_RULES, freeOf, isCooling } from '../upstream-account-rules.js';
 import { GenerationTimedOutError, TaskNotFoundError } from '../workflow-errors.js';
 
 export interface WaitingRoomDeps {
@@ -114,7 +122,7 @@ export async function dispatch(
       deps.onContended?.(round, elapsedMs);
       return served;
     }
-    const free = freeSlots(await usableAccounts(provider, deps));
+    const free = freeSlots(await usableAccounts(provider, deps), deps.now());
     if (free <= 0) return served;
     const oldest = await deps.capacity.oldest(provider, free);
     if (oldest.length === 0) return served;
@@ -124,21 +132,24 @@ export async function dispatch(
     const now = deps.now();
     // Those all are owed a slot now, so their order among themselves does not matter: shuffled, concurrent
     // dispatchers (a burst of entrants, a wave of releases) mostly try different entries, not the same first.
-    const candidates = shuffle(oldest.slice(0, freeSlots(accounts)));
+    const candidates = shuffle(oldest.slice(0, freeSlots(accounts, now)));
     let taken = 0;
     let progressed = false;
     for (const entry of candidates) {
-      const account = mostFree(accounts);
+      const account = mostFree(accounts, now);
       if (!account || served >= limit || taken >= TAKEN_BEFORE_REREAD) break;
-      const outcome = await deps.capacity.assign(entry, account, deps.newToken(), now.toISOString());
+      const options = assignOptions(account, now);
+      const outcome = await deps.capacity.assign(entry, account, deps.newToken(), now.toISOString(), options);
       if (outcome === 'assigned') {
         account.in_use += 1;
+        account.inflight = (account.inflight ?? 0) + 1;
+        if (options.probe) account.probe_until = options.probe.until;
         served += 1;
         progressed = true;
         // A token that no longer waits is fine: the task holds its slot, and its wait's next try sees it.
         await deps.waker.succeed(entry.token, SLOT_TAKEN);
       } else if (outcome === 'account-full') {
-        account.in_use = account.capacity;
+        account.enabled = false; // for this round only: a fresh read comes next
         progressed = true;
       } else if (outcome === 'task-not-waiting') {
         // A stale entry: its place goes to the next one. Its token, if it still waits, is answered as
@@ -184,6 +195,37 @@ export async function releaseSlot(
   return released;
 }
 
+/**
+ * The task's job runs upstream: its queued slot goes back to the account (it stays in flight) and the next
+ * waiting task may have it. False when the task held no queued slot.
+ */
+export async function releaseQueuedSlot(
+  task: Pick<TaskRecord, 'task_id' | 'upstream_provider' | 'upstream_slot'>,
+  deps: WaitingRoomDeps,
+): Promise<boolean> {
+  if (!task.upstream_slot) return false;
+  const started = await deps.capacity.started(task.task_id, task.upstream_slot, deps.now().toISOString());
+  if (started)
+    await dispatch(task.upstream_provider, deps, 1, RELEASE_PACE).catch((error: unknown) =>
+      deps.onDispatchError?.(error),
+    );
+  return started;
+}
+
+/**
+ * The upstream accepted the task's job: a cooling account's probe succeeded, so the room is served again at
+ * once; and the account's in-flight limit grows a little (docs/upstream-capacity.md, "Jobs in flight").
+ */
+export async function jobAccepted(
+  task: Pick<TaskRecord, 'upstream_provider' | 'upstream_slot'>,
+  deps: WaitingRoomDeps,
+): Promise<void> {
+  if (!task.upstream_slot) return;
+  const coolingEnded = await deps.capacity.accepted(task.upstream_slot, deps.now().toISOString());
+  if (coolingEnded)
+    await dispatch(task.upstream_provider, deps).catch((error: unknown) => deps.onDispatchError?.(error));
+}
+
 /** A task that ends while waiting leaves the room (a stale entry would also be dropped by the next dispatch). */
 export async function leaveWaitingRoom(task: TaskRecord, deps: Pick<WaitingRoomDeps, 'capacity'>): Promise<void> {
   if (!task.upstream_slot && !task.upstream_job_id) {
@@ -206,25 +248,35 @@ function holdsOrNeedsNoSlot(task: TaskRecord | undefined): boolean {
 
 async function usableAccounts(provider: string, deps: WaitingRoomDeps): Promise<UpstreamAccount[]> {
   const now = deps.now();
-  return (await deps.capacity.accounts(provider)).filter((account) => usable(account, now));
+  return (await deps.capacity.accounts(provider)).filter((account) => freeOf(account, now) > 0);
 }
 
-function freeSlots(accounts: UpstreamAccount[]): number {
-  return accounts.reduce((sum, account) => sum + account.capacity - account.in_use, 0);
+function freeSlots(accounts: UpstreamAccount[], now: Date): number {
+  return accounts.reduce((sum, account) => sum + freeOf(account, now), 0);
 }
 
-function usable(account: UpstreamAccount, now: Date): boolean {
-  const cooling = account.cool_until !== undefined && Date.parse(account.cool_until) > now.getTime();
-  return account.enabled && !cooling && account.in_use < account.capacity;
-}
-
-function mostFree(accounts: UpstreamAccount[]): UpstreamAccount | undefined {
+function mostFree(accounts: UpstreamAccount[], now: Date): UpstreamAccount | undefined {
   let best: UpstreamAccount | undefined;
+  let bestFree = 0;
   for (const account of accounts) {
-    const free = account.capacity - account.in_use;
-    if (free > 0 && (!best || free > best.capacity - best.in_use)) best = account;
+    const free = freeOf(account, now);
+    if (free > bestFree) [best, bestFree] = [account, free];
   }
   return best;
+}
+
+/** One of the master account's keys (they share its slots), and the probe's lease if the account cools. */
+function assignOptions(account: UpstreamAccount, now: Date): AssignOptions {
+  const keys = account.keys?.length ? account.keys : [account.name];
+  const key = keys[Math.floor(Math.random() * keys.length)] ?? account.name;
+  if (!isCooling(account)) return { key };
+  const until = new Date(now.getTime() + CAPACITY_RULES.probeLeaseMs).toISOString();
+  return { key, probe: { streak: account.cool_streak ?? 0, until } };
+}
+
+/** The account a task's slot names, among those read. */
+export function accountOfSlot(accounts: UpstreamAccount[], slot: string): UpstreamAccount | undefined {
+  return accounts.find((account) => accountIdOf(account.provider, account.name) === slot);
 }
 
 function shuffle<T>(items: T[]): T[] {

@@ -48,7 +48,9 @@ export const TaskSchema = v.pipe(
     task_id: TaskIdSchema,
     status: v.pipe(
       v.picklist(TASK_STATUSES),
-      v.description('pending → running → transferring → success; or failed, or refunded (cancelled).'),
+      v.description(
+        'pending (paid; waiting for capacity or queued upstream) → running (being generated) → transferring → success; or failed, or refunded (cancelled).',
+      ),
     ),
     video_url: v.pipe(
       v.nullable(v.string()),
@@ -76,7 +78,7 @@ export const TaskSchema = v.pipe(
     queue_position: v.pipe(
       v.nullable(v.number()),
       v.description(
-        'While the task waits for upstream capacity: 1 when it starts next. Shown by GET /video/tasks/{id}; null otherwise (and always in the list).',
+        'While the task waits for upstream capacity: 1 when it starts next. Null once its job is queued upstream (the upstream reports no place), otherwise, and always in the list. Shown by GET /video/tasks/{id}.',
       ),
     ),
   }),

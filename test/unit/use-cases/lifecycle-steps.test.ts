@@ -6,16 +6,17 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { UpstreamAccount } from '../../../functions/core/ports/upstream-capacity.js';
 import type { TaskRecord } from '../../../functions/core/task.js';
 import type { TaskStatus } from '../../../functions/core/task-status.js';
+import { CAPACITY_RULES } from '../../../functions/core/upstream-account-rules.js';
 import {
   ContentModerationError,
   UpstreamAccountError,
   UpstreamBusyError,
+  UpstreamConcurrencyError,
   UpstreamConfigurationError,
   UpstreamRejectedError,
   UpstreamTransientError,
 } from '../../../functions/core/upstream-errors.js';
 import {
-  ACCOUNT_COOL_DOWN_MS,
   completeTask,
   failAndRefund,
   startUpstreamJob,
@@ -101,7 +102,7 @@ describe('lifecycle steps', () => {
       };
     };
 
-    it('creates the job from the stored generation with the slot’s account and the callback URL (pending → running)', async () => {
+    it('creates the job from the stored generation with the slot’s account and the callback URL (the task stays pending: the job is queued)', async () => {
       use([holding({ generation: { seed: 42 } })]);
       const progress = await startUpstreamJob(TASK_ID, deps);
       expect(progress).toEqual({ state: 'started', job_id: 'job-1', check_seconds: CHECK_SECONDS.callback });
@@ -125,7 +126,7 @@ describe('lifecycle steps', () => {
         },
       ]);
       expect(await tasks.get(TASK_ID)).toMatchObject({
-        status: 'running',
+        status: 'pending',
         upstream_job_id: 'job-1',
         // When Ark expires the job unfinished: the wait for its end lasts until then.
         upstream_expires_at: new Date(NOW.getTime() + HOUR).toISOString(),
@@ -174,6 +175,7 @@ describe('lifecycle steps', () => {
     });
 
     it('429: the slot is given back, the account cools down, WaitingForUpstreamError, nothing refunded', async () => {
+      deps.jitter = () => 0.5;
       provider.createError = new UpstreamBusyError('QuotaExceeded');
       const thrown = await rejection(startUpstreamJob(TASK_ID, deps));
       expect(thrown).toBeInstanceOf(WaitingForUpstreamError);
@@ -182,21 +184,71 @@ describe('lifecycle steps', () => {
       expect(tasks.refunds).toEqual([]);
       expect((await tasks.get(TASK_ID))?.status).toBe('pending');
       expect((await tasks.get(TASK_ID))?.upstream_slot).toBeUndefined();
+      // The first 429 in a row: a random wait below 10 s (half of it here).
+      const coolMs = CAPACITY_RULES.coolBaseMs / 2;
       expect(account()).toMatchObject({
         in_use: 0,
+        inflight: 0,
         enabled: true,
-        cool_until: new Date(NOW.getTime() + ACCOUNT_COOL_DOWN_MS).toISOString(),
+        cool_streak: 1,
+        cool_until: new Date(NOW.getTime() + coolMs).toISOString(),
       });
       // Back in the waiting room: the cooling account gives it nothing…
       await waitForSlot(TASK_ID, 'slot-2', deps);
       expect((await tasks.get(TASK_ID))?.upstream_slot).toBeUndefined();
       expect(waker.answers).toEqual([]);
-      // …until the cool-down is over; then the same task starts.
-      now = new Date(NOW.getTime() + ACCOUNT_COOL_DOWN_MS + 1);
+      // …until the cool-down is over; then the same task starts, as the account's one probe.
+      now = new Date(NOW.getTime() + coolMs + 1);
       expect(await dispatch('ark', deps)).toBe(1);
       expect(waker.answers.map((answer) => answer.token)).toEqual(['slot-2']);
+      expect(account()?.probe_until).toBeDefined();
       provider.createError = undefined;
       expect(await startUpstreamJob(TASK_ID, deps)).toMatchObject({ state: 'started', job_id: 'job-1' });
+      // The probe was accepted: the cooling is over.
+      expect(account()).toMatchObject({ cool_streak: 0, in_use: 1, inflight: 1 });
+      expect(account()?.probe_until).toBeUndefined();
+    });
+
+    it('429s in a row: each bound doubles up to the cap (full jitter below it); one probe at a time', async () => {
+      const waits: number[] = [];
+      deps.jitter = () => 0.999;
+      provider.createError = new UpstreamBusyError('QuotaExceeded');
+      for (let round = 0; round < 8; round += 1) {
+        await rejection(startUpstreamJob(TASK_ID, deps));
+        const coolUntil = Date.parse(account()?.cool_until ?? '');
+        waits.push(coolUntil - now.getTime());
+        now = new Date(coolUntil + 1);
+        await waitForSlot(TASK_ID, `slot-${round}`, deps);
+        expect((await tasks.get(TASK_ID))?.upstream_slot).toBe('ark#default');
+      }
+      const bounds = [10, 20, 40, 80, 160, 300, 300, 300].map((s) => s * 1000);
+      waits.forEach((wait, i) => expect(wait).toBe(Math.floor(0.999 * (bounds[i] ?? 0))));
+      expect(account()?.cool_streak).toBe(8);
+      // The probe holds the lease: a second waiting task gets nothing while it lives.
+      tasks.tasks.set('t-2', { ...taskRecord({ task_id: 't-2', created_at: '2026-01-02T00:00:00.000Z' }) });
+      await waitForSlot('t-2', 'slot-other', deps);
+      expect((await tasks.get('t-2'))?.upstream_slot).toBeUndefined();
+    });
+
+    it('InflightBatchsizeExceeded: the in-flight limit is cut to half of what the upstream held; success raises it', async () => {
+      use([holding({ upstream_slot_phase: 'queued' })], [{ inflight: 40, inflight_limit: 100, inflight_ceiling: 100 }]);
+      deps.jitter = () => 0;
+      provider.createError = new UpstreamConcurrencyError('InflightBatchsizeExceeded');
+      expect(await rejection(startUpstreamJob(TASK_ID, deps))).toBeInstanceOf(WaitingForUpstreamError);
+      // 41 in flight with ours: the upstream refused at 40, so the limit is 20; ours went back.
+      expect(account()).toMatchObject({ inflight: 40, inflight_limit: 20, cool_streak: 1 });
+      // Accepted jobs raise it by one per limit's worth (20), never above the ceiling.
+      capacity.accountsById.get('ark#default')!.inflight = 0;
+      provider.createError = undefined;
+      now = new Date(NOW.getTime() + 1);
+      await waitForSlot(TASK_ID, 'slot-2', deps);
+      await startUpstreamJob(TASK_ID, deps);
+      expect(account()).toMatchObject({ inflight_limit: 20, inflight_accepted: 1, cool_streak: 0 });
+      for (let i = 0; i < 19; i += 1) await capacity.accepted('ark#default', NOW.toISOString());
+      expect(account()).toMatchObject({ inflight_limit: 21, inflight_accepted: 0 });
+      capacity.accountsById.get('ark#default')!.inflight_limit = 100;
+      for (let i = 0; i < 200; i += 1) await capacity.accepted('ark#default', NOW.toISOString());
+      expect(account()?.inflight_limit).toBe(100);
     });
 
     it('401/403: the slot is given back and the account disabled (an operator’s job), WaitingForUpstreamError', async () => {

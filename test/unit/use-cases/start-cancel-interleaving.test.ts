@@ -209,7 +209,7 @@ describe('a start that dies between creating the job and recording it', () => {
     later(UPSTREAM_CLAIM_LEASE_MS);
     expect(await startUpstreamJob(TASK_ID, deps)).toMatchObject({ state: 'started', job_id: 'job-1' });
     expect(provider.jobs.map((job) => job.jobId)).toEqual(['job-1']);
-    expect(await tasks.get(TASK_ID)).toMatchObject({ status: 'running', upstream_job_id: 'job-1' });
+    expect(await tasks.get(TASK_ID)).toMatchObject({ status: 'pending', upstream_job_id: 'job-1' });
     expect(adopted).toEqual(['job-1']);
   });
 

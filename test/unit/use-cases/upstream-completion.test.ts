@@ -92,8 +92,9 @@ describe('upstream completion', () => {
           status: 'running',
           wake_token: 'wake-1',
           updated_at: NOW.toISOString(),
-          upstream_slot: SLOT,
         });
+        // Queued, the job holds its slot; running, the slot (taken before phases here) is given back.
+        expect((await stored()).upstream_slot).toBe(status.state === 'queued' ? SLOT : undefined);
         expect(waker.answers).toEqual([]);
       },
     );
@@ -284,13 +285,22 @@ describe('upstream completion', () => {
   });
 
   describe('checkUpstream', () => {
-    it('a job that started moves a pending task to running only for a query (recordStart)', async () => {
-      use([generating({ status: 'pending' })]);
-      provider.status = { state: 'running' };
+    it('a job that started moves a pending task to running and gives its queued slot back (it stays in flight)', async () => {
+      use([generating({ status: 'pending', upstream_slot_phase: 'queued' })]);
+      provider.status = { state: 'queued' };
       expect(await checkUpstream(await stored(), deps)).toBeUndefined();
       expect((await stored()).status).toBe('pending');
-      expect(await checkUpstream(await stored(), deps, { recordStart: true })).toBeUndefined();
-      expect((await stored()).status).toBe('running');
+      const before = { ...capacity.accountsById.get('ark#default') };
+      provider.status = { state: 'running' };
+      expect(await checkUpstream(await stored(), deps)).toBeUndefined();
+      expect(await stored()).toMatchObject({ status: 'running', upstream_slot_phase: 'running' });
+      expect(capacity.accountsById.get('ark#default')).toMatchObject({
+        in_use: (before.in_use ?? 0) - 1,
+        inflight: before.inflight,
+      });
+      // Seen running again: nothing more is given back.
+      expect(await checkUpstream(await stored(), deps)).toBeUndefined();
+      expect(capacity.accountsById.get('ark#default')?.in_use).toBe((before.in_use ?? 0) - 1);
     });
 
     it('a task without a job yet: nothing to read', async () => {
@@ -401,11 +411,13 @@ describe('upstream completion', () => {
       expect(inUse()).toBe(0);
     });
 
-    it('a job still running: nothing answered, the slot kept', async () => {
+    it('a job still running: nothing answered, its queued slot given back (it stays in flight)', async () => {
       await awaitCompletion(TASK_ID, 'wake-1', deps);
       expect((await refreshFromUpstream(await stored(), deps)).status).toBe('running');
       expect(waker.answers).toEqual([]);
-      expect(inUse()).toBe(1);
+      expect(inUse()).toBe(0);
+      // A slot taken before phases: given back whole (it was never counted in flight).
+      expect((await stored()).upstream_slot).toBeUndefined();
     });
   });
 
