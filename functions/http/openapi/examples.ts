@@ -30,6 +30,7 @@ const task = {
     last_attempt_at: '2026-01-01T08:01:11.000Z',
     delivered_at: '2026-01-01T08:01:11.000Z',
   },
+  cost_breakdown: { base: 3, resolution: 0, audio: 1.2, surcharges: 0 },
   queue_position: null,
 };
 
@@ -76,7 +77,13 @@ export const EXAMPLES = {
       },
     },
   },
-  submitResult: { task_id: TASK_ID, status: 'pending', cost: 4.2, created_at: '2026-01-01T08:00:00.000Z' },
+  submitResult: {
+    task_id: TASK_ID,
+    status: 'pending',
+    cost: 4.2,
+    cost_breakdown: { base: 3, resolution: 0, audio: 1.2, surcharges: 0 },
+    created_at: '2026-01-01T08:00:00.000Z',
+  },
   task,
   refundedTask: { ...pendingTask, status: 'refunded', finished_at: '2026-01-01T08:05:03.000Z' },
   taskList: { items: [pendingTask, task], next_cursor: 'eyJhY2NvdW50X2lkIjoiYWNjdCIsImNyZWF0ZWRfYXQiOiIyMDI2In0' },

@@ -43,6 +43,16 @@ const WebhookSchema = v.pipe(
   v.description('The completion webhook; null when the task has no webhook_url.'),
 );
 
+const CostBreakdownSchema = v.pipe(
+  v.strictObject({
+    base: yuan('The price at multiplier 1: price_per_second × duration, or price_per_call.'),
+    resolution: yuan("What the resolution's multiplier (per_call: the quality multiplier) adds; negative below 1."),
+    audio: yuan('audio_extra when generate_audio is true (its default on models with sound), else 0.'),
+    surcharges: yuan('material_surcharge × the reference videos and audios.'),
+  }),
+  v.description('What the cost is made of: base + resolution + audio + surcharges = cost, exactly.'),
+);
+
 export const TaskSchema = v.pipe(
   v.strictObject({
     task_id: TaskIdSchema,
@@ -73,6 +83,10 @@ export const TaskSchema = v.pipe(
     result_url: v.pipe(v.nullable(v.string()), v.description('Form B name of video_url (the same value).')),
     video_url_expires_at: v.pipe(v.nullable(v.string()), v.description('When video_url stops working (ISO 8601).')),
     webhook: v.nullable(WebhookSchema),
+    cost_breakdown: v.pipe(
+      v.nullable(CostBreakdownSchema),
+      v.description('What the cost is made of; null for tasks made before it was kept.'),
+    ),
     queue_position: v.pipe(
       v.nullable(v.number()),
       v.description(
@@ -87,6 +101,7 @@ export const SubmitResultSchema = v.strictObject({
   task_id: TaskIdSchema,
   status: v.pipe(v.literal('pending'), v.description('Always pending (Form A).')),
   cost: yuan('What was charged for the task.'),
+  cost_breakdown: v.optional(CostBreakdownSchema),
   created_at: isoTime('When the task was created (ISO 8601).'),
 });
 
