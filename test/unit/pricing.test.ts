@@ -341,7 +341,7 @@ describe("the cost's parts", () => {
               videoReferenceCount: 1,
               audioReferenceCount: 1,
             });
-            expect(sumOfParts(costParts(model, request)), record.name).toBe(costUnits(model, request));
+            expect(sumOfParts(costParts(model, request)), String(record.name)).toBe(costUnits(model, request));
           }
         }
       }

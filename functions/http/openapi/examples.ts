@@ -141,6 +141,15 @@ export const EXAMPLES = {
         ratios: ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'],
         generate_audio: true,
       },
+      priced_options: [
+        { option: 'resolution', default: '720p', cost: 'multiplies the price: 480p × 0.5, 720p × 1, 1080p × 2.25' },
+        {
+          option: 'duration',
+          default: 12,
+          cost: "0.6 CNY per second × the resolution's multiplier; the default is 5 in Form B",
+        },
+        { option: 'generate_audio', default: true, cost: '+1.2 CNY when true (the default)' },
+      ],
     },
   ],
   upload: {

@@ -161,6 +161,21 @@ export const ModelSchema = v.strictObject({
     }),
     v.description('What the model accepts, from its upstream contract.'),
   ),
+  priced_options: v.pipe(
+    v.array(
+      v.strictObject({
+        option: v.picklist(['resolution', 'duration', 'generate_audio', 'video_urls', 'audio_urls']),
+        default: v.pipe(
+          v.nullable(v.union([v.string(), v.number(), v.boolean()])),
+          v.description('What a submit gets when the option is left out (duration: Form A; Form B is 5).'),
+        ),
+        cost: v.pipe(v.string(), v.description('What the option adds to the cost, in CNY.')),
+      }),
+    ),
+    v.description(
+      'The options that change the cost and their defaults; generate_audio defaults to true on models with sound.',
+    ),
+  ),
 });
 
 export const ModelListSchema = v.array(ModelSchema);
