@@ -359,7 +359,7 @@ const OPERATIONS: OperationSpec[] = [
     method: 'get',
     path: '/docs',
     summary: 'This document, rendered',
-    description: 'No API key. An HTML page that renders this document (Redoc).',
+    description: 'No API key. An HTML page that renders this document (Swagger UI, served from our own origin).',
     tag: 'Service',
     authenticated: false,
     success: {
