@@ -92,10 +92,17 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await byId('redeem-submit').click();
     await expect.poll(() => byId('redeem-result').textContent(), EVENTUALLY).toMatch(/30/);
     await expect.poll(() => byId('balance').textContent(), EVENTUALLY).toMatch(/30\.00/);
+    // The same code again adds nothing, and says so.
+    await byId('redeem-code').fill(codes[0]!);
+    await byId('redeem-submit').click();
+    await expect.poll(() => byId('redeem-already').textContent(), EVENTUALLY).toMatch(/already.*nothing was added/);
+    expect(await byId('redeem-result').count()).toBe(0);
     await byId('nav-transactions').click();
     await expect
       .poll(() => byId('transaction-type').allTextContents(), EVENTUALLY)
       .toEqual([expect.stringMatching(/top/i)]);
+    // Times carry their zone.
+    expect(await byId('transaction-row').first().locator('td').first().textContent()).toMatch(/(UTC|GMT)/);
   });
 
   it('creates a key, shown once and copied to the clipboard', async () => {
@@ -119,8 +126,14 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(submitted.status).toBe(200);
     taskId = submitted.body.data.task_id;
     await byId('nav-tasks').click();
-    const video = page.locator(`[data-testid=task-row][data-task-id="${taskId}"][data-status=success] video`);
-    await video.waitFor({ timeout: 120_000 });
+    const row = page.locator(`[data-testid=task-row][data-task-id="${taskId}"][data-status=success]`);
+    await row.waitFor({ timeout: 120_000 });
+    // The status as the API names it; the player only when asked for.
+    expect(await row.getByTestId('task-status').textContent()).toBe('success');
+    expect(await row.locator('video').count()).toBe(0);
+    await row.getByTestId('task-play').click();
+    const video = row.locator('video');
+    await video.waitFor();
     const played = await video.evaluate(async (element: VideoElement) => {
       element.muted = true;
       await element.play();
@@ -137,6 +150,12 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
   it('disables the key: the next API call is 401', async () => {
     await byId('nav-keys').click();
     const row = page.locator(`[data-testid=key-row][data-key-id="${keyId}"]`);
+    // Asked first: dismissed, nothing changes.
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await row.getByTestId('key-toggle').click();
+    expect(await row.getAttribute('data-status')).toBe('active');
+    expect((await callApi(stack, 'GET', '/api/v1/account/balance', { key })).status).toBe(200);
+    page.once('dialog', (dialog) => void dialog.accept());
     await row.getByTestId('key-toggle').click();
     await page.locator(`[data-testid=key-row][data-key-id="${keyId}"][data-status=disabled]`).waitFor();
     const refused = await callApi(stack, 'GET', '/api/v1/account/balance', { key });
@@ -145,6 +164,10 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
 
   it('sends a webhook test event the receiver verifies with the revealed secret', async () => {
     await byId('nav-webhooks').click();
+    // The field the API takes.
+    const text = (await page.locator('main').textContent()) ?? '';
+    expect(text).toContain('webhook_url');
+    expect(text).not.toContain('callback_url');
     await byId('webhook-secret-reveal').click();
     await page.locator('[data-testid=webhook-secret][data-revealed=true]').waitFor();
     const secret = await byId('webhook-secret').inputValue();
@@ -160,6 +183,11 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
   it('lists the charge beside the top-up, and the overview agrees', async () => {
     await byId('nav-transactions').click();
     await expect.poll(() => byId('transaction-row').count(), EVENTUALLY).toBe(2);
+    // The charge's task id, whole, links to the task.
+    const link = page.locator('[data-type=charge] [data-testid=transaction-task-link]');
+    expect(await link.textContent()).toBe(taskId);
+    await link.click();
+    await page.locator(`[data-testid=linked-task] [data-task-id="${taskId}"]`).waitFor();
     await byId('nav-overview').click();
     await expect.poll(() => byId('tasks-this-month').textContent(), EVENTUALLY).toMatch(/1/);
     expect(pageErrors).toEqual([]);
