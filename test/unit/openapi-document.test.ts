@@ -243,7 +243,9 @@ describe('the answers of the handlers, against the document', () => {
     expect(page.headers?.['x-request-id']).toBe('docs-1');
     expect(page.body).toContain("url: '/api/v1/openapi.json'");
     // Nothing from another origin: every src and href is a path of ours.
-    expect([...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].every(([, url]) => url?.startsWith('/'))).toBe(true);
+    expect([...(page.body ?? '').matchAll(/(?:src|href)="([^"]+)"/g)].every(([, url]) => url?.startsWith('/'))).toBe(
+      true,
+    );
     expect(validator.check(asAnswer('GET', '/docs', page))).toEqual([]);
   });
 
