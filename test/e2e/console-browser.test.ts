@@ -147,6 +147,36 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(played.currentTime).toBeGreaterThan(0);
   });
 
+  it("warns at 80 % and at 100 % of a key's quota; keys keep one order across reloads", async () => {
+    await byId('nav-keys').click();
+    await byId('key-name').fill('capped');
+    await byId('key-quota').fill('5');
+    await byId('key-create-submit').click();
+    const capped = await byId('new-key-value').inputValue();
+    await byId('new-key-dismiss').click();
+    // 4.2 of 5 CNY spent: 84 %.
+    const paid = await callApi(stack, 'POST', '/api/v1/video/generate', {
+      key: capped,
+      body: { model: 'seedance-1.5-pro', prompt: 'a kite in the wind', duration: 5 },
+    });
+    expect(paid.status).toBe(200);
+    const order = async () => {
+      await page.reload();
+      await byId('key-row').first().waitFor();
+      return page
+        .locator('[data-testid=key-row]')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-key-id')));
+    };
+    const first = await order();
+    expect(await order()).toEqual(first);
+    const row = page.locator('[data-testid=key-row]', { hasText: 'capped' });
+    await expect.poll(() => row.getByTestId('key-quota-warning').getAttribute('data-level'), EVENTUALLY).toBe('80');
+    await row.getByTestId('key-quota-edit').click();
+    await row.getByTestId('key-quota-input').fill('4.2');
+    await row.getByTestId('key-quota-save').click();
+    await expect.poll(() => row.getByTestId('key-quota-warning').getAttribute('data-level'), EVENTUALLY).toBe('100');
+  });
+
   it('disables the key: the next API call is 401', async () => {
     await byId('nav-keys').click();
     const row = page.locator(`[data-testid=key-row][data-key-id="${keyId}"]`);
@@ -180,16 +210,17 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(payload).toMatchObject({ type: 'test' });
   });
 
-  it('lists the charge beside the top-up, and the overview agrees', async () => {
+  it('lists the charges beside the top-up, and the overview agrees', async () => {
     await byId('nav-transactions').click();
-    await expect.poll(() => byId('transaction-row').count(), EVENTUALLY).toBe(2);
+    // The top-up and two charges (the quota test's task too).
+    await expect.poll(() => byId('transaction-row').count(), EVENTUALLY).toBe(3);
     // The charge's task id, whole, links to the task.
-    const link = page.locator('[data-type=charge] [data-testid=transaction-task-link]');
+    const link = page.locator('[data-type=charge] [data-testid=transaction-task-link]', { hasText: taskId });
     expect(await link.textContent()).toBe(taskId);
     await link.click();
     await page.locator(`[data-testid=linked-task] [data-task-id="${taskId}"]`).waitFor();
     await byId('nav-overview').click();
-    await expect.poll(() => byId('tasks-this-month').textContent(), EVENTUALLY).toMatch(/1/);
+    await expect.poll(() => byId('tasks-this-month').textContent(), EVENTUALLY).toMatch(/2/);
     expect(pageErrors).toEqual([]);
   });
 });
