@@ -30,7 +30,30 @@ const SECTIONS = {
 };
 type Section = keyof typeof SECTIONS;
 
-const { values } = parseArgs({ options: { only: { type: 'string' }, render: { type: 'boolean', default: false } } });
+const USAGE = `usage: npm run bench -- [--only=SECTIONS] [--render] [--help]
+  --only=a,b  run some sections and leave RESULTS.md and results.json alone; sections: ${Object.keys(SECTIONS).join(', ')}
+  --render    rewrite test/bench/RESULTS.md from test/bench/results.json, measuring nothing
+  --help      this text
+All sections take about 12 minutes on 2 cores; the knobs (environment variables) are in test/bench/README.md.`;
+
+const { values } = (() => {
+  try {
+    return parseArgs({
+      options: {
+        only: { type: 'string' },
+        render: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const reportFile = join(REPOSITORY_ROOT, 'test', 'bench', 'RESULTS.md');
 const rawFile = join(REPOSITORY_ROOT, 'test', 'bench', 'results.json');
 if (values.render) {

@@ -26,12 +26,18 @@ environment: PORT (default 3000), DEMO_API_KEY (fixes the demo key), DATA_DIR (d
 
 const { values } = (() => {
   try {
-    return parseArgs({ options: { memory: { type: 'boolean', default: false } } });
+    return parseArgs({
+      options: { memory: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (error) {
     console.error(`${(error as Error).message}\n${USAGE}`);
     process.exit(2);
   }
 })();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const dataDir = resolve(REPOSITORY_ROOT, process.env['DATA_DIR'] ?? '.data');
 const persistent = !values.memory;
 const port = Number(process.env['PORT'] ?? 3000);
@@ -66,6 +72,7 @@ const stack = await startLocalStack({
   demoConsolePassword: process.env['DEMO_CONSOLE_PASSWORD'] ?? demoConsolePassword(),
   upstreams: upstreams.choices,
   accessLog: (line) => console.log(line),
+  progress: (line) => console.log(line),
   environment: {
     POWERTOOLS_LOG_LEVEL: process.env['POWERTOOLS_LOG_LEVEL'] ?? 'INFO',
     // Generous on one's own machine (scripts and test clients poll hard); AWS deploys default to 10/s.

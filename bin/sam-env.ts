@@ -26,6 +26,7 @@ const { values } = (() => {
         template: { type: 'string', default: `cdk.out/${DEFAULT_PREFIX}-stateless.template.json` },
         host: { type: 'string', default: 'host.docker.internal' },
         out: { type: 'string', default: 'env.json' },
+        help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (error) {
@@ -33,6 +34,10 @@ const { values } = (() => {
     process.exit(2);
   }
 })();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 function fail(message: string): never {
   console.error(message);

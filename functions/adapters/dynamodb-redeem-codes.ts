@@ -43,7 +43,12 @@ export class DynamoDbRedeemCodes implements RedeemCodeStore {
     if (!code) return { kind: 'unknown' };
     if (code.redeemed_by !== undefined) {
       if (code.redeemed_by !== accountId) return { kind: 'used' };
-      return { kind: 'redeemed', amountUnits: code.amount_units, balanceUnits: await this.balance(accountId) };
+      return {
+        kind: 'redeemed',
+        amountUnits: code.amount_units,
+        balanceUnits: await this.balance(accountId),
+        redeemedBefore: code.redeemed_at ?? 'an earlier time',
+      };
     }
     if (code.expires_at !== undefined && Date.parse(code.expires_at) <= now.getTime()) return { kind: 'expired' };
     const at = now.toISOString();

@@ -24,6 +24,7 @@ import { getItem } from './dynamodb-client.js';
 import type { AccountRecord, ApiKeyRecord } from '../core/ports/accounts.js';
 import { ledgerEntry, ledgerEntryId } from '../core/ledger.js';
 import type { LedgerEntry } from '../core/ledger.js';
+import { DISABLED_API_KEY_MESSAGE, INVALID_API_KEY_MESSAGE } from '../core/api-key.js';
 import { inLedgerOrder, ledgerPut, listedAfterLast } from './dynamodb-ledger.js';
 import { idempotencyKeyTaken, idempotencyPut } from './dynamodb-idempotency.js';
 
@@ -464,8 +465,8 @@ function keyRefusal(
   charge: Charge,
   quotaShort: boolean,
 ): Error | undefined {
-  if (!key) return new AuthenticationError('invalid API key');
-  if (key.status !== 'active') return new AuthenticationError('API key is disabled');
+  if (!key) return new AuthenticationError(INVALID_API_KEY_MESSAGE);
+  if (key.status !== 'active') return new AuthenticationError(DISABLED_API_KEY_MESSAGE);
   if (key.hasQuota !== charge.keyHasQuota) return new KeyChangedError();
   return quotaShort ? new KeyQuotaExceededError() : undefined;
 }

@@ -2,6 +2,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 export const API_KEY_PREFIX = 'bc_';
+/** One message for every key that is not ours, whatever its shape: it tells nothing about which keys exist. */
+export const INVALID_API_KEY_MESSAGE =
+  'invalid API key: send an active key made in the console, as Authorization: Bearer bc_…';
+export const DISABLED_API_KEY_MESSAGE = 'API key is disabled: enable it in the console, or use another key';
 const API_KEY_PATTERN = /^bc_[A-Za-z0-9_-]{16,128}$/;
 
 export function generateApiKey(): string {

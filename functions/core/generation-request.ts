@@ -14,6 +14,7 @@ import {
   RATIOS,
   RESOLUTIONS,
 } from './generation-options.js';
+import type { Ratio, Resolution } from './generation-options.js';
 import { IMAGE_MODES } from './ark-contract.js';
 import { uploadIdOf } from './uploads.js';
 
@@ -85,7 +86,7 @@ export const ModelSchema = v.object({
 export const GenerationSchema = v.pipe(
   v.object({
     prompt: v.pipe(
-      v.string('is required and must be a string'),
+      v.string(`must be a string of 1 to ${MAX_PROMPT_CODE_POINTS} characters`),
       v.check((text) => text.length > 0, 'must not be empty'),
       // Whitespace and invisible format characters (zero-width space, BOM) describe nothing to generate.
       v.check((text) => !/^[\p{White_Space}\p{Cf}]*$/u.test(text), 'must contain text, not only whitespace'),
@@ -158,7 +159,7 @@ export function parseGenerationBody(body: unknown): GenerationBody {
   }
   // The model's fields come first, so their problems are reported first.
   const models = validate(ModelSchema, record);
-  const fields = validate(GenerationSchema, record);
+  const fields = { ...validate(GenerationSchema, withoutModelBound(record)), ...modelBound(record) };
 
   for (const [snake, camel] of SPELLINGS) {
     // Both keys sent (even if one is null) is two spellings of one field: ambiguous, so refused.
@@ -202,6 +203,30 @@ function modelReference(record: Record<string, unknown>, fields: v.InferOutput<t
   return field === 'model' ? ({ by: 'name-or-id', value } as const) : ({ by: 'id', value } as const);
 }
 
+/**
+ * Duration, resolution and ratio are allowed per model: any value sent is checked by resolve-generation.ts
+ * against the chosen model, type included, so the message gives that model's range or values.
+ */
+const MODEL_BOUND = ['duration', 'resolution', 'ratio'] as const;
+
+function withoutModelBound(record: Record<string, unknown>): Record<string, unknown> {
+  const rest = { ...record };
+  for (const field of MODEL_BOUND) delete rest[field];
+  return rest;
+}
+
+/** The model-bound fields as sent (null is absent), unchecked: resolveGeneration checks them against the model. */
+function modelBound(
+  record: Record<string, unknown>,
+): Pick<GenerationFields, 'durationSeconds' | 'resolution' | 'ratio'> {
+  const { duration, resolution, ratio } = record;
+  return onlyGiven({
+    durationSeconds: duration as number | undefined,
+    resolution: resolution as Resolution | undefined,
+    ratio: ratio as Ratio | undefined,
+  });
+}
+
 /** A field with a value (null counts as not given). */
 function present(value: unknown): boolean {
   return value !== undefined && value !== null;
@@ -218,12 +243,25 @@ function sent(record: Record<string, unknown>, key: string): boolean {
   return Object.hasOwn(record, key) && record[key] !== undefined;
 }
 
+/** What a field the body must carry holds, for the message when it is missing. */
+const REQUIRED: Readonly<Record<string, string>> = {
+  prompt: `the text that describes the video, 1 to ${MAX_PROMPT_CODE_POINTS} characters`,
+};
+
+/**
+ * An issue in our words: the field's path, then what was wrong and what is allowed. Every schema here carries
+ * its own messages; a missing key is the one case the library words itself, so it is written here.
+ */
 export function describeIssue(issue: v.BaseIssue<unknown> | undefined): string {
-  if (!issue) return 'invalid request body';
+  if (!issue) return 'request body is not valid: see GET /api/v1/openapi.json';
   const path = (issue.path ?? [])
     .map((item) => (typeof item.key === 'number' ? `[${item.key}]` : String(item.key)))
     .join('.')
     .replace(/\.\[/g, '[');
+  if (issue.type === 'object' && issue.received === 'undefined' && path) {
+    const holds = Object.hasOwn(REQUIRED, path) ? REQUIRED[path] : undefined;
+    return holds ? `${path} is required: send ${holds}` : `${path} is required`;
+  }
   return path ? `${path}: ${issue.message}` : issue.message;
 }
 

@@ -83,7 +83,13 @@ export const ListTransactionsQuerySchema = v.strictObject({
       v.maxValue(TRANSACTIONS_MAX_LIMIT, `limit must be a whole number from 1 to ${TRANSACTIONS_MAX_LIMIT}`),
     ),
   ),
-  cursor: v.optional(v.pipe(v.string(), v.minLength(1, 'cursor must not be empty'), v.maxLength(2048))),
+  cursor: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1, 'cursor must not be empty: pass next_cursor from the previous page as it is'),
+      v.maxLength(2048, 'invalid cursor: pass next_cursor from the previous page as it is'),
+    ),
+  ),
 });
 
 export const TransactionViewSchema = v.object({

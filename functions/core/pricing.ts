@@ -18,17 +18,45 @@ export interface PricedRequest {
 
 export class UnpricedResolutionError extends namedError('UnpricedResolutionError') {}
 
-export function costUnits(model: VideoModel, request: PricedRequest): number {
+/**
+ * The cost's parts, in units, adding up to the cost exactly: `base` is the price at multiplier 1 (price per
+ * second × duration, or the price per call), `resolution` what the resolution's (or quality's) multiplier adds
+ * (negative below 1), `audio` the audio extra, `surcharges` the per-reference material surcharge.
+ */
+export interface CostParts {
+  baseUnits: number;
+  resolutionUnits: number;
+  audioUnits: number;
+  surchargeUnits: number;
+}
+
+export function costParts(model: VideoModel, request: PricedRequest): CostParts {
   const { pricing } = model;
   if (model.record.billing_mode === 'per_call') {
-    return Number(multiplyUnits(BigInt(pricing.pricePerCallUnits), pricing.qualityMultiplier));
+    const base = BigInt(pricing.pricePerCallUnits);
+    const priced = multiplyUnits(base, pricing.qualityMultiplier);
+    return { baseUnits: Number(base), resolutionUnits: Number(priced - base), audioUnits: 0, surchargeUnits: 0 };
   }
   const multiplier = pricing.resolutionMultipliers[request.resolution];
   if (!multiplier || isZero(multiplier))
     throw new UnpricedResolutionError(`${model.record.name} has no price for ${request.resolution}`);
-  const base = multiplyUnits(BigInt(pricing.pricePerSecondUnits) * BigInt(request.durationSeconds), multiplier);
+  const base = BigInt(pricing.pricePerSecondUnits) * BigInt(request.durationSeconds);
+  const priced = multiplyUnits(base, multiplier);
   const audio = request.generateAudio ? BigInt(pricing.audioExtraUnits) : 0n;
   const materials =
     BigInt(pricing.materialSurchargeUnits) * BigInt(request.videoReferenceCount + request.audioReferenceCount);
-  return Number(base + audio + materials);
+  return {
+    baseUnits: Number(base),
+    resolutionUnits: Number(priced - base),
+    audioUnits: Number(audio),
+    surchargeUnits: Number(materials),
+  };
+}
+
+export function costUnits(model: VideoModel, request: PricedRequest): number {
+  return sumOfParts(costParts(model, request));
+}
+
+export function sumOfParts(parts: CostParts): number {
+  return parts.baseUnits + parts.resolutionUnits + parts.audioUnits + parts.surchargeUnits;
 }

@@ -8,7 +8,8 @@ import type { ImageMode } from './ark-contract.js';
 import type { GenerationBody, GenerationFields } from './generation-request.js';
 import type { Ratio, Resolution } from './generation-options.js';
 import { MIN_DURATION_SECONDS } from './generation-options.js';
-import { costUnits } from './pricing.js';
+import { costParts, sumOfParts } from './pricing.js';
+import type { CostParts } from './pricing.js';
 import { checkReferences } from './reference-rules.js';
 import { supportedResolutions } from './video-model.js';
 import type { VideoModel } from './video-model.js';
@@ -30,6 +31,8 @@ export interface ResolvedGeneration extends GenerationFields {
   /** The images' role upstream; absent when there are no images. */
   imageMode?: ImageMode;
   costUnits: number;
+  /** The cost's parts (stored with the task, so its view shows them as charged); absent on older tasks. */
+  costParts?: CostParts;
 }
 
 export function resolveGeneration(body: GenerationBody, model: VideoModel): ResolvedGeneration {
@@ -43,7 +46,7 @@ export function resolveGeneration(body: GenerationBody, model: VideoModel): Reso
   const ratio = body.ratio ?? (upstream.ratios.includes(DEFAULT_RATIO) ? DEFAULT_RATIO : upstream.ratios[0]);
   if (ratio === undefined || !upstream.ratios.includes(ratio)) {
     throw new InvalidRequestError(
-      `ratio ${ratio} is not supported by ${record.name}: use ${upstream.ratios.join(', ')}`,
+      `ratio ${JSON.stringify(ratio)} is not supported by ${record.name}: use one of ${upstream.ratios.join(', ')}`,
     );
   }
   if (body.generateAudio && !upstream.audio) {
@@ -51,6 +54,13 @@ export function resolveGeneration(body: GenerationBody, model: VideoModel): Reso
   }
   const generateAudio = body.generateAudio ?? upstream.audio;
 
+  const parts = costParts(model, {
+    resolution,
+    durationSeconds,
+    generateAudio,
+    videoReferenceCount: body.videoUrls.length,
+    audioReferenceCount: body.audioUrls.length,
+  });
   // Fields the model has no say in pass through as sent.
   const { form: _form, model: _model, fieldNames: _fieldNames, imageMode: _imageMode, ...fields } = body;
   return {
@@ -62,13 +72,8 @@ export function resolveGeneration(body: GenerationBody, model: VideoModel): Reso
     ratio,
     durationSeconds,
     generateAudio,
-    costUnits: costUnits(model, {
-      resolution,
-      durationSeconds,
-      generateAudio,
-      videoReferenceCount: body.videoUrls.length,
-      audioReferenceCount: body.audioUrls.length,
-    }),
+    costUnits: sumOfParts(parts),
+    costParts: parts,
   };
 }
 
@@ -78,9 +83,12 @@ function resolveDuration(body: GenerationBody, model: VideoModel): number {
   // is held only to its form's bounds (spec §1: it "must still be sent, but it does not change the cost").
   const fixed = record.fixed_duration;
   const max = fixed === undefined ? record.max_duration : FORM_MAX_DURATION[body.form];
-  if (body.durationSeconds !== undefined && body.durationSeconds > max) {
+  const sent = body.durationSeconds;
+  // Any value sent is checked here, its type too (generation-request.ts leaves it to the model).
+  if (sent !== undefined && !(Number.isInteger(sent) && sent >= MIN_DURATION_SECONDS && sent <= max)) {
+    const always = fixed === undefined ? '' : ` (it always makes a ${fixed} s video)`;
     throw new InvalidRequestError(
-      `duration must be between ${MIN_DURATION_SECONDS} and ${max} seconds for ${record.name}`,
+      `duration must be a whole number of seconds from ${MIN_DURATION_SECONDS} to ${max} for ${record.name}${always}`,
     );
   }
   if (fixed !== undefined) return fixed;
@@ -94,7 +102,7 @@ function resolveResolution(body: GenerationBody, model: VideoModel, imageMode: I
   if (resolution === undefined || !supported.includes(resolution)) {
     const mode = imageMode === 'reference' ? ' with reference images' : '';
     throw new InvalidRequestError(
-      `resolution ${resolution ?? fallback} is not supported by ${model.record.name}${mode}: use ${supported.join(', ')}`,
+      `resolution ${JSON.stringify(resolution ?? fallback)} is not supported by ${model.record.name}${mode}: use one of ${supported.join(', ')}`,
     );
   }
   return resolution;

@@ -3,6 +3,7 @@ import type { ImageMode } from './ark-contract.js';
 import type { Ratio, Resolution } from './generation-options.js';
 import type { RequestForm } from './generation-request.js';
 import type { ResolvedGeneration } from './resolve-generation.js';
+import type { CostParts } from './pricing.js';
 import { unitsToYuan } from './money.js';
 import type { TaskStatus } from './task-status.js';
 
@@ -116,11 +117,30 @@ export interface TaskView {
   video_url_expires_at: string | null;
   /** Completion webhook delivery; null when the task has no webhook_url. */
   webhook: WebhookView | null;
+  /** What the cost is made of (docs/money-and-ledger.md, "Pricing"); null for tasks made before it was kept. */
+  cost_breakdown: CostBreakdown | null;
   /**
    * While the task waits for upstream capacity (docs/upstream-capacity.md): 1 when it starts next. Shown by the
    * status query; null otherwise.
    */
   queue_position: number | null;
+}
+
+/** The cost's parts in yuan; they add up to `cost` exactly (functions/core/pricing.ts). */
+export interface CostBreakdown {
+  base: number;
+  resolution: number;
+  audio: number;
+  surcharges: number;
+}
+
+export function costBreakdown(parts: CostParts): CostBreakdown {
+  return {
+    base: unitsToYuan(parts.baseUnits),
+    resolution: unitsToYuan(parts.resolutionUnits),
+    audio: unitsToYuan(parts.audioUnits),
+    surcharges: unitsToYuan(parts.surchargeUnits),
+  };
 }
 
 /** The `webhook` object of the task view (beyond spec, additive). */
@@ -168,6 +188,7 @@ export function toTaskView(task: TaskViewSource): TaskView {
     result_url: videoUrl,
     video_url_expires_at: videoUrl ? (task.video_url_expires_at ?? null) : null,
     webhook: webhookView(task),
+    cost_breakdown: task.generation.costParts ? costBreakdown(task.generation.costParts) : null,
     queue_position: null,
   };
 }

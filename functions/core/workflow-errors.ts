@@ -89,13 +89,42 @@ const PREFIXES: Record<DescribedError, string> = {
   ReferencePreparationError: 'a reference file could not be prepared',
 };
 
-/** Errors whose message is for operators (our key, our account, the upstream's quotas): the prefix alone. */
+/**
+ * Errors whose message is for operators (our key, our account, the upstream's quotas, its job ids): the prefix
+ * alone. Operators read the whole message in the execution's history and the FailAndRefund step's log.
+ */
 const WITHOUT_DETAIL: ReadonlySet<string> = new Set<DescribedError>([
   'UpstreamBusyError',
   'UpstreamAccountError',
   'WaitingForUpstreamError',
   'UpstreamClaimHeldError',
+  'UpstreamTransientError',
+  'UpstreamOutcomeUnknownError',
+  'UpstreamJobNotFoundError',
+  'UpstreamConfigurationError',
 ]);
+
+/** Errors whose detail is the upstream's own words: shown, as they say what to change, without its names and ids. */
+const UPSTREAM_WORDS: ReadonlySet<string> = new Set<DescribedError>([
+  'UpstreamRejectedError',
+  'UpstreamJobFailedError',
+]);
+
+/** Who made the video, and the upstream's ids, are not the customer's business (docs/api-contract.md, "Envelope and errors"). */
+const UPSTREAM_NAMES = /\b(volcengine|byteplus|volcano engine|doubao|dreamina|ark)\b/gi;
+const UPSTREAM_IDS = [
+  /\s*\(?\brequest ?id\b[:=]?\s*[\w-]+\)?\.?/gi,
+  /\b(cgt|ep)-[\w-]+/gi,
+  /\b(doubao|dreamina)?-?seedance-\d[\w-]*-\d{6}\b/gi,
+];
+
+/** The upstream's words without its names and ids. */
+export function withoutUpstreamNames(text: string): string {
+  let scrubbed = text;
+  for (const pattern of UPSTREAM_IDS)
+    scrubbed = scrubbed.replace(pattern, (match) => (/^\s*\(?req/i.test(match) ? '' : 'the task'));
+  return scrubbed.replace(UPSTREAM_NAMES, 'the generator').replace(/\s+/g, ' ').trim();
+}
 
 /**
  * Errors whose message is the whole customer-facing reason, written by our own code (upstream-errors.ts):
@@ -109,13 +138,16 @@ const SELF_DESCRIBED: Record<ContentModerationError['name'], string> = {
 export function describeFailure(error: StepError): string {
   if (error.Error === 'States.Timeout') return 'a processing step timed out';
   if (Object.hasOwn(SELF_DESCRIBED, error.Error)) {
-    return causeMessage(error.Cause) || SELF_DESCRIBED[error.Error as ContentModerationError['name']];
+    // The upstream's own words (its request id) follow ours in parentheses: for operators only.
+    const ours = causeMessage(error.Cause)?.replace(/\s*\(upstream: [\s\S]*\)$/, '');
+    return ours || SELF_DESCRIBED[error.Error as ContentModerationError['name']];
   }
   // Own keys only: an Error named "constructor" or "toString" is unknown, not Object.prototype's.
   const prefix = Object.hasOwn(PREFIXES, error.Error) ? PREFIXES[error.Error as DescribedError] : undefined;
   if (!prefix) return 'internal error while processing the task';
   if (WITHOUT_DETAIL.has(error.Error)) return prefix;
-  const detail = causeMessage(error.Cause);
+  const cause = causeMessage(error.Cause);
+  const detail = cause && UPSTREAM_WORDS.has(error.Error) ? withoutUpstreamNames(cause) : cause;
   return detail ? `${prefix}: ${detail}` : prefix;
 }
 

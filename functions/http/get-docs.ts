@@ -1,15 +1,13 @@
 /**
- * GET /docs: the OpenAPI document rendered by Redoc. Its script (2.2 MB, 650 KB gzipped) is far over a function
- * bundle's 500 KiB budget, so the page loads it from jsDelivr, pinned to one version and checked by its hash
- * (Subresource Integrity): a changed file is refused by the browser, never run.
+ * GET /docs: the OpenAPI document rendered by Swagger UI. Its files (1.7 MB) are far over a function bundle's
+ * 500 KiB budget, so they come from the npm package `swagger-ui-dist`, built into the console's site under
+ * /console/docs/ (lib/console/build.ts): the page loads nothing from another origin. In AWS, open /docs on the
+ * console's CloudFront domain, which serves both (docs/console.md).
  */
 import { publicDocumentRoute } from './api-handler.js';
 
-/** redoc@3.0.1 bundles/redoc.standalone.js: sha384 of the file in the npm package (jsDelivr serves it unchanged). */
-export const REDOC_SCRIPT = {
-  url: 'https://cdn.jsdelivr.net/npm/redoc@3.0.1/bundles/redoc.standalone.js',
-  integrity: 'sha384-j07qRKHNNmcwU1/Y1elJc7pDLHXP/QfbQXTtSkbOJ7uYGJikqAzsFVbY2zR9FqOT',
-};
+/** Where the console's site serves the renderer; the same path locally and on CloudFront. */
+export const DOCS_RENDERER_PATH = '/console/docs/';
 
 const PAGE = `<!doctype html>
 <html lang="en">
@@ -17,11 +15,28 @@ const PAGE = `<!doctype html>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <title>Video Generation Service API</title>
+    <link rel="stylesheet" href="${DOCS_RENDERER_PATH}swagger-ui.css" />
   </head>
   <body>
-    <redoc spec-url="/api/v1/openapi.json" disable-telemetry="true"></redoc>
+    <div id="reference"></div>
     <noscript>This page needs JavaScript; the document itself is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</noscript>
-    <script type="module" src="${REDOC_SCRIPT.url}" integrity="${REDOC_SCRIPT.integrity}" crossorigin="anonymous"></script>
+    <p id="no-renderer" hidden>
+      The page's renderer did not load here; the document itself is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.
+    </p>
+    <script src="${DOCS_RENDERER_PATH}swagger-ui-bundle.js"
+      onerror="document.getElementById('no-renderer').hidden = false"></script>
+    <script>
+      if (window.SwaggerUIBundle) {
+        window.SwaggerUIBundle({
+          url: '/api/v1/openapi.json',
+          dom_id: '#reference',
+          deepLinking: true,
+          // Off: the default sends the document to an outside validator service.
+          validatorUrl: null,
+          supportedSubmitMethods: [],
+        });
+      }
+    </script>
   </body>
 </html>
 `;

@@ -31,6 +31,8 @@ const Input = v.object({
 
 export const handler = stepHandler(Input, async (input) => {
   const error = { Error: input.error.Error, Cause: input.error.Cause ?? undefined };
+  // The customer reads our words (describeFailure); operators read here what the upstream said, with its ids.
+  logger.info('the task failed', { failure: error });
   const result = await failAndRefund(input.task_id, error, deps);
   if (result.refunded) countMetric(METRIC.tasksFailed);
   return { ...result, notify: await webhookNotice(input.task_id, 'failed', deps.tasks) };

@@ -133,6 +133,8 @@ export class ConsoleSite extends Construct {
     });
     // `https://<api id>.execute-api.<region>.amazonaws.com` without its scheme.
     const apiDomain = Fn.select(2, Fn.split('/', props.httpApi.apiEndpoint));
+    // One origin for /api/* and /docs: both are the HTTP API.
+    const apiOrigin = new HttpOrigin(apiDomain, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY });
     this.distribution = new Distribution(this, 'Distribution', {
       comment: `${props.prefix} customer console`,
       defaultBehavior: {
@@ -149,9 +151,18 @@ export class ConsoleSite extends Construct {
         // among them: with caching disabled AllViewerExceptHostHeader forwards it) and query strings; not the
         // Host header, which must stay API Gateway's own.
         '/api/*': {
-          origin: new HttpOrigin(apiDomain, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY }),
+          origin: apiOrigin,
           viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
           allowedMethods: AllowedMethods.ALLOW_ALL,
+          cachePolicy: CachePolicy.CACHING_DISABLED,
+          originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+          responseHeadersPolicy: ResponseHeadersPolicy.SECURITY_HEADERS,
+        },
+        // The API reference page, on the origin that serves its renderer under /console/docs/ (functions/http/get-docs.ts).
+        '/docs': {
+          origin: apiOrigin,
+          viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+          allowedMethods: AllowedMethods.ALLOW_GET_HEAD,
           cachePolicy: CachePolicy.CACHING_DISABLED,
           originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
           responseHeadersPolicy: ResponseHeadersPolicy.SECURITY_HEADERS,

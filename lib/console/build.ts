@@ -9,7 +9,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, statSync } from 'node:fs';
-import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -71,6 +71,7 @@ async function buildInto(cacheRoot: string, finalDir: string): Promise<string> {
         modulePreload: { polyfill: false },
       },
     });
+    await copyDocsRenderer(tempDir);
     if (!isComplete(tempDir)) throw new Error(`the console build left no index.html in ${tempDir}`);
     try {
       await rename(tempDir, finalDir);
@@ -83,6 +84,19 @@ async function buildInto(cacheRoot: string, finalDir: string): Promise<string> {
   } finally {
     await rm(tempDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The API reference page's renderer (GET /docs, functions/http/get-docs.ts): Swagger UI's prebuilt files from its
+ * npm package, served with the console (locally by the gateway, in AWS from the console's bucket), so the page
+ * loads nothing from another origin. Far over a function bundle's 500 KiB, hence here and not in the function.
+ */
+export const DOCS_RENDERER_FILES = ['swagger-ui-bundle.js', 'swagger-ui.css'] as const;
+
+async function copyDocsRenderer(outDir: string): Promise<void> {
+  const from = path.join(REPO_ROOT, 'node_modules', 'swagger-ui-dist');
+  await mkdir(path.join(outDir, 'docs'), { recursive: true });
+  for (const file of DOCS_RENDERER_FILES) await copyFile(path.join(from, file), path.join(outDir, 'docs', file));
 }
 
 /** Removes all but the newest KEEP_BUILDS builds, and temporary directories left by killed builds. */
@@ -112,7 +126,7 @@ export async function consoleSourceHash(): Promise<string> {
     hash.update(await readFile(file));
     hash.update('\0');
   }
-  for (const name of ['vite', 'preact']) {
+  for (const name of ['vite', 'preact', 'swagger-ui-dist']) {
     const manifest = path.join(REPO_ROOT, 'node_modules', name, 'package.json');
     const version = existsSync(manifest)
       ? (JSON.parse(await readFile(manifest, 'utf8')) as { version: string }).version

@@ -66,27 +66,46 @@ type FunctionList = readonly { id: string; entry: string }[];
 export function lambdaBundles(
   cacheDir = BUNDLE_CACHE_DIR,
   functions: FunctionList = ALL_FUNCTIONS,
+  progress?: (line: string) => void,
 ): Promise<LambdaBundles> {
   const started = Date.now();
   const dir = join(cacheDir, contentKey(functions));
   let bundles = underWay.get(dir);
   if (!bundles) {
-    bundles = findOrBuild(dir, functions, started).finally(() => underWay.delete(dir));
+    bundles = findOrBuild(dir, functions, started, progress).finally(() => underWay.delete(dir));
     underWay.set(dir, bundles);
   }
   return bundles;
 }
 
-async function findOrBuild(dir: string, functions: FunctionList, started: number): Promise<LambdaBundles> {
+async function findOrBuild(
+  dir: string,
+  functions: FunctionList,
+  started: number,
+  progress?: (line: string) => void,
+): Promise<LambdaBundles> {
   const files = Object.fromEntries(functions.map(({ id, entry }) => [entry, join(dir, id, 'index.mjs')]));
   if (markUsed(dir)) return { dir, files, built: false, ms: Date.now() - started };
+  progress?.(
+    `Building the ${functions.length} Lambda bundles (the first start, or the sources changed; cached after)…`,
+  );
+  // A line at each quarter done: a long first start on a small machine shows it is moving.
+  let done = 0;
+  const quarters = new Set([1, 2, 3].map((quarter) => Math.ceil((functions.length * quarter) / 4)));
+  const built = () => {
+    done += 1;
+    if (quarters.has(done)) {
+      progress?.(`  ${done} of ${functions.length} bundles built (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+    }
+  };
 
   const cacheDir = dirname(dir);
   mkdirSync(cacheDir, { recursive: true });
   const temporary = join(cacheDir, `.tmp-${basename(dir)}-${randomUUID()}`);
   building += 1;
   try {
-    await Promise.all(functions.map(({ id, entry }) => buildOne(entry, join(temporary, id))));
+    await Promise.all(functions.map(({ id, entry }) => buildOne(entry, join(temporary, id)).then(built)));
+    progress?.(`  all ${functions.length} bundles built (${((Date.now() - started) / 1000).toFixed(0)} s)`);
     try {
       renameSync(temporary, dir);
     } catch (error) {

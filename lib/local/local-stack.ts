@@ -81,6 +81,8 @@ export interface LocalStackOptions {
   demoConsolePassword?: string;
   /** One line per API request, when given. */
   accessLog?: (line: string) => void;
+  /** Lines about long work while starting (building the Lambda bundles), for a person watching. */
+  progress?: (line: string) => void;
   /** How often the reconciler looks for stuck tasks. Default 30 s. */
   reconcileIntervalMs?: number;
 }
@@ -129,7 +131,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     stoppers.length = 0;
   };
   // Built (or found in the cache) while the emulators start; awaited before the first child needs it.
-  const bundling = lambdaBundles();
+  const bundling = lambdaBundles(undefined, undefined, options.progress);
   bundling.catch(() => undefined);
   // Started beside DynamoDB Local (it is ready in about a second); stopped last.
   const cognitoStarting = startLocalCognito({ dataDir: options.dataDir && join(options.dataDir, 'cognito') });

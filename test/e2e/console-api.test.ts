@@ -113,10 +113,12 @@ describe('the console API', () => {
 
     const { codes } = await stack.admin.createRedeemCodes('20', 1, 7);
     const redeemed = await consoleCall<Json>(user.access, 'POST', '/redeem', { code: codes[0] });
-    expect(redeemed.body.data).toEqual({ amount: 20, balance: 20 });
+    expect(redeemed.body.data).toEqual({ amount: 20, balance: 20, already_redeemed_at: null });
+    // Again: the same answer, saying it was redeemed before and nothing was added now.
     expect((await consoleCall(user.access, 'POST', '/redeem', { code: codes[0] })).body.data).toEqual({
       amount: 20,
       balance: 20,
+      already_redeemed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
 
     const paid = await submit();

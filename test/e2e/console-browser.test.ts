@@ -92,10 +92,17 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await byId('redeem-submit').click();
     await expect.poll(() => byId('redeem-result').textContent(), EVENTUALLY).toMatch(/30/);
     await expect.poll(() => byId('balance').textContent(), EVENTUALLY).toMatch(/30\.00/);
+    // The same code again adds nothing, and says so.
+    await byId('redeem-code').fill(codes[0]!);
+    await byId('redeem-submit').click();
+    await expect.poll(() => byId('redeem-already').textContent(), EVENTUALLY).toMatch(/already.*nothing was added/);
+    expect(await byId('redeem-result').count()).toBe(0);
     await byId('nav-transactions').click();
     await expect
       .poll(() => byId('transaction-type').allTextContents(), EVENTUALLY)
       .toEqual([expect.stringMatching(/top/i)]);
+    // Times carry their zone.
+    expect(await byId('transaction-row').first().locator('td').first().textContent()).toMatch(/(UTC|GMT)/);
   });
 
   it('creates a key, shown once and copied to the clipboard', async () => {
@@ -119,8 +126,14 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(submitted.status).toBe(200);
     taskId = submitted.body.data.task_id;
     await byId('nav-tasks').click();
-    const video = page.locator(`[data-testid=task-row][data-task-id="${taskId}"][data-status=success] video`);
-    await video.waitFor({ timeout: 120_000 });
+    const row = page.locator(`[data-testid=task-row][data-task-id="${taskId}"][data-status=success]`);
+    await row.waitFor({ timeout: 120_000 });
+    // The status as the API names it; the player only when asked for.
+    expect(await row.getByTestId('task-status').textContent()).toBe('success');
+    expect(await row.locator('video').count()).toBe(0);
+    await row.getByTestId('task-play').click();
+    const video = row.locator('video');
+    await video.waitFor();
     const played = await video.evaluate(async (element: VideoElement) => {
       element.muted = true;
       await element.play();
@@ -134,9 +147,45 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(played.currentTime).toBeGreaterThan(0);
   });
 
+  it("warns at 80 % and at 100 % of a key's quota; keys keep one order across reloads", async () => {
+    await byId('nav-keys').click();
+    await byId('key-name').fill('capped');
+    await byId('key-quota').fill('5');
+    await byId('key-create-submit').click();
+    const capped = await byId('new-key-value').inputValue();
+    await byId('new-key-dismiss').click();
+    // 4.2 of 5 CNY spent: 84 %.
+    const paid = await callApi(stack, 'POST', '/api/v1/video/generate', {
+      key: capped,
+      body: { model: 'seedance-1.5-pro', prompt: 'a kite in the wind', duration: 5 },
+    });
+    expect(paid.status).toBe(200);
+    const order = async () => {
+      await page.reload();
+      await byId('key-row').first().waitFor();
+      return page
+        .locator('[data-testid=key-row]')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-key-id')));
+    };
+    const first = await order();
+    expect(await order()).toEqual(first);
+    const row = page.locator('[data-testid=key-row]', { hasText: 'capped' });
+    await expect.poll(() => row.getByTestId('key-quota-warning').getAttribute('data-level'), EVENTUALLY).toBe('80');
+    await row.getByTestId('key-quota-edit').click();
+    await row.getByTestId('key-quota-input').fill('4.2');
+    await row.getByTestId('key-quota-save').click();
+    await expect.poll(() => row.getByTestId('key-quota-warning').getAttribute('data-level'), EVENTUALLY).toBe('100');
+  });
+
   it('disables the key: the next API call is 401', async () => {
     await byId('nav-keys').click();
     const row = page.locator(`[data-testid=key-row][data-key-id="${keyId}"]`);
+    // Asked first: dismissed, nothing changes.
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await row.getByTestId('key-toggle').click();
+    expect(await row.getAttribute('data-status')).toBe('active');
+    expect((await callApi(stack, 'GET', '/api/v1/account/balance', { key })).status).toBe(200);
+    page.once('dialog', (dialog) => void dialog.accept());
     await row.getByTestId('key-toggle').click();
     await page.locator(`[data-testid=key-row][data-key-id="${keyId}"][data-status=disabled]`).waitFor();
     const refused = await callApi(stack, 'GET', '/api/v1/account/balance', { key });
@@ -145,6 +194,10 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
 
   it('sends a webhook test event the receiver verifies with the revealed secret', async () => {
     await byId('nav-webhooks').click();
+    // The field the API takes.
+    const text = (await page.locator('main').textContent()) ?? '';
+    expect(text).toContain('webhook_url');
+    expect(text).not.toContain('callback_url');
     await byId('webhook-secret-reveal').click();
     await page.locator('[data-testid=webhook-secret][data-revealed=true]').waitFor();
     const secret = await byId('webhook-secret').inputValue();
@@ -157,11 +210,17 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(payload).toMatchObject({ type: 'test' });
   });
 
-  it('lists the charge beside the top-up, and the overview agrees', async () => {
+  it('lists the charges beside the top-up, and the overview agrees', async () => {
     await byId('nav-transactions').click();
-    await expect.poll(() => byId('transaction-row').count(), EVENTUALLY).toBe(2);
+    // The top-up and two charges (the quota test's task too).
+    await expect.poll(() => byId('transaction-row').count(), EVENTUALLY).toBe(3);
+    // The charge's task id, whole, links to the task.
+    const link = page.locator('[data-type=charge] [data-testid=transaction-task-link]', { hasText: taskId });
+    expect(await link.textContent()).toBe(taskId);
+    await link.click();
+    await page.locator(`[data-testid=linked-task] [data-task-id="${taskId}"]`).waitFor();
     await byId('nav-overview').click();
-    await expect.poll(() => byId('tasks-this-month').textContent(), EVENTUALLY).toMatch(/1/);
+    await expect.poll(() => byId('tasks-this-month').textContent(), EVENTUALLY).toMatch(/2/);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -219,9 +219,22 @@ describe('console site', () => {
     expect(config['Logging']).toMatchObject({ Prefix: 'cloudfront/console/' });
   });
 
+  it('sends /docs to the HTTP API too, read-only: the page and its renderer (under /console/docs/) share an origin', () => {
+    const config = distribution();
+    const docs = config.CacheBehaviors[1] as Record<string, unknown>;
+    const api = config.CacheBehaviors[0] as Record<string, unknown>;
+    expect(docs).toMatchObject({
+      PathPattern: '/docs',
+      TargetOriginId: api['TargetOriginId'],
+      ViewerProtocolPolicy: 'redirect-to-https',
+      CachePolicyId: CachePolicy.CACHING_DISABLED.cachePolicyId,
+    });
+    expect((docs['AllowedMethods'] as string[]).sort()).toEqual(['GET', 'HEAD']);
+  });
+
   it('sends /api/* to the HTTP API: every method, nothing cached, the viewer headers but Host', () => {
     const config = distribution();
-    expect(config.CacheBehaviors).toHaveLength(1);
+    expect(config.CacheBehaviors.map((behavior) => behavior['PathPattern'])).toEqual(['/api/*', '/docs']);
     const api = config.CacheBehaviors[0] as Record<string, unknown>;
     expect(api).toMatchObject({
       PathPattern: '/api/*',

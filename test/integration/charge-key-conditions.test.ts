@@ -8,7 +8,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { hashApiKey } from '../../functions/core/api-key.js';
+import { DISABLED_API_KEY_MESSAGE, hashApiKey, INVALID_API_KEY_MESSAGE } from '../../functions/core/api-key.js';
 import { KeyChangedError } from '../../functions/core/ports/task-repository.js';
 import { reauthenticate } from '../../functions/core/use-cases/authenticate.js';
 import { submitTask } from '../../functions/core/use-cases/submit-task.js';
@@ -70,7 +70,7 @@ describe("the submit's transaction and the stored key", () => {
     const { admin, key, charge, nothingCharged } = await setUp();
     await admin.disableKey(key);
     const { task, done } = charge(false);
-    await expect(done).rejects.toMatchObject({ code: 401, message: 'API key is disabled' });
+    await expect(done).rejects.toMatchObject({ code: 401, message: DISABLED_API_KEY_MESSAGE });
     await nothingCharged(task.task_id, 100_000);
   });
 
@@ -78,7 +78,7 @@ describe("the submit's transaction and the stored key", () => {
     const { keyHash, charge, nothingCharged } = await setUp();
     await local.db.send(new DeleteCommand({ TableName: local.names.tables.apiKeys, Key: { key_hash: keyHash } }));
     const { task, done } = charge(false);
-    await expect(done).rejects.toMatchObject({ code: 401, message: 'invalid API key' });
+    await expect(done).rejects.toMatchObject({ code: 401, message: INVALID_API_KEY_MESSAGE });
     await nothingCharged(task.task_id, 100_000);
   });
 

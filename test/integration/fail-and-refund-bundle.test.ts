@@ -111,7 +111,7 @@ describe('the FailAndRefund bundle', () => {
   it.each([
     ['UpstreamJobFailedError', 'content policy violation', 'generation failed: content policy violation'],
     ['UpstreamRejectedError', 'prompt too long', 'the generator rejected the task: prompt too long'],
-    ['UpstreamJobNotFoundError', 'job 42 is unknown', 'the generator lost the task: job 42 is unknown'],
+    ['UpstreamJobNotFoundError', 'Ark does not know task cgt-42', 'the generator lost the task'],
     ['GenerationTimedOutError', 'past 3600 s', 'generation timed out: past 3600 s'],
     ['VideoRejectedError', 'not a video', 'the generated file could not be stored: not a video'],
     ['TypeError', 'x is undefined at 10.0.0.12', 'internal error while processing the task'],

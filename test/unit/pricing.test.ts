@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { RESOLUTIONS } from '../../functions/core/generation-options.js';
 import type { Resolution } from '../../functions/core/generation-options.js';
-import { costUnits, UnpricedResolutionError } from '../../functions/core/pricing.js';
+import { costParts, costUnits, sumOfParts, UnpricedResolutionError } from '../../functions/core/pricing.js';
 import type { PricedRequest } from '../../functions/core/pricing.js';
 import { supportedResolutions, toVideoModel } from '../../functions/core/video-model.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
@@ -324,5 +324,42 @@ describe('property: cost never uses floats (BigInt reference over many requests)
     expect(mismatches).toBe(0);
     // 120 per_second models × 6 durations × 3 resolutions × 16, and 30 per_call ones × 6 × 1 × 16.
     expect(checked).toBe(120 * 6 * 3 * 16 + 30 * 6 * 16);
+  });
+});
+
+describe("the cost's parts", () => {
+  it('add up to the cost exactly, for every catalog model, resolution, duration, audio and reference count', () => {
+    for (const record of catalogRecords()) {
+      const model = toVideoModel(record);
+      for (const resolution of supportedResolutions(model, undefined)) {
+        for (const durationSeconds of [5, 7, 12]) {
+          for (const generateAudio of model.upstream.audio ? [false, true] : [false]) {
+            const request = priced({
+              resolution,
+              durationSeconds,
+              generateAudio,
+              videoReferenceCount: 1,
+              audioReferenceCount: 1,
+            });
+            expect(sumOfParts(costParts(model, request)), String(record.name)).toBe(costUnits(model, request));
+          }
+        }
+      }
+    }
+  });
+
+  it('seedance-1.5-pro, 5 s at 1080p with sound: base 3, resolution 3.75, audio 1.2', () => {
+    const parts = costParts(catalogModel(PRO), priced({ resolution: '1080p', generateAudio: true }));
+    expect(parts).toEqual({ baseUnits: 30_000, resolutionUnits: 37_500, audioUnits: 12_000, surchargeUnits: 0 });
+  });
+
+  it('480p is a negative resolution part; a per_call model has its quality multiplier there', () => {
+    expect(costParts(catalogModel(PRO), priced({ resolution: '480p' })).resolutionUnits).toBe(-15_000);
+    expect(costParts(catalogModel(LITE), priced())).toEqual({
+      baseUnits: 25_000,
+      resolutionUnits: 5_000,
+      audioUnits: 0,
+      surchargeUnits: 0,
+    });
   });
 });

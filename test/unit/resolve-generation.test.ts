@@ -68,7 +68,20 @@ describe('duration', () => {
     [V2, 16, 15],
     [V2, 30, 15],
   ])('a duration above the model max (%s, %s s) → 400 naming the bound', (name, duration, max) => {
-    rejects(name, { duration }, `duration must be between 5 and ${max} seconds for ${name}`);
+    rejects(name, { duration }, `duration must be a whole number of seconds from 5 to ${max} for ${name}`);
+  });
+
+  it.each([
+    [LITE_T2V, 4, 12],
+    [LITE_T2V, 13, 12],
+    [PRO, 0, 12],
+    [PRO, -5, 12],
+    [PRO, 5.5, 12],
+    [V2, '10', 15],
+    [V2, true, 15],
+    [V2, [10], 15],
+  ])('%s refuses duration %j with its own range, 5 to %s', (name, duration, max) => {
+    rejects(name, { duration }, `duration must be a whole number of seconds from 5 to ${max} for ${name}`);
   });
 
   it.each([undefined, 5, 6, 15])('a per_call model makes its fixed duration whatever is sent (%s)', (duration) => {
@@ -81,7 +94,7 @@ describe('duration', () => {
     rejects(
       LITE,
       { ...ONE_IMAGE, duration: 16 },
-      'duration must be between 5 and 15 seconds for seedance-1.0-lite-i2v',
+      'duration must be a whole number of seconds from 5 to 15 for seedance-1.0-lite-i2v (it always makes a 5 s video)',
     );
     expect(resolve(LITE, { imageUrls: [IMAGE], duration: 30 }).durationSeconds).toBe(5);
     expect(resolve(LITE, { imageUrls: [IMAGE], duration: 30 }).costUnits).toBe(30_000);
@@ -126,16 +139,28 @@ describe('resolution', () => {
     [V2, '4k', '480p, 720p, 1080p'],
     [V2_FAST, '1080p', '480p, 720p'],
   ])('%s refuses %s (Ark does not make it), naming %s', (name, resolution, supported) => {
-    rejects(name, { resolution }, `resolution ${resolution} is not supported by ${name}: use ${supported}`);
+    rejects(name, { resolution }, `resolution "${resolution}" is not supported by ${name}: use one of ${supported}`);
+  });
+
+  it.each(['720P', '360p', '', 720])("a resolution that no model makes (%j) names the model's", (resolution) => {
+    rejects(
+      V2_FAST,
+      { resolution },
+      `resolution ${JSON.stringify(resolution)} is not supported by ${V2_FAST}: use one of 480p, 720p`,
+    );
   });
 
   it.each(['480p', '1080p', '4k'])('the per_call model allows only 720p (%s → 400)', (resolution) => {
-    rejects(LITE, { ...ONE_IMAGE, resolution }, `resolution ${resolution} is not supported by ${LITE}: use 720p`);
+    rejects(
+      LITE,
+      { ...ONE_IMAGE, resolution },
+      `resolution "${resolution}" is not supported by ${LITE}: use one of 720p`,
+    );
   });
 
   it('a resolution without a multiplier at all is unsupported', () => {
     const model = buildModel({ pricing: { resolution_multipliers: { '480p': '0.5', '720p': '1' } } });
-    rejects(model, { resolution: '1080p' }, 'resolution 1080p is not supported by test-model: use 480p, 720p');
+    rejects(model, { resolution: '1080p' }, 'resolution "1080p" is not supported by test-model: use one of 480p, 720p');
   });
 
   it('1.0 lite i2v makes 1080p from frames but not from reference images (doc 1520757)', () => {
@@ -148,7 +173,7 @@ describe('resolution', () => {
     rejects(
       model,
       { image_urls: [IMAGE], image_mode: 'reference', resolution: '1080p' },
-      'resolution 1080p is not supported by test-model with reference images: use 480p, 720p',
+      'resolution "1080p" is not supported by test-model with reference images: use one of 480p, 720p',
     );
   });
 
@@ -326,6 +351,7 @@ describe('the model itself', () => {
       webhookUrl: 'https://hooks.example.com/a',
       // 0.6 × 5 × 2.25 + 1.2 = 7.95 yuan
       costUnits: 79_500,
+      costParts: { baseUnits: 30_000, resolutionUnits: 37_500, audioUnits: 12_000, surchargeUnits: 0 },
     });
   });
 

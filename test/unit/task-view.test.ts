@@ -34,6 +34,7 @@ describe('toTaskView', () => {
         'result_url',
         'video_url_expires_at',
         'webhook',
+        'cost_breakdown',
         'queue_position',
       ].sort(),
     );
@@ -57,8 +58,22 @@ describe('toTaskView', () => {
       result_url: null,
       video_url_expires_at: null,
       webhook: null,
+      cost_breakdown: null,
       queue_position: null,
     });
+  });
+
+  it("shows the cost's parts kept with the task; they add up to its cost", () => {
+    const view = toTaskView(
+      task('pending', {
+        cost_units: 42_000,
+        generation: {
+          ...task('pending').generation,
+          costParts: { baseUnits: 30_000, resolutionUnits: 0, audioUnits: 12_000, surchargeUnits: 0 },
+        },
+      }),
+    );
+    expect(view.cost_breakdown).toEqual({ base: 3, resolution: 0, audio: 1.2, surcharges: 0 });
   });
 
   it('shows what the task was priced and made with, from its stored generation', () => {

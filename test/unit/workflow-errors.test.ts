@@ -12,6 +12,7 @@ import {
 } from '../../functions/core/upstream-errors.js';
 import {
   describeFailure,
+  withoutUpstreamNames,
   GenerationTimedOutError,
   jobFailure,
   UpstreamJobFailedError,
@@ -21,26 +22,46 @@ import {
 } from '../../functions/core/workflow-errors.js';
 
 describe('describeFailure', () => {
+  // Their detail is ours, or the upstream's words without its names and ids.
   const named: [string, string][] = [
     [new UpstreamJobFailedError('x').name, 'generation failed'],
     [new UpstreamRejectedError('x').name, 'the generator rejected the task'],
-    [new UpstreamTransientError('x').name, 'the generator could not be reached'],
-    [new UpstreamOutcomeUnknownError('x').name, 'the generator did not confirm the task'],
-    [new UpstreamJobNotFoundError('x').name, 'the generator lost the task'],
     [new GenerationTimedOutError('x').name, 'generation timed out'],
     [new VideoRejectedError('x').name, 'the generated file could not be stored'],
     [new VideoDownloadInterruptedError('x').name, 'the generated video could not be downloaded'],
+  ];
+  // Their messages are for operators: our key and account, the upstream's name and its job ids.
+  const withoutDetail: [string, string][] = [
+    [new UpstreamBusyError('x').name, 'the generator had no capacity for the task'],
+    [new UpstreamAccountError('x').name, 'the generator could not be used'],
+    [new WaitingForUpstreamError('x').name, 'the generator had no capacity for the task'],
+    [new UpstreamTransientError('x').name, 'the generator could not be reached'],
+    [new UpstreamOutcomeUnknownError('x').name, 'the generator did not confirm the task'],
+    [new UpstreamJobNotFoundError('x').name, 'the generator lost the task'],
     [
       new UpstreamConfigurationError('x').name,
       'the model is not available from the generator (a configuration problem on our side; our operators were alerted)',
     ],
   ];
-  // Waits in StartUpstream: a reason only if the wait ever ran out, and their messages are for operators.
-  const withoutDetail: [string, string][] = [
-    [new UpstreamBusyError('x').name, 'the generator had no capacity for the task'],
-    [new UpstreamAccountError('x').name, 'the generator could not be used'],
-    [new WaitingForUpstreamError('x').name, 'the generator had no capacity for the task'],
-  ];
+
+  it('a lost job names neither the upstream nor its job id', () => {
+    const Cause = JSON.stringify({
+      errorType: 'UpstreamJobNotFoundError',
+      errorMessage: 'Ark does not know task cgt-20260101-abc',
+    });
+    expect(describeFailure({ Error: 'UpstreamJobNotFoundError', Cause })).toBe('the generator lost the task');
+  });
+
+  it("the upstream's words keep what to change, without its names, models and ids", () => {
+    const said =
+      'The parameter `image_url` specified in the request is not valid for doubao-seedance-1-5-pro-251215 on Ark. Request id: 0217abc-99';
+    expect(describeFailure({ Error: 'UpstreamRejectedError', Cause: said })).toBe(
+      'the generator rejected the task: The parameter `image_url` specified in the request is not valid for the task on the generator.',
+    );
+    expect(withoutUpstreamNames('BytePlus job cgt-2026-x failed (request id: 42)')).toBe(
+      'the generator job the task failed',
+    );
+  });
 
   it.each(withoutDetail)('%s → "%s", never its message (our key, our account)', (name, reason) => {
     const Cause = JSON.stringify({ errorType: name, errorMessage: 'Ark refused our API key (AuthenticationError)' });
@@ -66,18 +87,18 @@ describe('describeFailure', () => {
     expect(named.map(([name]) => name)).toEqual([
       'UpstreamJobFailedError',
       'UpstreamRejectedError',
-      'UpstreamTransientError',
-      'UpstreamOutcomeUnknownError',
-      'UpstreamJobNotFoundError',
       'GenerationTimedOutError',
       'VideoRejectedError',
       'VideoDownloadInterruptedError',
-      'UpstreamConfigurationError',
     ]);
     expect(withoutDetail.map(([name]) => name)).toEqual([
       'UpstreamBusyError',
       'UpstreamAccountError',
       'WaitingForUpstreamError',
+      'UpstreamTransientError',
+      'UpstreamOutcomeUnknownError',
+      'UpstreamJobNotFoundError',
+      'UpstreamConfigurationError',
     ]);
     expect(new ContentModerationError('text', 'sensitive').name).toBe('ContentModerationError');
   });
@@ -110,7 +131,8 @@ describe('describeFailure', () => {
         Error: error.name,
         Cause: JSON.stringify({ errorType: error.name, errorMessage: error.message }),
       });
-      expect(reason).toBe(error.message);
+      expect(reason).toBe(error.message.replace(/ \(upstream: .*\)$/, ''));
+      expect(reason).not.toMatch(/Ark|Request id/);
       expect(reason.startsWith(`the upstream's content moderation refused ${middle} and submit again`)).toBe(true);
     }
     expect(cases[0][0].message).toMatch(/\(upstream: Ark: no\. Request id: 1\)$/);

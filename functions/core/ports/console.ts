@@ -40,7 +40,8 @@ export interface MonthlySpend {
 }
 
 export type RedeemOutcome =
-  | { kind: 'redeemed'; amountUnits: number; balanceUnits: number }
+  /** `redeemedBefore`: this account had redeemed it already, at that time; nothing was added now. */
+  | { kind: 'redeemed'; amountUnits: number; balanceUnits: number; redeemedBefore?: string }
   | { kind: 'unknown' }
   | { kind: 'used' }
   | { kind: 'expired' }

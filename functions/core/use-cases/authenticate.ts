@@ -4,7 +4,13 @@
  * refused on its very next request in every instance.
  */
 import { AuthenticationError, RateLimitedError } from '../api-error.js';
-import { API_KEY_PREFIX, hashApiKey, isWellFormedApiKey } from '../api-key.js';
+import {
+  API_KEY_PREFIX,
+  DISABLED_API_KEY_MESSAGE,
+  hashApiKey,
+  INVALID_API_KEY_MESSAGE,
+  isWellFormedApiKey,
+} from '../api-key.js';
 import type { ApiKeyRecord, ApiKeyRepository } from '../ports/accounts.js';
 import type { RateLimiter } from '../ports/rate-limiter.js';
 
@@ -42,8 +48,8 @@ export async function reauthenticate(caller: Caller, keys: ApiKeyRepository): Pr
 }
 
 function activeKey(record: ApiKeyRecord | undefined): ApiKeyRecord {
-  if (!record) throw new AuthenticationError('invalid API key');
-  if (record.status !== 'active') throw new AuthenticationError('API key is disabled');
+  if (!record) throw new AuthenticationError(INVALID_API_KEY_MESSAGE);
+  if (record.status !== 'active') throw new AuthenticationError(DISABLED_API_KEY_MESSAGE);
   return record;
 }
 
@@ -59,10 +65,9 @@ function callerOf(record: ApiKeyRecord): Caller {
 function bearerToken(authorization: string | undefined): string {
   if (!authorization) throw new AuthenticationError('missing API key: send Authorization: Bearer bc_…');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (!match) throw new AuthenticationError('Authorization header must be "Bearer <API key>"');
+  if (!match) throw new AuthenticationError('Authorization header must be "Bearer bc_…" with your API key');
   const key = match[1] as string;
-  if (!key.startsWith(API_KEY_PREFIX) || !isWellFormedApiKey(key)) {
-    throw new AuthenticationError(`invalid API key: keys begin with ${API_KEY_PREFIX}`);
-  }
+  if (!key.startsWith(API_KEY_PREFIX) || !isWellFormedApiKey(key))
+    throw new AuthenticationError(INVALID_API_KEY_MESSAGE);
   return key;
 }

@@ -44,7 +44,46 @@ export function toModelView(model: VideoModel) {
     reference_kinds: referenceKinds(model),
     supports_audio: upstream.audio,
     capabilities: capabilitiesOf(model),
+    priced_options: pricedOptions(model, multipliers),
   };
+}
+
+/** An option that changes the cost: its default when left out, and what it adds (docs/money-and-ledger.md, "Pricing"). */
+export interface PricedOption {
+  option: 'resolution' | 'duration' | 'generate_audio' | 'video_urls' | 'audio_urls';
+  default: string | number | boolean | null;
+  cost: string;
+}
+
+/** Which options cost extra, and their defaults: what a customer needs to know before a submit's price surprises. */
+function pricedOptions(model: VideoModel, multipliers: Record<Resolution, number>): PricedOption[] {
+  const { record, pricing, upstream } = model;
+  const resolution = record.default_resolution ?? '720p';
+  const made = supportedResolutions(model).map((name) => `${name} × ${multipliers[name]}`);
+  if (record.billing_mode === 'per_call') {
+    const quality = decimalToNumber(pricing.qualityMultiplier);
+    const each = `${unitsToYuan(pricing.pricePerCallUnits)} CNY × ${quality} per task, whatever the duration`;
+    return [{ option: 'resolution', default: resolution, cost: each }];
+  }
+  const perSecond = unitsToYuan(pricing.pricePerSecondUnits);
+  const options: PricedOption[] = [
+    { option: 'resolution', default: resolution, cost: `multiplies the price: ${made.join(', ')}` },
+    {
+      option: 'duration',
+      default: Math.min(15, record.max_duration),
+      cost: `${perSecond} CNY per second × the resolution's multiplier; the default is 5 in Form B`,
+    },
+  ];
+  if (upstream.audio && pricing.audioExtraUnits > 0) {
+    const extra = unitsToYuan(pricing.audioExtraUnits);
+    options.push({ option: 'generate_audio', default: true, cost: `+${extra} CNY when true (the default)` });
+  }
+  if (pricing.materialSurchargeUnits > 0) {
+    const each = `+${unitsToYuan(pricing.materialSurchargeUnits)} CNY per URL`;
+    if (upstream.maxVideos > 0) options.push({ option: 'video_urls', default: null, cost: each });
+    if (upstream.maxAudios > 0) options.push({ option: 'audio_urls', default: null, cost: each });
+  }
+  return options;
 }
 
 /** What the model accepts, from its upstream's documented contract (docs/api-contract.md, "References"). */

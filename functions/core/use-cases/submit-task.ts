@@ -20,7 +20,8 @@ import type { UploadReference, UploadReferences } from '../ports/uploads.js';
 import { looksLikeFileUrl } from '../uploads.js';
 import type { ReferenceKind } from '../uploads.js';
 import { resolveGeneration } from '../resolve-generation.js';
-import type { TaskRecord } from '../task.js';
+import { costBreakdown } from '../task.js';
+import type { CostBreakdown, TaskRecord } from '../task.js';
 import type { VideoModel } from '../video-model.js';
 import { pendingWebhookKeys } from '../webhook.js';
 import { reauthenticate } from './authenticate.js';
@@ -46,6 +47,8 @@ export interface SubmitTaskResult {
   task_id: string;
   status: 'pending';
   cost: number;
+  /** Absent in answers replayed from before it was kept. */
+  cost_breakdown?: CostBreakdown;
   created_at: string;
 }
 
@@ -122,6 +125,7 @@ async function createTask(
     task_id: task.task_id,
     status: 'pending',
     cost: unitsToYuan(costUnits),
+    ...(generation.costParts ? { cost_breakdown: costBreakdown(generation.costParts) } : {}),
     created_at: createdAt,
   };
   const idempotency = record(taskId, answer);

@@ -186,9 +186,9 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
     path: '/api/v1/console/redeem',
     summary: 'Redeem a top-up code',
     description:
-      'Adds the code’s amount to the balance, once, with a ledger entry `redeem:<code id>` (type topup). Case, spaces and dashes do not matter.',
+      'Adds the code’s amount to the balance, once, with a ledger entry `redeem:<code id>` (type topup). Case, spaces and dashes do not matter. The same account redeeming it again gets the same answer with already_redeemed_at set: nothing is added.',
     body: { component: 'RedeemRequest', example: { code: 'VGS-7K2M-Q9XD-4TRB-H8NC' } },
-    data: { component: 'RedeemResult', example: { amount: 100, balance: 187.5 } },
+    data: { component: 'RedeemResult', example: { amount: 100, balance: 187.5, already_redeemed_at: null } },
     errors: [400, 500],
   },
   {

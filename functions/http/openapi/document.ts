@@ -151,10 +151,13 @@ const SUBMIT_FIELD_DOCS: Record<string, Json> = {
     minLength: 1,
     maxLength: 20480,
   },
-  resolution: { description: "Default 720p, or the model's own default; the model must support it." },
+  resolution: {
+    description:
+      "Costs extra above 720p: the price is multiplied by the model's resolution_multipliers (1080p about 2×, 480p 0.5×). Default 720p, or the model's own default; the model must support it.",
+  },
   duration: {
     description:
-      "Seconds: 5 to the model's max_duration (never above 30). Default 15 (Form A) or 5 (Form B), lowered to the model's max. A per_call model makes and bills its fixed duration.",
+      "Seconds: 5 to the model's max_duration (never above 30); per_second models bill each second. Default 15 (Form A) or 5 (Form B), lowered to the model's max. A per_call model makes and bills its fixed duration.",
   },
   ratio: { description: 'Default 16:9; a model may take fewer ratios.' },
   image_urls: {
@@ -162,11 +165,13 @@ const SUBMIT_FIELD_DOCS: Record<string, Json> = {
   },
   imageUrls: { description: 'Form B spelling of image_urls.' },
   video_urls: {
-    description: 'Reference videos (http(s) URLs or file_url values), at most 3; the model must take them.',
+    description:
+      "Reference videos (http(s) URLs or file_url values), at most 3; the model must take them. Each adds the model's material_surcharge.",
   },
   videoUrls: { description: 'Form B spelling of video_urls.' },
   audio_urls: {
-    description: 'Reference audios (http(s) URLs or file_url values), at most 3; the model must take them.',
+    description:
+      "Reference audios (http(s) URLs or file_url values), at most 3; the model must take them. Each adds the model's material_surcharge.",
   },
   audioUrls: { description: 'Form B spelling of audio_urls.' },
   seed: { description: '-1 (random, the default) to 4294967295.' },
@@ -174,7 +179,10 @@ const SUBMIT_FIELD_DOCS: Record<string, Json> = {
     description: 'http(s) URL that receives a signed POST (Standard Webhooks) when the task succeeds or fails.',
   },
   webhookUrl: { description: 'Form B spelling of webhook_url.' },
-  generate_audio: { description: 'Generate audio with the video (models that support it; adds audio_extra).' },
+  generate_audio: {
+    description:
+      "Generate audio with the video. Default: true on models that make sound, which adds the model's audio_extra to the cost (1.2 CNY on seedance-1.5-pro); send false for a silent, cheaper video. A model without sound refuses true.",
+  },
   generateAudio: { description: 'Form B spelling of generate_audio.' },
   image_mode: {
     description: "The images' role: first_frame, first_last_frame or reference. Default: the model's first.",
@@ -189,7 +197,7 @@ const OPERATIONS: OperationSpec[] = [
     path: '/api/v1/video/generate',
     summary: 'Submit a generation task',
     description:
-      'Charges the estimated cost and answers the new task (status pending). Nothing is charged on any 4xx. With an Idempotency-Key, the same key and body within 24 h answer the first task again (no second charge).',
+      "Charges the cost and answers the new task (status pending) with the cost and its parts (cost_breakdown: base, resolution, audio, surcharges). Options that cost extra: resolution above 720p, duration (per second), generate_audio (default true on models with sound), reference videos and audios; GET /api/v1/models lists each model's priced_options. Nothing is charged on any 4xx. With an Idempotency-Key, the same key and body within 24 h answer the first task again (no second charge).",
     tag: 'Tasks',
     authenticated: true,
     idempotent: true,
@@ -351,7 +359,7 @@ const OPERATIONS: OperationSpec[] = [
     method: 'get',
     path: '/docs',
     summary: 'This document, rendered',
-    description: 'No API key. An HTML page that renders this document (Redoc).',
+    description: 'No API key. An HTML page that renders this document (Swagger UI, served from our own origin).',
     tag: 'Service',
     authenticated: false,
     success: {

@@ -30,6 +30,7 @@ const task = {
     last_attempt_at: '2026-01-01T08:01:11.000Z',
     delivered_at: '2026-01-01T08:01:11.000Z',
   },
+  cost_breakdown: { base: 3, resolution: 0, audio: 1.2, surcharges: 0 },
   queue_position: null,
 };
 
@@ -76,7 +77,13 @@ export const EXAMPLES = {
       },
     },
   },
-  submitResult: { task_id: TASK_ID, status: 'pending', cost: 4.2, created_at: '2026-01-01T08:00:00.000Z' },
+  submitResult: {
+    task_id: TASK_ID,
+    status: 'pending',
+    cost: 4.2,
+    cost_breakdown: { base: 3, resolution: 0, audio: 1.2, surcharges: 0 },
+    created_at: '2026-01-01T08:00:00.000Z',
+  },
   task,
   refundedTask: { ...pendingTask, status: 'refunded', finished_at: '2026-01-01T08:05:03.000Z' },
   taskList: { items: [pendingTask, task], next_cursor: 'eyJhY2NvdW50X2lkIjoiYWNjdCIsImNyZWF0ZWRfYXQiOiIyMDI2In0' },
@@ -134,6 +141,15 @@ export const EXAMPLES = {
         ratios: ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'],
         generate_audio: true,
       },
+      priced_options: [
+        { option: 'resolution', default: '720p', cost: 'multiplies the price: 480p × 0.5, 720p × 1, 1080p × 2.25' },
+        {
+          option: 'duration',
+          default: 12,
+          cost: "0.6 CNY per second × the resolution's multiplier; the default is 5 in Form B",
+        },
+        { option: 'generate_audio', default: true, cost: '+1.2 CNY when true (the default)' },
+      ],
     },
   ],
   upload: {

@@ -43,6 +43,16 @@ const WebhookSchema = v.pipe(
   v.description('The completion webhook; null when the task has no webhook_url.'),
 );
 
+const CostBreakdownSchema = v.pipe(
+  v.strictObject({
+    base: yuan('The price at multiplier 1: price_per_second × duration, or price_per_call.'),
+    resolution: yuan("What the resolution's multiplier (per_call: the quality multiplier) adds; negative below 1."),
+    audio: yuan('audio_extra when generate_audio is true (its default on models with sound), else 0.'),
+    surcharges: yuan('material_surcharge × the reference videos and audios.'),
+  }),
+  v.description('What the cost is made of: base + resolution + audio + surcharges = cost, exactly.'),
+);
+
 export const TaskSchema = v.pipe(
   v.strictObject({
     task_id: TaskIdSchema,
@@ -75,6 +85,10 @@ export const TaskSchema = v.pipe(
     result_url: v.pipe(v.nullable(v.string()), v.description('Form B name of video_url (the same value).')),
     video_url_expires_at: v.pipe(v.nullable(v.string()), v.description('When video_url stops working (ISO 8601).')),
     webhook: v.nullable(WebhookSchema),
+    cost_breakdown: v.pipe(
+      v.nullable(CostBreakdownSchema),
+      v.description('What the cost is made of; null for tasks made before it was kept.'),
+    ),
     queue_position: v.pipe(
       v.nullable(v.number()),
       v.description(
@@ -89,6 +103,7 @@ export const SubmitResultSchema = v.strictObject({
   task_id: TaskIdSchema,
   status: v.pipe(v.literal('pending'), v.description('Always pending (Form A).')),
   cost: yuan('What was charged for the task.'),
+  cost_breakdown: v.optional(CostBreakdownSchema),
   created_at: isoTime('When the task was created (ISO 8601).'),
 });
 
@@ -147,6 +162,21 @@ export const ModelSchema = v.strictObject({
       generate_audio: v.boolean(),
     }),
     v.description('What the model accepts, from its upstream contract.'),
+  ),
+  priced_options: v.pipe(
+    v.array(
+      v.strictObject({
+        option: v.picklist(['resolution', 'duration', 'generate_audio', 'video_urls', 'audio_urls']),
+        default: v.pipe(
+          v.nullable(v.union([v.string(), v.number(), v.boolean()])),
+          v.description('What a submit gets when the option is left out (duration: Form A; Form B is 5).'),
+        ),
+        cost: v.pipe(v.string(), v.description('What the option adds to the cost, in CNY.')),
+      }),
+    ),
+    v.description(
+      'The options that change the cost and their defaults; generate_audio defaults to true on models with sound.',
+    ),
   ),
 });
 

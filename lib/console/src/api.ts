@@ -125,7 +125,7 @@ export class ConsoleApi {
   webhookSecret = () => this.request<WebhookSecret>('GET', '/webhook-secret');
   rotateWebhookSecret = () => this.request<WebhookSecret>('POST', '/webhook-secret/rotate');
   testWebhook = (url: string) => this.request<WebhookTestResult>('POST', '/webhook-test', { url });
-  redeem = (code: string) => this.request<{ amount: number; balance: number }>('POST', '/redeem', { code });
+  redeem = (code: string) => this.request<RedeemResult>('POST', '/redeem', { code });
   models = () => this.request<ModelView[]>('GET', '/models');
 
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -201,4 +201,11 @@ function parseJson<T>(text: string): T | null {
   } catch {
     return null;
   }
+}
+
+/** POST /console/redeem; `already_redeemed_at` is set when this account had redeemed the code before. */
+export interface RedeemResult {
+  amount: number;
+  balance: number;
+  already_redeemed_at: string | null;
 }

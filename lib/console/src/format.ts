@@ -7,6 +7,7 @@ export function yuan(amount: number | null | undefined): string {
   return `${sign}¥${text}`;
 }
 
+/** A time as the reader's clock shows it, with its zone (`UTC+8`), so it compares with the API's ISO times. */
 export function dateTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);
@@ -17,6 +18,8 @@ export function dateTime(iso: string | null | undefined): string {
     day: 'numeric',
     hour: '2-digit',
     minute: '2-digit',
+    second: '2-digit',
+    timeZoneName: 'short',
   });
 }
 
@@ -37,13 +40,14 @@ export function curlExample(apiBase: string, model = 'seedance-1.5-pro'): string
   );
 }
 
+/** The API's own status names (GET /api/v1/video/tasks), so what the console shows is what the API answers. */
 export const STATUS_LABELS: Record<string, string> = {
-  pending: 'Queued',
-  running: 'Generating',
-  transferring: 'Saving',
-  success: 'Finished',
-  failed: 'Failed',
-  refunded: 'Cancelled · refunded',
+  pending: 'pending',
+  running: 'running',
+  transferring: 'transferring',
+  success: 'success',
+  failed: 'failed',
+  refunded: 'refunded',
 };
 
 export const TRANSACTION_LABELS: Record<string, string> = {

@@ -1,6 +1,7 @@
 /** submitTask: validate, price, charge and store a pending task; a charge that finds the key changed. */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ApiError } from '../../../functions/core/api-error.js';
+import { DISABLED_API_KEY_MESSAGE } from '../../../functions/core/api-key.js';
 import {
   AuthenticationError,
   InsufficientBalanceError,
@@ -48,7 +49,7 @@ describe('submitTask', () => {
   });
 
   it('a charge the stored key refuses (disabled since authentication): 401, the key not read again', async () => {
-    tasks.chargeError = new AuthenticationError('API key is disabled');
+    tasks.chargeError = new AuthenticationError(DISABLED_API_KEY_MESSAGE);
     const keys = new InMemoryKeys([storedKey({ status: 'disabled' })]);
     await expect(
       submitTask(CALLER, { model: PRO, prompt: 'A fox', duration: 5 }, { ...deps, keys }),
@@ -61,14 +62,21 @@ describe('submitTask', () => {
     const keys = new InMemoryKeys([storedKey({ status: 'disabled', quota_units: 1, quota_remaining_units: 1 })]);
     await expect(
       submitTask(CALLER, { model: PRO, prompt: 'A fox', duration: 5 }, { ...deps, keys }),
-    ).rejects.toMatchObject({ code: 401, message: 'API key is disabled' });
+    ).rejects.toMatchObject({ code: 401, message: DISABLED_API_KEY_MESSAGE });
     expect(tasks.charges).toEqual([]);
     expect(await tasks.get(NEW_ID)).toBeUndefined();
   });
 
   it('validates, prices, charges and stores a pending task (its stream starts the lifecycle)', async () => {
     const result = await submitTask(CALLER, { model: PRO, prompt: 'A fox', duration: 5 }, deps);
-    expect(result).toEqual({ task_id: NEW_ID, status: 'pending', cost: 4.2, created_at: NOW.toISOString() });
+    expect(result).toEqual({
+      task_id: NEW_ID,
+      status: 'pending',
+      cost: 4.2,
+      // 0.6 × 5 at 720p (× 1), and the audio extra: generate_audio defaults to true on a model with sound.
+      cost_breakdown: { base: 3, resolution: 0, audio: 1.2, surcharges: 0 },
+      created_at: NOW.toISOString(),
+    });
     expect(tasks.charges).toEqual([
       { accountId: ACCOUNT, keyHash: 'key-hash-1', keyHasQuota: false, costUnits: 42_000 },
     ]);

@@ -187,11 +187,8 @@ describe('upstream completion', () => {
         cause: { kind: 'moderation', content: 'output', concern: 'sensitive' },
       };
       await awaitCompletion(TASK_ID, 'wake-1', deps);
-      const expected = new ContentModerationError(
-        'output',
-        'sensitive',
-        'The request failed because the output video may contain sensitive information.',
-      ).message;
+      // The upstream's own words are for operators (the execution's history), not the customer's reason.
+      const expected = new ContentModerationError('output', 'sensitive').message;
       expect((await stored()).error_message).toBe(expected);
       expect(expected).toContain('change the prompt or the references');
     });

@@ -17,6 +17,10 @@ export const RedeemRequestSchema = v.strictObject({
 export const RedeemResultSchema = v.strictObject({
   amount: v.pipe(v.number(), v.description('CNY added')),
   balance: v.pipe(v.number(), v.description('CNY, after the top-up')),
+  already_redeemed_at: v.pipe(
+    v.nullable(v.string()),
+    v.description('Set when this account had redeemed the code before: nothing was added now'),
+  ),
 });
 
 export async function redeemCode(
@@ -29,7 +33,11 @@ export async function redeemCode(
   const outcome = await deps.codes.redeem(caller.accountId, hashRedeemCode(code), deps.now());
   switch (outcome.kind) {
     case 'redeemed':
-      return { amount: unitsToYuan(outcome.amountUnits), balance: balanceToYuan(outcome.balanceUnits) };
+      return {
+        amount: unitsToYuan(outcome.amountUnits),
+        balance: balanceToYuan(outcome.balanceUnits),
+        already_redeemed_at: outcome.redeemedBefore ?? null,
+      };
     case 'unknown':
       throw new InvalidRequestError('this code does not exist: check it and try again');
     case 'used':

@@ -55,7 +55,7 @@ export function Keys() {
         )}
         {keys.data && keys.data.items.length > 0 && (
           <ul class="keys" data-testid="key-list">
-            {keys.data.items.map((key) => (
+            {inListOrder(keys.data.items).map((key) => (
               <KeyRow key={key.key_id} apiKey={key} onChanged={replace} />
             ))}
           </ul>
@@ -202,6 +202,11 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey
   const [editing, setEditing] = useState(false);
   const [quota, setQuota] = useState(apiKey.quota === null ? '' : String(apiKey.quota));
   const toggle = useAction(async () => {
+    // Disabling refuses the key's very next call: asked first. Enabling again is harmless.
+    const sure =
+      apiKey.status !== 'active' ||
+      window.confirm(`Disable ${keyLabel(apiKey)}? Every call with it is refused from now on, until you enable it.`);
+    if (!sure) return;
     onChanged(await api.updateKey(apiKey.key_id, { status: apiKey.status === 'active' ? 'disabled' : 'active' }));
   });
   const save = useAction(async () => {
@@ -216,7 +221,7 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey
     <li class="key" data-testid="key-row" data-key-id={apiKey.key_id} data-status={apiKey.status}>
       <div class="key-head">
         <strong class="key-name" data-testid="key-name-label">
-          {apiKey.name}
+          {keyLabel(apiKey)}
         </strong>
         <span class={`badge badge-${apiKey.status}`} data-testid="key-status">
           {apiKey.status === 'active' ? 'Active' : 'Disabled'}
@@ -235,6 +240,16 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey
           />
         )}
       </div>
+      {apiKey.quota !== null && share >= 1 && (
+        <p class="note note-error" role="alert" data-testid="key-quota-warning" data-level="100">
+          Quota reached: this key's submits are refused until you raise its quota.
+        </p>
+      )}
+      {apiKey.quota !== null && share >= 0.8 && share < 1 && (
+        <p class="note" role="status" data-testid="key-quota-warning" data-level="80">
+          {Math.floor(share * 100)} % of this key's quota is spent.
+        </p>
+      )}
       <div class="key-meta muted">
         <span data-testid="key-rate-label">
           {apiKey.rate_limit_per_second === null ? 'Default rate' : `${apiKey.rate_limit_per_second} requests/s`}
@@ -298,4 +313,14 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey
       <ErrorNote error={toggle.error ?? save.error} testId="key-error" />
     </li>
   );
+}
+
+/** Newest first, then by id: the same order on every load, whatever order the API answered in. */
+export function inListOrder(keys: ApiKey[]): ApiKey[] {
+  return [...keys].sort((a, b) => b.created_at.localeCompare(a.created_at) || a.key_id.localeCompare(b.key_id));
+}
+
+/** A key's name; one made without a name (its name is then its id) is called by its creation date. */
+export function keyLabel(key: ApiKey): string {
+  return key.name && key.name !== key.key_id ? key.name : `Unnamed key of ${dateTime(key.created_at)}`;
 }

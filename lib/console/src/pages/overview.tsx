@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useServices } from '../context.js';
-import { yuan } from '../format.js';
+import { dateTime, yuan } from '../format.js';
+import type { RedeemResult } from '../api.js';
 import { Card, ErrorNote, Loading, useAction, useLoad } from '../ui.js';
 import { TaskRow, TasksEmpty } from './task-list.js';
 
@@ -57,7 +58,7 @@ export function Overview() {
 function Redeem({ onRedeemed }: { onRedeemed: (balance: number) => void }) {
   const { api } = useServices();
   const [code, setCode] = useState('');
-  const [result, setResult] = useState<{ amount: number; balance: number } | null>(null);
+  const [result, setResult] = useState<RedeemResult | null>(null);
   const action = useAction(async () => {
     const answer = await api.redeem(code.trim());
     setResult(answer);
@@ -94,7 +95,13 @@ function Redeem({ onRedeemed }: { onRedeemed: (balance: number) => void }) {
         </button>
       </form>
       <ErrorNote error={action.error} testId="redeem-error" />
-      {result && (
+      {result?.already_redeemed_at && (
+        <p class="note" role="status" data-testid="redeem-already">
+          You redeemed this code already, on {dateTime(result.already_redeemed_at)}: nothing was added now. Your balance
+          is <strong data-testid="redeem-balance">{yuan(result.balance)}</strong>.
+        </p>
+      )}
+      {result && !result.already_redeemed_at && (
         <p class="note note-success" role="status" data-testid="redeem-result">
           Added <strong data-testid="redeem-amount">{yuan(result.amount)}</strong>. Your balance is now{' '}
           <strong data-testid="redeem-balance">{yuan(result.balance)}</strong>.

@@ -3,7 +3,7 @@ import type { TaskView } from '../api.js';
 import { useServices } from '../context.js';
 import { STATUS_LABELS } from '../format.js';
 import { TASK_STATUSES } from '../../../../functions/core/task-status.js';
-import { Card, ErrorNote, Loading, useAction } from '../ui.js';
+import { Card, ErrorNote, Loading, useAction, useLoad } from '../ui.js';
 import { TaskRow, TasksEmpty } from './task-list.js';
 
 const PAGE_SIZE = 20;
@@ -67,6 +67,7 @@ export function Tasks() {
   return (
     <>
       <h1>Tasks</h1>
+      <LinkedTask />
       <Card
         actions={
           <div class="row">
@@ -122,4 +123,32 @@ export function Tasks() {
       </Card>
     </>
   );
+}
+
+/** The task a link names (`#/tasks?task=<id>`, from the Transactions page), shown above the list. */
+function LinkedTask() {
+  const { api } = useServices();
+  const [taskId, setTaskId] = useState(linkedTaskId);
+  useEffect(() => {
+    const update = () => setTaskId(linkedTaskId());
+    window.addEventListener('hashchange', update);
+    return () => window.removeEventListener('hashchange', update);
+  }, []);
+  const linked = useLoad(async () => (taskId ? api.task(taskId) : null), [taskId]);
+  if (!taskId) return null;
+  return (
+    <Card title="Linked task">
+      <ErrorNote error={linked.error} testId="linked-task-error" />
+      {linked.loading && !linked.data && <Loading />}
+      {linked.data && (
+        <ul class="tasks" data-testid="linked-task">
+          <TaskRow task={linked.data} />
+        </ul>
+      )}
+    </Card>
+  );
+}
+
+function linkedTaskId(): string | null {
+  return new URLSearchParams(location.hash.split('?')[1] ?? '').get('task');
 }

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Transaction } from '../api.js';
 import { useServices } from '../context.js';
-import { dateTime, shortId, TRANSACTION_LABELS, yuan } from '../format.js';
+import { dateTime, TRANSACTION_LABELS, yuan } from '../format.js';
 import { Card, Empty, ErrorNote, Loading, useAction, useLoad } from '../ui.js';
 
 export function Transactions() {
@@ -66,8 +66,17 @@ export function Transactions() {
                         </span>
                       )}
                     </td>
-                    <td class="mono small" title={entry.task_id ?? undefined} data-testid="transaction-task">
-                      {entry.task_id ? shortId(entry.task_id) : '—'}
+                    <td class="mono small" data-testid="transaction-task">
+                      {entry.task_id ? (
+                        <a
+                          href={`#/tasks?task=${encodeURIComponent(entry.task_id)}`}
+                          data-testid="transaction-task-link"
+                        >
+                          {entry.task_id}
+                        </a>
+                      ) : (
+                        '—'
+                      )}
                     </td>
                   </tr>
                 ))}

@@ -9,7 +9,7 @@ export function Webhooks() {
     <>
       <h1>Webhooks</h1>
       <p class="muted">
-        When a task ends we POST it to the <code>callback_url</code> you gave, signed the{' '}
+        When a task ends we POST it to the <code>webhook_url</code> you gave, signed the{' '}
         <a href="https://www.standardwebhooks.com/" target="_blank" rel="noreferrer">
           Standard Webhooks
         </a>{' '}
