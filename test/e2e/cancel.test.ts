@@ -3,6 +3,7 @@
  * upstream, refunded and ends `refunded`; one whose job has started is refused (400) and not refunded; a
  * cancel racing the task's own end ends in exactly one final state and at most one refund.
  */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
@@ -39,11 +40,14 @@ describe('cancel', () => {
     const { key } = await newAccount(stack, '10');
     const prompt = `queued ${randomUUID()} [simulate:queued]`;
     const taskId = (await submit(key, prompt)).body.data.task_id;
-    // Running here means the upstream job exists; the marker keeps it queued upstream for 30 s.
+    // The marker keeps the job queued upstream for 30 s (the task stays pending): wait until its id is recorded.
     await pollUntil(
-      () => task(key, taskId),
-      (response) => response.body.data.status === 'running',
+      async () =>
+        (await stack.db.send(new GetCommand({ TableName: stack.names.tables.tasks, Key: { task_id: taskId } }))).Item,
+      (record) => typeof record?.['upstream_job_id'] === 'string',
+      { timeoutMs: 120_000 },
     );
+    expect((await task(key, taskId)).body.data.status).toBe('pending');
     const cancelled = await cancel(key, taskId);
     expect(cancelled.body).toMatchObject({
       code: 0,

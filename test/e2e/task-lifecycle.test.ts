@@ -51,6 +51,8 @@ describe('a task that succeeds', () => {
       task_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       status: 'pending',
       cost: 4.2,
+      // 720p with sound (generate_audio defaults to true): the base and the audio part.
+      cost_breakdown: { base: 3, resolution: 0, audio: 1.2, surcharges: 0 },
       created_at: expect.any(String),
     });
     expect(await balanceOf(key)).toBe(45.8);

@@ -176,8 +176,17 @@ describe('top-up codes', () => {
   it('adds once, to one account, with its ledger entry; the same account again answers the same', async () => {
     const code = await newCode(1_000_000);
     const [first, second] = [await signIn(), await signIn()];
-    expect(await redeem(first, code.toLowerCase().replaceAll('-', ' '))).toEqual({ amount: 100, balance: 100 });
-    expect(await redeem(first, code)).toEqual({ amount: 100, balance: 100 });
+    expect(await redeem(first, code.toLowerCase().replaceAll('-', ' '))).toEqual({
+      amount: 100,
+      balance: 100,
+      already_redeemed_at: null,
+    });
+    // Asked again, it says when it was redeemed, and adds nothing.
+    expect(await redeem(first, code)).toEqual({
+      amount: 100,
+      balance: 100,
+      already_redeemed_at: expect.any(String),
+    });
     await expect(redeem(second, code)).rejects.toThrow(/redeemed already/);
     expect(await balanceUnits(second.accountId)).toBe(0);
 
@@ -199,8 +208,8 @@ describe('top-up codes', () => {
     expect(codes).toHaveLength(2);
     expect(codes[0]).toMatch(/^VGS(-[0-9A-HJKMNP-TV-Z]{4}){4}$/);
     const caller = await signIn();
-    expect(await redeem(caller, codes[0]!)).toEqual({ amount: 12.5, balance: 12.5 });
-    expect(await redeem(caller, codes[1]!)).toEqual({ amount: 12.5, balance: 25 });
+    expect(await redeem(caller, codes[0]!)).toEqual({ amount: 12.5, balance: 12.5, already_redeemed_at: null });
+    expect(await redeem(caller, codes[1]!)).toEqual({ amount: 12.5, balance: 25, already_redeemed_at: null });
     await expect(admin.createRedeemCodes('0', 1, 30)).rejects.toThrow(/positive/);
   });
 
