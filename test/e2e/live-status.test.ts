@@ -1,8 +1,10 @@
 /**
- * A query of an in-progress task asks the upstream first. Here the job never calls back and the execution
- * looks only after 30 s, so the query sees the upstream's success before the execution does: it shows
- * `transferring` (with the spec's message), and the task still reaches `success` exactly once.
+ * A query of an in-progress task asks the upstream first. Here the job never calls back and is held upstream until
+ * the execution has looked at it once (the look that found it running); then it ends, and the execution looks again
+ * only after 30 s, so the query sees the upstream's success first: it shows `transferring` (with the contract's
+ * message), and the task still reaches `success` exactly once.
  */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { TRANSFERRING_MESSAGE } from '../../functions/core/task.js';
@@ -20,19 +22,32 @@ interface TaskData {
 
 it('shows transferring as soon as the upstream has finished, then success once', async () => {
   const { key } = await newAccount(stack, '10');
-  // The job never calls back, and the execution's fallback look comes after 30 s.
-  const prompt = `a lighthouse ${randomUUID()} [simulate:no-callback]`;
+  // The job never calls back, and runs until released; the execution's fallback look comes 30 s after its first.
+  const run = randomUUID();
+  const prompt = `a lighthouse ${run} [simulate:no-callback] [simulate:held]`;
   const created = await callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
     key,
     body: { model: 'seedance-1.5-pro', prompt, duration: 5 },
   });
   const taskId = created.body.data.task_id;
   const get = () => callApi<TaskData>(stack, 'GET', `/api/v1/video/tasks/${taskId}`, { key });
+  // Read from the table, not through the API (a query would look upstream itself): only the execution's own look
+  // moves the task to running. Then the job ends.
+  await pollUntil(
+    async () =>
+      (await stack.db.send(new GetCommand({ TableName: stack.names.tables.tasks, Key: { task_id: taskId } }))).Item,
+    (record) => record?.['status'] === 'running',
+    { timeoutMs: 120_000 },
+  );
+  const released = await fetch(`${stack.endpoints.upstreams.ark.baseUrl}/simulator/release?prompt=${run}`, {
+    method: 'POST',
+  });
+  expect(released.ok).toBe(true);
 
   const transferring = await pollUntil(
     get,
     (response) => response.body.data.status !== 'running' && response.body.data.status !== 'pending',
-    // Before the execution's first poll (30 s): only the query can have moved it.
+    // Before the execution's next look (30 s after its first): only the query can have moved it.
     { timeoutMs: 25_000, intervalMs: 50 },
   );
   expect(transferring.body).toMatchObject({
