@@ -4,6 +4,7 @@
  * disabled (the next call is 401), a webhook test event a receiver verifies, and the ledger's entries.
  * Skipped, with one line saying so, where /usr/bin/chromium is missing (`.ci/run` installs it).
  */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -12,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { chromium } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../functions/core/api-key.js';
 import { callApi } from '../support/test-stack.js';
 import { sharedStack } from '../support/shared-stack.js';
 
@@ -147,7 +149,7 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(played.currentTime).toBeGreaterThan(0);
   });
 
-  it("warns at 80 % and at 100 % of a key's quota; keys keep one order across reloads", async () => {
+  it("warns at 80 % and 100 % of a key's quota; keys keep one order across reloads; unnamed keys get a label", async () => {
     await byId('nav-keys').click();
     await byId('key-name').fill('capped');
     await byId('key-quota').fill('5');
@@ -167,8 +169,14 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
         .locator('[data-testid=key-row]')
         .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-key-id')));
     };
+    // A key made with the admin CLI has no name: it is listed with a readable label, not its id twice.
+    const browserKey = await stack.db.send(
+      new GetCommand({ TableName: stack.names.tables.apiKeys, Key: { key_hash: hashApiKey(key) } }),
+    );
+    await stack.admin.createKey({ accountId: browserKey.Item?.['account_id'] as string });
     const first = await order();
     expect(await order()).toEqual(first);
+    expect(await page.locator('[data-testid=key-row]', { hasText: 'Unnamed key of' }).count()).toBe(1);
     const row = page.locator('[data-testid=key-row]', { hasText: 'capped' });
     await expect.poll(() => row.getByTestId('key-quota-warning').getAttribute('data-level'), EVENTUALLY).toBe('80');
     await row.getByTestId('key-quota-edit').click();

@@ -68,7 +68,8 @@ export async function pollUntil<T>(
   probe: () => Promise<T>,
   done: (value: T) => boolean,
   {
-    timeoutMs = 30_000,
+    // Generous by default: a deadline only ends a wait that would never end, on a machine other work shares.
+    timeoutMs = 120_000,
     intervalMs = 100,
     describe = (value: T) => JSON.stringify(value),
   }: { timeoutMs?: number; intervalMs?: number; describe?: (value: T) => string } = {},
