@@ -7,7 +7,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { format, resolveConfig } from 'prettier';
 import { runCapacity } from '../lib/bench/capacity.js';
 import { runColdStart } from '../lib/bench/cold-start.js';
@@ -19,6 +18,7 @@ import type { BenchResults } from '../lib/bench/report.js';
 import { runTaskThroughput } from '../lib/bench/task-throughput.js';
 import { runTransfer } from '../lib/bench/transfer.js';
 import { REPOSITORY_ROOT } from '../lib/repository-root.js';
+import { commandOptions } from '../lib/command-line.js';
 
 const SECTIONS = {
   cold: runColdStart,
@@ -36,24 +36,11 @@ const USAGE = `usage: npm run bench -- [--only=SECTIONS] [--render] [--help]
   --help      this text
 All sections take about 12 minutes on 2 cores; the knobs (environment variables) are in test/bench/README.md.`;
 
-const { values } = (() => {
-  try {
-    return parseArgs({
-      options: {
-        only: { type: 'string' },
-        render: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    process.exit(2);
-  }
-})();
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const values = commandOptions(USAGE, {
+  only: { type: 'string' },
+  render: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h' },
+});
 const reportFile = join(REPOSITORY_ROOT, 'test', 'bench', 'RESULTS.md');
 const rawFile = join(REPOSITORY_ROOT, 'test', 'bench', 'results.json');
 if (values.render) {

@@ -9,13 +9,13 @@ import { ENV, MissingConfigError } from '../functions/adapters/config.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { generateApiKey } from '../functions/core/api-key.js';
 import { startLocalStack } from '../lib/local/local-stack.js';
 import { upstreamChoicesFromEnvironment } from '../lib/local/upstream-environment.js';
 import { describeUpstream } from '../lib/local/upstreams.js';
 import { REPOSITORY_ROOT } from '../lib/repository-root.js';
 import { runtimeFile } from '../lib/admin/target.js';
+import { commandOptions } from '../lib/command-line.js';
 
 const USAGE = `usage: npm start [-- --memory]
   --memory   keep everything in memory (nothing persists)
@@ -24,20 +24,10 @@ environment: PORT (default 3000), DEMO_API_KEY (fixes the demo key), DATA_DIR (d
   ARK_API_KEY (use the real Ark, not the simulator), ARK_BASE_URL (default: the platform's),
   ARK_PLATFORM (byteplus or volcengine; default byteplus)`;
 
-const { values } = (() => {
-  try {
-    return parseArgs({
-      options: { memory: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    process.exit(2);
-  }
-})();
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const values = commandOptions(USAGE, {
+  memory: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h' },
+});
 const dataDir = resolve(REPOSITORY_ROOT, process.env['DATA_DIR'] ?? '.data');
 const persistent = !values.memory;
 const port = Number(process.env['PORT'] ?? 3000);

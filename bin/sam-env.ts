@@ -6,38 +6,25 @@
 import { providerEnv } from '../functions/adapters/config.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { runtimeFile } from '../lib/admin/target.js';
 import { DEFAULT_PREFIX } from '../lib/cdk/video-service-stack.js';
 import type { CfnTemplate, LocalStackRuntime } from '../lib/local/sam-env.js';
 import { functionsMissingSamVariables, realUpstreams, samEnvVars } from '../lib/local/sam-env.js';
 import { LOCAL_REGION } from '../lib/local/local-aws.js';
 import { REPOSITORY_ROOT } from '../lib/repository-root.js';
+import { commandOptions } from '../lib/command-line.js';
 
 const USAGE = `usage: npm run --silent sam:env -- [--template FILE] [--host NAME] [--out FILE]
   --template  the stateless template of \`npx cdk synth -c samLocal=true\` (default cdk.out/${DEFAULT_PREFIX}-stateless.template.json)
   --host      how SAM's containers reach this machine (default host.docker.internal)
   --out       where to write (default env.json)`;
 
-const { values } = (() => {
-  try {
-    return parseArgs({
-      options: {
-        template: { type: 'string', default: `cdk.out/${DEFAULT_PREFIX}-stateless.template.json` },
-        host: { type: 'string', default: 'host.docker.internal' },
-        out: { type: 'string', default: 'env.json' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    process.exit(2);
-  }
-})();
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
+const values = commandOptions(USAGE, {
+  template: { type: 'string', default: `cdk.out/${DEFAULT_PREFIX}-stateless.template.json` },
+  host: { type: 'string', default: 'host.docker.internal' },
+  out: { type: 'string', default: 'env.json' },
+  help: { type: 'boolean', short: 'h' },
+});
 
 function fail(message: string): never {
   console.error(message);
