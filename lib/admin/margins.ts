@@ -3,19 +3,19 @@
  * run through the gateway's own parse and resolve, so what is costed is exactly what could be sold.
  * Images change neither price nor cost; a few image shapes only make each option set valid.
  */
-import { ARK_PLATFORMS } from '../../functions/providers/ark/contract.js';
-import type { ArkPlatform } from '../../functions/providers/ark/contract.js';
 import { RATIOS, RESOLUTIONS } from '../../functions/core/generation-options.js';
 import type { Ratio, Resolution } from '../../functions/core/generation-options.js';
 import { parseGenerationBody } from '../../functions/core/generation-request.js';
 import { resolveGeneration } from '../../functions/core/resolve-generation.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
+import { platformsOf } from '../../functions/providers/registry.js';
+import type { ProviderName } from '../../functions/providers/registry.js';
 import type { UpstreamPrices } from './upstream-cost.js';
 import { upstreamCostUnits } from './upstream-cost.js';
 
 export interface OptionSet {
   model: string;
-  platform: ArkPlatform;
+  platform: string;
   resolution: Resolution;
   ratio: Ratio;
   duration: number;
@@ -65,7 +65,7 @@ export function optionSets(model: VideoModel, prices: UpstreamPrices): OptionSet
               const resolved = accepted(model, fields);
               // A fixed-duration model makes one duration whatever was sent: cost it once.
               if (!resolved || (model.record.fixed_duration !== undefined && duration !== 5)) continue;
-              for (const platform of ARK_PLATFORMS) {
+              for (const platform of platformsOf(model.record.upstream.provider as ProviderName)) {
                 if (upstream.ids[platform] === undefined) continue;
                 const costUnits = upstreamCostUnits(prices, {
                   upstreamModel: model.record.upstream.model,

@@ -6,7 +6,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v from 'valibot';
-import type { ArkPlatform } from '../../functions/providers/ark/contract.js';
 import type { Ratio, Resolution } from '../../functions/core/generation-options.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 
@@ -77,7 +76,7 @@ const PricesSchema = v.object({
   models: v.record(
     v.string(),
     v.record(
-      v.picklist(['byteplus', 'volcengine']),
+      v.string(),
       v.object({
         currency: v.picklist(['CNY', 'USD']),
         per_million_tokens: v.object({
@@ -101,7 +100,7 @@ export function readUpstreamPrices(file = join(REPOSITORY_ROOT, 'lib/seed/upstre
 
 export interface CostedRequest {
   upstreamModel: string;
-  platform: ArkPlatform;
+  platform: string;
   resolution: Resolution;
   ratio: Ratio;
   durationSeconds: number;

@@ -1,54 +1,21 @@
 /**
- * Each provider's upstream for the local stack: its simulator, or the real one when `npm start` has its key
- * (docs/providers/ark.md). Keyed by ProviderName, so a provider added to functions/providers/registry.ts without a
- * simulator here fails typechecking. The choice comes as an argument, never from the environment here: only
- * `npm start` reads that (upstream-environment.ts), so tests and the bench never pick up a shell's real key.
+ * Each provider's upstream for the local stack: its simulator (lib/local/simulators/<name>/, found by the
+ * registry's name), or the real one when `npm start` has its key (docs/providers/README.md). The choice comes
+ * as an argument, never from the environment here: only `npm start` reads that (upstream-environment.ts), so
+ * tests and the bench never pick up a shell's real key.
  */
 import { join } from 'node:path';
 import { PROVIDERS, PROVIDER_NAMES } from '../../functions/providers/registry.js';
-import type { ProviderName, ProviderPlatform } from '../../functions/providers/registry.js';
+import type { ProviderName } from '../../functions/providers/registry.js';
 import type { UpstreamEndpoint } from './handler-environment.js';
 import { DEFAULT_ACCOUNT } from '../../functions/core/ports/upstream-capacity.js';
 import { parseAccountKeys } from '../../functions/adapters/upstream-keys.js';
-import { startUpstreamSimulator } from './simulators/ark/simulator.js';
-import type { UpstreamSimulator } from './simulators/ark/simulator.js';
+import { loadSimulator } from './simulators/simulator.js';
+import type { RunningSimulator } from './simulators/simulator.js';
 
 /** What runs for one provider: its simulator playing a platform, or the real upstream. */
 export type UpstreamChoice =
   { kind: 'simulator'; platform: string } | { kind: 'real'; platform: string; baseUrl: string; apiKey: string };
-
-export interface SimulatorStart {
-  platform: string;
-  /** One key per upstream account. */
-  apiKeys: string[];
-  maxQueuedPerAccount?: number;
-  maxInflightPerAccount?: number;
-  /** Key → master account (keys of one master account share its limits). */
-  masterAccounts?: Record<string, string>;
-  queuedMs?: number;
-  runningMs?: number;
-  expiryScale?: number;
-  stateFile?: string;
-}
-
-interface ProviderSimulator {
-  /** How the start message names the real upstream. */
-  upstreamName: string;
-  /** Where its jobs persist under the data directory (the real upstream outlives a crash of ours). */
-  stateFile: string;
-  start(options: SimulatorStart): Promise<UpstreamSimulator>;
-}
-
-const SIMULATORS: Record<ProviderName, ProviderSimulator> = {
-  ark: {
-    upstreamName: 'Ark',
-    // The name from when Ark was the only provider: a kept data directory still finds its jobs.
-    stateFile: 'upstream-jobs.json',
-    // The platform is one of ark's (checked by providerEnv's picklist, or typed by the caller).
-    start: ({ platform, ...options }) =>
-      startUpstreamSimulator({ ...options, platform: platform as ProviderPlatform<'ark'> }),
-  },
-};
 
 /**
  * The key a simulator requires for an upstream account: fixed, so sam local's env.json (sam-env.ts) can give
@@ -79,7 +46,7 @@ function keysVariable(keys: Record<string, string>): string {
 /** One provider's upstream as the local stack runs it; `simulator` only when simulated. */
 export interface LocalUpstream extends UpstreamEndpoint {
   provider: ProviderName;
-  simulator?: UpstreamSimulator;
+  simulator?: RunningSimulator;
   /** Its upstream accounts, seeded into the accounts table at start. */
   accounts: readonly LocalUpstreamAccount[];
 }
@@ -132,7 +99,7 @@ export async function startUpstreams(options: StartUpstreamsOptions = {}): Promi
         started.push({ provider, platform: choice.platform, baseUrl: choice.baseUrl, apiKey: choice.apiKey, accounts });
         continue;
       }
-      const { start, stateFile } = SIMULATORS[provider];
+      const { start, stateFile } = await loadSimulator(provider);
       const accounts = options.accounts ?? DEFAULT_LOCAL_ACCOUNTS;
       const keyNames = accounts.flatMap((account) =>
         (account.keys ?? [account.name]).map((key) => [key, account.name]),
@@ -162,7 +129,7 @@ export function describeUpstream(upstream: LocalUpstream): string {
   const { provider, platform, baseUrl } = upstream;
   return upstream.simulator
     ? `upstream ${provider}: simulator (${platform}) at ${baseUrl}`
-    : `upstream ${provider}: real ${SIMULATORS[provider].upstreamName} (${platform}, ${baseUrl})`;
+    : `upstream ${provider}: real ${PROVIDERS[provider].shortName} (${platform}, ${baseUrl})`;
 }
 
 /** What the handlers get: plain values, as the config crosses to the stack's children as JSON. */

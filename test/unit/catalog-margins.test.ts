@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ARK_PLATFORMS } from '../../functions/providers/ark/contract.js';
 import type { Ratio, Resolution } from '../../functions/core/generation-options.js';
-import { toVideoModel } from '../../functions/core/video-model.js';
+import { catalogVideoModel } from '../../functions/providers/registry.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
 import { optionSets } from '../../lib/admin/margins.js';
 import type { OptionSet } from '../../lib/admin/margins.js';
@@ -29,7 +29,7 @@ const belowCost = (sets: readonly OptionSet[]) => sets.filter((set) => set.price
 /** A copy of a seeded model under another name, with some of its prices replaced. */
 function repriced(name: string, pricing: Record<string, string>): VideoModel {
   const record = catalogRecord(name);
-  return toVideoModel({
+  return catalogVideoModel({
     ...record,
     name: `${name}-repriced`,
     pricing: { ...(record.pricing as Record<string, unknown>), ...pricing },
@@ -163,7 +163,7 @@ describe("upstreamCostUnits: Ark's cost in units of 0.0001 CNY, rounded up", () 
 });
 
 describe('every seeded option set is priced at or above Ark’s cost (docs/money-and-ledger.md, "Margins")', () => {
-  const models = catalogRecords().map((record) => toVideoModel(record));
+  const models = catalogRecords().map((record) => catalogVideoModel(record));
   const sets = new Map<string, OptionSet[]>();
 
   beforeAll(() => {

@@ -1,9 +1,9 @@
 /** listModels: the catalog as the models endpoint shows it, with what each model accepts (docs/api-contract.md, "References"). */
 import { describe, expect, it } from 'vitest';
 import { ARK_MODELS } from '../../../functions/providers/ark/contract.js';
-import type { UpstreamModel } from '../../../functions/providers/ark/contract.js';
+import type { UpstreamModel } from '../../../functions/core/provider-contract.js';
 import { listModels } from '../../../functions/core/use-cases/list-models.js';
-import { toVideoModel } from '../../../functions/core/video-model.js';
+import { catalogVideoModel } from '../../../functions/providers/registry.js';
 import { InMemoryCatalog } from '../fakes.js';
 import { buildModel, catalogRecords, LITE, LITE_T2V, PRO, V2, V2_FAST } from '../support.js';
 
@@ -11,7 +11,7 @@ const ALL_RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'];
 const ALL_MODES = ['first_frame', 'first_last_frame', 'reference'];
 
 async function views() {
-  return listModels(new InMemoryCatalog(catalogRecords().map((record) => toVideoModel(record))));
+  return listModels(new InMemoryCatalog(catalogRecords().map((record) => catalogVideoModel(record))));
 }
 
 async function view(name: string) {
