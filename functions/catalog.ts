@@ -417,7 +417,12 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     // Its entry and timeout with the queue's settings, which depend on them (functions/adapters/resources.ts).
     entry: WEBHOOK_QUEUE.consumer.entry,
     timeoutSeconds: WEBHOOK_QUEUE.consumer.timeoutSeconds,
-    uses: [taskRepository(['GetItem', 'UpdateItem'], ['GetItem', 'UpdateItem']), 'videoUrlSigner', webhookQueue],
+    uses: [
+      taskRepository(['GetItem', 'UpdateItem'], ['GetItem', 'UpdateItem']),
+      'videoUrlSigner',
+      webhookQueue,
+      config(ENV.webhookRetryScheduleSeconds.name),
+    ],
   },
   // Starts each new task's execution from the tasks table's stream (TASK_STARTS; the event source grants the read).
   {
@@ -439,6 +444,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
       { kind: 'executions', start: true, actions: ['DescribeExecution'] },
       'capacity',
       index('tasks', TASKS_SLOT_HOLDERS_INDEX.name),
+      config(ENV.reconcileMinAgeSeconds.name),
     ],
   },
   // Sends again the webhooks that final tasks still owe, once overdue.
