@@ -1,13 +1,13 @@
 /**
- * The API's routes and the state machine's functions: one table read by the CDK stack (to wire API
- * Gateway and Lambda) and by the local stack (to dispatch in-process), so both serve the same surface.
+ * The API's routes and the state machine's functions, derived from functions/catalog.ts: read by the CDK stack
+ * (to wire API Gateway and Lambda) and by the local stack (to dispatch in-process), so both serve the same surface.
  */
-import { TASK_STARTS, WEBHOOK_QUEUE } from '../functions/adapters/resources.js';
-import { METRIC } from '../functions/core/metric-names.js';
+import { CATALOG } from '../functions/catalog.js';
+import type { FunctionDeclaration, HttpMethod } from '../functions/catalog.js';
 
 export interface RouteDefinition {
   id: string;
-  method: 'GET' | 'POST' | 'PATCH';
+  method: HttpMethod;
   /** API Gateway HTTP API path syntax: `{name}` is a path parameter. */
   path: string;
   /** Handler module, relative to the repository root; it exports `handler`. */
@@ -27,117 +27,48 @@ export interface RouteDefinition {
  */
 export const CONSOLE_ROUTE_SCOPES: readonly string[] = ['aws.cognito.signin.user.admin'];
 
-/** A console route: its handler in functions/http/console/. */
-function consoleRoute(id: string, method: RouteDefinition['method'], path: string, file: string): RouteDefinition {
-  return {
-    id: `Console${id}`,
-    method,
-    path: `/api/v1/console${path}`,
-    entry: `functions/http/console/${file}`,
-    auth: 'jwt',
-  };
-}
+/** Every HTTP route (the console's included), in the catalog's order. */
+export const API_ROUTES: readonly RouteDefinition[] = CATALOG.flatMap(({ id, entry, trigger }) =>
+  'http' in trigger && trigger.http !== 'default' ? [{ id, entry, ...trigger.http }] : [],
+);
 
 /** The customer console's API (docs/console.md): the same use cases as the public API, for the signed-in user's account. */
-export const CONSOLE_ROUTES: readonly RouteDefinition[] = [
-  consoleRoute('GetAccount', 'GET', '/account', 'get-account.ts'),
-  consoleRoute('ListTransactions', 'GET', '/transactions', 'list-transactions.ts'),
-  consoleRoute('ListTasks', 'GET', '/tasks', 'list-tasks.ts'),
-  consoleRoute('GetTask', 'GET', '/tasks/{id}', 'get-task.ts'),
-  consoleRoute('ListKeys', 'GET', '/keys', 'list-keys.ts'),
-  consoleRoute('CreateKey', 'POST', '/keys', 'create-key.ts'),
-  consoleRoute('UpdateKey', 'PATCH', '/keys/{id}', 'update-key.ts'),
-  consoleRoute('GetWebhookSecret', 'GET', '/webhook-secret', 'get-webhook-secret.ts'),
-  consoleRoute('RotateWebhookSecret', 'POST', '/webhook-secret/rotate', 'rotate-webhook-secret.ts'),
-  consoleRoute('SendTestWebhook', 'POST', '/webhook-test', 'send-test-webhook.ts'),
-  consoleRoute('RedeemCode', 'POST', '/redeem', 'redeem-code.ts'),
-  consoleRoute('ListModels', 'GET', '/models', 'list-models.ts'),
-];
+export const CONSOLE_ROUTES: readonly RouteDefinition[] = API_ROUTES.filter((route) => route.auth === 'jwt');
 
-export const API_ROUTES: readonly RouteDefinition[] = [
-  { id: 'SubmitTask', method: 'POST', path: '/api/v1/video/generate', entry: 'functions/http/submit-task.ts' },
-  { id: 'ListTasks', method: 'GET', path: '/api/v1/video/tasks', entry: 'functions/http/list-tasks.ts' },
-  { id: 'GetTask', method: 'GET', path: '/api/v1/video/tasks/{id}', entry: 'functions/http/get-task.ts' },
-  {
-    id: 'CancelTask',
-    method: 'POST',
-    path: '/api/v1/video/tasks/{id}/cancel',
-    entry: 'functions/http/cancel-task.ts',
-  },
-  { id: 'GetBalance', method: 'GET', path: '/api/v1/account/balance', entry: 'functions/http/get-balance.ts' },
-  {
-    id: 'ListTransactions',
-    method: 'GET',
-    path: '/api/v1/account/transactions',
-    entry: 'functions/http/list-transactions.ts',
-  },
-  { id: 'ListModels', method: 'GET', path: '/api/v1/models', entry: 'functions/http/list-models.ts' },
-  { id: 'CreateUpload', method: 'POST', path: '/api/v1/uploads', entry: 'functions/http/create-upload.ts' },
-  // No API key (docs/api-contract.md, "Routes"): for load balancers and uptime checks, and the API's own description.
-  { id: 'Health', method: 'GET', path: '/api/v1/health', entry: 'functions/http/health.ts' },
-  { id: 'GetOpenApi', method: 'GET', path: '/api/v1/openapi.json', entry: 'functions/http/get-openapi.ts' },
-  { id: 'GetDocs', method: 'GET', path: '/docs', entry: 'functions/http/get-docs.ts' },
-  // The upstream's job reports (docs/task-lifecycle.md, "Completion"): no API key; the per-task secret in the path guards it.
-  {
-    id: 'UpstreamCallback',
-    method: 'POST',
-    path: '/api/v1/upstream-callbacks/{id}/{secret}',
-    entry: 'functions/http/upstream-callback.ts',
-  },
-  ...CONSOLE_ROUTES,
-];
-
+const only = (found: FunctionDeclaration | undefined, what: string) => {
+  if (!found) throw new Error(`functions/catalog.ts declares no ${what}`);
+  return found;
+};
+const defaultRoute = only(
+  CATALOG.find(({ trigger }) => 'http' in trigger && trigger.http === 'default'),
+  'default route',
+);
 /** API Gateway's `$default` route: everything unmatched still answers with the envelope. */
-export const DEFAULT_ROUTE = { id: 'NotFound', entry: 'functions/http/not-found.ts' } as const;
+export const DEFAULT_ROUTE = { id: defaultRoute.id, entry: defaultRoute.entry } as const;
 
 export interface WorkflowFunctionDefinition {
   id: string;
   /** The `${Token}` in the ASL file that receives this function's ARN. */
   aslToken: string;
   entry: string;
-  /**
-   * The function's count (a service metric, functions/core/metric-names.ts) of the errors it throws by
-   * design, which its error-rate alarm leaves out: StartUpstream's "back to the waiting room".
-   */
+  /** Its errors thrown by design, left out of its error-rate alarm (FunctionDeclaration.designedErrorsMetric). */
   designedErrorsMetric?: string;
 }
 
-export const WORKFLOW_FUNCTIONS: readonly WorkflowFunctionDefinition[] = [
-  // Uploaded references made fetchable for the upstream, H.265 transcoded (docs/api-contract.md, "Uploads"): ffmpeg, x86_64.
-  { id: 'PrepareInputs', aslToken: 'PrepareInputsFunctionArn', entry: 'functions/workflow/prepare-inputs.ts' },
-  {
-    id: 'WaitForUpstreamSlot',
-    aslToken: 'WaitForUpstreamSlotFunctionArn',
-    entry: 'functions/workflow/wait-for-slot.ts',
-  },
-  {
-    id: 'StartUpstream',
-    aslToken: 'StartUpstreamFunctionArn',
-    entry: 'functions/workflow/start-upstream.ts',
-    // "No room upstream after all" (429, account problems) sends the task back to the waiting room.
-    designedErrorsMetric: METRIC.upstreamStartsDeferred,
-  },
-  { id: 'AwaitCompletion', aslToken: 'AwaitCompletionFunctionArn', entry: 'functions/workflow/await-completion.ts' },
-  { id: 'TransferVideo', aslToken: 'TransferVideoFunctionArn', entry: 'functions/workflow/transfer-video.ts' },
-  { id: 'CompleteTask', aslToken: 'CompleteTaskFunctionArn', entry: 'functions/workflow/complete-task.ts' },
-  { id: 'FailAndRefund', aslToken: 'FailAndRefundFunctionArn', entry: 'functions/workflow/fail-and-refund.ts' },
-];
+export const WORKFLOW_FUNCTIONS: readonly WorkflowFunctionDefinition[] = CATALOG.flatMap(
+  ({ id, entry, trigger, designedErrorsMetric }) =>
+    'state' in trigger
+      ? [{ id, entry, aslToken: trigger.state, ...(designedErrorsMetric && { designedErrorsMetric }) }]
+      : [],
+);
 
 /** Functions run on a schedule (EventBridge in AWS; timers in the local stack). */
-export const SCHEDULED_FUNCTIONS = [
-  { id: 'ReconcileTasks', entry: 'functions/workflow/reconcile-tasks.ts', everyMinutes: 1 },
-  { id: 'RequeueWebhooks', entry: 'functions/webhooks/requeue-webhooks.ts', everyMinutes: 1 },
-] as const;
+export const SCHEDULED_FUNCTIONS: readonly { id: string; entry: string; everyMinutes: number }[] = CATALOG.flatMap(
+  ({ id, entry, trigger }) => ('everyMinutes' in trigger ? [{ id, entry, everyMinutes: trigger.everyMinutes }] : []),
+);
 
-/** Every function the service deploys, each once: the routes, the state machine's, the scheduled ones, the consumers. */
-export const ALL_FUNCTIONS: readonly { id: string; entry: string }[] = [
-  ...API_ROUTES,
-  DEFAULT_ROUTE,
-  ...WORKFLOW_FUNCTIONS,
-  ...SCHEDULED_FUNCTIONS,
-  WEBHOOK_QUEUE.consumer,
-  TASK_STARTS.starter,
-].map(({ id, entry }) => ({ id, entry }));
+/** Every function the service deploys, each once. */
+export const ALL_FUNCTIONS: readonly { id: string; entry: string }[] = CATALOG.map(({ id, entry }) => ({ id, entry }));
 
 /** ASL tokens that are not function ARNs. */
 export const ASL_RESOURCE_TOKENS = {

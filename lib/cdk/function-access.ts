@@ -12,10 +12,8 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { TableDefinition } from '../../functions/adapters/resources.js';
 import { STATE_MACHINE, UPLOADS, VIDEO_BUCKET } from '../../functions/adapters/resources.js';
+import type { DynamoDbAction, ExecutionAction } from '../../functions/catalog.js';
 import type { FunctionAccess } from './service-function.js';
-
-export type DynamoDbAction =
-  'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query' | 'Scan';
 
 /**
  * A table's name in the table's env var, and the given item actions on the table itself (not its
@@ -97,8 +95,6 @@ export function uploadObjects(bucket: IBucket, ...actions: ('GetObject' | 'PutOb
     ],
   };
 }
-
-export type ExecutionAction = 'StopExecution' | 'DescribeExecution';
 
 /**
  * The task lifecycle state machine (its ARN), whose executions the function may start and, given

@@ -8,9 +8,8 @@
 import { PROVIDERS, PROVIDER_NAMES, platformBaseUrl, platformsOf } from '../../functions/providers/registry.js';
 import type { ProviderName } from '../../functions/providers/registry.js';
 import type { App, Environment, StackProps } from 'aws-cdk-lib';
-import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
+import { CfnOutput, Lazy, Stack, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { ENV } from '../../functions/adapters/config.js';
 import { physicalNames, TASK_STARTS, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import { CONSOLE_ROUTE_SCOPES, DEFAULT_ROUTE } from '../routes.js';
 import type { ApiThrottle } from './api.js';
@@ -229,6 +228,9 @@ export class StatelessStack extends Stack {
       delivery,
       ...(props.serviceConfig.ffmpegLayer && { ffmpegLayer: props.serviceConfig.ffmpegLayer }),
       reserveConcurrency: props.serviceConfig.reserveConcurrency !== false,
+      // The upstream reports each job's status changes to our API (docs/task-lifecycle.md, "Completion"): StartUpstream
+      // puts the URL in each create. The API does not depend on StartUpstream, so this makes no cycle.
+      callbackBaseUrl: Lazy.string({ produce: () => this.api.httpApi.apiEndpoint }),
     });
     this.workflow = new TaskWorkflow(this, 'TaskWorkflow', {
       stateMachineName: physicalNames(prefix).stateMachine,
@@ -250,9 +252,6 @@ export class StatelessStack extends Stack {
       ),
     });
 
-    // The upstream reports each job's status changes to our API (docs/task-lifecycle.md, "Completion"): StartUpstream puts the
-    // URL in each create. The API does not depend on StartUpstream, so this makes no cycle.
-    this.functions.byId['StartUpstream']?.addEnvironment(ENV.callbackBaseUrl.name, this.api.httpApi.apiEndpoint);
     const functions = this.functions;
     this.alarms = new ServiceAlarms(this, 'Alarms', {
       prefix,

@@ -12,7 +12,9 @@ import type { LocalHandlerEndpoints } from './handler-environment.js';
 import { loadBundledHandler } from './handler-loader.js';
 import type { BundleFiles } from './handler-loader.js';
 import { lambdaContext } from './lambda-context.js';
+import { localFunction, localTimeoutMs } from './local-function.js';
 import type { physicalNames } from '../../functions/adapters/resources.js';
+import { functionById } from '../../functions/catalog.js';
 import { API_ROUTES, DEFAULT_ROUTE } from '../routes.js';
 
 export interface LocalApiConfig {
@@ -39,11 +41,23 @@ const config = childOfLocalStack<LocalApiConfig>('api-process', () => stopping);
 async function start() {
   // Before any handler loads: they read their config at load time, as at a Lambda cold start.
   applyLocalHandlerEnvironment(config.names, config.endpoints, config.environment);
-  const handlerOf = (entry: string) => loadBundledHandler<HttpHandler>(config.bundles, entry);
+  const nameOf = (id: string) => `${config.names.stateMachine}-${id}`;
+  // Each with only its own variables and under its own timeout (local-function.ts), all loaded now.
+  const handlerOf = async (id: string, entry: string): Promise<HttpHandler> => {
+    const run = localFunction(
+      functionById(id),
+      () => loadBundledHandler<HttpHandler>(config.bundles, entry),
+      nameOf(id),
+    );
+    await run.ready();
+    return (event) => run(event);
+  };
   return startApiGatewayServer({
-    routes: await Promise.all(API_ROUTES.map(async (route) => ({ ...route, handler: await handlerOf(route.entry) }))),
-    defaultRoute: { id: DEFAULT_ROUTE.id, handler: await handlerOf(DEFAULT_ROUTE.entry) },
-    contextFor: (routeId) => lambdaContext(`${config.names.stateMachine}-${routeId}`),
+    routes: await Promise.all(
+      API_ROUTES.map(async (route) => ({ ...route, handler: await handlerOf(route.id, route.entry) })),
+    ),
+    defaultRoute: { id: DEFAULT_ROUTE.id, handler: await handlerOf(DEFAULT_ROUTE.id, DEFAULT_ROUTE.entry) },
+    contextFor: (routeId) => lambdaContext(nameOf(routeId), localTimeoutMs(functionById(routeId))),
     port: config.port,
     ...(config.gateway?.jwtAuthorizer && { jwtAuthorizer: config.gateway.jwtAuthorizer }),
     ...(config.gateway?.console && { console: config.gateway.console }),

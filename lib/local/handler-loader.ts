@@ -3,13 +3,11 @@
  * that run a handler in-process may load its source entry. Either is imported only after the environment
  * is set: handlers read their config at load time.
  */
-import type { Context } from 'aws-lambda';
 import { readFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { REPOSITORY_ROOT } from '../repository-root.js';
-import { lambdaContext } from './lambda-context.js';
 
 /** A handler from its source entry (lib/routes.ts), for tests that run it in-process. */
 export async function loadHandler<T>(entry: string): Promise<T> {
@@ -44,13 +42,4 @@ export async function loadBundledHandler<T>(bundles: BundleFiles, entry: string)
   }
   const module = (await import(url)) as { handler: T };
   return module.handler;
-}
-
-/** A workflow step's handler from its bundle, imported on its first invocation (as a Lambda cold start would). */
-export function lazyStepHandler(bundles: BundleFiles, entry: string, id: string): (event: unknown) => Promise<unknown> {
-  let handler: Promise<(event: unknown, context: Context) => Promise<unknown>> | undefined;
-  return async (event: unknown) => {
-    handler ??= loadBundledHandler(bundles, entry);
-    return (await handler)(event, lambdaContext(id, 900_000));
-  };
 }

@@ -6,6 +6,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
+import { functionById } from '../../functions/catalog.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { physicalNames } from '../../functions/adapters/resources.js';
@@ -17,9 +18,9 @@ import { startDynamoDbStreamSource } from './dynamodb-stream-source.js';
 import type { DynamoDbStreamHandler } from './dynamodb-stream-source.js';
 import { applyLocalHandlerEnvironment } from './handler-environment.js';
 import type { LocalHandlerEndpoints } from './handler-environment.js';
-import { lazyStepHandler, loadBundledHandler } from './handler-loader.js';
+import { loadBundledHandler } from './handler-loader.js';
 import type { BundleFiles } from './handler-loader.js';
-import { lambdaContext } from './lambda-context.js';
+import { localFunction, localTimeoutMs } from './local-function.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { startSqsEventSource } from './sqs-event-source.js';
 import type { SqsHandler } from './sqs-event-source.js';
@@ -81,11 +82,18 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
 
     const stateMachineArn = localStateMachineArn(names);
     const functionArn = (id: string) => localFunctionArn(names, id);
+    /** A function's bundle, run with only its own variables and under its own timeout (local-function.ts). */
+    const local = <E, R>(id: string) =>
+      localFunction<E, R>(
+        functionById(id),
+        () => loadBundledHandler<(event: E, context: Context) => Promise<R>>(config.bundles, functionById(id).entry),
+        `${names.stateMachine}-${id}`,
+      );
     const stepFunctions = await startLocalStepFunctions({
       definition: loadDefinition(functionArn, config.webhookQueue.url),
       stateMachineArn,
       lambdaHandlers: Object.fromEntries(
-        WORKFLOW_FUNCTIONS.map((fn) => [functionArn(fn.id), lazyStepHandler(config.bundles, fn.entry, fn.id)]),
+        WORKFLOW_FUNCTIONS.map((fn) => [functionArn(fn.id), local<unknown, unknown>(fn.id)]),
       ),
       sqs,
     });
@@ -118,16 +126,17 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
     // webhooks live in memory, so after a restart every task in flight has lost its execution and every
     // owed webhook its message), then periodically like the one-minute schedule in AWS.
     const scheduled = await Promise.all(
-      SCHEDULED_FUNCTIONS.map(async ({ id, entry }) => ({
-        id,
-        run: await loadBundledHandler<(event: unknown, context: Context) => Promise<unknown>>(config.bundles, entry),
-      })),
+      SCHEDULED_FUNCTIONS.map(async ({ id }) => {
+        const run = local<Record<string, unknown>, unknown>(id);
+        await run.ready();
+        return { id, run };
+      }),
     );
     let reconciling: Promise<unknown> = Promise.resolve();
     const runReconcile = (eventOf: (id: string) => Record<string, unknown> = () => ({})) =>
       (reconciling = Promise.all(
         scheduled.map(({ id, run }) =>
-          run(eventOf(id), lambdaContext(id)).catch((error: unknown) => console.error(`${id} failed:`, error)),
+          run(eventOf(id)).catch((error: unknown) => console.error(`${id} failed:`, error)),
         ),
       ));
     // Lambda's event source on the tasks table's stream: each new task's execution starts from it. Started
@@ -136,9 +145,14 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       dynamoDb,
       endpoint: config.endpoints.dynamodb,
       tableName: names.tables.tasks,
-      handler: () => loadBundledHandler<DynamoDbStreamHandler>(config.bundles, TASK_STARTS.starter.entry),
+      handler: async () => {
+        const run = local<Parameters<DynamoDbStreamHandler>[0], Awaited<ReturnType<DynamoDbStreamHandler>>>(
+          TASK_STARTS.starter.id,
+        );
+        return (event) => run(event);
+      },
       functionName: `${names.stateMachine}-${TASK_STARTS.starter.id}`,
-      timeoutMs: TASK_STARTS.starter.timeoutSeconds * 1000,
+      timeoutMs: localTimeoutMs(functionById(TASK_STARTS.starter.id)),
       batchSize: TASK_STARTS.batchSize,
       filterPattern: TASK_STARTS.filterPattern,
       retryAttempts: TASK_STARTS.retryAttempts,
@@ -149,7 +163,7 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
     // as the reconciler takes at most its limit (100) per run.
     const reconcile = scheduled.find(({ id }) => id === 'ReconcileTasks');
     for (let run = 0; reconcile && run < 50; run += 1) {
-      const report = (await reconcile.run({ minAgeSeconds: 0 }, lambdaContext(reconcile.id)).catch((error) => {
+      const report = (await reconcile.run({ minAgeSeconds: 0 }).catch((error) => {
         console.error(`${reconcile.id} failed:`, error);
         return undefined;
       })) as { restarted?: number } | undefined;
@@ -172,9 +186,12 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       sqs,
       queueUrl: config.webhookQueue.url,
       queueArn: config.webhookQueue.arn,
-      handler: () => loadBundledHandler<SqsHandler>(config.bundles, WEBHOOK_QUEUE.consumer.entry),
+      handler: async () => {
+        const run = local<Parameters<SqsHandler>[0], Awaited<ReturnType<SqsHandler>>>(WEBHOOK_QUEUE.consumer.id);
+        return (event) => run(event);
+      },
       functionName: `${names.stateMachine}-${WEBHOOK_QUEUE.consumer.id}`,
-      timeoutMs: WEBHOOK_QUEUE.consumer.timeoutSeconds * 1000,
+      timeoutMs: localTimeoutMs(functionById(WEBHOOK_QUEUE.consumer.id)),
       batchSize: WEBHOOK_QUEUE.consumer.batchSize,
       maxConcurrency: WEBHOOK_QUEUE.consumer.maxConcurrency,
     });

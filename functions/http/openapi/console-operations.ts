@@ -17,8 +17,6 @@ type Json = Record<string, unknown>;
 
 export interface ConsoleOperation {
   id: string;
-  method: 'get' | 'post' | 'patch';
-  path: string;
   summary: string;
   description: string;
   query?: v.ObjectSchema<v.ObjectEntries, undefined> | v.StrictObjectSchema<v.ObjectEntries, undefined>;
@@ -59,8 +57,6 @@ const KEY_EXAMPLE = {
 export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
   {
     id: 'ConsoleGetAccount',
-    method: 'get',
-    path: '/api/v1/console/account',
     summary: 'The signed-in account',
     description:
       "Balance and this month's spend (from the ledger: charges less refunds since the 1st, UTC). A user's first request opens their account with a balance of 0.",
@@ -79,8 +75,6 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
   },
   {
     id: 'ConsoleListTransactions',
-    method: 'get',
-    path: '/api/v1/console/transactions',
     summary: 'The ledger',
     description: 'As GET /api/v1/account/transactions, for the signed-in account.',
     query: ListTransactionsQuerySchema,
@@ -89,8 +83,6 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
   },
   {
     id: 'ConsoleListTasks',
-    method: 'get',
-    path: '/api/v1/console/tasks',
     summary: 'The tasks',
     description: 'As GET /api/v1/video/tasks, for the signed-in account.',
     query: ListTasksQuerySchema,
@@ -99,8 +91,6 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
   },
   {
     id: 'ConsoleGetTask',
-    method: 'get',
-    path: '/api/v1/console/tasks/{id}',
     summary: 'One task',
     description: 'As GET /api/v1/video/tasks/{id}, for the signed-in account.',
     pathId: 'task',
@@ -109,8 +99,6 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
   },
   {
     id: 'ConsoleListKeys',
-    method: 'get',
-    path: '/api/v1/console/keys',
     summary: 'The API keys',
     description: 'Oldest first, with spend against quota and the last time each paid for a task.',
     data: { component: 'KeyList', example: { items: [KEY_EXAMPLE] } },
@@ -118,8 +106,6 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
   },
   {
     id: 'ConsoleCreateKey',
-    method: 'post',
-    path: '/api/v1/console/keys',
     summary: 'Create an API key',
     description:
       'The key itself (`key`, bc_…) is in this answer only: it is stored as a hash. At most 50 keys per account; a rate at most the service default.',
@@ -129,8 +115,6 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
   },
   {
     id: 'ConsoleUpdateKey',
-    method: 'patch',
-    path: '/api/v1/console/keys/{id}',
     summary: 'Rename, disable, enable or change the quota of a key',
     description:
       'A disabled key gets 401 from its next request. `quota: null` removes the cap; a quota below what the key has spent stops it until raised.',
@@ -141,8 +125,6 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
   },
   {
     id: 'ConsoleGetWebhookSecret',
-    method: 'get',
-    path: '/api/v1/console/webhook-secret',
     summary: 'The webhook signing secret',
     description: 'Created on first use. Verify the webhook-signature header with it (Standard Webhooks).',
     data: {
@@ -153,8 +135,6 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
   },
   {
     id: 'ConsoleRotateWebhookSecret',
-    method: 'post',
-    path: '/api/v1/console/webhook-secret/rotate',
     summary: 'Rotate the webhook signing secret',
     description: 'For 24 h, webhooks carry signatures by both the new and the previous secret.',
     data: {
@@ -168,8 +148,6 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
   },
   {
     id: 'ConsoleSendTestWebhook',
-    method: 'post',
-    path: '/api/v1/console/webhook-test',
     summary: 'Send a signed test event',
     description:
       'One POST of `{"type":"test",…}`, signed and sent exactly as a task webhook (public addresses only, 15 s). Not retried.',
@@ -182,8 +160,6 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
   },
   {
     id: 'ConsoleRedeemCode',
-    method: 'post',
-    path: '/api/v1/console/redeem',
     summary: 'Redeem a top-up code',
     description:
       'Adds the code’s amount to the balance, once, with a ledger entry `redeem:<code id>` (type topup). Case, spaces and dashes do not matter. The same account redeeming it again gets the same answer with already_redeemed_at set: nothing is added.',
@@ -193,8 +169,6 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
   },
   {
     id: 'ConsoleListModels',
-    method: 'get',
-    path: '/api/v1/console/models',
     summary: 'The models and their prices',
     description: 'As GET /api/v1/models.',
     data: { component: 'ModelList', example: EXAMPLES.models },

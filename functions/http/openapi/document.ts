@@ -4,6 +4,7 @@
  * (response-schemas.ts). GET /api/v1/openapi.json serves it from the bundle, in AWS and locally alike; a unit
  * test checks it against lib/routes.ts (every route, no other) and a real OpenAPI validator.
  */
+import { httpRouteOf } from '../../catalog.js';
 import { toJsonSchema } from '@valibot/to-json-schema';
 import type { ConversionConfig } from '@valibot/to-json-schema';
 import * as v from 'valibot';
@@ -29,7 +30,6 @@ import { CONSOLE_OPERATIONS, CONSOLE_SCHEMAS } from './console-operations.js';
 import type { ConsoleOperation } from './console-operations.js';
 
 type Json = Record<string, unknown>;
-type Method = 'get' | 'post';
 
 const CONVERSION: ConversionConfig = { target: 'draft-2020-12', errorMode: 'ignore' };
 
@@ -85,8 +85,6 @@ const REQUEST_ID = { [titled(REQUEST_ID_HEADER)]: ref('headers', 'XRequestId') }
 
 interface OperationSpec {
   id: string;
-  method: Method;
-  path: string;
   summary: string;
   description: string;
   tag: string;
@@ -193,8 +191,6 @@ const SUBMIT_FIELD_DOCS: Record<string, Json> = {
 const OPERATIONS: OperationSpec[] = [
   {
     id: 'SubmitTask',
-    method: 'post',
-    path: '/api/v1/video/generate',
     summary: 'Submit a generation task',
     description:
       "Charges the cost and answers the new task (status pending) with the cost and its parts (cost_breakdown: base, resolution, audio, surcharges). Options that cost extra: resolution above 720p, duration (per second), generate_audio (default true on models with sound), reference videos and audios; GET /api/v1/models lists each model's priced_options. Nothing is charged on any 4xx. With an Idempotency-Key, the same key and body within 24 h answer the first task again (no second charge).",
@@ -216,8 +212,6 @@ const OPERATIONS: OperationSpec[] = [
   },
   {
     id: 'ListTasks',
-    method: 'get',
-    path: '/api/v1/video/tasks',
     summary: "List the account's tasks",
     description:
       "Newest first, a page at a time: pass `next_cursor` as `cursor` until it is null. A task shows as GET /video/tasks/{id} shows it, without that query's live upstream check (and queue_position is null). A new task may take a moment to appear. With `status`, a page may hold fewer than `limit` tasks (even none) while `next_cursor` is set: each request reads at most 1,000 of the account's tasks.",
@@ -229,8 +223,6 @@ const OPERATIONS: OperationSpec[] = [
   },
   {
     id: 'GetTask',
-    method: 'get',
-    path: '/api/v1/video/tasks/{id}',
     summary: 'Query a task',
     description: `A task in progress is checked with the upstream first. While it is transferring, \`message\` says "${TRANSFERRING_MESSAGE}".`,
     tag: 'Tasks',
@@ -241,8 +233,6 @@ const OPERATIONS: OperationSpec[] = [
   },
   {
     id: 'CancelTask',
-    method: 'post',
-    path: '/api/v1/video/tasks/{id}/cancel',
     summary: 'Cancel a task',
     description:
       'While no upstream job has started generating: the task becomes refunded and its cost is refunded in full. Cancelling a refunded task again answers it again. Once generation has started, or the task has ended otherwise: 400. While the task is being started upstream (seconds): 429 with `Retry-After`, nothing refunded; ask again then.',
@@ -254,8 +244,6 @@ const OPERATIONS: OperationSpec[] = [
   },
   {
     id: 'GetBalance',
-    method: 'get',
-    path: '/api/v1/account/balance',
     summary: 'Read the balance',
     description: 'The available balance of the account that owns the API key.',
     tag: 'Account',
@@ -265,8 +253,6 @@ const OPERATIONS: OperationSpec[] = [
   },
   {
     id: 'ListTransactions',
-    method: 'get',
-    path: '/api/v1/account/transactions',
     summary: "List the account's ledger",
     description:
       'Every balance movement (charge, refund, top-up, adjustment), newest first, a page at a time: pass `next_cursor` as `cursor` until it is null.',
@@ -278,8 +264,6 @@ const OPERATIONS: OperationSpec[] = [
   },
   {
     id: 'ListModels',
-    method: 'get',
-    path: '/api/v1/models',
     summary: 'List the models',
     description: 'Every model with its pricing (yuan) and what it accepts.',
     tag: 'Models',
@@ -289,8 +273,6 @@ const OPERATIONS: OperationSpec[] = [
   },
   {
     id: 'CreateUpload',
-    method: 'post',
-    path: '/api/v1/uploads',
     summary: 'Upload a reference file',
     description:
       'Answers a presigned URL: PUT the bytes there with exactly `upload_headers` within 15 minutes, then name `file_url` in image_urls / video_urls / audio_urls. The stored bytes are checked (real type and size) before use; H.265 video is transcoded to H.264. Uploads are deleted 48 h after creation.',
@@ -311,8 +293,6 @@ const OPERATIONS: OperationSpec[] = [
   },
   {
     id: 'UpstreamCallback',
-    method: 'post',
-    path: '/api/v1/upstream-callbacks/{id}/{secret}',
     summary: "The upstream's job report (not for customers)",
     description:
       "Called by the upstream generator when a job's status changes. No API key: the per-task secret in the path guards it, and the job is read again from the upstream before anything moves. An unknown task or secret: 404.",
@@ -329,8 +309,6 @@ const OPERATIONS: OperationSpec[] = [
   },
   {
     id: 'Health',
-    method: 'get',
-    path: '/api/v1/health',
     summary: 'Health check',
     description:
       'No API key. 200 when API Gateway reaches a function that runs; reads no storage (for load balancers and uptime checks).',
@@ -341,8 +319,6 @@ const OPERATIONS: OperationSpec[] = [
   },
   {
     id: 'GetOpenApi',
-    method: 'get',
-    path: '/api/v1/openapi.json',
     summary: 'This document',
     description: 'No API key. The OpenAPI 3.1 description of the API (not in the envelope).',
     tag: 'Service',
@@ -356,8 +332,6 @@ const OPERATIONS: OperationSpec[] = [
   },
   {
     id: 'GetDocs',
-    method: 'get',
-    path: '/docs',
     summary: 'This document, rendered',
     description: 'No API key. An HTML page that renders this document (Swagger UI, served from our own origin).',
     tag: 'Service',
@@ -517,14 +491,13 @@ function errorResponses(): Json {
 
 function buildDocument(): Json {
   const paths: Record<string, Record<string, Json>> = {};
-  for (const spec of OPERATIONS) {
-    paths[spec.path] ??= {};
-    (paths[spec.path] as Record<string, Json>)[spec.method] = operation(spec);
-  }
-  for (const spec of CONSOLE_OPERATIONS) {
-    paths[spec.path] ??= {};
-    (paths[spec.path] as Record<string, Json>)[spec.method] = consoleOperation(spec);
-  }
+  // Each operation at its route's method and path (functions/catalog.ts), by the route's id.
+  const add = (id: string, operation: Json) => {
+    const { method, path } = httpRouteOf(id);
+    (paths[path] ??= {})[method.toLowerCase()] = operation;
+  };
+  for (const spec of OPERATIONS) add(spec.id, operation(spec));
+  for (const spec of CONSOLE_OPERATIONS) add(spec.id, consoleOperation(spec));
   return {
     openapi: '3.1.0',
     info: {

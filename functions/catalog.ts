@@ -1,0 +1,510 @@
+/**
+ * Every function of the service, declared once: its trigger, handler entry, timeout and memory where not the
+ * default, and what it uses (named groups of access: the tables, queues, secrets and settings its handler reads
+ * at cold start, functions/adapters/*-dependencies.ts). Plain data: lib/cdk derives functions, grants and
+ * environment from it, lib/local each handler's own environment and timeout, lib/routes.ts the routes.
+ */
+import { ENV, providerEnv } from './adapters/config.js';
+import {
+  API_KEYS_BY_ACCOUNT_INDEX,
+  LEDGER_BY_TIME_INDEX,
+  STATE_MACHINE,
+  TABLES,
+  TASK_STARTS,
+  TASKS_BY_ACCOUNT_INDEX,
+  TASKS_IN_FLIGHT_INDEX,
+  TASKS_SLOT_HOLDERS_INDEX,
+  TASKS_WEBHOOK_PENDING_INDEX,
+  VIDEO_BUCKET,
+  WEBHOOK_QUEUE,
+} from './adapters/resources.js';
+import type { TableId } from './adapters/resources.js';
+import { METRIC } from './core/metric-names.js';
+import { PROVIDER_NAMES } from './core/providers.js';
+import type { ProviderName } from './core/providers.js';
+
+export type DynamoDbAction =
+  'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query' | 'Scan';
+export type ExecutionAction = 'StopExecution' | 'DescribeExecution';
+
+/** One thing a function uses: the variable that names it, and (in AWS) the least IAM to use it. */
+export type Access =
+  /** A table's name; item actions on the table itself (none: the name only). */
+  | { kind: 'table'; table: TableId; actions: DynamoDbAction[] }
+  | { kind: 'index'; table: TableId; index: string }
+  /** The video bucket, written under `keys` (the task's video). */
+  | { kind: 'videos'; keys: string }
+  /** Customer uploads in the video bucket (UPLOADS.prefix). */
+  | { kind: 'uploads'; actions: ('GetObject' | 'PutObject')[] }
+  | { kind: 'executions'; start: boolean; actions: ExecutionAction[] }
+  | { kind: 'webhookQueue' }
+  /** Answers the lifecycle's task tokens (SendTaskSuccess/SendTaskFailure); no variable. */
+  | { kind: 'taskTokens' }
+  /** Settings: the deployment's value (lib/cdk), else the variable's default. */
+  | { kind: 'config'; variables: string[] }
+  /** A secret's ARN; `plain` carries the value itself where no secret store is (the local stack). */
+  | { kind: 'secret'; variable: string; secret: 'cloudFrontPrivateKey' | ProviderName; plain?: string }
+  /** Variables only the local stack gives, with why (a stand-in for an AWS service that has no emulator). */
+  | { kind: 'local'; variables: string[]; why: string };
+
+const table = (id: TableId, ...actions: DynamoDbAction[]): Access => ({ kind: 'table', table: id, actions });
+const index = (id: TableId, name: string): Access => ({ kind: 'index', table: id, index: name });
+const config = (...variables: string[]): Access => ({ kind: 'config', variables });
+
+/** taskRepository(): the five tables' names, each with the actions given (none: its name only). */
+function taskRepository(
+  tasks: DynamoDbAction[],
+  accounts: DynamoDbAction[] = [],
+  apiKeys: DynamoDbAction[] = [],
+  ledger: DynamoDbAction[] = [],
+  idempotency: DynamoDbAction[] = [],
+): Access[] {
+  return [
+    table('tasks', ...tasks),
+    table('accounts', ...accounts),
+    table('apiKeys', ...apiKeys),
+    table('ledger', ...ledger),
+    table('idempotency', ...idempotency),
+  ];
+}
+/** The uploads table: uploadRepository() finds it, and its Idempotency-Key records, by these names. */
+const uploads = (...actions: DynamoDbAction[]): Access[] => [table('uploads', ...actions), table('idempotency')];
+/** consoleKeys(): the account's keys by its index; a write checks the account in the same transaction. */
+const consoleKeys = (...apiKeys: DynamoDbAction[]): Access[] => [
+  index('apiKeys', API_KEYS_BY_ACCOUNT_INDEX.name),
+  table('apiKeys', ...apiKeys),
+  table('accounts', 'ConditionCheckItem'),
+];
+
+/** authenticationDependencies(): key lookup and the per-key limiter. */
+const authentication: Access[] = [
+  table('apiKeys', 'GetItem'),
+  table('rateLimits', 'UpdateItem'),
+  config(ENV.defaultRateLimitPerSecond.name),
+];
+/**
+ * repository.refund(): one transaction over the task, the account, the key and the ledger entry (the account read
+ * when an entry listed later committed first).
+ */
+const refunds = taskRepository(['GetItem', 'UpdateItem'], ['GetItem', 'UpdateItem'], ['UpdateItem'], ['PutItem']);
+/**
+ * videoUrlSigner(): CloudFront-signed URLs (the private key read from Secrets Manager once per cold start); no
+ * bucket access in AWS. The local stack has no CDN: its URLs are S3-presigned, which needs the bucket's name.
+ */
+const videoUrlSigner: Access[] = [
+  config(ENV.cloudFrontDomain.name, ENV.cloudFrontKeyPairId.name),
+  { kind: 'secret', variable: ENV.cloudFrontPrivateKeySecretArn.name, secret: 'cloudFrontPrivateKey' },
+  { kind: 'local', variables: [VIDEO_BUCKET.envVar], why: 'no CloudFront locally: S3-presigned video URLs' },
+];
+/**
+ * waitingRoomDependencies(): upstream accounts and the waiting room (slots are taken and given back in
+ * transactions with the task), and the task tokens it answers.
+ */
+const capacity: Access[] = [
+  ...taskRepository(['GetItem', 'UpdateItem']),
+  table('upstreamAccounts', 'Scan', 'UpdateItem'),
+  table('upstreamQueue', 'PutItem', 'DeleteItem', 'Query'),
+  { kind: 'taskTokens' },
+];
+/** videoProviders(): each provider's platform and endpoint, its key only as a secret ARN, read by the function. */
+const upstream: Access[] = PROVIDER_NAMES.flatMap((provider): Access[] => {
+  const env = providerEnv(provider);
+  return [
+    config(env.platform.name, env.baseUrl.name),
+    { kind: 'secret', variable: env.apiKeySecretArn.name, secret: provider, plain: env.apiKey.name },
+  ];
+});
+/**
+ * Every console route's caller (functions/http/console/console-route.ts, consoleUsers()): the JWT's `sub`
+ * looked up; a new user gets its link and a new account in one transaction. No API key.
+ */
+const consoleCaller: Access[] = [table('consoleUsers', 'GetItem', 'PutItem'), table('accounts', 'PutItem')];
+/** The webhook queue's URL, and sends to it and its dead-letter queue (retries, hops, parked messages). */
+const webhookQueue: Access = { kind: 'webhookQueue' };
+
+/** The named groups a function may use (functions/adapters/*-dependencies.ts build from them). */
+export const GROUPS = {
+  authentication,
+  refunds,
+  videoUrlSigner,
+  capacity,
+  upstream,
+  consoleCaller,
+  /** A job settled (a failed one refunded) and its slot given back: what ends a task. */
+  settle: [...refunds, ...capacity, ...upstream],
+  /** taskQueryDependencies(): a task's query asks the upstream, may settle it, signs its video URL. */
+  taskQuery: [...refunds, ...capacity, ...upstream, ...videoUrlSigner],
+} satisfies Record<string, Access[]>;
+export type GroupName = keyof typeof GROUPS;
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH';
+export type Trigger =
+  /** `auth: 'jwt'`: a console route (docs/console.md), behind API Gateway's JWT authorizer. */
+  | { http: { method: HttpMethod; path: string; auth?: 'jwt' } }
+  /** API Gateway's `$default` route: everything unmatched. */
+  | { http: 'default' }
+  /** A Task state of the lifecycle's ASL: the `${Token}` that receives the function's ARN. */
+  | { state: string }
+  | { everyMinutes: number }
+  | { queue: typeof WEBHOOK_QUEUE.name }
+  | { stream: 'tasks' };
+
+export interface FunctionDeclaration {
+  id: string;
+  trigger: Trigger;
+  /** Handler module, relative to the repository root; it exports `handler`. */
+  entry: string;
+  /** @default 10 */
+  timeoutSeconds?: number;
+  /** @default 512 */
+  memoryMb?: number;
+  /** ffmpeg: x86_64 with the ffmpeg layer (lib/ffmpeg-binary.ts). */
+  ffmpeg?: true;
+  uses: (GroupName | Access | Access[])[];
+  /** Its count of the errors it throws by design (functions/core/metric-names.ts), left out of its error alarm. */
+  designedErrorsMetric?: string;
+}
+
+export const DEFAULT_TIMEOUT_SECONDS = 10;
+
+const route = (method: HttpMethod, path: string) => ({ http: { method, path } });
+/** A console route: its handler in functions/http/console/. */
+function consoleRoute(
+  id: string,
+  method: HttpMethod,
+  path: string,
+  file: string,
+  ...uses: FunctionDeclaration['uses']
+) {
+  return {
+    id: `Console${id}`,
+    trigger: { http: { method, path: `/api/v1/console${path}`, auth: 'jwt' } },
+    entry: `functions/http/console/${file}`,
+    uses: ['consoleCaller', ...uses],
+  } satisfies FunctionDeclaration;
+}
+const accountSecrets = table('accounts', 'GetItem', 'UpdateItem');
+
+export const CATALOG: readonly FunctionDeclaration[] = [
+  // The public API.
+  {
+    id: 'SubmitTask',
+    trigger: route('POST', '/api/v1/video/generate'),
+    entry: 'functions/http/submit-task.ts',
+    uses: [
+      'authentication',
+      table('models', 'Scan'),
+      // One transaction (with the ledger entry and the Idempotency-Key record, read first when a key is
+      // sent); the task's execution starts from the table's stream (StartExecutions).
+      taskRepository(['PutItem'], ['GetItem', 'UpdateItem'], ['UpdateItem'], ['PutItem'], ['GetItem', 'PutItem']),
+      // The uploads a submit names: their records, and a ranged GET of each stored object (its real type and size).
+      uploads('GetItem'),
+      { kind: 'uploads', actions: ['GetObject'] },
+    ],
+  },
+  {
+    id: 'ListTasks',
+    trigger: route('GET', '/api/v1/video/tasks'),
+    entry: 'functions/http/list-tasks.ts',
+    // The account's index, and a succeeded task's re-signed video URL stored as GetTask stores it.
+    uses: [
+      'authentication',
+      taskRepository(['UpdateItem']),
+      index('tasks', TASKS_BY_ACCOUNT_INDEX.name),
+      'videoUrlSigner',
+    ],
+  },
+  // A query of a running task asks the upstream and may record a move, or a failure with its refund, and
+  // wakes the execution; a waiting task's place is counted in the waiting room.
+  {
+    id: 'GetTask',
+    trigger: route('GET', '/api/v1/video/tasks/{id}'),
+    entry: 'functions/http/get-task.ts',
+    uses: ['authentication', 'taskQuery'],
+  },
+  {
+    id: 'CancelTask',
+    trigger: route('POST', '/api/v1/video/tasks/{id}/cancel'),
+    entry: 'functions/http/cancel-task.ts',
+    // Cancels the upstream job (up to three calls of CANCEL_UPSTREAM_TIMEOUT_MS), refunds, stops the execution
+    // and gives the slot back: given longer than a read, below the HTTP API's 30-s integration limit.
+    timeoutSeconds: 25,
+    uses: ['authentication', 'settle', { kind: 'executions', start: false, actions: ['StopExecution'] }],
+  },
+  {
+    id: 'GetBalance',
+    trigger: route('GET', '/api/v1/account/balance'),
+    entry: 'functions/http/get-balance.ts',
+    uses: ['authentication', table('accounts', 'GetItem')],
+  },
+  {
+    id: 'ListTransactions',
+    trigger: route('GET', '/api/v1/account/transactions'),
+    entry: 'functions/http/list-transactions.ts',
+    uses: ['authentication', index('ledger', LEDGER_BY_TIME_INDEX.name)],
+  },
+  {
+    id: 'ListModels',
+    trigger: route('GET', '/api/v1/models'),
+    entry: 'functions/http/list-models.ts',
+    uses: ['authentication', table('models', 'Scan')],
+  },
+  {
+    id: 'CreateUpload',
+    trigger: route('POST', '/api/v1/uploads'),
+    entry: 'functions/http/create-upload.ts',
+    // Records the upload (with its Idempotency-Key record, read first when a key is sent) and presigns its PUT
+    // with the function's own role: the URL can write only what that role may, under uploads/.
+    uses: [
+      'authentication',
+      uploads('PutItem'),
+      table('idempotency', 'GetItem', 'PutItem'),
+      { kind: 'uploads', actions: ['PutObject'] },
+    ],
+  },
+  // No API key (docs/api-contract.md, "Routes"), no storage: for load balancers and uptime checks, and the API's
+  // own description, answered from the bundle alone.
+  { id: 'Health', trigger: route('GET', '/api/v1/health'), entry: 'functions/http/health.ts', uses: [] },
+  { id: 'GetOpenApi', trigger: route('GET', '/api/v1/openapi.json'), entry: 'functions/http/get-openapi.ts', uses: [] },
+  { id: 'GetDocs', trigger: route('GET', '/docs'), entry: 'functions/http/get-docs.ts', uses: [] },
+  // The upstream's job reports (docs/task-lifecycle.md, "Completion"): no API key; the per-task secret in the path
+  // guards it. A read of the job (2 s at most), then as GetTask's settle. Ark waits 5 s for the answer; the
+  // function may take longer under load (the work is done, Ark only sends the hint again).
+  {
+    id: 'UpstreamCallback',
+    trigger: route('POST', '/api/v1/upstream-callbacks/{id}/{secret}'),
+    entry: 'functions/http/upstream-callback.ts',
+    uses: ['settle'],
+  },
+
+  // The customer console's API (docs/console.md): the same use cases as the public API, for the signed-in
+  // user's account; the JWT authorizer has checked the token, each route finds its caller's account.
+  consoleRoute(
+    'GetAccount',
+    'GET',
+    '/account',
+    'get-account.ts',
+    table('accounts', 'GetItem'),
+    index('ledger', LEDGER_BY_TIME_INDEX.name),
+  ),
+  consoleRoute(
+    'ListTransactions',
+    'GET',
+    '/transactions',
+    'list-transactions.ts',
+    index('ledger', LEDGER_BY_TIME_INDEX.name),
+  ),
+  consoleRoute(
+    'ListTasks',
+    'GET',
+    '/tasks',
+    'list-tasks.ts',
+    taskRepository(['UpdateItem']),
+    index('tasks', TASKS_BY_ACCOUNT_INDEX.name),
+    'videoUrlSigner',
+  ),
+  consoleRoute('GetTask', 'GET', '/tasks/{id}', 'get-task.ts', 'taskQuery'),
+  consoleRoute('ListKeys', 'GET', '/keys', 'list-keys.ts', consoleKeys()),
+  consoleRoute(
+    'CreateKey',
+    'POST',
+    '/keys',
+    'create-key.ts',
+    consoleKeys('PutItem'),
+    config(ENV.defaultRateLimitPerSecond.name),
+  ),
+  consoleRoute('UpdateKey', 'PATCH', '/keys/{id}', 'update-key.ts', consoleKeys('UpdateItem', 'GetItem')),
+  // The account's webhook signing secrets (webhookSecrets(): on the account's item).
+  consoleRoute('GetWebhookSecret', 'GET', '/webhook-secret', 'get-webhook-secret.ts', accountSecrets),
+  consoleRoute('RotateWebhookSecret', 'POST', '/webhook-secret/rotate', 'rotate-webhook-secret.ts', accountSecrets),
+  // Signs a test event with the account's secret and POSTs it to the customer's (public) URL.
+  consoleRoute('SendTestWebhook', 'POST', '/webhook-test', 'send-test-webhook.ts', accountSecrets),
+  // One transaction: the code marked redeemed, the balance raised, the ledger entry written.
+  consoleRoute('RedeemCode', 'POST', '/redeem', 'redeem-code.ts', [
+    table('redeemCodes', 'GetItem', 'UpdateItem'),
+    table('accounts', 'GetItem', 'UpdateItem'),
+    table('ledger', 'PutItem'),
+  ]),
+  consoleRoute('ListModels', 'GET', '/models', 'list-models.ts', table('models', 'Scan')),
+
+  // Answers with the envelope only: touches nothing.
+  { id: 'NotFound', trigger: { http: 'default' }, entry: 'functions/http/not-found.ts', uses: [] },
+
+  // The state machine's steps: each timeout below its state's TimeoutSeconds in the ASL.
+  // Uploads made fetchable for the upstream (CloudFront-signed until the upload's expiry), an H.265 video
+  // transcoded beside it by the layer's ffmpeg (docs/api-contract.md, "Uploads"): a 50 MB upload copied and
+  // transcoded in 140 s (its state's 160 s is above; the machine's 12 h holds every state's worst case).
+  {
+    id: 'PrepareInputs',
+    trigger: { state: 'PrepareInputsFunctionArn' },
+    entry: 'functions/workflow/prepare-inputs.ts',
+    timeoutSeconds: 140,
+    // x264 uses every vCPU it gets, and Lambda gives vCPUs by memory (one per 1,769 MB): 4096 MB is over two.
+    memoryMb: 4096,
+    ffmpeg: true,
+    uses: [
+      taskRepository(['GetItem', 'UpdateItem']),
+      uploads('GetItem'),
+      { kind: 'uploads', actions: ['GetObject', 'PutObject'] },
+      'videoUrlSigner',
+      config(ENV.ffmpegPath.name),
+    ],
+  },
+  {
+    id: 'WaitForUpstreamSlot',
+    trigger: { state: 'WaitForUpstreamSlotFunctionArn' },
+    entry: 'functions/workflow/wait-for-slot.ts',
+    timeoutSeconds: 50,
+    uses: ['capacity'],
+  },
+  {
+    id: 'StartUpstream',
+    trigger: { state: 'StartUpstreamFunctionArn' },
+    entry: 'functions/workflow/start-upstream.ts',
+    // Its claim on the task outlives it (lib/cdk/service-functions.ts checks UPSTREAM_CLAIM_LEASE_MS).
+    timeoutSeconds: 50,
+    // "No room upstream after all" (429, account problems) sends the task back to the waiting room.
+    designedErrorsMetric: METRIC.upstreamStartsDeferred,
+    uses: [
+      'capacity',
+      'upstream',
+      config(ENV.completionCheckSeconds.name, ENV.completionPollSeconds.name, ENV.callbackBaseUrl.name),
+    ],
+  },
+  // Registers its token, looks at the job; a job found final is settled (a failed one refunded) here.
+  {
+    id: 'AwaitCompletion',
+    trigger: { state: 'AwaitCompletionFunctionArn' },
+    entry: 'functions/workflow/await-completion.ts',
+    timeoutSeconds: 25,
+    uses: ['settle'],
+  },
+  // Gets the video key from AwaitCompletion: no table. Network throughput grows with memory; the upload itself
+  // keeps 2 × 5 MiB parts in flight.
+  {
+    id: 'TransferVideo',
+    trigger: { state: 'TransferVideoFunctionArn' },
+    entry: 'functions/workflow/transfer-video.ts',
+    timeoutSeconds: 900,
+    memoryMb: 1024,
+    uses: [
+      // Where videos are written (functions/core/use-cases/lifecycle-steps.ts: `videos/<account>/<task>.mp4`).
+      { kind: 'videos', keys: 'videos/*' },
+      config(ENV.maxVideoBytes.name, ENV.videoDownloadTimeoutMs.name),
+    ],
+  },
+  // Queues the completion webhook itself (one message; the state machine's own send was two transitions more).
+  {
+    id: 'CompleteTask',
+    trigger: { state: 'CompleteTaskFunctionArn' },
+    entry: 'functions/workflow/complete-task.ts',
+    timeoutSeconds: 25,
+    uses: [taskRepository(['GetItem', 'UpdateItem']), 'videoUrlSigner', webhookQueue],
+  },
+  {
+    id: 'FailAndRefund',
+    trigger: { state: 'FailAndRefundFunctionArn' },
+    entry: 'functions/workflow/fail-and-refund.ts',
+    timeoutSeconds: 25,
+    uses: ['settle'],
+  },
+
+  // Delivers completion webhooks (webhook-dependencies.ts): per-account signing secrets live in the accounts
+  // table; retries and hops are new messages, parked ones go to the dead-letter queue.
+  {
+    id: WEBHOOK_QUEUE.consumer.id,
+    trigger: { queue: WEBHOOK_QUEUE.name },
+    // Its entry and timeout with the queue's settings, which depend on them (functions/adapters/resources.ts).
+    entry: WEBHOOK_QUEUE.consumer.entry,
+    timeoutSeconds: WEBHOOK_QUEUE.consumer.timeoutSeconds,
+    uses: [
+      taskRepository(['GetItem', 'UpdateItem'], ['GetItem', 'UpdateItem']),
+      'videoUrlSigner',
+      webhookQueue,
+      config(ENV.webhookRetryScheduleSeconds.name),
+    ],
+  },
+  // Starts each new task's execution from the tasks table's stream (TASK_STARTS; the event source grants the read).
+  {
+    id: TASK_STARTS.starter.id,
+    trigger: { stream: 'tasks' },
+    entry: TASK_STARTS.starter.entry,
+    timeoutSeconds: TASK_STARTS.starter.timeoutSeconds,
+    uses: [{ kind: 'executions', start: true, actions: [] }],
+  },
+  // Restarts executions of stuck tasks; gives back slots that ended tasks still hold, dispatches each waiting room.
+  {
+    id: 'ReconcileTasks',
+    trigger: { everyMinutes: 1 },
+    entry: 'functions/workflow/reconcile-tasks.ts',
+    timeoutSeconds: 50,
+    uses: [
+      taskRepository(['UpdateItem']),
+      index('tasks', TASKS_IN_FLIGHT_INDEX.name),
+      { kind: 'executions', start: true, actions: ['DescribeExecution'] },
+      'capacity',
+      index('tasks', TASKS_SLOT_HOLDERS_INDEX.name),
+      config(ENV.reconcileMinAgeSeconds.name),
+    ],
+  },
+  // Sends again the webhooks that final tasks still owe, once overdue.
+  {
+    id: 'RequeueWebhooks',
+    trigger: { everyMinutes: 1 },
+    entry: 'functions/webhooks/requeue-webhooks.ts',
+    timeoutSeconds: 50,
+    uses: [
+      table('tasks', 'UpdateItem'),
+      index('tasks', TASKS_WEBHOOK_PENDING_INDEX.name),
+      webhookQueue,
+      config(ENV.webhookRequeueAfterSeconds.name),
+    ],
+  },
+];
+
+/** A function's accesses, its groups expanded. */
+export function accessesOf(declaration: Pick<FunctionDeclaration, 'uses'>): Access[] {
+  return declaration.uses.flatMap((use) => (typeof use === 'string' ? GROUPS[use] : use));
+}
+
+/** The variables an access gives (`local`: with the local stack's stand-ins). */
+export function variablesOf(access: Access, local = false): string[] {
+  switch (access.kind) {
+    case 'table':
+    case 'index':
+      return [TABLES[access.table].envVar];
+    case 'videos':
+    case 'uploads':
+      return [VIDEO_BUCKET.envVar];
+    case 'executions':
+      return [STATE_MACHINE.envVar];
+    case 'webhookQueue':
+      return [WEBHOOK_QUEUE.envVar];
+    case 'taskTokens':
+      return [];
+    case 'config':
+      return access.variables;
+    case 'secret':
+      return local && access.plain ? [access.variable, access.plain] : [access.variable];
+    case 'local':
+      return local ? access.variables : [];
+  }
+}
+
+/** Every variable a function is given (in AWS, or `local`ly), each once. */
+export function functionVariables(declaration: Pick<FunctionDeclaration, 'uses'>, local = false): string[] {
+  return [...new Set(accessesOf(declaration).flatMap((access) => variablesOf(access, local)))];
+}
+
+export function functionById(id: string): FunctionDeclaration {
+  const declaration = CATALOG.find((fn) => fn.id === id);
+  if (!declaration) throw new Error(`functions/catalog.ts declares no function ${id}`);
+  return declaration;
+}
+
+/** An HTTP function's method and path. */
+export function httpRouteOf(id: string): { method: HttpMethod; path: string } {
+  const { trigger } = functionById(id);
+  if (!('http' in trigger) || trigger.http === 'default') throw new Error(`${id} is no HTTP route`);
+  return trigger.http;
+}
