@@ -20,8 +20,8 @@ import {
 } from './adapters/resources.js';
 import type { TableId } from './adapters/resources.js';
 import { METRIC } from './core/metric-names.js';
-import { PROVIDER_NAMES } from './core/providers.js';
-import type { ProviderName } from './core/providers.js';
+import { PROVIDER_NAMES } from './providers/registry.js';
+import type { ProviderName } from './providers/registry.js';
 
 export type DynamoDbAction =
   'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem' | 'ConditionCheckItem' | 'Query' | 'Scan';

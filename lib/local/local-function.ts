@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import { DEFAULT_TIMEOUT_SECONDS, functionVariables } from '../../functions/catalog.js';
 import type { FunctionDeclaration } from '../../functions/catalog.js';
-import { PROVIDER_NAMES } from '../../functions/core/providers.js';
+import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import { lambdaContext } from './lambda-context.js';
 
 /**
