@@ -44,6 +44,9 @@ beforeAll(() => {
       CDK_OUTDIR: outdir,
       // The CLI adds the asset metadata flag by default (`--asset-metadata`): it names each asset's directory.
       CDK_CONTEXT_JSON: JSON.stringify({ ...cdkJson().context, 'aws:cdk:enable-asset-metadata': true }),
+      // `--no-validation`: the built-in CloudFormation validation is most of a synth's CPU, and
+      // video-service-stack.test.ts runs it.
+      CDK_VALIDATION: 'false',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 240_000,
