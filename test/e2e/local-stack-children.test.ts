@@ -60,7 +60,7 @@ it('refuses a PORT that is not a port number, with the usage, before starting an
   const run = promisify(execFile)(
     `${REPOSITORY_ROOT}/node_modules/.bin/tsx`,
     ['--disable-warning=ExperimentalWarning', 'bin/local.ts', '--memory'],
-    { cwd: REPOSITORY_ROOT, env: { ...process.env, PORT: 'abc' }, timeout: 30_000 },
+    { cwd: REPOSITORY_ROOT, env: { ...process.env, PORT: 'abc' }, timeout: 170_000 },
   );
   await expect(run).rejects.toMatchObject({
     code: 2,
