@@ -25,6 +25,9 @@ export default defineConfig({
           name: 'stack',
           include: ['test/**/*.test.ts'],
           exclude: ['test/unit/**'],
+          // These files share their workers too: a fresh process per file cost about 2 CPU-s of imports each,
+          // a fifth of the run. A file that changes process.env or loads handlers in-process restores both.
+          isolate: false,
           // Kills what a failed or timed-out test left running (local stacks, DynamoDB Local JVMs). The Lambda
           // bundles are built once (test/support/prebuilt-bundles.ts), then the run's one shared stack starts
           // (test/support/shared-stack-setup.ts), with the DynamoDB Local of the integration files' tables.

@@ -1,13 +1,14 @@
 /**
- * The local stack's child processes (lib/local/api-process.ts, workflow-process.ts): a child that dies while
- * the stack runs is reported (LocalStack.broken), never left as a stack that silently stops answering; and
- * `npm start` refuses a PORT that is not a port number before starting anything.
- * Owns its stack: it kills the stack's children.
+ * The local stack's processes (lib/local/api-process.ts, workflow-process.ts): every server they hold listens
+ * on loopback only; a child that dies while the stack runs is reported (LocalStack.broken), never left as a
+ * stack that silently stops answering; `npm start` refuses a PORT that is not a port number.
+ * Owns its stack: it reads the sockets of the processes it started, then kills one of them.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { isLoopback, listenersOf, processTree } from '../support/process-sockets.js';
 import { callApi, startTestStack } from '../support/test-stack.js';
 import type { LocalStack } from '../support/test-stack.js';
 
@@ -21,6 +22,23 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+it('binds every server of the local stack to loopback, and nothing else', () => {
+  const live = stack!;
+  const listeners = listenersOf(processTree(process.pid));
+  const expectedPorts = [
+    live.baseUrl,
+    live.endpoints.dynamodb,
+    live.endpoints.s3,
+    live.endpoints.sfn,
+    live.console.cognito.endpoint,
+    ...Object.values(live.endpoints.upstreams).map((upstream) => upstream.baseUrl),
+  ].map((url) => Number(new URL(url).port));
+  const heldPorts = new Set(listeners.map((listener) => listener.port));
+  // The check below means something only if it sees the stack's servers.
+  expect(expectedPorts.filter((port) => !heldPorts.has(port))).toEqual([]);
+  expect(listeners.filter((listener) => !isLoopback(listener.address))).toEqual([]);
+});
+
 it('reports the API process dying, and stops cleanly after', async () => {
   const live = stack!;
   expect((await callApi(live, 'GET', '/api/v1/models', { key: live.demo.apiKey })).status).toBe(200);
@@ -29,10 +47,8 @@ it('reports the API process dying, and stops cleanly after', async () => {
 
   process.kill(live.api.pid, 'SIGKILL');
 
-  const reason = await Promise.race([
-    live.broken,
-    new Promise<string>((_, reject) => setTimeout(() => reject(new Error('not reported within 10 s')), 10_000)),
-  ]);
+  // However long the report takes on a busy machine, the test's own deadline is the only limit.
+  const reason = await live.broken;
   expect(reason).toBe('the API process exited unexpectedly (SIGKILL)');
   expect(reported).toBe(reason);
   await expect(fetch(`${live.baseUrl}/api/v1/models`)).rejects.toThrow();
@@ -44,7 +60,7 @@ it('refuses a PORT that is not a port number, with the usage, before starting an
   const run = promisify(execFile)(
     `${REPOSITORY_ROOT}/node_modules/.bin/tsx`,
     ['--disable-warning=ExperimentalWarning', 'bin/local.ts', '--memory'],
-    { cwd: REPOSITORY_ROOT, env: { ...process.env, PORT: 'abc' }, timeout: 30_000 },
+    { cwd: REPOSITORY_ROOT, env: { ...process.env, PORT: 'abc' }, timeout: 170_000 },
   );
   await expect(run).rejects.toMatchObject({
     code: 2,

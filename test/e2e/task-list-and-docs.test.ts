@@ -4,7 +4,8 @@
  * Every callApi answer is also checked against the served document (test/support/openapi-validator.ts).
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
 import { sharedStack } from '../support/shared-stack.js';
 
@@ -79,7 +80,13 @@ describe('GET /api/v1/video/tasks', () => {
     const { key } = await newAccount(stack, '100');
     const other = await newAccount(stack, '100');
     const kept = await submit(key, 'status filter kept');
-    const cancelled = await submit(key, 'status filter cancelled');
+    // Held in the upstream's queue, where a cancel is always accepted (a job that runs cannot be cancelled).
+    const held = `status filter cancelled ${randomUUID()}`;
+    onTestFinished(async () => {
+      const release = `${stack.endpoints.upstreams.ark.baseUrl}/simulator/release?prompt=${encodeURIComponent(held)}`;
+      await fetch(release, { method: 'POST' });
+    });
+    const cancelled = await submit(key, `${held} [simulate:held-queued]`);
     const cancel = await callApi(stack, 'POST', `/api/v1/video/tasks/${cancelled}/cancel`, { key });
     expect(cancel.status).toBe(200);
     const refunded = await pollUntil(

@@ -3,7 +3,7 @@
  * past the accounts' slots wait `pending` with a queue position and start in submit order; a 429 from the
  * upstream sends a task back to waiting, never to a refund; every slot is given back; a job that cannot call
  * back is still found by the fallback poll.
- * Owns its stacks: upstream accounts of 3 slots, and an upstream that admits one job per key.
+ * Owns its stack: upstream accounts of 3 slots in all, and a refusal window on its simulator.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -180,23 +180,20 @@ describe('two upstream accounts with 3 slots in all', () => {
     expect(done).toBe('SUCCEEDED');
     expect((await task(stack, key, taskId)).body.data.status).toBe('success');
   });
-});
 
-describe('an upstream that refuses with 429 (its unpublished limit on jobs in flight)', () => {
-  let stack: LocalStack;
-  beforeAll(async () => {
-    // Our account believes in 3 slots; the upstream admits 1 job in flight per account.
-    stack = await startTestStack({
-      upstreamAccounts: [{ name: 'default', capacity: 3 }],
-      upstream: { queuedMs: 100, runningMs: 1500, maxInflightPerAccount: 1 },
-    });
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
-
-  it('sends the refused tasks back to waiting, never to a refund: all 3 succeed', async () => {
+  it('a 429 sends the refused tasks back to waiting, never to a refund: all 3 succeed', async () => {
     const { key } = await newAccount(stack, '50');
+    const simulator = stack.upstreams.ark.baseUrl;
+    const refuseFor = (seconds: number) =>
+      fetch(`${simulator}/simulator/refuse?seconds=${seconds}&code=InflightBatchsizeExceeded`, { method: 'POST' });
+    const refusedCreates = async () =>
+      ((await (await fetch(`${simulator}/simulator/stats`)).json()) as { refusedCreates: number }).refusedCreates;
+    const refusedBefore = await refusedCreates();
+    // The upstream turns every create away (its unpublished limit on jobs in flight) until the test lifts it.
+    await refuseFor(3600);
+    onTestFinished(async () => {
+      await refuseFor(0);
+    });
     const run = randomUUID();
     const ids: string[] = [];
     let cost = 0;
@@ -205,6 +202,9 @@ describe('an upstream that refuses with 429 (its unpublished limit on jobs in fl
       ids.push(data.task_id);
       cost += data.cost;
     }
+    await pollUntil(refusedCreates, (count) => count > refusedBefore, { timeoutMs: 120_000, intervalMs: 250 });
+    expect((await tasks(stack, key, ids)).map((view) => view.status)).toEqual(['pending', 'pending', 'pending']);
+    await refuseFor(0);
     const views = await allFinal(stack, key, ids);
     expect(views.map((view) => view.status)).toEqual(['success', 'success', 'success']);
     expect(await balance(stack, key)).toBeCloseTo(50 - cost, 4);

@@ -28,7 +28,7 @@ let template: { Resources: Record<string, CfnResource> };
 beforeAll(() => {
   outdir = mkdtempSync(join(tmpdir(), 'vgs-console-site-'));
   // Bundling on (the default): what `cdk deploy` of the console stack does.
-  const app = new App({ outdir, context: cdkJson().context });
+  const app = new App({ outdir, context: cdkJson().context, builtinCloudFormationValidation: false });
   const stack = new Stack(app, 'ConsoleSiteTest');
   new ConsoleSite(stack, 'Site', {
     prefix: 'test',

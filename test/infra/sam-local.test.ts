@@ -43,7 +43,7 @@ beforeAll(() => {
   service = synthesizeService({ context: { [SAM_LOCAL_CONTEXT]: 'true' } });
   declared = functionVariables(service.statelessJson);
   env = samEnvVars(service.statelessJson, RUNTIME, 'host.docker.internal');
-}, 120_000);
+}, 300_000);
 afterAll(() => service?.cleanup());
 
 /** samcli EnvironmentVariables.resolve(): its AWS_* first, then each declared variable, env.json over the template. */
@@ -166,7 +166,7 @@ it('each API route handler loads with what SAM gives it, and without env.json fa
     return run(NODE_22, ['--input-type=module', '-e', script, pathToFileURL(files[entry]!).href], {
       cwd: REPOSITORY_ROOT,
       env: environment,
-      timeout: 60_000,
+      timeout: 170_000,
     });
   };
   const routes = [...new Set(Object.values(routeFunctions()))];
@@ -182,4 +182,4 @@ it('each API route handler loads with what SAM gives it, and without env.json fa
   await expect(load(listModels, samEnvironment(listModels))).rejects.toMatchObject({
     stderr: expect.stringMatching(/environment variable \w+_TABLE is required/),
   });
-}, 120_000);
+}, 300_000);

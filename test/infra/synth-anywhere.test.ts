@@ -48,7 +48,10 @@ function freshClone(): string {
   return dir;
 }
 
-/** `cdk synth` as the CLI runs the app (cdk.json's context in CDK_CONTEXT_JSON), no bundling. */
+/**
+ * `cdk synth` as the CLI runs the app (cdk.json's context in CDK_CONTEXT_JSON), no bundling, and without the
+ * built-in CloudFormation validation (`--no-validation`: most of the CPU; video-service-stack.test.ts runs it).
+ */
 function synth(context: Record<string, unknown>, env: Record<string, string> = {}) {
   const outdir = mkdtempSync(join(work, 'out-'));
   const result = spawnSync(process.execPath, [TSX_CLI, 'bin/cdk-app.ts'], {
@@ -58,6 +61,7 @@ function synth(context: Record<string, unknown>, env: Record<string, string> = {
       ...process.env,
       CDK_OUTDIR: outdir,
       CDK_CONTEXT_JSON: JSON.stringify({ ...cdkJson().context, 'aws:cdk:bundling-stacks': [], ...context }),
+      CDK_VALIDATION: 'false',
       ...env,
     },
   });

@@ -21,7 +21,15 @@ export interface SynthOptions {
   readonly bundle?: boolean;
   /** Extra context, as `-c key=value` would give. */
   readonly context?: Record<string, unknown>;
+  /**
+   * Run CDK's built-in CloudFormation validation, as every real synth does (cdk.json makes its findings
+   * errors). It costs most of a synthesis' CPU, so one test keeps it (video-service-stack.test.ts).
+   */
+  readonly validate?: boolean;
 }
+
+/** The context key that makes the built-in validation's findings errors (cdk.json). */
+export const VALIDATE_ON_SYNTH = '@aws-cdk/core:validateAgainstDefaultRules';
 
 export type CfnResource = { Type: string; Properties: Record<string, unknown>; [key: string]: unknown };
 
@@ -44,6 +52,7 @@ export function synthesizeService(options: SynthOptions = {}): SynthesizedServic
   const outdir = mkdtempSync(join(tmpdir(), 'vgs-synth-'));
   const app = new App({
     outdir,
+    builtinCloudFormationValidation: options.validate ?? false,
     context: {
       ...cdkJson().context,
       // The CLI's own switch for "bundle no stack" (`cdk synth --exclusively` uses it).

@@ -29,15 +29,27 @@ import {
   WORKFLOW_FUNCTIONS,
 } from '../../lib/routes.js';
 import type { CfnResource, SynthesizedService } from './synth.js';
-import { crossStackResource, resourcesOfType, resourceWith, synthesizeService } from './synth.js';
+import {
+  cdkJson,
+  crossStackResource,
+  resourcesOfType,
+  resourceWith,
+  synthesizeService,
+  VALIDATE_ON_SYNTH,
+} from './synth.js';
 
 let service: SynthesizedService;
 beforeAll(() => {
-  service = synthesizeService();
-}, 120_000);
+  // The one synthesis that also runs CDK's CloudFormation rule validation, as a real `cdk synth` does.
+  service = synthesizeService({ validate: true });
+}, 300_000);
 afterAll(() => service?.cleanup());
 
 const ALL_FUNCTION_IDS = ALL_FUNCTIONS.map((f) => f.id);
+
+it("fails a real synthesis on the built-in CloudFormation validation's findings (cdk.json), as this file's", () => {
+  expect(cdkJson().context[VALIDATE_ON_SYNTH]).toBe(true);
+});
 
 function fn(id: string): [string, CfnResource] {
   return resourceWith(service.statelessJson, 'AWS::Lambda::Function', 'FunctionName', `${service.prefix}-${id}`);

@@ -67,7 +67,7 @@ async function invoke(event: unknown, execArgv: string[], load = '(await import(
     {
       cwd: REPOSITORY_ROOT,
       env: environment(),
-      timeout: 60_000,
+      timeout: 170_000,
     },
   );
   const line = stdout.split('\n').find((candidate) => candidate.startsWith('ANSWER '));

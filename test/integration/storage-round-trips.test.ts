@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import { resourceEnvironment } from '../../functions/adapters/resources.js';
 import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
@@ -24,7 +24,17 @@ const trips = { inFlight: 0, count: 0 };
 let key = '';
 let accountId = '';
 
+// Test files share their worker (vitest.config.ts): the handlers load afresh under this file's environment,
+// and the environment is as it was for the next file.
+const savedEnvironment = { ...process.env };
+afterAll(() => {
+  for (const name of Object.keys(process.env)) if (!(name in savedEnvironment)) delete process.env[name];
+  Object.assign(process.env, savedEnvironment);
+  vi.resetModules();
+});
+
 beforeAll(async () => {
+  vi.resetModules();
   Object.assign(process.env, {
     ...resourceEnvironment(local.names),
     AWS_REGION: LOCAL_REGION,

@@ -75,12 +75,17 @@ export async function pollUntil<T>(
   }: { timeoutMs?: number; intervalMs?: number; describe?: (value: T) => string } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
+  // The pause grows by half each look, up to a second: a short wait ends fast, and a long one does not load
+  // the stack that other files share with a look every 100 ms.
+  const longest = Math.max(intervalMs, 1_000);
+  let pause = intervalMs;
   for (;;) {
     const value = await probe();
     if (done(value)) return value;
     if (Date.now() > deadline)
       throw new Error(`condition not met within ${timeoutMs} ms; last value: ${describe(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    pause = Math.min(longest, Math.round(pause * 1.5));
   }
 }
 
