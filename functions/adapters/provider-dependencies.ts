@@ -4,6 +4,8 @@ import type { ProviderName } from '../providers/registry.js';
 import type { VideoProvider } from '../core/ports/video-provider.js';
 import type { ArkPlatform } from '../providers/ark/contract.js';
 import { ArkVideoProvider } from '../providers/ark/video-provider.js';
+import type { ModelStudioRegion } from '../providers/model-studio/contract.js';
+import { ModelStudioVideoProvider } from '../providers/model-studio/video-provider.js';
 import { providerEnv, readVariable } from './config.js';
 import { MeteredVideoProvider } from './metered-video-provider.js';
 import { providerMetrics } from './metrics.js';
@@ -28,6 +30,8 @@ interface ProviderOptions {
 const ADAPTERS: Record<ProviderName, (options: ProviderOptions) => VideoProvider> = {
   // The platform was read with the registry's picklist (config.ts), so it is one of Ark's.
   ark: (options) => new ArkVideoProvider({ ...options, platform: options.platform as ArkPlatform }),
+  'model-studio': (options) =>
+    new ModelStudioVideoProvider({ ...options, region: options.platform as ModelStudioRegion }),
 };
 
 /** Upstream adapters by provider name; `requestTimeoutMs` short where a client is waiting. */

@@ -5,6 +5,7 @@
  */
 import { ARK_BASE_URLS, ARK_MODELS } from './ark/contract.js';
 import type { UpstreamModel } from './ark/contract.js';
+import { MODEL_STUDIO_ACCOUNT_DEFAULTS, MODEL_STUDIO_BASE_URLS, WAN_MODELS } from './model-studio/contract.js';
 
 export const PROVIDERS = {
   ark: {
@@ -16,6 +17,16 @@ export const PROVIDERS = {
     defaultPlatform: 'byteplus',
     /** Its models' documented contract, by the key a catalog record names in `upstream.model`. */
     models: ARK_MODELS,
+  },
+  'model-studio': {
+    label: 'Alibaba Cloud Model Studio (Wan)',
+    /** `DASHSCOPE_PLATFORM` (the region: beijing, singapore), `DASHSCOPE_BASE_URL`, `DASHSCOPE_API_KEY`. */
+    envPrefix: 'DASHSCOPE',
+    platforms: MODEL_STUDIO_BASE_URLS,
+    defaultPlatform: 'singapore',
+    models: WAN_MODELS,
+    /** What a real account starts with (docs/upstream-capacity.md, "Model Studio"). */
+    accountDefaults: MODEL_STUDIO_ACCOUNT_DEFAULTS,
   },
 } as const;
 

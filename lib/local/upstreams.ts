@@ -12,6 +12,8 @@ import { DEFAULT_ACCOUNT } from '../../functions/core/ports/upstream-capacity.js
 import { parseAccountKeys } from '../../functions/adapters/upstream-keys.js';
 import { startUpstreamSimulator } from './simulators/ark/simulator.js';
 import type { UpstreamSimulator } from './simulators/ark/simulator.js';
+import { startModelStudioSimulator } from './simulators/model-studio/simulator.js';
+import type { Region } from './simulators/model-studio/simulator.js';
 
 /** What runs for one provider: its simulator playing a platform, or the real upstream. */
 export type UpstreamChoice =
@@ -48,6 +50,19 @@ const SIMULATORS: Record<ProviderName, ProviderSimulator> = {
     start: ({ platform, ...options }) =>
       startUpstreamSimulator({ ...options, platform: platform as ProviderPlatform<'ark'> }),
   },
+  'model-studio': {
+    upstreamName: 'Model Studio',
+    stateFile: 'model-studio-jobs.json',
+    start: ({ platform, queuedMs, runningMs, apiKeys, masterAccounts, stateFile }) =>
+      startModelStudioSimulator({
+        region: platform as Region,
+        queuedMs,
+        runningMs,
+        apiKeys,
+        masterAccounts,
+        stateFile,
+      }),
+  },
 };
 
 /**
@@ -65,6 +80,8 @@ export interface LocalUpstreamAccount {
   capacity: number;
   /** Its API keys' names (default: one, named as the account); they share its slots. */
   keys?: string[];
+  /** The operator's ceiling on its jobs in flight (docs/upstream-capacity.md); absent: none. */
+  inflightCeiling?: number;
 }
 
 /** One account with Ark's documented capacity, as a deployment with one key has. */
@@ -127,8 +144,10 @@ export async function startUpstreams(options: StartUpstreamsOptions = {}): Promi
         platform: PROVIDERS[provider].defaultPlatform,
       };
       if (choice.kind === 'real') {
-        // Its key may name several accounts (JSON); each gets Ark's documented capacity.
-        const accounts = Object.keys(parseAccountKeys(choice.apiKey)).map((name) => ({ name, capacity: 120 }));
+        // Its key may name several accounts (JSON); each gets the provider's default (Ark's documented 120).
+        const entry = PROVIDERS[provider];
+        const defaults = 'accountDefaults' in entry ? entry.accountDefaults : { capacity: 120 };
+        const accounts = Object.keys(parseAccountKeys(choice.apiKey)).map((name) => ({ name, ...defaults }));
         started.push({ provider, platform: choice.platform, baseUrl: choice.baseUrl, apiKey: choice.apiKey, accounts });
         continue;
       }

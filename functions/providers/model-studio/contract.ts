@@ -4,7 +4,7 @@
  * durations, resolutions, ratios, sound. The local simulator keeps its own reading
  * (lib/local/simulators/model-studio/). Rules only third parties state are marked and kept on the safe side.
  */
-import type { UpstreamModel } from '../../core/ark-contract.js';
+import type { Ratio, Resolution } from '../../core/generation-options.js';
 
 /**
  * Each region's API base (docs/providers/model-studio.md, "Endpoints"). Keys and models belong to one region;
@@ -21,12 +21,25 @@ const WAN_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4'] as const;
 const NO_REFERENCES = { referenceImages: { min: 0, max: 0 }, maxVideos: 0, maxAudios: 0, maxReferenceItems: 0 };
 
 /**
- * A Wan model: what the gateway validates against (UpstreamModel; `ids` there is Ark's and stays empty) plus
- * the model id per region and whether the request names a ratio at all (image-to-video takes the first
- * frame's shape, so `ratio` is not sent).
+ * A Wan model: the capabilities the gateway validates a request against (the fields of core's model
+ * contract; `ids` is the Ark-shaped id map, empty here) plus the model id per region and whether the request
+ * names a ratio at all (image-to-video takes the first frame's shape, so `ratio` is not sent).
  */
-export interface WanModel extends UpstreamModel {
+export interface WanModel {
+  label: string;
+  ids: Readonly<Record<string, never>>;
   regionIds: Readonly<Record<ModelStudioRegion, string>>;
+  textOnly: boolean;
+  imageModes: readonly ('first_frame' | 'first_last_frame' | 'reference')[];
+  referenceImages: { min: number; max: number };
+  maxVideos: number;
+  maxAudios: number;
+  maxReferenceItems: number;
+  audioNeedsVisual: boolean;
+  durationSeconds: { min: number; max: number };
+  resolutions: readonly Resolution[];
+  ratios: readonly Ratio[];
+  audio: boolean;
   sendsRatio: boolean;
 }
 
