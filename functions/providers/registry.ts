@@ -6,6 +6,7 @@
 import { ARK_BASE_URLS, ARK_MODELS } from './ark/contract.js';
 import type { UpstreamModel } from './ark/contract.js';
 import { MODEL_STUDIO_ACCOUNT_DEFAULTS, MODEL_STUDIO_BASE_URLS, WAN_MODELS } from './model-studio/contract.js';
+import { wanCostUnits } from './model-studio/prices.js';
 
 export const PROVIDERS = {
   ark: {
@@ -27,6 +28,8 @@ export const PROVIDERS = {
     models: WAN_MODELS,
     /** What a real account starts with (docs/upstream-capacity.md, "Model Studio"). */
     accountDefaults: MODEL_STUDIO_ACCOUNT_DEFAULTS,
+    /** Its cost of a request on a platform, in units of 0.0001 CNY (margins: docs/money-and-ledger.md). */
+    upstreamCost: wanCostUnits,
   },
 } as const;
 

@@ -26,7 +26,8 @@ export const WAN_PRICES: Readonly<Record<WanModelKey, Record<ModelStudioRegion, 
 
 export interface WanCostedRequest {
   upstreamModel: string;
-  region: ModelStudioRegion;
+  /** The region (the registry's platform). */
+  platform: string;
   resolution: Resolution;
   durationSeconds: number;
   videoReferenceCount: number;
@@ -42,7 +43,7 @@ function microUnits(text: string): number {
 export function wanCostUnits(request: WanCostedRequest): number | undefined {
   const prices: Readonly<Record<string, Record<ModelStudioRegion, Partial<Record<Resolution, string>>>>> = WAN_PRICES;
   const rate = Object.hasOwn(prices, request.upstreamModel)
-    ? prices[request.upstreamModel]?.[request.region][request.resolution]
+    ? prices[request.upstreamModel]?.[request.platform as ModelStudioRegion]?.[request.resolution]
     : undefined;
   if (rate === undefined) return undefined;
   const seconds = request.durationSeconds + request.videoReferenceCount * MAX_BILLED_INPUT_VIDEO_SECONDS;
