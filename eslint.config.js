@@ -1,4 +1,5 @@
 // One linter (ESLint + typescript-eslint) and one formatter (Prettier), both run by `npm run lint`.
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
@@ -8,6 +9,11 @@ const outside = ['**/lib/**', '**/bin/**', '**/test/**'];
 const boundary = (...patterns) => ({
   'no-restricted-imports': ['error', { patterns: [{ group: patterns, message: 'crosses a layer boundary' }] }],
 });
+/** Each provider's folder (docs/providers/README.md): it imports core and its own files, never another provider. */
+const providers = readdirSync(new URL('./functions/providers', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map((entry) => entry.name);
+const layers = ['**/adapters/**', '**/http/**', '**/workflow/**', '**/webhooks/**'];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/', 'bench/results/'] },
@@ -33,18 +39,35 @@ export default tseslint.config(
       'node:https',
       'node:net',
       'node:dns',
-      '**/adapters/**',
-      '**/http/**',
-      '**/workflow/**',
-      '**/webhooks/**',
+      ...layers,
+      // Core names no provider: it is handed their contracts and adapters.
+      '**/providers/**',
     ),
   },
+  // Adapters reach the providers through their registry only.
+  { files: ['functions/adapters/**/*.ts'], rules: boundary(...outside, '**/providers/*/**', ...layers.slice(1)) },
+  ...providers.map((name) => ({
+    files: [`functions/providers/${name}/**/*.ts`],
+    rules: boundary(
+      ...outside,
+      ...layers,
+      '../registry.js',
+      ...providers.filter((other) => other !== name).map((other) => `**/${other}/**`),
+    ),
+  })),
   {
-    files: ['functions/adapters/**/*.ts'],
-    rules: boundary(...outside, '**/http/**', '**/workflow/**', '**/webhooks/**'),
+    files: ['functions/providers/*.ts'],
+    rules: boundary(...outside, ...layers),
   },
   { files: ['functions/http/**/*.ts'], rules: boundary(...outside, '**/workflow/**', '**/webhooks/**') },
   { files: ['functions/workflow/**/*.ts'], rules: boundary(...outside, '**/http/**', '**/webhooks/**') },
   { files: ['functions/webhooks/**/*.ts'], rules: boundary(...outside, '**/http/**', '**/workflow/**') },
   { files: ['lib/**/*.ts', 'bin/**/*.ts'], rules: boundary('**/test/**') },
+  // Each home in lib/ has one job; none imports another that imports it back. Local emulation runs what CDK
+  // deploys, but reads nothing of CDK's; CDK builds with the local bundler (lib/local/lambda-bundles.ts).
+  { files: ['lib/local/**/*.ts'], rules: boundary('**/test/**', '**/cdk/**', '**/bench/**', '**/console/**') },
+  { files: ['lib/cdk/**/*.ts'], rules: boundary('**/test/**', '**/bench/**', '**/admin/**', '**/console/**') },
+  { files: ['lib/admin/**/*.ts'], rules: boundary('**/test/**', '**/local/**', '**/cdk/**', '**/bench/**') },
+  // A simulator is its own reading of the provider's documents: nothing from the gateway's code.
+  { files: ['lib/local/simulators/**/*.ts'], rules: boundary('**/test/**', '**/functions/**', '**/cdk/**') },
 );

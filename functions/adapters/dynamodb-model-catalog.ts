@@ -2,7 +2,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { ModelCatalog } from '../core/ports/model-catalog.js';
-import { toVideoModel } from '../core/video-model.js';
+import { catalogVideoModel } from '../providers/registry.js';
 import type { VideoModel } from '../core/video-model.js';
 import { logger } from './logger.js';
 
@@ -41,7 +41,7 @@ export class DynamoDbModelCatalog implements ModelCatalog {
       const page = await this.db.send(new ScanCommand({ TableName: this.table, ExclusiveStartKey: startKey }));
       for (const item of page.Items ?? []) {
         try {
-          models.push(toVideoModel(item));
+          models.push(catalogVideoModel(item));
         } catch (error) {
           // One bad catalog row must not take the whole API down; it is logged and left out.
           logger.error('skipping invalid model record', { id: item['id'], error: error as Error });

@@ -25,6 +25,10 @@ export class MeteredVideoProvider implements VideoProvider {
     private readonly clock: () => number = () => performance.now(),
   ) {}
 
+  get jobExpirySeconds() {
+    return this.inner.jobExpirySeconds;
+  }
+
   createJob(request: ProviderJobRequest): Promise<{ jobId: string }> {
     return this.measure(() => this.inner.createJob(request));
   }

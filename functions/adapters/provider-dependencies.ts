@@ -1,11 +1,7 @@
 /** Composition root for the upstream providers: one adapter per entry of functions/providers/registry.ts, metered. */
-import { PROVIDER_NAMES, platformBaseUrl } from '../providers/registry.js';
+import { PROVIDERS, PROVIDER_NAMES, platformBaseUrl } from '../providers/registry.js';
 import type { ProviderName } from '../providers/registry.js';
 import type { VideoProvider } from '../core/ports/video-provider.js';
-import type { ArkPlatform } from '../providers/ark/contract.js';
-import { ArkVideoProvider } from '../providers/ark/video-provider.js';
-import type { ModelStudioRegion } from '../providers/model-studio/contract.js';
-import { ModelStudioVideoProvider } from '../providers/model-studio/video-provider.js';
 import { providerEnv, readVariable } from './config.js';
 import { MeteredVideoProvider } from './metered-video-provider.js';
 import { providerMetrics } from './metrics.js';
@@ -16,23 +12,9 @@ import { accountKey } from './upstream-keys.js';
 export const LIVE_QUERY_TIMEOUT_MS = 2_000;
 /**
  * Per upstream call of a cancel (a read, the DELETE, maybe a read again): no answer means a 500 "try again",
- * and a DELETE that Ark applied but we did not hear of leaves the refund to the task's own end (as failed).
+ * and a DELETE that the upstream applied but we did not hear of leaves the refund to the task's own end (as failed).
  */
 export const CANCEL_UPSTREAM_TIMEOUT_MS = 5_000;
-
-interface ProviderOptions {
-  platform: string;
-  baseUrl: string;
-  apiKey: (account: string) => Promise<string>;
-  requestTimeoutMs: number;
-}
-
-const ADAPTERS: Record<ProviderName, (options: ProviderOptions) => VideoProvider> = {
-  // The platform was read with the registry's picklist (config.ts), so it is one of Ark's.
-  ark: (options) => new ArkVideoProvider({ ...options, platform: options.platform as ArkPlatform }),
-  'model-studio': (options) =>
-    new ModelStudioVideoProvider({ ...options, region: options.platform as ModelStudioRegion }),
-};
 
 /** Upstream adapters by provider name; `requestTimeoutMs` short where a client is waiting. */
 export function videoProviders(requestTimeoutMs = 10_000): Record<ProviderName, VideoProvider> {
@@ -44,7 +26,7 @@ export function videoProviders(requestTimeoutMs = 10_000): Record<ProviderName, 
     const apiKey = accountKey(secretArn ? cachedSecret(secretArn) : () => Promise.resolve(plain as string));
     const platform = readVariable(env.platform);
     const baseUrl = readVariable(env.baseUrl) || platformBaseUrl(name, platform);
-    const adapter = ADAPTERS[name]({ platform, baseUrl, apiKey, requestTimeoutMs });
+    const adapter = PROVIDERS[name].createVideoProvider({ platform, baseUrl, apiKey, requestTimeoutMs });
     return [name, new MeteredVideoProvider(adapter, providerMetrics, name)] as const;
   });
   return Object.fromEntries(entries) as unknown as Record<ProviderName, VideoProvider>;

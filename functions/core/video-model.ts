@@ -7,9 +7,9 @@ import * as v from 'valibot';
 import { type Decimal, isZero, parseDecimal } from './decimal.js';
 import { MAX_DURATION_SECONDS, MIN_DURATION_SECONDS, REFERENCE_KINDS, RESOLUTIONS } from './generation-options.js';
 import type { ReferenceKind, Resolution } from './generation-options.js';
-import type { ImageMode, UpstreamModel } from '../providers/ark/contract.js';
+import { modelOf } from './provider-contract.js';
+import type { ImageMode, ProviderContract, UpstreamModel } from './provider-contract.js';
 import { yuanToUnits } from './money.js';
-import { PROVIDER_NAMES, upstreamModel } from '../providers/registry.js';
 import { namedError } from './named-error.js';
 
 const yuanText = v.pipe(v.string(), v.regex(/^\d{1,9}(\.\d{1,4})?$/, 'an amount in yuan with at most 4 decimals'));
@@ -42,8 +42,8 @@ export const VideoModelRecordSchema = v.object({
   /** The longest a generation may take before the task fails as timed out (docs/task-lifecycle.md, "Deadlines": default 1 h). */
   // At most 6 h: with polls capped at 60 s that is ~360 polls, far under Step Functions' 25,000 events.
   max_generation_seconds: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(21_600)),
-  /** `model`: the key of the provider's contract (functions/providers/ark/contract.ts), not a platform id. */
-  upstream: v.object({ provider: v.picklist(PROVIDER_NAMES), model: v.string() }),
+  /** `provider`: a name in functions/providers/registry.ts; `model`: a key of its contract, not a platform id. */
+  upstream: v.object({ provider: v.pipe(v.string(), v.minLength(1)), model: v.string() }),
 });
 export type VideoModelRecord = v.InferOutput<typeof VideoModelRecordSchema>;
 
@@ -65,13 +65,14 @@ export interface VideoModel {
 
 export class InvalidModelRecordError extends namedError('InvalidModelRecordError') {}
 
-export function toVideoModel(input: unknown): VideoModel {
+/** A catalog record read against the contracts of the providers it may name (the registry's, by name). */
+export function toVideoModel(input: unknown, providers: Readonly<Record<string, ProviderContract>>): VideoModel {
   const record = v.parse(VideoModelRecordSchema, input);
   const multipliers: Partial<Record<Resolution, Decimal>> = {};
   for (const [resolution, text] of Object.entries(record.pricing.resolution_multipliers)) {
     multipliers[resolution as Resolution] = parseDecimal(text);
   }
-  const upstream = checkAgainstUpstream(record, multipliers);
+  const upstream = checkAgainstUpstream(record, multipliers, providers);
   return {
     record,
     upstream,
@@ -90,11 +91,14 @@ export function toVideoModel(input: unknown): VideoModel {
 function checkAgainstUpstream(
   record: VideoModelRecord,
   multipliers: Partial<Record<Resolution, Decimal>>,
+  providers: Readonly<Record<string, ProviderContract>>,
 ): UpstreamModel {
   const { provider, model } = record.upstream;
-  const upstream = upstreamModel(provider, model);
   const fail = (why: string) => new InvalidModelRecordError(`model ${record.name}: ${why}`);
-  if (!upstream) throw fail(`${provider} has no model "${model}" (see functions/providers/ark/contract.ts)`);
+  const contract = Object.hasOwn(providers, provider) ? providers[provider] : undefined;
+  if (!contract) throw fail(`unknown provider "${provider}" (one of ${Object.keys(providers).join(', ')})`);
+  const upstream = modelOf(contract, model);
+  if (!upstream) throw fail(`${provider} has no model "${model}" (see functions/providers/${provider}/)`);
   if (record.max_duration > upstream.durationSeconds.max) {
     throw fail(`max_duration ${record.max_duration} is above ${model}'s ${upstream.durationSeconds.max} s`);
   }

@@ -1,37 +1,18 @@
 /**
- * Every upstream provider, listed once. The catalog's provider picklist, the environment each adapter
- * reads, CDK's secret and access, the local stack and the metric dimensions all derive from this list;
- * the adapter and the simulator are keyed by its names, so a missing one fails typechecking.
+ * Every upstream provider, listed once: one line each, its folder's `provider` (docs/providers/README.md). The
+ * catalog's provider picklist, the environment each adapter reads, CDK's secret and access, the local stack's
+ * simulators (lib/local/simulators/<name>/) and the metric dimensions all derive from this list.
  */
-import { ARK_BASE_URLS, ARK_MODELS } from './ark/contract.js';
-import type { UpstreamModel } from './ark/contract.js';
-import { MODEL_STUDIO_ACCOUNT_DEFAULTS, MODEL_STUDIO_BASE_URLS, WAN_MODELS } from './model-studio/contract.js';
-import { wanCostUnits } from './model-studio/prices.js';
+import type { ProviderDefinition } from '../core/ports/video-provider.js';
+import { toVideoModel } from '../core/video-model.js';
+import type { VideoModel } from '../core/video-model.js';
+import { provider as ark } from './ark/index.js';
+import { provider as modelStudio } from './model-studio/index.js';
 
 export const PROVIDERS = {
-  ark: {
-    label: 'Volcengine Ark / BytePlus ModelArk (Seedance)',
-    /** Its variables: `ARK_PLATFORM`, `ARK_BASE_URL`, `ARK_API_KEY` (local), `ARK_API_KEY_SECRET_ARN` (AWS). */
-    envPrefix: 'ARK',
-    /** Each platform's API base; the platform also picks the model ids (ark/contract.ts). */
-    platforms: ARK_BASE_URLS,
-    defaultPlatform: 'byteplus',
-    /** Its models' documented contract, by the key a catalog record names in `upstream.model`. */
-    models: ARK_MODELS,
-  },
-  'model-studio': {
-    label: 'Alibaba Cloud Model Studio (Wan)',
-    /** `DASHSCOPE_PLATFORM` (the region: beijing, singapore), `DASHSCOPE_BASE_URL`, `DASHSCOPE_API_KEY`. */
-    envPrefix: 'DASHSCOPE',
-    platforms: MODEL_STUDIO_BASE_URLS,
-    defaultPlatform: 'singapore',
-    models: WAN_MODELS,
-    /** What a real account starts with (docs/upstream-capacity.md, "Model Studio"). */
-    accountDefaults: MODEL_STUDIO_ACCOUNT_DEFAULTS,
-    /** Its cost of a request on a platform, in units of 0.0001 CNY (margins: docs/money-and-ledger.md). */
-    upstreamCost: wanCostUnits,
-  },
-} as const;
+  ark,
+  'model-studio': modelStudio,
+} as const satisfies Record<string, ProviderDefinition>;
 
 export type ProviderName = keyof typeof PROVIDERS;
 export const PROVIDER_NAMES = Object.keys(PROVIDERS) as [ProviderName, ...ProviderName[]];
@@ -41,16 +22,15 @@ export function platformsOf(provider: ProviderName): [string, ...string[]] {
   return Object.keys(PROVIDERS[provider].platforms) as [string, ...string[]];
 }
 
-/** The documented contract of one of the provider's models; undefined for a key it does not list. */
-export function upstreamModel(provider: ProviderName, key: string): UpstreamModel | undefined {
-  const models: Readonly<Record<string, UpstreamModel>> = PROVIDERS[provider].models;
-  return Object.hasOwn(models, key) ? models[key] : undefined;
-}
-
 /** The platform's API base: the endpoint used unless `<PREFIX>_BASE_URL` says otherwise. */
 export function platformBaseUrl(provider: ProviderName, platform: string): string {
   const bases: Readonly<Record<string, string>> = PROVIDERS[provider].platforms;
   const base = bases[platform];
   if (base === undefined) throw new Error(`${provider} has no platform ${platform}`);
   return base;
+}
+
+/** A catalog record read against the registered providers' contracts. */
+export function catalogVideoModel(input: unknown): VideoModel {
+  return toVideoModel(input, PROVIDERS);
 }

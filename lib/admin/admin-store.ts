@@ -26,7 +26,7 @@ import {
 import type { AccountRecord, ApiKeyRecord } from '../../functions/core/ports/accounts.js';
 import { accountIdOf } from '../../functions/core/ports/upstream-capacity.js';
 import type { UpstreamAccount } from '../../functions/core/ports/upstream-capacity.js';
-import { toVideoModel } from '../../functions/core/video-model.js';
+import { catalogVideoModel } from '../../functions/providers/registry.js';
 import {
   AccountNotFoundError,
   ConcurrentRotationError,
@@ -432,7 +432,7 @@ export class AdminStore {
 
   /** Writes every model of the catalog file (validated first: a bad catalog changes nothing). */
   async seedModels(catalog: { version: number; models: unknown[] }): Promise<number> {
-    const records = catalog.models.map((model) => toVideoModel(model).record);
+    const records = catalog.models.map((model) => catalogVideoModel(model).record);
     for (const record of records) {
       await this.db.send(
         new PutCommand({ TableName: this.tables.models, Item: { ...record, catalog_version: catalog.version } }),

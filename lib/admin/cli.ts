@@ -19,7 +19,7 @@ import {
 } from '../../functions/core/money.js';
 import type { ApiKeyRecord } from '../../functions/core/ports/accounts.js';
 import type { UpstreamAccount } from '../../functions/core/ports/upstream-capacity.js';
-import { toVideoModel } from '../../functions/core/video-model.js';
+import { catalogVideoModel } from '../../functions/providers/registry.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { optionSets, worstMargins } from './margins.js';
 import type { OptionSet } from './margins.js';
@@ -384,7 +384,9 @@ const COMMANDS: Record<string, Command> = {
       'With --model: every option set of that model. Costs: lib/seed/upstream-prices.json.',
     options: ['file', 'model'],
     async run(args, _open, output) {
-      const models = readCatalog(args.optional('file') ?? DEFAULT_CATALOG).models.map((model) => toVideoModel(model));
+      const models = readCatalog(args.optional('file') ?? DEFAULT_CATALOG).models.map((model) =>
+        catalogVideoModel(model),
+      );
       const only = args.optional('model');
       if (only !== undefined && !models.some((model) => model.record.name === only)) {
         throw new UsageError(`no model ${only} in the catalog`);

@@ -3,14 +3,14 @@
  * run through the gateway's own parse and resolve, so what is costed is exactly what could be sold.
  * Images change neither price nor cost; a few image shapes only make each option set valid.
  */
-import type { ArkPlatform } from '../../functions/providers/ark/contract.js';
-import { PROVIDERS, platformsOf } from '../../functions/providers/registry.js';
 import { RATIOS, RESOLUTIONS } from '../../functions/core/generation-options.js';
 import type { Ratio, Resolution } from '../../functions/core/generation-options.js';
 import { parseGenerationBody } from '../../functions/core/generation-request.js';
 import { resolveGeneration } from '../../functions/core/resolve-generation.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
-import type { CostedRequest, UpstreamPrices } from './upstream-cost.js';
+import { platformsOf } from '../../functions/providers/registry.js';
+import type { ProviderName } from '../../functions/providers/registry.js';
+import type { UpstreamPrices } from './upstream-cost.js';
 import { upstreamCostUnits } from './upstream-cost.js';
 
 export interface OptionSet {
@@ -43,20 +43,6 @@ function accepted(model: VideoModel, fields: Record<string, unknown>) {
   return undefined;
 }
 
-type Costed = Omit<CostedRequest, 'platform'> & { platform: string };
-
-/**
- * The upstream's cost: the provider's own price function when its registry entry has one, else the per-token
- * price table (lib/seed/upstream-prices.json), on the platforms whose ids the model's contract lists.
- */
-function costOf(model: VideoModel, prices: UpstreamPrices, request: Costed): number | undefined {
-  const entry = PROVIDERS[model.record.upstream.provider];
-  if ('upstreamCost' in entry) return entry.upstreamCost(request);
-  const ids: Readonly<Record<string, string | undefined>> = model.upstream.ids;
-  if (ids[request.platform] === undefined) return undefined;
-  return upstreamCostUnits(prices, { ...request, platform: request.platform as ArkPlatform });
-}
-
 /** Every accepted option set of `model` on every platform that offers it and has a price for it. */
 export function optionSets(model: VideoModel, prices: UpstreamPrices): OptionSet[] {
   const sets: OptionSet[] = [];
@@ -79,8 +65,9 @@ export function optionSets(model: VideoModel, prices: UpstreamPrices): OptionSet
               const resolved = accepted(model, fields);
               // A fixed-duration model makes one duration whatever was sent: cost it once.
               if (!resolved || (model.record.fixed_duration !== undefined && duration !== 5)) continue;
-              for (const platform of platformsOf(model.record.upstream.provider)) {
-                const costUnits = costOf(model, prices, {
+              for (const platform of platformsOf(model.record.upstream.provider as ProviderName)) {
+                if (upstream.ids[platform] === undefined) continue;
+                const costUnits = upstreamCostUnits(prices, {
                   upstreamModel: model.record.upstream.model,
                   platform,
                   ...resolved,

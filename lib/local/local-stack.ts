@@ -33,7 +33,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { createWebhookQueues } from './local-queues.js';
 import type { WebhookQueues } from './local-queues.js';
 import { localStateMachineArn } from './local-workflow.js';
-import type { SimulatedJob } from './simulators/ark/simulator.js';
+import type { SimulatedJob } from './simulators/simulator.js';
 import { runtimeUpstreams, startUpstreams, upstreamEndpoints } from './upstreams.js';
 import type {
   LocalUpstream,

@@ -1,69 +1,22 @@
 /**
- * Each provider's upstream for the local stack: its simulator, or the real one when `npm start` has its key
- * (docs/providers/ark.md). Keyed by ProviderName, so a provider added to functions/providers/registry.ts without a
- * simulator here fails typechecking. The choice comes as an argument, never from the environment here: only
- * `npm start` reads that (upstream-environment.ts), so tests and the bench never pick up a shell's real key.
+ * Each provider's upstream for the local stack: its simulator (lib/local/simulators/<name>/, found by the
+ * registry's name), or the real one when `npm start` has its key (docs/providers/README.md). The choice comes
+ * as an argument, never from the environment here: only `npm start` reads that (upstream-environment.ts), so
+ * tests and the bench never pick up a shell's real key.
  */
 import { join } from 'node:path';
 import { PROVIDERS, PROVIDER_NAMES } from '../../functions/providers/registry.js';
-import type { ProviderName, ProviderPlatform } from '../../functions/providers/registry.js';
+import type { ProviderName } from '../../functions/providers/registry.js';
+import type { ProviderContract } from '../../functions/core/provider-contract.js';
 import type { UpstreamEndpoint } from './handler-environment.js';
 import { DEFAULT_ACCOUNT } from '../../functions/core/ports/upstream-capacity.js';
 import { parseAccountKeys } from '../../functions/adapters/upstream-keys.js';
-import { startUpstreamSimulator } from './simulators/ark/simulator.js';
-import type { UpstreamSimulator } from './simulators/ark/simulator.js';
-import { startModelStudioSimulator } from './simulators/model-studio/simulator.js';
-import type { Region } from './simulators/model-studio/simulator.js';
+import { loadSimulator } from './simulators/simulator.js';
+import type { RunningSimulator } from './simulators/simulator.js';
 
 /** What runs for one provider: its simulator playing a platform, or the real upstream. */
 export type UpstreamChoice =
   { kind: 'simulator'; platform: string } | { kind: 'real'; platform: string; baseUrl: string; apiKey: string };
-
-export interface SimulatorStart {
-  platform: string;
-  /** One key per upstream account. */
-  apiKeys: string[];
-  maxQueuedPerAccount?: number;
-  maxInflightPerAccount?: number;
-  /** Key → master account (keys of one master account share its limits). */
-  masterAccounts?: Record<string, string>;
-  queuedMs?: number;
-  runningMs?: number;
-  expiryScale?: number;
-  stateFile?: string;
-}
-
-interface ProviderSimulator {
-  /** How the start message names the real upstream. */
-  upstreamName: string;
-  /** Where its jobs persist under the data directory (the real upstream outlives a crash of ours). */
-  stateFile: string;
-  start(options: SimulatorStart): Promise<UpstreamSimulator>;
-}
-
-const SIMULATORS: Record<ProviderName, ProviderSimulator> = {
-  ark: {
-    upstreamName: 'Ark',
-    // The name from when Ark was the only provider: a kept data directory still finds its jobs.
-    stateFile: 'upstream-jobs.json',
-    // The platform is one of ark's (checked by providerEnv's picklist, or typed by the caller).
-    start: ({ platform, ...options }) =>
-      startUpstreamSimulator({ ...options, platform: platform as ProviderPlatform<'ark'> }),
-  },
-  'model-studio': {
-    upstreamName: 'Model Studio',
-    stateFile: 'model-studio-jobs.json',
-    start: ({ platform, queuedMs, runningMs, apiKeys, masterAccounts, stateFile }) =>
-      startModelStudioSimulator({
-        region: platform as Region,
-        queuedMs,
-        runningMs,
-        apiKeys,
-        masterAccounts,
-        stateFile,
-      }),
-  },
-};
 
 /**
  * The key a simulator requires for an upstream account: fixed, so sam local's env.json (sam-env.ts) can give
@@ -84,6 +37,12 @@ export interface LocalUpstreamAccount {
   inflightCeiling?: number;
 }
 
+/** What a real account of the provider starts with: its registry entry's defaults, else Ark's 120 queued. */
+function accountDefaults(provider: ProviderName): { capacity: number; inflightCeiling?: number } {
+  const contract: ProviderContract = PROVIDERS[provider];
+  return contract.accountDefaults ?? { capacity: 120 };
+}
+
 /** One account with Ark's documented capacity, as a deployment with one key has. */
 export const DEFAULT_LOCAL_ACCOUNTS: readonly LocalUpstreamAccount[] = [{ name: DEFAULT_ACCOUNT, capacity: 120 }];
 
@@ -96,7 +55,7 @@ function keysVariable(keys: Record<string, string>): string {
 /** One provider's upstream as the local stack runs it; `simulator` only when simulated. */
 export interface LocalUpstream extends UpstreamEndpoint {
   provider: ProviderName;
-  simulator?: UpstreamSimulator;
+  simulator?: RunningSimulator;
   /** Its upstream accounts, seeded into the accounts table at start. */
   accounts: readonly LocalUpstreamAccount[];
 }
@@ -144,14 +103,13 @@ export async function startUpstreams(options: StartUpstreamsOptions = {}): Promi
         platform: PROVIDERS[provider].defaultPlatform,
       };
       if (choice.kind === 'real') {
-        // Its key may name several accounts (JSON); each gets the provider's default (Ark's documented 120).
-        const entry = PROVIDERS[provider];
-        const defaults = 'accountDefaults' in entry ? entry.accountDefaults : { capacity: 120 };
+        // Its key may name several accounts (JSON); each gets the provider's defaults (Ark's documented 120).
+        const defaults = accountDefaults(provider);
         const accounts = Object.keys(parseAccountKeys(choice.apiKey)).map((name) => ({ name, ...defaults }));
         started.push({ provider, platform: choice.platform, baseUrl: choice.baseUrl, apiKey: choice.apiKey, accounts });
         continue;
       }
-      const { start, stateFile } = SIMULATORS[provider];
+      const { start, stateFile } = await loadSimulator(provider);
       const accounts = options.accounts ?? DEFAULT_LOCAL_ACCOUNTS;
       const keyNames = accounts.flatMap((account) =>
         (account.keys ?? [account.name]).map((key) => [key, account.name]),
@@ -181,7 +139,7 @@ export function describeUpstream(upstream: LocalUpstream): string {
   const { provider, platform, baseUrl } = upstream;
   return upstream.simulator
     ? `upstream ${provider}: simulator (${platform}) at ${baseUrl}`
-    : `upstream ${provider}: real ${SIMULATORS[provider].upstreamName} (${platform}, ${baseUrl})`;
+    : `upstream ${provider}: real ${PROVIDERS[provider].shortName} (${platform}, ${baseUrl})`;
 }
 
 /** What the handlers get: plain values, as the config crosses to the stack's children as JSON. */

@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArkVideoProvider } from '../../functions/providers/ark/video-provider.js';
-import { ARK_PLATFORMS, IMAGE_MODES } from '../../functions/providers/ark/contract.js';
+import { ARK_PLATFORMS } from '../../functions/providers/ark/contract.js';
+import { IMAGE_MODES } from '../../functions/core/provider-contract.js';
 import type { ArkPlatform } from '../../functions/providers/ark/contract.js';
 import { InvalidRequestError } from '../../functions/core/api-error.js';
 import { RATIOS, RESOLUTIONS } from '../../functions/core/generation-options.js';

@@ -12,7 +12,7 @@ import { DISABLED_API_KEY_MESSAGE, hashApiKey, INVALID_API_KEY_MESSAGE } from '.
 import { KeyChangedError } from '../../functions/core/ports/task-repository.js';
 import { reauthenticate } from '../../functions/core/use-cases/authenticate.js';
 import { submitTask } from '../../functions/core/use-cases/submit-task.js';
-import { toVideoModel } from '../../functions/core/video-model.js';
+import { catalogVideoModel } from '../../functions/providers/registry.js';
 import { DynamoDbApiKeyRepository } from '../../functions/adapters/dynamodb-accounts.js';
 import { InMemoryCatalog } from '../unit/fakes.js';
 import { catalogRecords, PRO } from '../unit/support.js';
@@ -129,7 +129,7 @@ describe("the submit's transaction and the stored key", () => {
       { model: PRO, prompt: 'a fox', duration: 5 },
       {
         keys,
-        models: new InMemoryCatalog(catalogRecords().map((record) => toVideoModel(record))),
+        models: new InMemoryCatalog(catalogRecords().map((record) => catalogVideoModel(record))),
         tasks: new DynamoDbTaskRepository(local.db, local.names.tables),
         urls: { assertPublic: async () => undefined },
         idempotency: new DynamoDbIdempotencyStore(local.db, local.names.tables.idempotency),

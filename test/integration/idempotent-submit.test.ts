@@ -14,7 +14,7 @@ import { InvalidRequestError } from '../../functions/core/api-error.js';
 import type { TaskRepository } from '../../functions/core/ports/task-repository.js';
 import { submitTaskIdempotently } from '../../functions/core/use-cases/submit-task.js';
 import type { SubmitTaskDeps } from '../../functions/core/use-cases/submit-task.js';
-import { toVideoModel } from '../../functions/core/video-model.js';
+import { catalogVideoModel } from '../../functions/providers/registry.js';
 import { AdminStore } from '../../lib/admin/admin-store.js';
 import { InMemoryCatalog } from '../unit/fakes.js';
 import { catalogRecords, PRO } from '../unit/support.js';
@@ -34,7 +34,7 @@ async function newCaller() {
 function deps(tasks: TaskRepository = new DynamoDbTaskRepository(local.db, local.names.tables)): SubmitTaskDeps {
   return {
     keys: new DynamoDbApiKeyRepository(local.db, local.names.tables.apiKeys),
-    models: new InMemoryCatalog(catalogRecords().map((record) => toVideoModel(record))),
+    models: new InMemoryCatalog(catalogRecords().map((record) => catalogVideoModel(record))),
     tasks,
     urls: { assertPublic: async () => undefined },
     uploads: { assertUsable: async () => undefined },

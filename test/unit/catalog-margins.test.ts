@@ -6,10 +6,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ARK_PLATFORMS } from '../../functions/providers/ark/contract.js';
-import type { ArkPlatform } from '../../functions/providers/ark/contract.js';
 import { platformsOf } from '../../functions/providers/registry.js';
+import type { ProviderName } from '../../functions/providers/registry.js';
 import type { Ratio, Resolution } from '../../functions/core/generation-options.js';
-import { toVideoModel } from '../../functions/core/video-model.js';
+import { catalogVideoModel } from '../../functions/providers/registry.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
 import { optionSets } from '../../lib/admin/margins.js';
 import type { OptionSet } from '../../lib/admin/margins.js';
@@ -31,7 +31,7 @@ const belowCost = (sets: readonly OptionSet[]) => sets.filter((set) => set.price
 /** A copy of a seeded model under another name, with some of its prices replaced. */
 function repriced(name: string, pricing: Record<string, string>): VideoModel {
   const record = catalogRecord(name);
-  return toVideoModel({
+  return catalogVideoModel({
     ...record,
     name: `${name}-repriced`,
     pricing: { ...(record.pricing as Record<string, unknown>), ...pricing },
@@ -165,7 +165,7 @@ describe("upstreamCostUnits: Ark's cost in units of 0.0001 CNY, rounded up", () 
 });
 
 describe('every seeded option set is priced at or above Ark’s cost (docs/money-and-ledger.md, "Margins")', () => {
-  const models = catalogRecords().map((record) => toVideoModel(record));
+  const models = catalogRecords().map((record) => catalogVideoModel(record));
   const sets = new Map<string, OptionSet[]>();
 
   beforeAll(() => {
@@ -178,11 +178,11 @@ describe('every seeded option set is priced at or above Ark’s cost (docs/money
   });
 
   it('every set is costed from the platform price of its own upstream model', () => {
-    for (const model of models.filter((candidate) => candidate.record.upstream.provider === 'ark')) {
+    for (const model of models) {
       for (const set of sets.get(model.record.name) ?? []) {
         const cost = upstreamCostUnits(PRICES, {
           upstreamModel: model.record.upstream.model,
-          platform: set.platform as ArkPlatform,
+          platform: set.platform,
           resolution: set.resolution,
           ratio: set.ratio,
           durationSeconds: set.duration,
@@ -227,7 +227,7 @@ describe('every seeded option set is priced at or above Ark’s cost (docs/money
     );
     for (const model of models) {
       const found = sets.get(model.record.name) ?? [];
-      const platforms = platformsOf(model.record.upstream.provider);
+      const platforms = platformsOf(model.record.upstream.provider as ProviderName);
       expect(new Set(found.map((set) => set.platform)), model.record.name).toEqual(new Set(platforms));
     }
   });

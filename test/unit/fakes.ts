@@ -222,6 +222,8 @@ export class InMemoryTasks implements TaskRepository {
 }
 
 export class FakeProvider implements VideoProvider {
+  /** Ark's bounds (docs/providers/ark.md, "Create body"). */
+  readonly jobExpirySeconds = { min: 3600, max: 259_200 };
   readonly created: ProviderJobRequest[] = [];
   /** Every job made, with when (by `clock`): what findJobs looks through. */
   readonly jobs: { jobId: string; request: ProviderJobRequest; createdAt: Date }[] = [];

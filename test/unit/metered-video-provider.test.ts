@@ -22,6 +22,7 @@ function recorder() {
 }
 
 const upstream: VideoProvider = {
+  jobExpirySeconds: { min: 3600, max: 259_200 },
   createJob: async () => ({ jobId: 'cgt-1' }),
   getJob: async () => {
     throw new UpstreamTransientError('503');

@@ -9,7 +9,8 @@ import { RESOLUTIONS } from '../../functions/core/generation-options.js';
 import type { Resolution } from '../../functions/core/generation-options.js';
 import { costParts, costUnits, sumOfParts, UnpricedResolutionError } from '../../functions/core/pricing.js';
 import type { PricedRequest } from '../../functions/core/pricing.js';
-import { supportedResolutions, toVideoModel } from '../../functions/core/video-model.js';
+import { supportedResolutions } from '../../functions/core/video-model.js';
+import { catalogVideoModel } from '../../functions/providers/registry.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
 import {
   buildModel,
@@ -121,7 +122,7 @@ describe('seedance-1.0-lite-i2v (per_call 2.5 × quality 1.2 = 3 yuan)', () => {
   });
 
   it('audio and references add nothing in per_call, even with a material surcharge configured', () => {
-    const withSurcharge = toVideoModel({
+    const withSurcharge = catalogVideoModel({
       ...catalogRecord(LITE),
       pricing: { ...(catalogRecord(LITE).pricing as object), material_surcharge: '1', audio_extra: '2' },
     });
@@ -184,7 +185,7 @@ describe('rounding half up to 0.0001 yuan, once per product', () => {
     ['2.5', '1.33333', 33_333], // 33333.25 → 33333
     ['2.5', '1.00002', 25_001], // 25000.5 → 25001
   ])('per_call %s yuan × quality %s → %s units', (price, quality, units) => {
-    const model = toVideoModel({
+    const model = catalogVideoModel({
       ...catalogRecord(LITE),
       pricing: { ...(catalogRecord(LITE).pricing as object), price_per_call: price, quality_multiplier: quality },
     });
@@ -282,7 +283,7 @@ describe('property: cost never uses floats (BigInt reference over many requests)
   it.each(catalogRecords().map((record) => [record.name as string, record] as const))(
     'catalog model %s: every duration, resolution, audio and reference count',
     (_name, record) => {
-      const model = toVideoModel(record);
+      const model = catalogVideoModel(record);
       let checked = 0;
       for (const request of requestsFor(model)) {
         const units = costUnits(model, request);
@@ -314,7 +315,7 @@ describe('property: cost never uses floats (BigInt reference over many requests)
       };
       // The durations are priced whatever the model allows: the formula takes any.
       const record = { ...catalogRecord(perCall ? LITE : PRO), name: `random-${i}`, pricing };
-      const model = toVideoModel(record);
+      const model = catalogVideoModel(record);
       for (const request of requestsFor(model, [5, 7, 11, 13, 29, 30])) {
         const expected = referenceCost(model.record.billing_mode, pricing, request);
         if (BigInt(costUnits(model, request)) !== expected) mismatches += 1;
@@ -330,7 +331,7 @@ describe('property: cost never uses floats (BigInt reference over many requests)
 describe("the cost's parts", () => {
   it('add up to the cost exactly, for every catalog model, resolution, duration, audio and reference count', () => {
     for (const record of catalogRecords()) {
-      const model = toVideoModel(record);
+      const model = catalogVideoModel(record);
       for (const resolution of supportedResolutions(model, undefined)) {
         for (const durationSeconds of [5, 7, 12]) {
           for (const generateAudio of model.upstream.audio ? [false, true] : [false]) {

@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { supportedResolutions, toVideoModel } from '../../functions/core/video-model.js';
+import { supportedResolutions } from '../../functions/core/video-model.js';
+import { catalogVideoModel } from '../../functions/providers/registry.js';
 import { catalogRecords } from './support.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -14,7 +15,7 @@ const rows = new Map(
     .map((line) => [/^\| `([^`]+)`/.exec(line)?.[1] ?? '', line] as const),
 );
 
-describe.each(catalogRecords().map((record) => toVideoModel(record)))('README row of $record.name', (model) => {
+describe.each(catalogRecords().map((record) => catalogVideoModel(record)))('README row of $record.name', (model) => {
   const row = () => rows.get(model.record.name) ?? '';
 
   it('exists', () => expect(rows.has(model.record.name)).toBe(true));

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import { ApiError, InvalidRequestError } from '../../functions/core/api-error.js';
-import { toVideoModel } from '../../functions/core/video-model.js';
+import { catalogVideoModel } from '../../functions/providers/registry.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
 
 interface CatalogFile {
@@ -23,7 +23,7 @@ export function catalogRecord(name: string): Record<string, unknown> {
 }
 
 export function catalogModel(name: string): VideoModel {
-  return toVideoModel(catalogRecord(name));
+  return catalogVideoModel(catalogRecord(name));
 }
 
 export const PRO = 'seedance-1.5-pro';
@@ -38,7 +38,7 @@ type RecordOverrides = Record<string, unknown> & { pricing?: Record<string, unkn
 export function buildModel(overrides: RecordOverrides = {}): VideoModel {
   const base = catalogRecord(PRO);
   const { pricing, ...rest } = overrides;
-  return toVideoModel({
+  return catalogVideoModel({
     ...base,
     id: '11111111-2222-4333-8444-555555555555',
     name: 'test-model',

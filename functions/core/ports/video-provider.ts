@@ -1,7 +1,8 @@
 /**
- * Port to an upstream video generator (Volcengine Ark / BytePlus ModelArk first).
- * Adapters live in functions/adapters; the workflow only sees this interface.
+ * Port to an upstream video generator. Each provider folder (functions/providers/<name>/) implements it;
+ * the workflow only sees this interface.
  */
+import type { ProviderContract } from '../provider-contract.js';
 import type { ResolvedGeneration } from '../resolve-generation.js';
 
 /** The generation as the upstream needs it: all of it but what only we use (our model, webhook, price). */
@@ -53,6 +54,8 @@ export interface JobLookup {
 }
 
 export interface VideoProvider {
+  /** The bounds the upstream puts on `expiresAfterSeconds` (StartUpstream keeps the request within them). */
+  readonly jobExpirySeconds: { min: number; max: number };
   /** Creates an upstream job. Never retried blindly by callers: a timeout may still have created it. */
   createJob(request: ProviderJobRequest): Promise<{ jobId: string }>;
   /** `account`: the one the job was made with (its key sees the job). */
@@ -67,4 +70,19 @@ export interface VideoProvider {
    * Throws when the upstream could not be asked: an unknown answer is never "none".
    */
   findJobs(lookup: JobLookup): Promise<string[]>;
+}
+
+/** How the composition root builds a provider's adapter (functions/adapters/provider-dependencies.ts). */
+export interface VideoProviderOptions {
+  /** One of the contract's platforms (checked when read from the environment). */
+  platform: string;
+  baseUrl: string;
+  /** The API key of an upstream account. */
+  apiKey: (account: string) => Promise<string>;
+  requestTimeoutMs: number;
+}
+
+/** What a provider folder exports (its `index.ts`, docs/providers/README.md): its contract and its adapter. */
+export interface ProviderDefinition extends ProviderContract {
+  createVideoProvider(options: VideoProviderOptions): VideoProvider;
 }

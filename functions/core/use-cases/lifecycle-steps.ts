@@ -3,7 +3,6 @@
  * Each step that decides anything re-reads the task, so a step run twice, or resumed after a crash, does
  * no harm: the upstream job is created once, and money moves only in the refund's one-time transaction.
  */
-import { ARK_EXPIRY_SECONDS } from '../../providers/ark/contract.js';
 import type { TaskRepository } from '../ports/task-repository.js';
 import type { VideoProvider } from '../ports/video-provider.js';
 import type { VideoTransfer, VideoUrlSigner } from '../ports/video-storage.js';
@@ -43,15 +42,15 @@ import type { WaitingRoomDeps } from './waiting-room.js';
 import { accountOfSlot, jobAccepted, leaveWaitingRoom, releaseSlot } from './waiting-room.js';
 
 /**
- * The job's `execution_expires_after`: what is left of the task's deadline, within Ark's bounds (docs/providers/ark.md,
- * "Create body": 3600 … 259200 s), so that a job still unfinished at the deadline expires upstream (unbilled)
- * instead of generating a video nobody collects. A deadline under an hour away still gives the job Ark's
- * minimum hour; the wait then lasts until that expiry (pollDeadline), as Ark bills a job that finishes
- * before it: the customer gets the video late rather than us paying for one we refunded.
+ * The job's upstream expiry: what is left of the task's deadline, within the provider's bounds (Ark's: 3600 …
+ * 259200 s, docs/providers/ark.md, "Create body"), so that a job still unfinished at the deadline expires
+ * upstream (unbilled) instead of generating a video nobody collects. A deadline closer than the minimum still
+ * gives the job that minimum; the wait then lasts until that expiry (pollDeadline), as an upstream bills a job
+ * that finishes before it: the customer gets the video late rather than us paying for one we refunded.
  */
-export function upstreamExpirySeconds(deadlineAt: string, now: Date): number {
+export function upstreamExpirySeconds(deadlineAt: string, now: Date, bounds: { min: number; max: number }): number {
   const left = Math.ceil((Date.parse(deadlineAt) - now.getTime()) / 1000);
-  return Math.min(Math.max(left, ARK_EXPIRY_SECONDS.min), ARK_EXPIRY_SECONDS.max);
+  return Math.min(Math.max(left, bounds.min), bounds.max);
 }
 
 export { accountOf };
@@ -189,10 +188,11 @@ async function createUpstreamJob(
   deps: LifecycleDeps,
 ): Promise<{ jobId: string; expiresAt: string }> {
   const now = deps.now();
-  const expiresAfterSeconds = upstreamExpirySeconds(task.deadline_at, now);
+  const provider = providerOf(task, deps);
+  const expiresAfterSeconds = upstreamExpirySeconds(task.deadline_at, now, provider.jobExpirySeconds);
   const request = jobRequestOf(task, { expiresAfterSeconds, callbackUrl: deps.callbackUrl(task) });
   try {
-    const { jobId } = await providerOf(task, deps).createJob(request);
+    const { jobId } = await provider.createJob(request);
     return { jobId, expiresAt: new Date(now.getTime() + expiresAfterSeconds * 1000).toISOString() };
   } catch (error) {
     // Only an outcome the adapter could not know (a timeout, a lost answer) keeps the claim: it may have a job.

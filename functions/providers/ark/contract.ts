@@ -1,11 +1,12 @@
 /**
  * Ark's documented contract for its Seedance video models, the gateway's reading (docs/api-contract.md, "References"; docs/providers/ark.md):
  * ids per platform, input modes, counts, durations, resolutions, ratios, audio. The catalog draws each
- * model's capabilities from here; the local simulator keeps its own reading (lib/local/simulators/ark/*).
+ * model's capabilities from here (as core's UpstreamModel); the local simulator keeps its own reading (lib/local/simulators/ark/*).
  * Sources: Volcengine doc 82379/1520757 "创建视频生成任务 API" (current copy), BytePlus ModelArk 1520757,
  * docs/providers/ark.md; rules only third parties state are marked so and kept on the safe side.
  */
-import type { Ratio, Resolution } from '../../core/generation-options.js';
+import type { Ratio } from '../../core/generation-options.js';
+import type { UpstreamModel } from '../../core/provider-contract.js';
 
 /**
  * Each platform's API base (docs/providers/ark.md, "Endpoints": Volcengine cn-beijing; BytePlus ap-southeast, as eu-west
@@ -17,35 +18,6 @@ export const ARK_BASE_URLS = {
 } as const;
 export type ArkPlatform = keyof typeof ARK_BASE_URLS;
 export const ARK_PLATFORMS = Object.keys(ARK_BASE_URLS) as ArkPlatform[];
-
-/** The roles our images take upstream (docs/api-contract.md, "References"): one first frame, first + last, or references. */
-export const IMAGE_MODES = ['first_frame', 'first_last_frame', 'reference'] as const;
-export type ImageMode = (typeof IMAGE_MODES)[number];
-
-export interface UpstreamModel {
-  label: string;
-  /** The model id on each platform; a platform without it does not offer the model. */
-  ids: Partial<Record<ArkPlatform, string>>;
-  /** Whether a prompt alone is enough (text-to-video). */
-  textOnly: boolean;
-  /** Image modes the model takes, the first its default; none: images are refused. */
-  imageModes: readonly ImageMode[];
-  /** Reference images in `reference` mode. */
-  referenceImages: { min: number; max: number };
-  /** Reference videos and audios (reference mode only), and all reference items together. */
-  maxVideos: number;
-  maxAudios: number;
-  maxReferenceItems: number;
-  /** Ark: a reference audio needs an image or a video beside it. */
-  audioNeedsVisual: boolean;
-  durationSeconds: { min: number; max: number };
-  resolutions: readonly Resolution[];
-  /** Resolutions allowed in `reference` mode when narrower than `resolutions`. */
-  referenceResolutions?: readonly Resolution[];
-  ratios: readonly Ratio[];
-  /** Generates sound (`generate_audio`); Ark refuses the field on models without it. */
-  audio: boolean;
-}
 
 /** Ark lists these six plus `adaptive`, which the gateway does not offer (docs/providers/ark.md, "Create body"). */
 const ALL_RATIOS: readonly Ratio[] = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'];

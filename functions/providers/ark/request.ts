@@ -4,7 +4,8 @@
  * suffixes, which Ark validates only loosely). `generate_audio` goes only to models that make sound.
  */
 import { ARK_MODELS, arkModelId } from './contract.js';
-import type { ArkPlatform, ImageMode, UpstreamModel } from './contract.js';
+import type { ArkPlatform } from './contract.js';
+import type { ImageMode, UpstreamModel } from '../../core/provider-contract.js';
 import type { ProviderJobRequest } from '../../core/ports/video-provider.js';
 import { UpstreamConfigurationError } from '../../core/upstream-errors.js';
 

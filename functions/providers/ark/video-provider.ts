@@ -27,11 +27,11 @@ import {
   UpstreamTransientError,
 } from '../../core/upstream-errors.js';
 import type { ArkPlatform } from './contract.js';
-import { arkModelId } from './contract.js';
+import { ARK_EXPIRY_SECONDS, arkModelId } from './contract.js';
 import { toArkBody } from './request.js';
 
 export interface ArkVideoProviderOptions {
-  /** Picks the model ids (functions/providers/ark/contract.ts). */
+  /** Picks the model ids (contract.ts). */
   platform: ArkPlatform;
   /** Without the `/api/v3` suffix, e.g. `https://ark.ap-southeast.bytepluses.com`. */
   baseUrl: string;
@@ -284,6 +284,7 @@ function echoMatches(echo: v.InferOutput<typeof EchoSchema>, request: JobLookup[
 // ---------------------------------------------------------------- the provider
 
 export class ArkVideoProvider implements VideoProvider {
+  readonly jobExpirySeconds = ARK_EXPIRY_SECONDS;
   private readonly tasksUrl: string;
   private readonly timeoutMs: number;
   private readonly createTimeoutMs: number;

@@ -4,7 +4,7 @@
  * durations, resolutions, ratios, sound. The local simulator keeps its own reading
  * (lib/local/simulators/model-studio/). Rules only third parties state are marked and kept on the safe side.
  */
-import type { Ratio, Resolution } from '../../core/generation-options.js';
+import type { UpstreamModel } from '../../core/provider-contract.js';
 
 /**
  * Each region's API base (docs/providers/model-studio.md, "Endpoints"). Keys and models belong to one region;
@@ -21,33 +21,17 @@ const WAN_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4'] as const;
 const NO_REFERENCES = { referenceImages: { min: 0, max: 0 }, maxVideos: 0, maxAudios: 0, maxReferenceItems: 0 };
 
 /**
- * A Wan model: the capabilities the gateway validates a request against (the fields of core's model
- * contract; `ids` is the Ark-shaped id map, empty here) plus the model id per region and whether the request
- * names a ratio at all (image-to-video takes the first frame's shape, so `ratio` is not sent).
+ * A Wan model: the capabilities the gateway validates a request against (`ids`: the model id per region), and
+ * whether the request names a ratio at all (image-to-video takes the first frame's shape: `ratio` is not sent).
  */
-export interface WanModel {
-  label: string;
-  ids: Readonly<Record<string, never>>;
-  regionIds: Readonly<Record<ModelStudioRegion, string>>;
-  textOnly: boolean;
-  imageModes: readonly ('first_frame' | 'first_last_frame' | 'reference')[];
-  referenceImages: { min: number; max: number };
-  maxVideos: number;
-  maxAudios: number;
-  maxReferenceItems: number;
-  audioNeedsVisual: boolean;
-  durationSeconds: { min: number; max: number };
-  resolutions: readonly Resolution[];
-  ratios: readonly Ratio[];
-  audio: boolean;
+export interface WanModel extends UpstreamModel {
   sendsRatio: boolean;
 }
 
 export const WAN_MODELS = {
   'wan2.7-t2v': {
     label: 'Wan 2.7 text-to-video',
-    ids: {},
-    regionIds: { beijing: 'wan2.7-t2v', singapore: 'wan2.7-t2v' },
+    ids: { beijing: 'wan2.7-t2v', singapore: 'wan2.7-t2v' },
     textOnly: true,
     imageModes: [],
     // One driving audio (`input.audio_url`); the video is made to it.
@@ -64,8 +48,7 @@ export const WAN_MODELS = {
   },
   'wan2.7-i2v': {
     label: 'Wan 2.7 image-to-video (first frame, first + last frame)',
-    ids: {},
-    regionIds: { beijing: 'wan2.7-i2v', singapore: 'wan2.7-i2v' },
+    ids: { beijing: 'wan2.7-i2v', singapore: 'wan2.7-i2v' },
     textOnly: false,
     imageModes: ['first_frame', 'first_last_frame'],
     // `driving_audio` exists, but the gateway takes audio only beside reference images: not offered here.
@@ -79,8 +62,7 @@ export const WAN_MODELS = {
   },
   'wan2.7-r2v': {
     label: 'Wan 2.7 reference-to-video',
-    ids: {},
-    regionIds: { beijing: 'wan2.7-r2v', singapore: 'wan2.7-r2v' },
+    ids: { beijing: 'wan2.7-r2v', singapore: 'wan2.7-r2v' },
     textOnly: false,
     imageModes: ['reference'],
     // Images + videos together at most 5, at least one; videos capped by the gateway's own 3.
@@ -106,9 +88,6 @@ export function wanModel(key: string): WanModel | undefined {
   const models: Readonly<Record<string, WanModel>> = WAN_MODELS;
   return Object.hasOwn(models, key) ? models[key] : undefined;
 }
-
-/** A reference video is billed as input for at most 5 s (price list, "万相-参考生视频"). */
-export const MAX_BILLED_INPUT_VIDEO_SECONDS = 5;
 
 /**
  * Account limits (docs/providers/model-studio.md, "Rate limits"): per model and per Alibaba Cloud account,

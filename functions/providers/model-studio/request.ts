@@ -37,14 +37,15 @@ function wanSeed(seed: number | undefined): number | undefined {
 
 export function toDashScopeBody(request: ProviderJobRequest, region: ModelStudioRegion): Record<string, unknown> {
   const model = wanModel(request.upstreamModel);
-  if (model === undefined) {
-    throw new UpstreamConfigurationError(`model ${request.upstreamModel} is not in Model Studio's contract`);
+  const id = model?.ids[region];
+  if (model === undefined || id === undefined) {
+    throw new UpstreamConfigurationError(`model ${request.upstreamModel} is not offered in Model Studio's ${region}`);
   }
   const items = media(request);
   const [audio] = request.audioUrls;
   const seed = wanSeed(request.seed);
   return {
-    model: model.regionIds[region],
+    model: id,
     input: {
       prompt: request.prompt,
       ...(items.length > 0 ? { media: items } : {}),

@@ -70,6 +70,11 @@ function describeFailure(error: unknown): string {
 const listTime = (ms: number): string => new Date(ms).toISOString().replace(/\D/g, '').slice(0, 14);
 
 export class ModelStudioVideoProvider implements VideoProvider {
+  /**
+   * Model Studio takes no expiry: it keeps a task 24 h (docs/providers/model-studio.md, "Task statuses"), so a
+   * job is not given longer than that.
+   */
+  readonly jobExpirySeconds = { min: 1, max: 86_400 };
   private readonly base: string;
   private readonly timeoutMs: number;
   private readonly createTimeoutMs: number;
@@ -140,7 +145,7 @@ export class ModelStudioVideoProvider implements VideoProvider {
    */
   async findJobs(lookup: JobLookup): Promise<string[]> {
     const { request } = lookup;
-    const model = wanModel(request.upstreamModel)?.regionIds[this.options.region];
+    const model = wanModel(request.upstreamModel)?.ids[this.options.region];
     if (model === undefined) return [];
     const from = Date.parse(lookup.createdFrom) - LIST_ZONE_SLACK_MS;
     const to = Date.parse(lookup.createdTo) + LIST_ZONE_SLACK_MS;

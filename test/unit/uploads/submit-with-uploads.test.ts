@@ -8,7 +8,7 @@ import { parseGenerationBody } from '../../../functions/core/generation-request.
 import type { UploadReference } from '../../../functions/core/ports/uploads.js';
 import { submitTask } from '../../../functions/core/use-cases/submit-task.js';
 import type { SubmitTaskDeps } from '../../../functions/core/use-cases/submit-task.js';
-import { toVideoModel } from '../../../functions/core/video-model.js';
+import { catalogVideoModel } from '../../../functions/providers/registry.js';
 import { apiKeyRecord, CALLER, InMemoryCatalog, InMemoryKeys, InMemoryTasks, NOW } from '../fakes.js';
 import { catalogRecords, PRO, rejection, V2 } from '../support.js';
 
@@ -29,7 +29,7 @@ describe('a submit naming uploads', () => {
     refusal = undefined;
     deps = {
       keys: new InMemoryKeys([apiKeyRecord()]),
-      models: new InMemoryCatalog(catalogRecords().map((record) => toVideoModel(record))),
+      models: new InMemoryCatalog(catalogRecords().map((record) => catalogVideoModel(record))),
       tasks,
       urls: { assertPublic: async (urls) => void addressChecked.push(...urls.map(({ url }) => url)) },
       uploads: {

@@ -159,9 +159,15 @@ describe('lifecycle steps', () => {
       use([holding({ deadline_at: new Date(NOW.getTime() + 6 * HOUR).toISOString() })]);
       await startUpstreamJob(TASK_ID, deps);
       expect(provider.created[0]?.expiresAfterSeconds).toBe(6 * 3600);
-      expect(upstreamExpirySeconds(new Date(NOW.getTime() + 1500).toISOString(), NOW)).toBe(3600);
-      expect(upstreamExpirySeconds(new Date(NOW.getTime() + 2 * HOUR + 1).toISOString(), NOW)).toBe(7201);
-      expect(upstreamExpirySeconds(new Date(NOW.getTime() + 100 * HOUR).toISOString(), NOW)).toBe(259_200);
+      expect(upstreamExpirySeconds(new Date(NOW.getTime() + 1500).toISOString(), NOW, provider.jobExpirySeconds)).toBe(
+        3600,
+      );
+      expect(
+        upstreamExpirySeconds(new Date(NOW.getTime() + 2 * HOUR + 1).toISOString(), NOW, provider.jobExpirySeconds),
+      ).toBe(7201);
+      expect(
+        upstreamExpirySeconds(new Date(NOW.getTime() + 100 * HOUR).toISOString(), NOW, provider.jobExpirySeconds),
+      ).toBe(259_200);
     });
 
     it('a task holding no slot → WaitingForUpstreamError (back to the waiting room), no job made', async () => {

@@ -1,10 +1,10 @@
 /** listModels: the catalog as the models endpoint shows it, with what each model accepts (docs/api-contract.md, "References"). */
 import { describe, expect, it } from 'vitest';
 import { ARK_MODELS } from '../../../functions/providers/ark/contract.js';
-import { upstreamModel } from '../../../functions/providers/registry.js';
-import type { ProviderName } from '../../../functions/providers/registry.js';
 import { listModels } from '../../../functions/core/use-cases/list-models.js';
-import { toVideoModel } from '../../../functions/core/video-model.js';
+import { catalogVideoModel, PROVIDERS } from '../../../functions/providers/registry.js';
+import type { ProviderName } from '../../../functions/providers/registry.js';
+import { modelOf } from '../../../functions/core/provider-contract.js';
 import { InMemoryCatalog } from '../fakes.js';
 import { buildModel, catalogRecords, LITE, LITE_T2V, PRO, V2, V2_FAST } from '../support.js';
 
@@ -12,7 +12,7 @@ const ALL_RATIOS = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'];
 const ALL_MODES = ['first_frame', 'first_last_frame', 'reference'];
 
 async function views() {
-  return listModels(new InMemoryCatalog(catalogRecords().map((record) => toVideoModel(record))));
+  return listModels(new InMemoryCatalog(catalogRecords().map((record) => catalogVideoModel(record))));
 }
 
 async function view(name: string) {
@@ -174,7 +174,7 @@ describe('capabilities: what each model accepts, from its upstream contract', ()
     '%s: its capabilities never promise more than its upstream model takes',
     async (name, record) => {
       const { provider, model } = record.upstream as { provider: ProviderName; model: string };
-      const upstream = upstreamModel(provider, model);
+      const upstream = modelOf(PROVIDERS[provider], model);
       if (upstream === undefined) throw new Error(`${provider} has no model ${model}`);
       const { capabilities, max_duration: maxDuration } = await view(name);
       expect(capabilities.text_to_video).toBe(upstream.textOnly);

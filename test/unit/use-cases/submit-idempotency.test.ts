@@ -11,7 +11,7 @@ import {
 import { IDEMPOTENCY_TTL_SECONDS } from '../../../functions/core/idempotency.js';
 import { submitTaskIdempotently } from '../../../functions/core/use-cases/submit-task.js';
 import type { SubmitTaskDeps } from '../../../functions/core/use-cases/submit-task.js';
-import { toVideoModel } from '../../../functions/core/video-model.js';
+import { catalogVideoModel } from '../../../functions/providers/registry.js';
 import { CALLER, InMemoryCatalog, InMemoryKeys, InMemoryTasks, NOW, OTHER_ACCOUNT, apiKeyRecord } from '../fakes.js';
 import { catalogRecords, PRO, rejection } from '../support.js';
 
@@ -29,7 +29,7 @@ describe('submitTaskIdempotently', () => {
     ids = 0;
     deps = {
       keys: new InMemoryKeys([apiKeyRecord()]),
-      models: new InMemoryCatalog(catalogRecords().map((record) => toVideoModel(record))),
+      models: new InMemoryCatalog(catalogRecords().map((record) => catalogVideoModel(record))),
       tasks,
       urls: { assertPublic: async () => undefined },
       uploads: { assertUsable: async () => undefined },

@@ -9,7 +9,7 @@ import {
 } from '../../../functions/core/api-error.js';
 import { submitTask } from '../../../functions/core/use-cases/submit-task.js';
 import type { SubmitTaskDeps } from '../../../functions/core/use-cases/submit-task.js';
-import { toVideoModel } from '../../../functions/core/video-model.js';
+import { catalogVideoModel } from '../../../functions/providers/registry.js';
 import { ACCOUNT } from '../../support/task-records.js';
 import { apiKeyRecord, CALLER, InMemoryCatalog, InMemoryKeys, InMemoryTasks, NOW } from '../fakes.js';
 import { catalogModel, catalogRecords, LITE, PRO, rejection, V2 } from '../support.js';
@@ -22,7 +22,7 @@ describe('submitTask', () => {
 
   beforeEach(() => {
     tasks = new InMemoryTasks();
-    catalog = new InMemoryCatalog(catalogRecords().map((record) => toVideoModel(record)));
+    catalog = new InMemoryCatalog(catalogRecords().map((record) => catalogVideoModel(record)));
     deps = {
       keys: new InMemoryKeys([storedKey()]),
       models: catalog,

@@ -1,0 +1,16 @@
+/** Volcengine Ark / BytePlus ModelArk (Seedance) as the registry lists it: its contract and its adapter. */
+import type { ProviderDefinition } from '../../core/ports/video-provider.js';
+import { ARK_BASE_URLS, ARK_MODELS } from './contract.js';
+import type { ArkPlatform } from './contract.js';
+import { ArkVideoProvider } from './video-provider.js';
+
+export const provider = {
+  label: 'Volcengine Ark / BytePlus ModelArk (Seedance)',
+  shortName: 'Ark',
+  envPrefix: 'ARK',
+  platforms: ARK_BASE_URLS,
+  defaultPlatform: 'byteplus',
+  models: ARK_MODELS,
+  // The platform was read with the contract's picklist (functions/adapters/config.ts), so it is one of Ark's.
+  createVideoProvider: (options) => new ArkVideoProvider({ ...options, platform: options.platform as ArkPlatform }),
+} as const satisfies ProviderDefinition;
