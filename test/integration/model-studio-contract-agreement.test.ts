@@ -86,7 +86,7 @@ describe.each(REGIONS)('every submit the gateway accepts, Model Studio (%s) acce
         });
         expect(jobId).toMatch(/^[0-9a-f-]{36}$/);
       }),
-      { numRuns: 600 },
+      { numRuns: 2000 },
     );
     expect(accepted).toBeGreaterThan(30);
   });
