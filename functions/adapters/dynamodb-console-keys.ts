@@ -9,6 +9,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ForbiddenError } from '../core/api-error.js';
 import type { ApiKeyRecord } from '../core/ports/accounts.js';
+import { KeyExistsError } from '../core/ports/console.js';
 import type { ConsoleKeyStore, KeyChange } from '../core/ports/console.js';
 import { API_KEYS_BY_ACCOUNT_INDEX } from './resources.js';
 
@@ -53,9 +54,15 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
   }
 
   async create(record: ApiKeyRecord): Promise<void> {
-    await this.withUsableAccount(record.account_id, {
-      Put: { TableName: this.tables.apiKeys, Item: record, ConditionExpression: 'attribute_not_exists(key_hash)' },
-    });
+    const put = { TableName: this.tables.apiKeys, Item: record, ConditionExpression: 'attribute_not_exists(key_hash)' };
+    try {
+      await this.withUsableAccount(record.account_id, { Put: put });
+    } catch (error) {
+      // The key's own condition first: the admin CLI's fixed local key, made again, is no error there.
+      const [keyReason] = (error instanceof TransactionCanceledException && error.CancellationReasons) || [];
+      if (keyReason?.Code === 'ConditionalCheckFailed') throw new KeyExistsError('this key already exists');
+      throw error;
+    }
   }
 
   async update(record: ApiKeyRecord, change: KeyChange): Promise<ApiKeyRecord | undefined> {
@@ -107,7 +114,10 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
     return Item as ApiKeyRecord | undefined;
   }
 
-  /** One key write together with a check that its account exists and is not disabled by an operator. */
+  /**
+   * One key write together with a check that its account exists and is not disabled by an operator. A
+   * failed key condition is rethrown as it is, before the account's: the caller knows what it means.
+   */
   private async withUsableAccount(accountId: string, keyWrite: TransactItem): Promise<void> {
     try {
       await this.db.send(
@@ -116,10 +126,9 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
         }),
       );
     } catch (error) {
-      if (
-        error instanceof TransactionCanceledException &&
-        error.CancellationReasons?.[1]?.Code === 'ConditionalCheckFailed'
-      ) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [keyReason, accountReason] = error.CancellationReasons ?? [];
+      if (keyReason?.Code !== 'ConditionalCheckFailed' && accountReason?.Code === 'ConditionalCheckFailed') {
         throw new ForbiddenError('this account is disabled: contact support');
       }
       throw error;

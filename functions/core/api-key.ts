@@ -1,5 +1,6 @@
 /** API keys: `bc_` + 32 random bytes (base64url). Only the SHA-256 hash is ever stored (docs/security.md, "API keys"). */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { ApiKeyRecord } from './ports/accounts.js';
 
 export const API_KEY_PREFIX = 'bc_';
 /** One message for every key that is not ours, whatever its shape: it tells nothing about which keys exist. */
@@ -18,4 +19,30 @@ export function isWellFormedApiKey(key: string): boolean {
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export interface NewKey {
+  accountId: string;
+  name?: string;
+  quotaUnits?: number;
+  ratePerSecond?: number;
+  createdAt: string;
+}
+
+/** A new active key's record, for the console and the admin CLI alike: only the key's hash is kept. */
+export function newApiKeyRecord(key: string, fields: NewKey): ApiKeyRecord {
+  return {
+    key_hash: hashApiKey(key),
+    key_id: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+    account_id: fields.accountId,
+    ...(fields.name !== undefined && { name: fields.name }),
+    status: 'active',
+    spent_units: 0,
+    created_at: fields.createdAt,
+    ...(fields.quotaUnits !== undefined && {
+      quota_units: fields.quotaUnits,
+      quota_remaining_units: fields.quotaUnits,
+    }),
+    ...(fields.ratePerSecond !== undefined && { rate_per_second: fields.ratePerSecond }),
+  };
 }

@@ -14,8 +14,9 @@ import {
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { randomUUID } from 'node:crypto';
-import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../functions/core/api-key.js';
+import { ForbiddenError } from '../../functions/core/api-error.js';
+import { generateApiKey, hashApiKey, isWellFormedApiKey, newApiKeyRecord } from '../../functions/core/api-key.js';
+import { KeyExistsError } from '../../functions/core/ports/console.js';
 import {
   boundedYuanToUnits,
   MAX_BALANCE_UNITS,
@@ -39,7 +40,7 @@ import { ledgerEntry, ledgerEntryId } from '../../functions/core/ledger.js';
 import { inLedgerOrder, ledgerPut, listedAfterLast } from '../../functions/adapters/dynamodb-ledger.js';
 import { backfillOpening, verifyLedger } from './ledger-check.js';
 import { DynamoDbRedeemCodes } from '../../functions/adapters/dynamodb-redeem-codes.js';
-import { usableAccountCheck } from '../../functions/adapters/dynamodb-console-keys.js';
+import { DynamoDbConsoleKeys } from '../../functions/adapters/dynamodb-console-keys.js';
 import {
   generateRedeemCode,
   hashRedeemCode,
@@ -90,11 +91,16 @@ function checkedRequestId(requestId: string): string {
 const MAX_YUAN_TEXT = MAX_BALANCE_YUAN.toLocaleString('en-US');
 
 export class AdminStore {
+  /** Keys are made and switched through the console's own adapter (the account checked in the same write). */
+  private readonly keys: DynamoDbConsoleKeys;
+
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly tables: Record<TableId, string>,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.keys = new DynamoDbConsoleKeys(db, tables);
+  }
 
   /**
    * Creates the account; refuses to overwrite one that exists. A balance to start with is its ledger's
@@ -168,7 +174,7 @@ export class AdminStore {
     await this.setAccountStatus(accountId, 'disabled');
     let disabled = 0;
     for (const key of await this.listKeys(accountId)) {
-      if (key.status === 'active' && (await this.setKeyStatus(key, 'disabled'))) disabled += 1;
+      if (key.status === 'active' && (await this.keys.update(key, { status: 'disabled' }))) disabled += 1;
     }
     return disabled;
   }
@@ -191,45 +197,28 @@ export class AdminStore {
     ) {
       throw new AdminError('--rate must be a whole number of requests per second, at least 1');
     }
-    const record: ApiKeyRecord = {
-      key_hash: hashApiKey(key),
-      key_id: `key_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
-      account_id: options.accountId,
-      status: 'active',
-      spent_units: 0,
-      created_at: this.now().toISOString(),
-    };
-    if (options.quotaYuan !== undefined) {
-      record.quota_units = boundedYuanToUnits(options.quotaYuan, 'the quota');
-      record.quota_remaining_units = record.quota_units;
-    }
-    if (options.ratePerSecond !== undefined) record.rate_per_second = options.ratePerSecond;
-    await this.withUsableAccount(options.accountId, 'this key already exists', {
-      Put: { TableName: this.tables.apiKeys, Item: record, ConditionExpression: 'attribute_not_exists(key_hash)' },
+    const record = newApiKeyRecord(key, {
+      accountId: options.accountId,
+      createdAt: this.now().toISOString(),
+      ...(options.quotaYuan !== undefined && { quotaUnits: boundedYuanToUnits(options.quotaYuan, 'the quota') }),
+      ...(options.ratePerSecond !== undefined && { ratePerSecond: options.ratePerSecond }),
     });
+    await this.keyWrite(options.accountId, () => this.keys.create(record));
     return { key, record };
   }
 
   /** `keyOrId` is the key itself (`bc_…`) or its id (`key_…`). */
   async disableKey(keyOrId: string): Promise<ApiKeyRecord> {
     const record = await this.findKey(keyOrId);
-    if (!(await this.setKeyStatus(record, 'disabled'))) throw new AdminError('no such key');
+    if (!(await this.keys.update(record, { status: 'disabled' }))) throw new AdminError('no such key');
     return record;
   }
 
   /** Enables the key again, unless its account is disabled (account:enable first). */
   async enableKey(keyOrId: string): Promise<ApiKeyRecord> {
     const record = await this.findKey(keyOrId);
-    await this.withUsableAccount(record.account_id, 'no such key', {
-      Update: {
-        TableName: this.tables.apiKeys,
-        Key: { key_hash: record.key_hash },
-        UpdateExpression: 'SET #status = :active',
-        ConditionExpression: 'attribute_exists(key_hash)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':active': 'active' },
-      },
-    });
+    const enabled = await this.keyWrite(record.account_id, () => this.keys.update(record, { status: 'active' }));
+    if (!enabled) throw new AdminError('no such key');
     return record;
   }
 
@@ -544,51 +533,18 @@ export class AdminStore {
     }
   }
 
-  /** One key write together with a check that its account exists and is not disabled. */
-  private async withUsableAccount(
-    accountId: string,
-    keyConditionMessage: string,
-    keyWrite: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number],
-  ): Promise<void> {
+  /** A key write the adapter checked against its account: the refusal in the operator's words. */
+  private async keyWrite<T>(accountId: string, write: () => Promise<T>): Promise<T> {
     try {
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [keyWrite, usableAccountCheck(this.tables.accounts, accountId)],
-        }),
-      );
+      return await write();
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const [keyReason, accountReason] = error.CancellationReasons ?? [];
-      // The key's own condition first: "this key already exists" keeps the local demo key's start-up idempotent.
-      if (keyReason?.Code === 'ConditionalCheckFailed') throw new AdminError(keyConditionMessage);
-      if (accountReason?.Code === 'ConditionalCheckFailed') {
-        throw new AdminError(
-          (await this.accountExists(accountId))
-            ? `account ${accountId} is disabled (account:enable first)`
-            : `account ${accountId} does not exist`,
-        );
-      }
-      throw error;
-    }
-  }
-
-  /** Returns false when the key no longer exists. */
-  private async setKeyStatus(record: ApiKeyRecord, status: 'active' | 'disabled'): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tables.apiKeys,
-          Key: { key_hash: record.key_hash },
-          UpdateExpression: 'SET #status = :status',
-          ConditionExpression: 'attribute_exists(key_hash)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':status': status },
-        }),
+      if (error instanceof KeyExistsError) throw new AdminError(error.message);
+      if (!(error instanceof ForbiddenError)) throw error;
+      throw new AdminError(
+        (await this.accountExists(accountId))
+          ? `account ${accountId} is disabled (account:enable first)`
+          : `account ${accountId} does not exist`,
       );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
     }
   }
 

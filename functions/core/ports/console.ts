@@ -1,3 +1,4 @@
+import { namedError } from '../named-error.js';
 import type { ApiKeyRecord } from './accounts.js';
 
 /** A console sign-in (a Cognito user, by its `sub`) and the account it acts for. No password or token. */
@@ -24,10 +25,16 @@ export interface KeyChange {
   quotaUnits?: number | null;
 }
 
+/** A key with the same hash is stored already (the admin CLI's fixed local key, made again). */
+export class KeyExistsError extends namedError('KeyExistsError') {}
+
 export interface ConsoleKeyStore {
   /** The account's keys, oldest first. */
   listByAccount(accountId: string): Promise<ApiKeyRecord[]>;
-  /** Stores a new key, checked in the same transaction that its account exists and is not disabled. */
+  /**
+   * Stores a new key, checked in the same transaction that its account exists and is not disabled (else a
+   * ForbiddenError); KeyExistsError when the key is stored already.
+   */
   create(record: ApiKeyRecord): Promise<void>;
   /** Applies the change to the stored key; undefined when the key is gone. Enabling checks the account too. */
   update(record: ApiKeyRecord, change: KeyChange): Promise<ApiKeyRecord | undefined>;
