@@ -46,6 +46,11 @@ export interface ProviderContract {
   defaultPlatform: string;
   /** Its models' documented capabilities, by the key a catalog record names in `upstream.model`. */
   models: Readonly<Record<string, UpstreamModel>>;
+  /**
+   * What a new account of the provider starts with (docs/upstream-capacity.md): queued slots and an optional
+   * ceiling on jobs in flight. Absent: 120 queued slots, no ceiling.
+   */
+  accountDefaults?: { capacity: number; inflightCeiling?: number };
 }
 
 /** The documented capabilities of one of the provider's models; undefined for a key it does not list. */

@@ -7,9 +7,11 @@ import type { ProviderDefinition } from '../core/ports/video-provider.js';
 import { toVideoModel } from '../core/video-model.js';
 import type { VideoModel } from '../core/video-model.js';
 import { provider as ark } from './ark/index.js';
+import { provider as modelStudio } from './model-studio/index.js';
 
 export const PROVIDERS = {
   ark,
+  'model-studio': modelStudio,
 } as const satisfies Record<string, ProviderDefinition>;
 
 export type ProviderName = keyof typeof PROVIDERS;

@@ -79,13 +79,19 @@ const PricesSchema = v.object({
       v.string(),
       v.object({
         currency: v.picklist(['CNY', 'USD']),
-        per_million_tokens: v.object({
-          default: Rate,
-          with_audio: v.optional(Rate),
-          with_video_input: v.optional(Rate),
-          '1080p': v.optional(Rate),
-          '1080p_with_video_input': v.optional(Rate),
-        }),
+        /** Per million tokens (Ark), or … */
+        per_million_tokens: v.optional(
+          v.object({
+            default: Rate,
+            with_audio: v.optional(Rate),
+            with_video_input: v.optional(Rate),
+            '1080p': v.optional(Rate),
+            '1080p_with_video_input': v.optional(Rate),
+          }),
+        ),
+        /** … per second of output by resolution (Model Studio), each reference video billed as this many seconds more. */
+        per_second: v.optional(v.record(v.string(), Rate)),
+        input_seconds_per_video: v.optional(v.number()),
         source: v.string(),
         confirmed: v.boolean(),
       }),
@@ -112,6 +118,16 @@ export interface CostedRequest {
 export function upstreamCostUnits(prices: UpstreamPrices, request: CostedRequest): number | undefined {
   const price = prices.models[request.upstreamModel]?.[request.platform];
   if (!price) return undefined;
+  if (price.per_second) {
+    const rate = price.per_second[request.resolution];
+    if (rate === undefined)
+      throw new Error(`no per-second price for ${request.upstreamModel} at ${request.resolution}`);
+    const seconds = request.durationSeconds + request.videoReferenceCount * (price.input_seconds_per_video ?? 0);
+    const cny = price.currency === 'USD' ? rate * prices.cny_per_usd : rate;
+    // Units of 0.0001 CNY; rounded to 6 decimals first, so a CNY rate × seconds is not lost to binary fractions.
+    return Math.ceil(Math.round(seconds * cny * 1e10) / 1e6);
+  }
+  if (!price.per_million_tokens) throw new Error(`${request.upstreamModel}: no price per token or per second`);
   const sizes = request.upstreamModel.startsWith('seedance-1-0') ? SIZES.v1 : SIZES.v2;
   const size = (sizes as Partial<Record<Resolution, Record<Ratio, readonly [number, number]>>>)[request.resolution];
   if (!size) throw new Error(`no output size for ${request.upstreamModel} at ${request.resolution}`);

@@ -199,6 +199,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         await admin.setUpstreamAccount(upstream.provider, account.name, {
           capacity: account.capacity,
           ...(account.keys && { keys: account.keys }),
+          ...(account.inflightCeiling && { inflightCeiling: account.inflightCeiling }),
         });
       }
     }

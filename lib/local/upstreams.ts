@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { PROVIDERS, PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import type { ProviderName } from '../../functions/providers/registry.js';
+import type { ProviderContract } from '../../functions/core/provider-contract.js';
 import type { UpstreamEndpoint } from './handler-environment.js';
 import { DEFAULT_ACCOUNT } from '../../functions/core/ports/upstream-capacity.js';
 import { parseAccountKeys } from '../../functions/adapters/upstream-keys.js';
@@ -32,6 +33,14 @@ export interface LocalUpstreamAccount {
   capacity: number;
   /** Its API keys' names (default: one, named as the account); they share its slots. */
   keys?: string[];
+  /** The operator's ceiling on its jobs in flight (docs/upstream-capacity.md); absent: none. */
+  inflightCeiling?: number;
+}
+
+/** What a real account of the provider starts with: its registry entry's defaults, else Ark's 120 queued. */
+function accountDefaults(provider: ProviderName): { capacity: number; inflightCeiling?: number } {
+  const contract: ProviderContract = PROVIDERS[provider];
+  return contract.accountDefaults ?? { capacity: 120 };
 }
 
 /** One account with Ark's documented capacity, as a deployment with one key has. */
@@ -94,8 +103,9 @@ export async function startUpstreams(options: StartUpstreamsOptions = {}): Promi
         platform: PROVIDERS[provider].defaultPlatform,
       };
       if (choice.kind === 'real') {
-        // Its key may name several accounts (JSON); each gets Ark's documented capacity.
-        const accounts = Object.keys(parseAccountKeys(choice.apiKey)).map((name) => ({ name, capacity: 120 }));
+        // Its key may name several accounts (JSON); each gets the provider's defaults (Ark's documented 120).
+        const defaults = accountDefaults(provider);
+        const accounts = Object.keys(parseAccountKeys(choice.apiKey)).map((name) => ({ name, ...defaults }));
         started.push({ provider, platform: choice.platform, baseUrl: choice.baseUrl, apiKey: choice.apiKey, accounts });
         continue;
       }

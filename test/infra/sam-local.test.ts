@@ -30,7 +30,10 @@ const RUNTIME: LocalStackRuntime = {
     s3: 'http://127.0.0.1:41002',
     sqs: 'http://127.0.0.1:41002',
     sfn: 'http://127.0.0.1:41003',
-    upstreams: { ark: { platform: 'byteplus', baseUrl: 'http://127.0.0.1:41004', simulated: true } },
+    upstreams: {
+      ark: { platform: 'byteplus', baseUrl: 'http://127.0.0.1:41004', simulated: true },
+      'model-studio': { platform: 'singapore', baseUrl: 'http://127.0.0.1:41005', simulated: true },
+    },
   },
   names: physicalNames('vgs-local'),
 };
@@ -134,7 +137,10 @@ it("gives each provider's handlers its upstream: the simulator through the host 
     ...RUNTIME,
     endpoints: {
       ...RUNTIME.endpoints,
-      upstreams: { ark: { platform: 'volcengine', baseUrl: 'https://ark.cn-beijing.volces.com', simulated: false } },
+      upstreams: {
+        ...RUNTIME.endpoints.upstreams,
+        ark: { platform: 'volcengine', baseUrl: 'https://ark.cn-beijing.volces.com', simulated: false },
+      },
     },
   };
   expect(realUpstreams(real)).toEqual(['ark']);

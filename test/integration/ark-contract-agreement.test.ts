@@ -18,7 +18,9 @@ import type { UpstreamSimulator } from '../../lib/local/simulators/ark/simulator
 import { catalogModel, catalogRecords } from '../unit/support.js';
 
 const API_KEY = 'agreement-key';
-const MODELS = catalogRecords().map((record) => String(record.name));
+const MODELS = catalogRecords()
+  .filter((record) => (record.upstream as { provider: string }).provider === 'ark')
+  .map((record) => String(record.name));
 const url = (kind: string) => (index: number) => `https://cdn.example.com/${kind}-${index}`;
 
 /** Options drawn from around (and beyond) what the API allows; each one often left out, references rarer. */

@@ -6,6 +6,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ARK_PLATFORMS } from '../../functions/providers/ark/contract.js';
+import { platformsOf } from '../../functions/providers/registry.js';
+import type { ProviderName } from '../../functions/providers/registry.js';
 import type { Ratio, Resolution } from '../../functions/core/generation-options.js';
 import { catalogVideoModel } from '../../functions/providers/registry.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
@@ -217,11 +219,30 @@ describe('every seeded option set is priced at or above Ark’s cost (docs/money
     expect(found.map(key).sort()).toEqual(expected.sort());
   });
 
-  it('the sets cover every model of the catalog', () => {
-    expect([...sets.keys()].sort()).toEqual([LITE_T2V, LITE, PRO, V2, V2_FAST].sort());
-    for (const [name, found] of sets) {
-      expect(new Set(found.map((set) => set.platform)), name).toEqual(new Set(ARK_PLATFORMS));
+  it("the sets cover every model of the catalog, on each of its provider's platforms", () => {
+    expect([...sets.keys()].sort()).toEqual(
+      catalogRecords()
+        .map((record) => String(record.name))
+        .sort(),
+    );
+    for (const model of models) {
+      const found = sets.get(model.record.name) ?? [];
+      const platforms = platformsOf(model.record.upstream.provider as ProviderName);
+      expect(new Set(found.map((set) => set.platform)), model.record.name).toEqual(new Set(platforms));
     }
+  });
+
+  it("a Wan set is costed per second at its region's price, a reference video as 5 s more", () => {
+    const t2v = sets.get('wan2.7-t2v') ?? [];
+    const hd = t2v.find((set) => set.platform === 'singapore' && set.resolution === '1080p' && set.duration === 10);
+    // 1.100886 CNY/s × 10 s = 11.00886 CNY, rounded up to units of 0.0001; our price 0.9 × 1.5 × 10 = 13.5.
+    expect(hd).toMatchObject({ costUnits: 110_089, priceUnits: 135_000 });
+    const r2v = sets.get('wan2.7-r2v') ?? [];
+    const withVideo = r2v.find(
+      (set) => set.platform === 'beijing' && set.resolution === '720p' && set.duration === 5 && set.videos === 1,
+    );
+    // (5 + 5) s × 0.6 = 6 CNY; 0.9 × 5 + 6.7 = 11.2.
+    expect(withVideo).toMatchObject({ costUnits: 60_000, priceUnits: 112_000 });
   });
 
   it("each set's price is what the gateway charges for it", () => {

@@ -11,7 +11,7 @@ import { catalogRecords } from './support.js';
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 const rows = new Map(
   README.split('\n')
-    .filter((line) => line.startsWith('| `seedance'))
+    .filter((line) => /^\| `[a-z0-9][a-z0-9.-]*` /.test(line))
     .map((line) => [/^\| `([^`]+)`/.exec(line)?.[1] ?? '', line] as const),
 );
 

@@ -1,9 +1,10 @@
 /** listModels: the catalog as the models endpoint shows it, with what each model accepts (docs/api-contract.md, "References"). */
 import { describe, expect, it } from 'vitest';
 import { ARK_MODELS } from '../../../functions/providers/ark/contract.js';
-import type { UpstreamModel } from '../../../functions/core/provider-contract.js';
 import { listModels } from '../../../functions/core/use-cases/list-models.js';
-import { catalogVideoModel } from '../../../functions/providers/registry.js';
+import { catalogVideoModel, PROVIDERS } from '../../../functions/providers/registry.js';
+import type { ProviderName } from '../../../functions/providers/registry.js';
+import { modelOf } from '../../../functions/core/provider-contract.js';
 import { InMemoryCatalog } from '../fakes.js';
 import { buildModel, catalogRecords, LITE, LITE_T2V, PRO, V2, V2_FAST } from '../support.js';
 
@@ -22,7 +23,8 @@ async function view(name: string) {
 
 describe('listModels', () => {
   it('every catalog model, sorted by name', async () => {
-    expect((await views()).map((model) => model.name)).toEqual([LITE_T2V, LITE, PRO, V2, V2_FAST]);
+    const wan = ['wan2.7-i2v', 'wan2.7-r2v', 'wan2.7-t2v'];
+    expect((await views()).map((model) => model.name)).toEqual([LITE_T2V, LITE, PRO, V2, V2_FAST, ...wan]);
   });
 
   it('pricing in yuan, every resolution listed (0: not sold)', async () => {
@@ -171,7 +173,9 @@ describe('capabilities: what each model accepts, from its upstream contract', ()
   it.each(catalogRecords().map((record) => [record.name as string, record] as const))(
     '%s: its capabilities never promise more than its upstream model takes',
     async (name, record) => {
-      const upstream: UpstreamModel = ARK_MODELS[(record.upstream as { model: keyof typeof ARK_MODELS }).model];
+      const { provider, model } = record.upstream as { provider: ProviderName; model: string };
+      const upstream = modelOf(PROVIDERS[provider], model);
+      if (upstream === undefined) throw new Error(`${provider} has no model ${model}`);
       const { capabilities, max_duration: maxDuration } = await view(name);
       expect(capabilities.text_to_video).toBe(upstream.textOnly);
       expect(capabilities.image_modes).toEqual(upstream.imageModes);

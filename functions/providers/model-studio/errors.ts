@@ -1,0 +1,145 @@
+/**
+ * DashScope's answers as the gateway's errors and statuses (docs/providers/model-studio.md, "Errors",
+ * "Task statuses"): error bodies `{request_id, code, message}`, task statuses PENDING, RUNNING, SUCCEEDED,
+ * FAILED, CANCELED and UNKNOWN (no such task, or its 24 h are over).
+ */
+import * as v from 'valibot';
+import type { JobFailureCause, ModeratedContent, ProviderJobStatus } from '../../core/ports/video-provider.js';
+import {
+  ContentModerationError,
+  UpstreamAccountError,
+  UpstreamBusyError,
+  UpstreamConfigurationError,
+  UpstreamOutcomeUnknownError,
+  UpstreamRejectedError,
+  UpstreamTransientError,
+} from '../../core/upstream-errors.js';
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  /** '' when the body could not be read. */
+  text: string;
+}
+
+const ErrorBodySchema = v.object({ code: v.optional(v.string()), message: v.optional(v.string()) });
+
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export function errorCode(answer: Answer): string {
+  const parsed = v.safeParse(ErrorBodySchema, parseJson(answer.text));
+  return parsed.success ? (parsed.output.code ?? '') : '';
+}
+
+/** Model Studio's own words (they carry no request id; the body's `request_id` is added for tickets). */
+export function upstreamMessage(answer: Answer): string {
+  const body = parseJson(answer.text) as { request_id?: unknown } | undefined;
+  const parsed = v.safeParse(ErrorBodySchema, body);
+  const id = typeof body?.request_id === 'string' ? ` (request id ${body.request_id})` : '';
+  if (parsed.success) {
+    const { code, message } = parsed.output;
+    if (message) return `${message}${id}`;
+    if (code) return `${code}${id}`;
+  }
+  return `Model Studio answered HTTP ${answer.status}`;
+}
+
+function retryAfterSeconds(headers: Headers): number | undefined {
+  const value = headers.get('retry-after')?.trim();
+  return value && /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+export function transient(answer: Answer): UpstreamTransientError {
+  return new UpstreamTransientError(upstreamMessage(answer), retryAfterSeconds(answer.headers));
+}
+
+/**
+ * Moderation codes: `DataInspectionFailed` (input or output "may contain inappropriate content", which the
+ * message names) and `IPInfringementSuspect` (copyright).
+ */
+export function moderationOf(
+  code: string,
+  message: string,
+): Extract<JobFailureCause, { kind: 'moderation' }> | undefined {
+  if (code === 'IPInfringementSuspect')
+    return { kind: 'moderation', content: contentOf(message), concern: 'copyright' };
+  if (!/^DataInspectionFailed\b/.test(code) && code !== 'data_inspection_failed') return undefined;
+  return { kind: 'moderation', content: contentOf(message), concern: 'sensitive' };
+}
+
+function contentOf(message: string): ModeratedContent {
+  const said = /\b(input|output)\s+(text|image|video|audio)?/i.exec(message);
+  if (said?.[1]?.toLowerCase() === 'output') return 'output';
+  return (said?.[2]?.toLowerCase() as ModeratedContent | undefined) ?? 'text';
+}
+
+const BUSY_CODES = /^Throttling\b/;
+
+/** 401 `InvalidApiKey`, 403 `AccessDenied[.…]`, `Arrearage` (an overdue account): an operator's; 429: later. */
+export function accountOrBusy(answer: Answer, code: string): Error | undefined {
+  const said = `${code || `HTTP ${answer.status}`}: ${upstreamMessage(answer)}`;
+  if (answer.status === 401 || answer.status === 403 || code === 'Arrearage' || code === 'InvalidApiKey') {
+    return new UpstreamAccountError(`Model Studio refused our API key or account (${said})`);
+  }
+  if (answer.status === 429 || BUSY_CODES.test(code)) {
+    return new UpstreamBusyError(`Model Studio has no room for the task now (${said})`);
+  }
+  return undefined;
+}
+
+/** Why a create was refused, as the error the workflow acts on. */
+export function createRefusal(answer: Answer): Error {
+  if (answer.status === 502 || answer.status === 504) {
+    return new UpstreamOutcomeUnknownError(`Model Studio create answered HTTP ${answer.status}; the task may exist`);
+  }
+  const code = errorCode(answer);
+  const moderation = moderationOf(code, upstreamMessage(answer));
+  if (moderation) return new ContentModerationError(moderation.content, moderation.concern, upstreamMessage(answer));
+  // `ModelNotFound`, a model not opened in the region, or a base URL that is not Model Studio's.
+  if (answer.status === 404 || code === 'ModelNotFound') return new UpstreamConfigurationError(upstreamMessage(answer));
+  const shared = accountOrBusy(answer, code);
+  if (shared) return shared;
+  if (answer.status >= 500) return transient(answer);
+  return new UpstreamRejectedError(upstreamMessage(answer));
+}
+
+export const TASK_STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELED', 'UNKNOWN'] as const;
+
+export const TaskSchema = v.object({
+  output: v.object({
+    task_id: v.string(),
+    task_status: v.picklist(TASK_STATUSES),
+    video_url: v.optional(v.pipe(v.string(), v.url())),
+    code: v.optional(v.string()),
+    message: v.optional(v.string()),
+    orig_prompt: v.optional(v.string()),
+  }),
+});
+export type Task = v.InferOutput<typeof TaskSchema>['output'];
+
+/** The job's status; undefined for UNKNOWN (the caller's not-found) or a success without its URL. */
+export function toStatus(task: Task): ProviderJobStatus | undefined {
+  switch (task.task_status) {
+    case 'PENDING':
+      return { state: 'queued' };
+    case 'RUNNING':
+      return { state: 'running' };
+    case 'CANCELED':
+      return { state: 'cancelled' };
+    case 'SUCCEEDED':
+      return task.video_url === undefined ? undefined : { state: 'succeeded', videoUrl: task.video_url };
+    case 'FAILED': {
+      const message = task.message || task.code || 'Model Studio reported the task failed';
+      const cause = moderationOf(task.code ?? '', task.message ?? '');
+      return cause ? { state: 'failed', message, cause } : { state: 'failed', message };
+    }
+    case 'UNKNOWN':
+      return undefined;
+  }
+}

@@ -1,0 +1,453 @@
+/**
+ * A simulated Alibaba Cloud Model Studio (DashScope) for Wan video tasks: create (asynchronous only), get,
+ * cancel (PENDING only) and list under /api/v1, and /files/{id}.mp4 in place of the OSS result URL (GET only,
+ * 24 h). It refuses what the references say DashScope refuses (rules.ts); markers pick a fault per task
+ * (markers.ts). Tasks past an account's concurrent limit wait PENDING. /simulator/ routes are for tests.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { checkAuth, DashScopeError, listen, readJson, sendError, sendJson, sendStorageError } from './http.js';
+import { behaviourFor, DEFAULT_BEHAVIOUR } from './markers.js';
+import type { Behaviour } from './markers.js';
+import { checkCreate } from './rules.js';
+import type { Region } from './rules.js';
+
+export type { Region } from './rules.js';
+
+export interface ModelStudioSimulatorOptions {
+  port?: number;
+  host?: string;
+  /** How long a task stays PENDING (when a slot is free), then RUNNING. */
+  queuedMs?: number;
+  runningMs?: number;
+  /** Accepted keys; without any, any key (or none) is taken. */
+  apiKeys?: string[];
+  /** Key → master (Alibaba Cloud) account: limits are per account, whichever key or workspace. */
+  masterAccounts?: Record<string, string>;
+  /** Tasks one account runs at once per model; later ones wait PENDING. Unconfirmed number: none by default. */
+  concurrentTasks?: number;
+  /** Creates per second per account and model before 429 `Throttling.RateQuota`. None by default. */
+  submissionsPerSecond?: number;
+  region?: Region;
+  stateFile?: string;
+  now?: () => number;
+}
+
+type TaskStatus = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELED';
+
+/** A job as the local stack's tests see any simulator's (lower-case statuses). */
+export interface ModelStudioJob {
+  id: string;
+  model: string;
+  prompt: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  createdAt: number;
+  cancelled: boolean;
+  deleted: boolean;
+  request: Record<string, unknown>;
+}
+
+export interface ModelStudioSimulator {
+  baseUrl: string;
+  port: number;
+  close(): Promise<void>;
+  jobs(): ModelStudioJob[];
+}
+
+interface Task {
+  id: string;
+  model: string;
+  prompt: string;
+  account: string;
+  createdAt: number;
+  cancelledAt?: number;
+  releasedAt?: number;
+  polls: number;
+  behaviour: Behaviour;
+  request: Record<string, unknown>;
+  resolution: string;
+  duration: number;
+}
+
+const CREATE_PATH = '/api/v1/services/aigc/video-generation/video-synthesis';
+const TASKS_PATH = '/api/v1/tasks';
+const FIXTURE_URL = new URL('../../fixtures/sample.mp4', import.meta.url);
+const HOUR_MS = 3_600_000;
+/** Task ids and result URLs are valid for 24 h (API references; docs/providers/model-studio.md). */
+const TASK_TTL_MS = 24 * HOUR_MS;
+const URL_TTL_MS = 24 * HOUR_MS;
+const SLOW_DOWNLOAD_MS = 15_000;
+const LOWER: Readonly<Record<TaskStatus, ModelStudioJob['status']>> = {
+  PENDING: 'queued',
+  RUNNING: 'running',
+  SUCCEEDED: 'succeeded',
+  FAILED: 'failed',
+  CANCELED: 'cancelled',
+};
+
+/** DashScope writes times as `2025-09-16 17:41:16.183` (zone unstated; UTC here). */
+const stamp = (ms: number): string => new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+
+interface Schedule {
+  start: number;
+  end: number;
+}
+
+class Simulator {
+  private readonly tasks = new Map<string, Task>();
+  private readonly rateLimited = new Map<string, number>();
+  private readonly recentCreates = new Map<string, number[]>();
+  private readonly heldDownloads = new Map<string, (() => void)[]>();
+  private readonly keys: ReadonlySet<string> | undefined;
+  private refusal: { until: number; code: string } | undefined;
+  baseUrl = '';
+
+  constructor(
+    private readonly options: Required<Omit<ModelStudioSimulatorOptions, 'stateFile' | 'port' | 'host' | 'apiKeys'>> & {
+      stateFile?: string;
+      apiKeys?: string[];
+    },
+    private readonly video: Buffer,
+  ) {
+    this.keys = options.apiKeys && options.apiKeys.length > 0 ? new Set(options.apiKeys) : undefined;
+    if (options.stateFile && existsSync(options.stateFile)) {
+      for (const task of JSON.parse(readFileSync(options.stateFile, 'utf8')) as Task[]) {
+        this.tasks.set(task.id, { ...task, behaviour: { ...DEFAULT_BEHAVIOUR, ...task.behaviour } });
+      }
+    }
+  }
+
+  private persist(): void {
+    const file = this.options.stateFile;
+    if (!file) return;
+    const partial = `${file}.${process.pid}.tmp`;
+    writeFileSync(partial, JSON.stringify([...this.tasks.values()]));
+    renameSync(partial, file);
+  }
+
+  private ready(task: Task): number {
+    const usual = task.createdAt + this.options.queuedMs + task.behaviour.extraQueuedMs;
+    if (!task.behaviour.heldQueued) return usual;
+    return task.releasedAt === undefined ? Infinity : Math.max(usual, task.releasedAt);
+  }
+
+  private runFor(task: Task, start: number): number {
+    if (task.behaviour.outcome === 'hang') return Infinity;
+    const from = task.behaviour.held ? Math.max(start, task.releasedAt ?? Infinity) : start;
+    return from + this.options.runningMs + task.behaviour.extraRunningMs;
+  }
+
+  /**
+   * When each task of the account and model starts and ends: in submit order, each takes the first free
+   * of `concurrentTasks` slots once ready; one cancelled while waiting never takes one.
+   */
+  private schedule(task: Task): Schedule | undefined {
+    const group = [...this.tasks.values()]
+      .filter((other) => other.account === task.account && other.model === task.model && !other.behaviour.lost)
+      .sort((a, b) => a.createdAt - b.createdAt);
+    const slots: number[] = [];
+    for (const other of group) {
+      const free = slots.length < this.options.concurrentTasks ? -Infinity : Math.min(...slots);
+      const start = Math.max(this.ready(other), free);
+      if (other.cancelledAt !== undefined && other.cancelledAt < start) {
+        if (other === task) return undefined;
+        continue;
+      }
+      const end = this.runFor(other, start);
+      if (slots.length < this.options.concurrentTasks) slots.push(end);
+      else slots[slots.indexOf(free)] = end;
+      if (other === task) return { start, end };
+    }
+    return undefined;
+  }
+
+  private statusOf(task: Task, now: number): TaskStatus {
+    const planned = this.schedule(task);
+    if (planned === undefined) return 'CANCELED';
+    if (now < planned.start) return 'PENDING';
+    if (now < planned.end) return 'RUNNING';
+    return task.behaviour.outcome === 'failed' ? 'FAILED' : 'SUCCEEDED';
+  }
+
+  private accountOf(key: string): string {
+    return this.options.masterAccounts[key] ?? key;
+  }
+
+  jobs(): ModelStudioJob[] {
+    const now = this.options.now();
+    return [...this.tasks.values()].map((task) => {
+      const status = LOWER[this.statusOf(task, now)];
+      const { id, model, prompt, createdAt, request } = task;
+      return { id, model, prompt, status, createdAt, cancelled: status === 'cancelled', deleted: false, request };
+    });
+  }
+
+  handle = (req: IncomingMessage, res: ServerResponse): void => {
+    this.route(req, res).catch((error: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      if (error instanceof DashScopeError) return sendError(res, error);
+      sendError(res, new DashScopeError(500, 'InternalError', String(error)));
+    });
+  };
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://simulator');
+    const file = /^\/files\/([^/]+)\.mp4$/.exec(url.pathname)?.[1];
+    if (file !== undefined) return this.serveFile(req, res, file);
+    if (url.pathname.startsWith('/simulator/')) return this.simulatorRoute(req, res, url);
+    const key = checkAuth(req, this.keys);
+    if (url.pathname === CREATE_PATH && req.method === 'POST') return this.create(req, res, key);
+    if (url.pathname === TASKS_PATH && req.method === 'GET') return this.list(res, url, key);
+    const match = /^\/api\/v1\/tasks\/([^/]+)(\/cancel)?$/.exec(url.pathname);
+    if (match?.[1] !== undefined) {
+      const id = decodeURIComponent(match[1]);
+      if (match[2] && req.method === 'POST') return this.cancel(res, id, key);
+      if (!match[2] && req.method === 'GET') return this.get(res, id, key);
+    }
+    throw new DashScopeError(404, 'NotFound', 'The requested resource is not found.');
+  }
+
+  private async create(req: IncomingMessage, res: ServerResponse, key: string): Promise<void> {
+    // Video synthesis answers only asynchronously (the references' required header).
+    if (req.headers['x-dashscope-async'] !== 'enable') {
+      throw new DashScopeError(403, 'AccessDenied', 'current user api does not support synchronous calls');
+    }
+    const request = (await readJson(req)) as Record<string, unknown>;
+    const checked = checkCreate(request, this.options.region);
+    const behaviour = behaviourFor(checked.prompt);
+    if (behaviour.rejectCreate) {
+      throw new DashScopeError(400, 'DataInspectionFailed', 'Input text data may contain inappropriate content.');
+    }
+    const given = this.rateLimited.get(checked.prompt) ?? 0;
+    if (given < behaviour.rateLimitedCreates) {
+      this.rateLimited.set(checked.prompt, given + 1);
+      throw new DashScopeError(429, 'Throttling.RateQuota', 'Requests rate limit exceeded, please try again later.');
+    }
+    const now = this.options.now();
+    if (this.refusal && now < this.refusal.until) {
+      throw new DashScopeError(429, this.refusal.code, 'Requests rate limit exceeded, please try again later.');
+    }
+    const account = this.accountOf(key);
+    this.checkRate(`${account} ${checked.model}`, now);
+    const id = randomUUID();
+    const task: Task = { id, account, createdAt: now, polls: 0, behaviour, request, ...checked };
+    this.tasks.set(id, task);
+    this.persist();
+    sendJson(res, 200, { request_id: randomUUID(), output: { task_id: id, task_status: 'PENDING' } });
+  }
+
+  /** `submissionsPerSecond` creates per account and model in any second; one more gets 429. */
+  private checkRate(group: string, now: number): void {
+    const recent = (this.recentCreates.get(group) ?? []).filter((at) => at > now - 1000);
+    if (recent.length >= this.options.submissionsPerSecond) {
+      throw new DashScopeError(429, 'Throttling.RateQuota', 'Requests rate limit exceeded, please try again later.');
+    }
+    this.recentCreates.set(group, [...recent, now]);
+  }
+
+  /** The task if this key's account may see it and its 24 h are not over. */
+  private visible(id: string, key: string, now: number): Task | undefined {
+    const task = this.tasks.get(id);
+    if (!task || task.behaviour.lost || task.account !== this.accountOf(key)) return undefined;
+    return now < task.createdAt + TASK_TTL_MS ? task : undefined;
+  }
+
+  private get(res: ServerResponse, id: string, key: string): void {
+    const now = this.options.now();
+    const task = this.visible(id, key, now);
+    // DashScope answers 200 with UNKNOWN for a task it does not know (or no longer keeps).
+    if (task === undefined) {
+      return sendJson(res, 200, { request_id: randomUUID(), output: { task_id: id, task_status: 'UNKNOWN' } });
+    }
+    task.polls += 1;
+    if (task.polls <= task.behaviour.unavailablePolls) {
+      throw new DashScopeError(500, 'InternalError', 'An internal error has occured, please try again later.');
+    }
+    sendJson(res, 200, this.describe(task, now));
+  }
+
+  private describe(task: Task, now: number): Record<string, unknown> {
+    const status = this.statusOf(task, now);
+    const planned = this.schedule(task);
+    const output: Record<string, unknown> = {
+      task_id: task.id,
+      task_status: status,
+      submit_time: stamp(task.createdAt),
+      orig_prompt: task.prompt,
+    };
+    if (planned && now >= planned.start) output.scheduled_time = stamp(planned.start);
+    if (status === 'CANCELED') output.end_time = stamp(task.cancelledAt ?? now);
+    if (status === 'SUCCEEDED' || status === 'FAILED') output.end_time = stamp(planned?.end ?? now);
+    if (status === 'FAILED') Object.assign(output, task.behaviour.failure);
+    if (status === 'SUCCEEDED') output.video_url = `${this.baseUrl}/files/${task.id}.mp4`;
+    const body: Record<string, unknown> = { request_id: randomUUID(), output };
+    if (status === 'SUCCEEDED') {
+      body.usage = { duration: task.duration, video_count: 1, SR: Number.parseInt(task.resolution, 10) };
+    }
+    return body;
+  }
+
+  /** Only a PENDING task is cancelled; any other answers 400 (the exact code is unconfirmed). */
+  private cancel(res: ServerResponse, id: string, key: string): void {
+    const now = this.options.now();
+    const task = this.visible(id, key, now);
+    if (task === undefined) throw new DashScopeError(400, 'InvalidParameter', `Task ${id} is not found.`);
+    const status = this.statusOf(task, now);
+    if (status !== 'PENDING') {
+      throw new DashScopeError(400, 'UnsupportedOperation', `Failed to cancel the task: it is ${status}, not PENDING.`);
+    }
+    task.cancelledAt = now;
+    this.persist();
+    sendJson(res, 200, { request_id: randomUUID() });
+  }
+
+  /** The batch query: the account's tasks by `model_name`, `status`, `start_time`/`end_time` (YYYYMMDDhhmmss). */
+  private list(res: ServerResponse, url: URL, key: string): void {
+    const now = this.options.now();
+    const query = url.searchParams;
+    const bound = (name: string, fallback: number): number => {
+      const raw = query.get(name);
+      if (raw === null) return fallback;
+      const parts = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})$/.exec(raw);
+      if (!parts) throw new DashScopeError(400, 'InvalidParameter', `${name} must be YYYYMMDDhhmmss.`);
+      const [, y, mo, d, h, mi, s] = parts.map(Number) as number[];
+      return Date.UTC(y as number, (mo as number) - 1, d, h, mi, s);
+    };
+    const from = bound('start_time', now - TASK_TTL_MS);
+    const to = bound('end_time', now) + 999;
+    const pageNo = Number(query.get('page_no') ?? '1');
+    const pageSize = Number(query.get('page_size') ?? '10');
+    if (!Number.isInteger(pageNo) || pageNo < 1 || !Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) {
+      throw new DashScopeError(400, 'InvalidParameter', 'page_no must be 1 or more, page_size 1 to 100.');
+    }
+    const model = query.get('model_name');
+    const status = query.get('status');
+    const matching = [...this.tasks.values()]
+      .filter((task) => this.visible(task.id, key, now) !== undefined)
+      .filter((task) => task.createdAt >= from && task.createdAt <= to && (model === null || task.model === model))
+      .map((task) => ({ task, status: this.statusOf(task, now) }))
+      .filter((entry) => status === null || entry.status === status)
+      .sort((a, b) => b.task.createdAt - a.task.createdAt);
+    const page = matching.slice((pageNo - 1) * pageSize, pageNo * pageSize);
+    sendJson(res, 200, {
+      request_id: randomUUID(),
+      data: page.map(({ task, status: taskStatus }) => ({
+        task_id: task.id,
+        status: taskStatus,
+        model_name: task.model,
+        gmt_create: stamp(task.createdAt),
+      })),
+      total: matching.length,
+      total_page: Math.ceil(matching.length / pageSize),
+      page_no: pageNo,
+      page_size: pageSize,
+    });
+  }
+
+  private simulatorRoute(req: IncomingMessage, res: ServerResponse, url: URL): void {
+    const now = this.options.now();
+    if (req.method === 'POST' && url.pathname === '/simulator/release') {
+      const part = url.searchParams.get('prompt');
+      if (!part) throw new DashScopeError(400, 'InvalidParameter', 'prompt is required.');
+      const held = [...this.tasks.values()].filter(
+        (task) =>
+          (task.behaviour.held || task.behaviour.heldQueued || task.behaviour.download === 'held') &&
+          task.releasedAt === undefined &&
+          task.prompt.includes(part),
+      );
+      for (const task of held) {
+        task.releasedAt = now;
+        for (const finish of this.heldDownloads.get(task.id) ?? []) finish();
+        this.heldDownloads.delete(task.id);
+      }
+      this.persist();
+      return sendJson(res, 200, { released: held.length });
+    }
+    if (req.method === 'POST' && url.pathname === '/simulator/refuse') {
+      const seconds = Number(url.searchParams.get('seconds'));
+      const code = url.searchParams.get('code') ?? 'Throttling.RateQuota';
+      if (!Number.isFinite(seconds) || seconds < 0) throw new DashScopeError(400, 'InvalidParameter', 'seconds');
+      this.refusal = { until: now + seconds * 1000, code };
+      return sendJson(res, 200, { until: new Date(this.refusal.until).toISOString(), code });
+    }
+    if (url.pathname === '/simulator/jobs') return sendJson(res, 200, this.jobs());
+    const id = /^\/simulator\/jobs\/([^/]+)$/.exec(url.pathname)?.[1];
+    const task = id === undefined ? undefined : this.tasks.get(decodeURIComponent(id));
+    if (task === undefined) throw new DashScopeError(404, 'NotFound', 'No such simulated task.');
+    const planned = this.schedule(task);
+    sendJson(res, 200, {
+      id: task.id,
+      status: this.statusOf(task, now),
+      start: planned && Number.isFinite(planned.start) ? new Date(planned.start).toISOString() : null,
+      end: planned && Number.isFinite(planned.end) ? new Date(planned.end).toISOString() : null,
+    });
+  }
+
+  /** The OSS result URL: no key, succeeded tasks only, GET only (signed for GET), for 24 h after the end. */
+  private serveFile(req: IncomingMessage, res: ServerResponse, id: string): void {
+    const now = this.options.now();
+    const task = this.tasks.get(id);
+    if (task === undefined || this.statusOf(task, now) !== 'SUCCEEDED') {
+      return sendStorageError(req, res, 404, 'NoSuchKey');
+    }
+    if (req.method !== 'GET') return sendStorageError(req, res, 403, 'SignatureDoesNotMatch');
+    if (now >= (this.schedule(task)?.end ?? now) + URL_TTL_MS) return sendStorageError(req, res, 403, 'AccessDenied');
+    const { download } = task.behaviour;
+    if (download === 'not-video') {
+      const page = '<!doctype html><html><body>Access denied</body></html>';
+      res.writeHead(200, { 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(page) });
+      return void res.end(page);
+    }
+    res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': this.video.length });
+    if (download === 'ok' || (download === 'held' && task.releasedAt !== undefined)) return void res.end(this.video);
+    const half = Math.floor(this.video.length / 2);
+    const rest = () => {
+      if (!res.destroyed) res.end(this.video.subarray(half));
+    };
+    if (download === 'held') {
+      res.write(this.video.subarray(0, half));
+      this.heldDownloads.set(task.id, [...(this.heldDownloads.get(task.id) ?? []), rest]);
+      return;
+    }
+    if (download === 'slow') {
+      res.write(this.video.subarray(0, half));
+      setTimeout(rest, SLOW_DOWNLOAD_MS).unref();
+      return;
+    }
+    res.write(this.video.subarray(0, half), () => res.destroy());
+  }
+}
+
+export async function startModelStudioSimulator(
+  options: ModelStudioSimulatorOptions = {},
+): Promise<ModelStudioSimulator> {
+  const { port = 0, host = '127.0.0.1' } = options;
+  const settings = {
+    queuedMs: options.queuedMs ?? 1000,
+    runningMs: options.runningMs ?? 2000,
+    masterAccounts: options.masterAccounts ?? {},
+    concurrentTasks: options.concurrentTasks ?? Number.POSITIVE_INFINITY,
+    submissionsPerSecond: options.submissionsPerSecond ?? Number.POSITIVE_INFINITY,
+    region: options.region ?? 'singapore',
+    now: options.now ?? Date.now,
+    ...(options.stateFile === undefined ? {} : { stateFile: options.stateFile }),
+    ...(options.apiKeys === undefined ? {} : { apiKeys: options.apiKeys }),
+  };
+  const simulator = new Simulator(settings, await readFile(FIXTURE_URL));
+  const server = createServer(simulator.handle);
+  const address = await listen(server, port, host);
+  simulator.baseUrl = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  return {
+    baseUrl: simulator.baseUrl,
+    port: address.port,
+    jobs: () => simulator.jobs(),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}
