@@ -60,6 +60,8 @@ export interface ExecutionRecord {
   cause?: string;
   /** History events so far, counted as AWS would at least (see countHistory). */
   historyEvents: number;
+  /** States entered and retries: what AWS bills as state transitions. */
+  transitions: number;
 }
 
 export interface LocalStepFunctions {
@@ -660,6 +662,7 @@ class Executions {
         startDate: new Date(),
         input: rawInput,
         historyEvents: 0,
+        transitions: 0,
       },
       inflight: new Set(),
       tokens: new TaskTokens(),
@@ -706,6 +709,7 @@ class Executions {
     try {
       for await (const event of events) {
         const task = event.state?.type === 'Task';
+        if (event.type === 'StateEntered' || event.type === 'StateRetried') execution.record.transitions += 1;
         execution.record.historyEvents +=
           task && event.type === 'StateEntered' ? 5 : task && event.type === 'StateRetried' ? 4 : 1;
         if (execution.record.historyEvents > limit && execution.record.status === 'RUNNING') {
