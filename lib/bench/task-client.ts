@@ -22,20 +22,25 @@ export const SUBMIT_BODY = {
 /** `ok`, or the answer's status and the start of its body (or why none came). */
 export type SubmitAnswer = { outcome: string; taskId?: string; sentAt: number };
 
-export function submitTask(baseUrl: string, key: string, prompt: string): Promise<SubmitAnswer> {
+/** A 429 (nothing charged) is sent again after its Retry-After, as a customer would, up to `retries` times. */
+export async function submitTask(baseUrl: string, key: string, prompt: string, retries = 60): Promise<SubmitAnswer> {
   const sentAt = Date.now();
-  return fetch(`${baseUrl}/api/v1/video/generate`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ ...SUBMIT_BODY, prompt }),
-  }).then(
-    async (response) => {
-      if (!response.ok) return { outcome: `${response.status} ${(await response.text()).slice(0, 100)}`, sentAt };
-      const taskId = ((await response.json()) as { data: { task_id: string } }).data.task_id;
-      return { outcome: 'ok', taskId, sentAt };
-    },
-    (error: Error) => ({ outcome: `no answer: ${String(error.cause ?? error.message)}`, sentAt }),
-  );
+  for (let attempt = 0; ; attempt += 1) {
+    const answer = await fetch(`${baseUrl}/api/v1/video/generate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...SUBMIT_BODY, prompt }),
+    }).catch((error: Error) => String(error.cause ?? error.message));
+    if (typeof answer === 'string') return { outcome: `no answer: ${answer}`, sentAt };
+    if (answer.status === 429 && attempt < retries) {
+      await answer.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, Number(answer.headers.get('retry-after') ?? 1) * 1000));
+      continue;
+    }
+    if (!answer.ok) return { outcome: `${answer.status} ${(await answer.text()).slice(0, 100)}`, sentAt };
+    const taskId = ((await answer.json()) as { data: { task_id: string } }).data.task_id;
+    return { outcome: 'ok', taskId, sentAt };
+  }
 }
 
 /** Submits every prompt, at most `concurrency` in flight (Infinity: all at once); answers in prompt order. */
