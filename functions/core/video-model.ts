@@ -7,9 +7,9 @@ import * as v from 'valibot';
 import { type Decimal, isZero, parseDecimal } from './decimal.js';
 import { MAX_DURATION_SECONDS, MIN_DURATION_SECONDS, REFERENCE_KINDS, RESOLUTIONS } from './generation-options.js';
 import type { ReferenceKind, Resolution } from './generation-options.js';
-import type { ImageMode, UpstreamModel } from './ark-contract.js';
+import type { ImageMode, UpstreamModel } from '../providers/ark/contract.js';
 import { yuanToUnits } from './money.js';
-import { PROVIDER_NAMES, upstreamModel } from './providers.js';
+import { PROVIDER_NAMES, upstreamModel } from '../providers/registry.js';
 import { namedError } from './named-error.js';
 
 const yuanText = v.pipe(v.string(), v.regex(/^\d{1,9}(\.\d{1,4})?$/, 'an amount in yuan with at most 4 decimals'));
@@ -42,7 +42,7 @@ export const VideoModelRecordSchema = v.object({
   /** The longest a generation may take before the task fails as timed out (docs/task-lifecycle.md, "Deadlines": default 1 h). */
   // At most 6 h: with polls capped at 60 s that is ~360 polls, far under Step Functions' 25,000 events.
   max_generation_seconds: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(21_600)),
-  /** `model`: the key of the provider's contract (functions/core/ark-contract.ts), not a platform id. */
+  /** `model`: the key of the provider's contract (functions/providers/ark/contract.ts), not a platform id. */
   upstream: v.object({ provider: v.picklist(PROVIDER_NAMES), model: v.string() }),
 });
 export type VideoModelRecord = v.InferOutput<typeof VideoModelRecordSchema>;
@@ -94,7 +94,7 @@ function checkAgainstUpstream(
   const { provider, model } = record.upstream;
   const upstream = upstreamModel(provider, model);
   const fail = (why: string) => new InvalidModelRecordError(`model ${record.name}: ${why}`);
-  if (!upstream) throw fail(`${provider} has no model "${model}" (see functions/core/ark-contract.ts)`);
+  if (!upstream) throw fail(`${provider} has no model "${model}" (see functions/providers/ark/contract.ts)`);
   if (record.max_duration > upstream.durationSeconds.max) {
     throw fail(`max_duration ${record.max_duration} is above ${model}'s ${upstream.durationSeconds.max} s`);
   }

@@ -28,7 +28,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableId } from '../../functions/adapters/resources.js';
 import type { AdminStore } from './admin-store.js';
 import { TOPUP_REQUEST_ID, UPSTREAM_ACCOUNT_CAPACITY } from './admin-store.js';
-import { PROVIDER_NAMES } from '../../functions/core/providers.js';
+import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import { AdminError, TargetError, UsageError } from './errors.js';
 
 export interface AdminOutput {

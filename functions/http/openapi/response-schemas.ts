@@ -4,7 +4,7 @@
  * are strict (no other fields), so the e2e tests, which validate every answer, catch an undocumented field.
  */
 import * as v from 'valibot';
-import { IMAGE_MODES } from '../../core/ark-contract.js';
+import { IMAGE_MODES } from '../../providers/ark/contract.js';
 import { RATIOS, RESOLUTIONS } from '../../core/generation-options.js';
 import type { SubmitTaskResult } from '../../core/use-cases/submit-task.js';
 import type { BalanceView } from '../../core/use-cases/get-balance.js';
