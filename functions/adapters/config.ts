@@ -4,8 +4,8 @@
  * the function's first load with a message naming it, instead of failing some later request.
  */
 import * as v from 'valibot';
-import { PROVIDERS, platformsOf } from '../core/providers.js';
-import type { ProviderName } from '../core/providers.js';
+import { PROVIDERS, platformsOf } from '../providers/registry.js';
+import type { ProviderName } from '../providers/registry.js';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_SECONDS, parseWebhookRetrySchedule } from '../core/webhook.js';
 import { namedError } from '../core/named-error.js';
 
@@ -101,7 +101,7 @@ export const ENV = {
 } as const;
 
 /**
- * A provider's variables (functions/core/providers.ts): its platform, its endpoint (default: the
+ * A provider's variables (functions/providers/registry.ts): its platform, its endpoint (default: the
  * platform's) and its key, plain (local) or as a secret (AWS).
  */
 export function providerEnv(provider: ProviderName) {

@@ -1,9 +1,9 @@
-/** Composition root for the upstream providers: one adapter per entry of functions/core/providers.ts, metered. */
-import { PROVIDER_NAMES, platformBaseUrl } from '../core/providers.js';
-import type { ProviderName } from '../core/providers.js';
+/** Composition root for the upstream providers: one adapter per entry of functions/providers/registry.ts, metered. */
+import { PROVIDER_NAMES, platformBaseUrl } from '../providers/registry.js';
+import type { ProviderName } from '../providers/registry.js';
 import type { VideoProvider } from '../core/ports/video-provider.js';
-import type { ArkPlatform } from '../core/ark-contract.js';
-import { ArkVideoProvider } from './ark-video-provider.js';
+import type { ArkPlatform } from '../providers/ark/contract.js';
+import { ArkVideoProvider } from '../providers/ark/video-provider.js';
 import { providerEnv, readVariable } from './config.js';
 import { MeteredVideoProvider } from './metered-video-provider.js';
 import { providerMetrics } from './metrics.js';

@@ -15,7 +15,7 @@ import {
   RESOLUTIONS,
 } from './generation-options.js';
 import type { Ratio, Resolution } from './generation-options.js';
-import { IMAGE_MODES } from './ark-contract.js';
+import { IMAGE_MODES } from '../providers/ark/contract.js';
 import { uploadIdOf } from './uploads.js';
 
 export type RequestForm = 'A' | 'B';

@@ -1,7 +1,7 @@
 /** Metric names and namespace shared by the functions (which emit) and the alarms (which read). */
 export const METRICS_NAMESPACE = 'VideoGeneration';
 export const METRICS_SERVICE = 'video-generation';
-/** Upstream metrics carry the provider's name (functions/core/providers.ts) in this dimension. */
+/** Upstream metrics carry the provider's name (functions/providers/registry.ts) in this dimension. */
 export const PROVIDER_DIMENSION = 'provider';
 
 export const METRIC = {

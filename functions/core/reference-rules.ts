@@ -4,7 +4,7 @@
  * last frame and reference inputs (doc 1520757), so videos and audios come only with reference images.
  */
 import { InvalidRequestError } from './api-error.js';
-import type { ImageMode } from './ark-contract.js';
+import type { ImageMode } from '../providers/ark/contract.js';
 import type { GenerationBody } from './generation-request.js';
 import type { VideoModel } from './video-model.js';
 

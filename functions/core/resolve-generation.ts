@@ -4,7 +4,7 @@
  * Whatever passes here is a request the upstream accepts; anything else is a 400 naming the rule.
  */
 import { InvalidRequestError } from './api-error.js';
-import type { ImageMode } from './ark-contract.js';
+import type { ImageMode } from '../providers/ark/contract.js';
 import type { GenerationBody, GenerationFields } from './generation-request.js';
 import type { Ratio, Resolution } from './generation-options.js';
 import { MIN_DURATION_SECONDS } from './generation-options.js';

@@ -1,5 +1,5 @@
 /** A task as stored and as shown (spec §2 Task, docs/api-contract.md, "Task object"). */
-import type { ImageMode } from './ark-contract.js';
+import type { ImageMode } from '../providers/ark/contract.js';
 import type { Ratio, Resolution } from './generation-options.js';
 import type { RequestForm } from './generation-request.js';
 import type { ResolvedGeneration } from './resolve-generation.js';

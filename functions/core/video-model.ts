@@ -7,18 +7,20 @@ import * as v from 'valibot';
 import { type Decimal, isZero, parseDecimal } from './decimal.js';
 import { MAX_DURATION_SECONDS, MIN_DURATION_SECONDS, REFERENCE_KINDS, RESOLUTIONS } from './generation-options.js';
 import type { ReferenceKind, Resolution } from './generation-options.js';
-import type { ImageMode, UpstreamModel } from './ark-contract.js';
+import type { ImageMode, UpstreamModel } from '../providers/ark/contract.js';
 import { yuanToUnits } from './money.js';
-import { PROVIDER_NAMES, upstreamModel } from './providers.js';
+import { PROVIDER_NAMES, upstreamModel } from '../providers/registry.js';
 import { namedError } from './named-error.js';
 
 const yuanText = v.pipe(v.string(), v.regex(/^\d{1,9}(\.\d{1,4})?$/, 'an amount in yuan with at most 4 decimals'));
 const decimalText = v.pipe(v.string(), v.regex(/^\d{1,9}(\.\d{1,6})?$/, 'a non-negative decimal'));
 const uuid = v.pipe(v.string(), v.uuid());
+const isoTime = v.pipe(v.string(), v.isoTimestamp());
+const modelName = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]*$/));
 
 export const VideoModelRecordSchema = v.object({
   id: uuid,
-  name: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]*$/)),
+  name: modelName,
   display_name: v.string(),
   description: v.nullable(v.string()),
   status: v.picklist(['active', 'inactive']),
@@ -42,8 +44,14 @@ export const VideoModelRecordSchema = v.object({
   /** The longest a generation may take before the task fails as timed out (docs/task-lifecycle.md, "Deadlines": default 1 h). */
   // At most 6 h: with polls capped at 60 s that is ~360 polls, far under Step Functions' 25,000 events.
   max_generation_seconds: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(21_600)),
-  /** `model`: the key of the provider's contract (functions/core/ark-contract.ts), not a platform id. */
+  /** `model`: the key of the provider's contract (functions/providers/ark/contract.ts), not a platform id. */
   upstream: v.object({ provider: v.picklist(PROVIDER_NAMES), model: v.string() }),
+  /** The lifecycle (functions/core/model-lifecycle.ts): set by the operator, `models:deprecate` and `models:retire`. */
+  deprecated_at: v.optional(isoTime),
+  sunset_at: v.optional(isoTime),
+  retired_at: v.optional(isoTime),
+  /** The model to move to, named in /models and in the refusal of a retired one. */
+  replacement: v.optional(modelName),
 });
 export type VideoModelRecord = v.InferOutput<typeof VideoModelRecordSchema>;
 
@@ -94,7 +102,7 @@ function checkAgainstUpstream(
   const { provider, model } = record.upstream;
   const upstream = upstreamModel(provider, model);
   const fail = (why: string) => new InvalidModelRecordError(`model ${record.name}: ${why}`);
-  if (!upstream) throw fail(`${provider} has no model "${model}" (see functions/core/ark-contract.ts)`);
+  if (!upstream) throw fail(`${provider} has no model "${model}" (see functions/providers/ark/contract.ts)`);
   if (record.max_duration > upstream.durationSeconds.max) {
     throw fail(`max_duration ${record.max_duration} is above ${model}'s ${upstream.durationSeconds.max} s`);
   }

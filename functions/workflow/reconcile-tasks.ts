@@ -4,7 +4,7 @@
  */
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { PROVIDER_NAMES } from '../core/providers.js';
+import { PROVIDER_NAMES } from '../providers/registry.js';
 import { reconcileTasks } from '../core/use-cases/reconcile-tasks.js';
 import { repairSlots } from '../core/use-cases/repair-slots.js';
 import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';

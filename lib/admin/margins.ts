@@ -3,8 +3,8 @@
  * run through the gateway's own parse and resolve, so what is costed is exactly what could be sold.
  * Images change neither price nor cost; a few image shapes only make each option set valid.
  */
-import { ARK_PLATFORMS } from '../../functions/core/ark-contract.js';
-import type { ArkPlatform } from '../../functions/core/ark-contract.js';
+import { ARK_PLATFORMS } from '../../functions/providers/ark/contract.js';
+import type { ArkPlatform } from '../../functions/providers/ark/contract.js';
 import { RATIOS, RESOLUTIONS } from '../../functions/core/generation-options.js';
 import type { Ratio, Resolution } from '../../functions/core/generation-options.js';
 import { parseGenerationBody } from '../../functions/core/generation-request.js';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v from 'valibot';
-import type { ArkPlatform } from '../../functions/core/ark-contract.js';
+import type { ArkPlatform } from '../../functions/providers/ark/contract.js';
 import type { Ratio, Resolution } from '../../functions/core/generation-options.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 

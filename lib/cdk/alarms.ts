@@ -18,7 +18,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE, PROVIDER_DIMENSION } from '../../functions/core/metric-names.js';
-import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
+import { PROVIDERS, PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import { WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import type { AlarmDestination } from './alarm-destination.js';
 import { ALARMS_FIX, describeAlarmDestination, MISSING_ALARMS_PARAMETER } from './alarm-destination.js';

@@ -10,7 +10,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE, PROVIDER_DIMENSION } from '../../functions/core/metric-names.js';
-import { PROVIDER_NAMES } from '../../functions/core/providers.js';
+import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
 
 const PERIOD = Duration.minutes(5);
 

@@ -3,9 +3,9 @@
  * in one table below: what its handler reads at cold start (functions/adapters/*-dependencies.ts) and the
  * calls it makes. A function without an entry here stops synthesis.
  */
-import { PROVIDER_NAMES } from '../../functions/core/providers.js';
+import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import { UPSTREAM_CLAIM_LEASE_MS } from '../../functions/core/use-cases/upstream-claim.js';
-import type { ProviderName } from '../../functions/core/providers.js';
+import type { ProviderName } from '../../functions/providers/registry.js';
 import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import { Duration } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';

@@ -4,8 +4,8 @@
  * the local stack creates its emulated resources from. Losing any of these loses customer data or money,
  * so each is retained when its stack is deleted and tables are also protected against deletion.
  */
-import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
-import type { ProviderName } from '../../functions/core/providers.js';
+import { PROVIDERS, PROVIDER_NAMES } from '../../functions/providers/registry.js';
+import type { ProviderName } from '../../functions/providers/registry.js';
 import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AttributeType,
@@ -62,7 +62,7 @@ export class StatefulResources extends Construct {
   readonly webhookDeadLetterQueue: Queue;
   /** The tasks stream's event source reports here the batches of new tasks it could not start (TASK_STARTS). */
   readonly taskStartsDeadLetterQueue: Queue;
-  /** Each upstream provider's API key (functions/core/providers.ts). The signing keys are VideoDelivery's. */
+  /** Each upstream provider's API key (functions/providers/registry.ts). The signing keys are VideoDelivery's. */
   readonly providerApiKeys: Readonly<Record<ProviderName, Secret>>;
 
   constructor(scope: Construct, id: string, props: StatefulResourcesProps) {

@@ -5,8 +5,8 @@
  * serves the customer console (its bucket, distribution and deployment; holds nothing but the build).
  * What each function uses is listed once, in service-functions.ts.
  */
-import { PROVIDERS, PROVIDER_NAMES, platformBaseUrl, platformsOf } from '../../functions/core/providers.js';
-import type { ProviderName } from '../../functions/core/providers.js';
+import { PROVIDERS, PROVIDER_NAMES, platformBaseUrl, platformsOf } from '../../functions/providers/registry.js';
+import type { ProviderName } from '../../functions/providers/registry.js';
 import type { App, Environment, StackProps } from 'aws-cdk-lib';
 import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';

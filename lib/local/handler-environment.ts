@@ -8,8 +8,8 @@ import type { physicalNames } from '../../functions/adapters/resources.js';
 import { resourceEnvironment } from '../../functions/adapters/resources.js';
 import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import { METRICS_SERVICE } from '../../functions/core/metric-names.js';
-import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
-import type { ProviderName } from '../../functions/core/providers.js';
+import { PROVIDERS, PROVIDER_NAMES } from '../../functions/providers/registry.js';
+import type { ProviderName } from '../../functions/providers/registry.js';
 import { FFMPEG_BINARY } from '../ffmpeg-binary.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 

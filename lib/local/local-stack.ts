@@ -17,7 +17,7 @@ import { AdminStore } from '../admin/admin-store.js';
 import { ensureConsoleUser } from '../admin/console-invite.js';
 import { linkConsoleUser } from '../../functions/adapters/dynamodb-console-users.js';
 import { physicalNames } from '../../functions/adapters/resources.js';
-import type { ProviderName } from '../../functions/core/providers.js';
+import type { ProviderName } from '../../functions/providers/registry.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { CONSOLE_ROUTE_SCOPES } from '../routes.js';
 import type { GatewaySettings } from './api-gateway-server.js';
@@ -33,7 +33,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { createWebhookQueues } from './local-queues.js';
 import type { WebhookQueues } from './local-queues.js';
 import { localStateMachineArn } from './local-workflow.js';
-import type { SimulatedJob } from './upstream-simulator.js';
+import type { SimulatedJob } from './simulators/ark/simulator.js';
 import { runtimeUpstreams, startUpstreams, upstreamEndpoints } from './upstreams.js';
 import type {
   LocalUpstream,

@@ -6,8 +6,8 @@
  */
 import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import type { physicalNames } from '../../functions/adapters/resources.js';
-import { PROVIDER_NAMES } from '../../functions/core/providers.js';
-import type { ProviderName } from '../../functions/core/providers.js';
+import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
+import type { ProviderName } from '../../functions/providers/registry.js';
 import { LAMBDA_RESERVED_VARIABLES, samLocalVariables } from '../cdk/sam-local.js';
 import { localHandlerEnvironment } from './handler-environment.js';
 import type { UpstreamEndpoint } from './handler-environment.js';

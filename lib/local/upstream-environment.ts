@@ -4,8 +4,8 @@
  * (upstreams.ts), and tests that start `npm start` as a process strip them first.
  */
 import { MissingConfigError, providerEnv, readVariable } from '../../functions/adapters/config.js';
-import { PROVIDER_NAMES, platformBaseUrl } from '../../functions/core/providers.js';
-import type { ProviderName } from '../../functions/core/providers.js';
+import { PROVIDER_NAMES, platformBaseUrl } from '../../functions/providers/registry.js';
+import type { ProviderName } from '../../functions/providers/registry.js';
 import type { UpstreamChoice } from './upstreams.js';
 
 /**

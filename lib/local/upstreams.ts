@@ -1,17 +1,17 @@
 /**
  * Each provider's upstream for the local stack: its simulator, or the real one when `npm start` has its key
- * (docs/providers/ark.md). Keyed by ProviderName, so a provider added to functions/core/providers.ts without a
+ * (docs/providers/ark.md). Keyed by ProviderName, so a provider added to functions/providers/registry.ts without a
  * simulator here fails typechecking. The choice comes as an argument, never from the environment here: only
  * `npm start` reads that (upstream-environment.ts), so tests and the bench never pick up a shell's real key.
  */
 import { join } from 'node:path';
-import { PROVIDERS, PROVIDER_NAMES } from '../../functions/core/providers.js';
-import type { ProviderName, ProviderPlatform } from '../../functions/core/providers.js';
+import { PROVIDERS, PROVIDER_NAMES } from '../../functions/providers/registry.js';
+import type { ProviderName, ProviderPlatform } from '../../functions/providers/registry.js';
 import type { UpstreamEndpoint } from './handler-environment.js';
 import { DEFAULT_ACCOUNT } from '../../functions/core/ports/upstream-capacity.js';
 import { parseAccountKeys } from '../../functions/adapters/upstream-keys.js';
-import { startUpstreamSimulator } from './upstream-simulator.js';
-import type { UpstreamSimulator } from './upstream-simulator.js';
+import { startUpstreamSimulator } from './simulators/ark/simulator.js';
+import type { UpstreamSimulator } from './simulators/ark/simulator.js';
 
 /** What runs for one provider: its simulator playing a platform, or the real upstream. */
 export type UpstreamChoice =

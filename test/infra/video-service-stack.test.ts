@@ -2,7 +2,7 @@
  * The synthesized templates have the properties docs/operations.md and the other docs pages describe. One synthesis (without bundling:
  * lambda-bundles.test.ts builds the real bundles) serves every test here.
  */
-import { ARK_EXPIRY_SECONDS } from '../../functions/core/ark-contract.js';
+import { ARK_EXPIRY_SECONDS } from '../../functions/providers/ark/contract.js';
 import { UPSTREAM_EXPIRY_GRACE_MS } from '../../functions/core/use-cases/upstream-completion.js';
 import { ENV } from '../../functions/adapters/config.js';
 import { Match } from 'aws-cdk-lib/assertions';

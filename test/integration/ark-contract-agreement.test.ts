@@ -5,15 +5,15 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArkVideoProvider } from '../../functions/adapters/ark-video-provider.js';
-import { ARK_PLATFORMS, IMAGE_MODES } from '../../functions/core/ark-contract.js';
-import type { ArkPlatform } from '../../functions/core/ark-contract.js';
+import { ArkVideoProvider } from '../../functions/providers/ark/video-provider.js';
+import { ARK_PLATFORMS, IMAGE_MODES } from '../../functions/providers/ark/contract.js';
+import type { ArkPlatform } from '../../functions/providers/ark/contract.js';
 import { InvalidRequestError } from '../../functions/core/api-error.js';
 import { RATIOS, RESOLUTIONS } from '../../functions/core/generation-options.js';
 import { parseGenerationBody } from '../../functions/core/generation-request.js';
 import { resolveGeneration } from '../../functions/core/resolve-generation.js';
-import { startUpstreamSimulator } from '../../lib/local/upstream-simulator.js';
-import type { UpstreamSimulator } from '../../lib/local/upstream-simulator.js';
+import { startUpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
+import type { UpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
 import { catalogModel, catalogRecords } from '../unit/support.js';
 
 const API_KEY = 'agreement-key';

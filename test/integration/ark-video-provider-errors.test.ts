@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ArkVideoProvider } from '../../functions/adapters/ark-video-provider.js';
+import { ArkVideoProvider } from '../../functions/providers/ark/video-provider.js';
 import {
   ContentModerationError,
   UpstreamAccountError,

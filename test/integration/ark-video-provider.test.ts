@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ArkVideoProvider } from '../../functions/adapters/ark-video-provider.js';
+import { ArkVideoProvider } from '../../functions/providers/ark/video-provider.js';
 import type { ProviderJobStatus } from '../../functions/core/ports/video-provider.js';
 import {
   UpstreamAccountError,
@@ -18,8 +18,8 @@ import {
   UpstreamRejectedError,
   UpstreamTransientError,
 } from '../../functions/core/upstream-errors.js';
-import { startUpstreamSimulator } from '../../lib/local/upstream-simulator.js';
-import type { UpstreamSimulator } from '../../lib/local/upstream-simulator.js';
+import { startUpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
+import type { UpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
 
 const API_KEY = 'test-key';
 import { jobRequest } from '../support/job-requests.js';

@@ -8,7 +8,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import { resourceEnvironment } from '../../functions/adapters/resources.js';
-import { PROVIDER_NAMES } from '../../functions/core/providers.js';
+import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import { AdminStore } from '../../lib/admin/admin-store.js';
 import { loadHandler } from '../../lib/local/handler-loader.js';
 import { lambdaContext } from '../../lib/local/lambda-context.js';

@@ -23,7 +23,7 @@ import type { TaskRecord } from '../../functions/core/task.js';
 import { runtimeFile } from '../../lib/admin/target.js';
 import { freePort } from '../../lib/local/free-port.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
-import type { SimulatedJob } from '../../lib/local/upstream-simulator.js';
+import type { SimulatedJob } from '../../lib/local/simulators/ark/simulator.js';
 import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
 import { killGroup, startService, stopService } from '../support/service-process.js';
 

@@ -10,7 +10,7 @@ import { inject } from 'vitest';
 import { AdminStore } from '../../lib/admin/admin-store.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import type { LocalStack } from '../../lib/local/local-stack.js';
-import type { SimulatedJob } from '../../lib/local/upstream-simulator.js';
+import type { SimulatedJob } from '../../lib/local/simulators/ark/simulator.js';
 
 export interface SharedStackInfo extends Pick<
   LocalStack,

@@ -3,7 +3,7 @@
  * from a first frame) with fixed ids and times, any field (and any field of its generation) overridden;
  * taskRecordFor, a new 3 CNY lite i2v task of an account (one first frame), dated now, for tests that write
  * tasks straight to the table (crashes, races). Both are generations the gateway resolves and the upstream
- * (or its simulator) accepts: `upstream_model` is the contract key (functions/core/ark-contract.ts).
+ * (or its simulator) accepts: `upstream_model` is the contract key (functions/providers/ark/contract.ts).
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';

@@ -5,7 +5,7 @@
  * + input video seconds) + 1; a request with reference videos counts Ark's 15 s maximum of input video.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ARK_PLATFORMS } from '../../functions/core/ark-contract.js';
+import { ARK_PLATFORMS } from '../../functions/providers/ark/contract.js';
 import type { Ratio, Resolution } from '../../functions/core/generation-options.js';
 import { toVideoModel } from '../../functions/core/video-model.js';
 import type { VideoModel } from '../../functions/core/video-model.js';

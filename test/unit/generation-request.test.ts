@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { codePointLength, parseGenerationBody } from '../../functions/core/generation-request.js';
 import { RATIOS, RESOLUTIONS } from '../../functions/core/generation-options.js';
-import { IMAGE_MODES } from '../../functions/core/ark-contract.js';
+import { IMAGE_MODES } from '../../functions/providers/ark/contract.js';
 import { invalidRequest } from './support.js';
 
 const MODEL_UUID = '6f1c2a0e-5b7d-4c1e-9a3f-0d2b8e4c7a11';

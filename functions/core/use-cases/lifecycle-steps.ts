@@ -3,7 +3,7 @@
  * Each step that decides anything re-reads the task, so a step run twice, or resumed after a crash, does
  * no harm: the upstream job is created once, and money moves only in the refund's one-time transaction.
  */
-import { ARK_EXPIRY_SECONDS } from '../ark-contract.js';
+import { ARK_EXPIRY_SECONDS } from '../../providers/ark/contract.js';
 import type { TaskRepository } from '../ports/task-repository.js';
 import type { VideoProvider } from '../ports/video-provider.js';
 import type { VideoTransfer, VideoUrlSigner } from '../ports/video-storage.js';

@@ -1,7 +1,7 @@
 /** listModels: the catalog as the models endpoint shows it, with what each model accepts (docs/api-contract.md, "References"). */
 import { describe, expect, it } from 'vitest';
-import { ARK_MODELS } from '../../../functions/core/ark-contract.js';
-import type { UpstreamModel } from '../../../functions/core/ark-contract.js';
+import { ARK_MODELS } from '../../../functions/providers/ark/contract.js';
+import type { UpstreamModel } from '../../../functions/providers/ark/contract.js';
 import { listModels } from '../../../functions/core/use-cases/list-models.js';
 import { toVideoModel } from '../../../functions/core/video-model.js';
 import { InMemoryCatalog } from '../fakes.js';

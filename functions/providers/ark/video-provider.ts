@@ -14,7 +14,7 @@ import type {
   ProviderJobRequest,
   ProviderJobStatus,
   VideoProvider,
-} from '../core/ports/video-provider.js';
+} from '../../core/ports/video-provider.js';
 import {
   ContentModerationError,
   UpstreamAccountError,
@@ -25,13 +25,13 @@ import {
   UpstreamOutcomeUnknownError,
   UpstreamRejectedError,
   UpstreamTransientError,
-} from '../core/upstream-errors.js';
-import type { ArkPlatform } from '../core/ark-contract.js';
-import { arkModelId } from '../core/ark-contract.js';
-import { toArkBody } from './ark-request.js';
+} from '../../core/upstream-errors.js';
+import type { ArkPlatform } from './contract.js';
+import { arkModelId } from './contract.js';
+import { toArkBody } from './request.js';
 
 export interface ArkVideoProviderOptions {
-  /** Picks the model ids (functions/core/ark-contract.ts). */
+  /** Picks the model ids (functions/providers/ark/contract.ts). */
   platform: ArkPlatform;
   /** Without the `/api/v3` suffix, e.g. `https://ark.ap-southeast.bytepluses.com`. */
   baseUrl: string;

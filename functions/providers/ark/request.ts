@@ -3,10 +3,10 @@
  * and audio with its role, and the options as top-level fields (not the legacy `--rs 720p` prompt
  * suffixes, which Ark validates only loosely). `generate_audio` goes only to models that make sound.
  */
-import { ARK_MODELS, arkModelId } from '../core/ark-contract.js';
-import type { ArkPlatform, ImageMode, UpstreamModel } from '../core/ark-contract.js';
-import type { ProviderJobRequest } from '../core/ports/video-provider.js';
-import { UpstreamConfigurationError } from '../core/upstream-errors.js';
+import { ARK_MODELS, arkModelId } from './contract.js';
+import type { ArkPlatform, ImageMode, UpstreamModel } from './contract.js';
+import type { ProviderJobRequest } from '../../core/ports/video-provider.js';
+import { UpstreamConfigurationError } from '../../core/upstream-errors.js';
 
 type ImageRole = 'first_frame' | 'last_frame' | 'reference_image';
 type ContentItem =

@@ -2,12 +2,12 @@
  * Checks a create-task body the way Ark documents it, so the simulator refuses what the real Ark
  * refuses and the gateway's own reading of the contract (functions/core) is tested against a second,
  * independent one. Where no source settles a rule it refuses (the safe side) and says `unconfirmed`.
- * Source legend: ark-simulator-models.ts, plus [GO] = byteplus-sdk/byteplus-go-sdk-v2
+ * Source legend: models.ts, plus [GO] = byteplus-sdk/byteplus-go-sdk-v2
  * service/arkruntime/model/content_generation.go (request fields, content item types).
  */
-import { ArkError, invalid, isRecord, missing } from './ark-simulator-errors.js';
-import { adaptiveRatio, defaultRatio, modelSpec, RATIOS, resolutionsFor } from './ark-simulator-models.js';
-import type { ArkPlatform, Mode, ModelSpec, Resolution } from './ark-simulator-models.js';
+import { ArkError, invalid, isRecord, missing } from './errors.js';
+import { adaptiveRatio, defaultRatio, modelSpec, RATIOS, resolutionsFor } from './models.js';
+import type { ArkPlatform, Mode, ModelSpec, Resolution } from './models.js';
 
 /** What the simulator keeps from an accepted body. */
 export interface CheckedRequest {

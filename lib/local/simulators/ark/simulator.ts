@@ -1,9 +1,9 @@
 /**
  * A simulated Ark / BytePlus ModelArk (Seedance) upstream for local runs and tests: the task API the
  * adapter calls (create, get, list, delete under /api/v3/contents/generations/tasks) and /files/{id}.mp4 in
- * place of the presigned video URL. It refuses what Ark documents as refused (ark-simulator-rules.ts),
- * and prompt markers pick a misbehaviour per job (ark-simulator-markers.ts). With `callback_url` it calls
- * back on every status change (ark-simulator-callbacks.ts). Routes under /simulator/ are not Ark's: they
+ * place of the presigned video URL. It refuses what Ark documents as refused (rules.ts),
+ * and prompt markers pick a misbehaviour per job (markers.ts). With `callback_url` it calls
+ * back on every status change (callbacks.ts). Routes under /simulator/ are not Ark's: they
  * show a job's timings and the per-key load and release held jobs, for tests and the benchmark.
  */
 import { randomBytes, randomInt } from 'node:crypto';
@@ -11,13 +11,9 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  CallbackSender,
-  DEFAULT_CALLBACK_RETRY_DELAY_MS,
-  DEFAULT_CALLBACK_TIMEOUT_MS,
-} from './ark-simulator-callbacks.js';
-import type { CallbackAttempt, CallbackSettings } from './ark-simulator-callbacks.js';
-import { ArkError, invalid, tooMany } from './ark-simulator-errors.js';
+import { CallbackSender, DEFAULT_CALLBACK_RETRY_DELAY_MS, DEFAULT_CALLBACK_TIMEOUT_MS } from './callbacks.js';
+import type { CallbackAttempt, CallbackSettings } from './callbacks.js';
+import { ArkError, invalid, tooMany } from './errors.js';
 import {
   checkAuth,
   listen,
@@ -28,15 +24,15 @@ import {
   sendStorageError,
   serveHtml,
   taskNotFound,
-} from './ark-simulator-http.js';
-import { behaviourFor, DEFAULT_BEHAVIOUR } from './ark-simulator-markers.js';
-import type { Behaviour } from './ark-simulator-markers.js';
-import { FRAMES_PER_SECOND, usageTokens } from './ark-simulator-models.js';
-import type { ArkPlatform } from './ark-simulator-models.js';
-import { checkCreateBody, DEFAULT_EXPIRES_AFTER_SECONDS } from './ark-simulator-rules.js';
+} from './http.js';
+import { behaviourFor, DEFAULT_BEHAVIOUR } from './markers.js';
+import type { Behaviour } from './markers.js';
+import { FRAMES_PER_SECOND, usageTokens } from './models.js';
+import type { ArkPlatform } from './models.js';
+import { checkCreateBody, DEFAULT_EXPIRES_AFTER_SECONDS } from './rules.js';
 
-export type { ArkPlatform } from './ark-simulator-models.js';
-export type { CallbackAttempt } from './ark-simulator-callbacks.js';
+export type { ArkPlatform } from './models.js';
+export type { CallbackAttempt } from './callbacks.js';
 
 export interface UpstreamSimulatorOptions {
   /** 0 (default) picks a free port. */

@@ -1,11 +1,11 @@
 /**
  * Ark's documented contract for its Seedance video models, the gateway's reading (docs/api-contract.md, "References"; docs/providers/ark.md):
  * ids per platform, input modes, counts, durations, resolutions, ratios, audio. The catalog draws each
- * model's capabilities from here; the local simulator keeps its own reading (lib/local/ark-simulator-*).
+ * model's capabilities from here; the local simulator keeps its own reading (lib/local/simulators/ark/*).
  * Sources: Volcengine doc 82379/1520757 "创建视频生成任务 API" (current copy), BytePlus ModelArk 1520757,
  * docs/providers/ark.md; rules only third parties state are marked so and kept on the safe side.
  */
-import type { Ratio, Resolution } from './generation-options.js';
+import type { Ratio, Resolution } from '../../core/generation-options.js';
 
 /**
  * Each platform's API base (docs/providers/ark.md, "Endpoints": Volcengine cn-beijing; BytePlus ap-southeast, as eu-west

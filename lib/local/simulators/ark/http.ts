@@ -1,12 +1,12 @@
 /**
  * HTTP plumbing for the simulated Ark: JSON replies and Ark's error body, object-storage-like errors
  * for the video URL, body reading with Ark's refusals, the Bearer key check. Kept apart so
- * upstream-simulator.ts reads as the task lifecycle only.
+ * simulator.ts reads as the task lifecycle only.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ArkError, invalid } from './ark-simulator-errors.js';
+import { ArkError, invalid } from './errors.js';
 
 /** Ark caps a task request body at 64 MB; the simulator only needs JSON with URLs. */
 const MAX_BODY_BYTES = 1024 * 1024;

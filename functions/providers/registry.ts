@@ -3,15 +3,15 @@
  * reads, CDK's secret and access, the local stack and the metric dimensions all derive from this list;
  * the adapter and the simulator are keyed by its names, so a missing one fails typechecking.
  */
-import { ARK_BASE_URLS, ARK_MODELS } from './ark-contract.js';
-import type { UpstreamModel } from './ark-contract.js';
+import { ARK_BASE_URLS, ARK_MODELS } from './ark/contract.js';
+import type { UpstreamModel } from './ark/contract.js';
 
 export const PROVIDERS = {
   ark: {
     label: 'Volcengine Ark / BytePlus ModelArk (Seedance)',
     /** Its variables: `ARK_PLATFORM`, `ARK_BASE_URL`, `ARK_API_KEY` (local), `ARK_API_KEY_SECRET_ARN` (AWS). */
     envPrefix: 'ARK',
-    /** Each platform's API base; the platform also picks the model ids (ark-contract.ts). */
+    /** Each platform's API base; the platform also picks the model ids (ark/contract.ts). */
     platforms: ARK_BASE_URLS,
     defaultPlatform: 'byteplus',
     /** Its models' documented contract, by the key a catalog record names in `upstream.model`. */
