@@ -103,7 +103,7 @@ export interface UpstreamSimulator {
 }
 
 const TASKS_PATH = '/api/v3/contents/generations/tasks';
-const FIXTURE_URL = new URL('./fixtures/sample.mp4', import.meta.url);
+const FIXTURE_URL = new URL('../../fixtures/sample.mp4', import.meta.url);
 /** How long `[simulate:slow-download]` holds back the second half of the file. */
 const SLOW_DOWNLOAD_MS = 15_000;
 const HOUR_MS = 3_600_000;
