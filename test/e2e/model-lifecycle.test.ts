@@ -65,7 +65,9 @@ describe('a model deprecated, then retired, without a deploy', () => {
     expect(deprecated.status).toBe(200);
     expect(deprecated.headers.get('deprecation')).toBe(`@${Math.floor(Date.parse(deprecatedAt) / 1000)}`);
     expect(deprecated.headers.get('sunset')).toBe(new Date(sunsetAt).toUTCString());
-    expect(await listed()).toMatchObject({
+    // Each function has its own catalog cache: /models may see the change later than the submit did.
+    const shown = await pollUntil(listed, (m) => m?.lifecycle === 'deprecated', { intervalMs: 1_000 });
+    expect(shown).toMatchObject({
       lifecycle: 'deprecated',
       deprecated_at: deprecatedAt,
       sunset_at: sunsetAt,
@@ -82,6 +84,8 @@ describe('a model deprecated, then retired, without a deploy', () => {
     const before = await balance();
     expect((await submit()).status).toBe(400);
     expect(await balance()).toBe(before);
-    expect(await listed()).toMatchObject({ lifecycle: 'retired' });
+    // Retired before its sunset: sunset_at is now the retirement.
+    const retired = await pollUntil(listed, (m) => m?.lifecycle === 'retired', { intervalMs: 1_000 });
+    expect(Date.parse(retired!.sunset_at!)).toBeLessThan(Date.parse(sunsetAt));
   });
 });
