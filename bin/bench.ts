@@ -1,8 +1,8 @@
 /**
- * `npm run bench`: cold start, transfer memory, the lifecycle cost model, 1,000 whole tasks, upstream capacity
- * and completion latency, measured on this machine with progress lines; writes test/bench/RESULTS.md and
- * results.json (how to read them, the knobs: test/bench/README.md). `--only=cold,cost` runs some sections and
- * leaves the files alone; `--render` rewrites RESULTS.md from results.json.
+ * `npm run bench`: cold start, transfer memory, the lifecycle cost model, 1,000 whole tasks, upstream capacity,
+ * a sustained refusal and completion latency, measured on this machine with progress lines; writes
+ * test/bench/RESULTS.md and results.json (how to read them, the knobs: test/bench/README.md). `--only=cold,cost`
+ * runs some sections (`--merge`: into the files); `--render` rewrites RESULTS.md from results.json.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -13,8 +13,10 @@ import { runColdStart } from '../lib/bench/cold-start.js';
 import { runCompletion } from '../lib/bench/completion.js';
 import { runLifecycleCost } from '../lib/bench/lifecycle-cost.js';
 import { machineInfo } from '../lib/bench/machine.js';
+import { runRefusal } from '../lib/bench/refusal.js';
 import { renderReport } from '../lib/bench/report.js';
 import type { BenchResults } from '../lib/bench/report.js';
+import type { BurstResult } from '../lib/bench/task-client.js';
 import { runTaskThroughput } from '../lib/bench/task-throughput.js';
 import { runTransfer } from '../lib/bench/transfer.js';
 import { REPOSITORY_ROOT } from '../lib/repository-root.js';
@@ -26,19 +28,22 @@ const SECTIONS = {
   cost: runLifecycleCost,
   tasks: runTaskThroughput,
   capacity: runCapacity,
+  refusal: runRefusal,
   completion: runCompletion,
 };
 type Section = keyof typeof SECTIONS;
 
 const USAGE = `usage: npm run bench -- [--only=SECTIONS] [--render] [--help]
   --only=a,b  run some sections and leave RESULTS.md and results.json alone; sections: ${Object.keys(SECTIONS).join(', ')}
+  --merge     with --only: put those sections into results.json (the others kept) and rewrite RESULTS.md
   --render    rewrite test/bench/RESULTS.md from test/bench/results.json, measuring nothing
   --help      this text
-All sections take about 12 minutes on 2 cores; the knobs (environment variables) are in test/bench/README.md.`;
+All sections take about 35 minutes on 2 cores (the refusal alone 15 to 25); the knobs (environment variables) are in test/bench/README.md.`;
 
 const values = commandOptions(USAGE, {
   only: { type: 'string' },
   render: { type: 'boolean', default: false },
+  merge: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h' },
 });
 const reportFile = join(REPOSITORY_ROOT, 'test', 'bench', 'RESULTS.md');
@@ -75,13 +80,30 @@ for (const name of selected) {
 results.durationSeconds = (Date.now() - started) / 1000;
 results.loadAtEnd = loadavg();
 
-const report = await renderReport(results, reportFile);
-if (selected.length === Object.keys(SECTIONS).length) {
-  writeFileSync(reportFile, report);
+const all = selected.length === Object.keys(SECTIONS).length;
+if (all || values.merge) {
+  let saved = results;
+  if (!all) {
+    // The earlier run's header stays; each merged section says when and where it was measured.
+    saved = JSON.parse(readFileSync(rawFile, 'utf8')) as BenchResults;
+    // Whole tasks as written before bursts shared one result type.
+    const tasks = saved.tasks as (BurstResult & { totalSeconds?: number }) | undefined;
+    if (tasks?.wallSeconds === undefined && tasks?.totalSeconds !== undefined) {
+      Object.assign(tasks, { wallSeconds: tasks.totalSeconds, created: tasks.tasks, refunded: 0, failureReasons: {} });
+    }
+    const when = `${machine.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${machine.commit.slice(0, 10)}\`, load ${machine.loadAverage[0]!.toFixed(1)} → ${results.loadAtEnd[0]!.toFixed(1)}`;
+    for (const name of selected) {
+      Object.assign(saved, { [name]: (results as unknown as Record<Section, unknown>)[name] });
+      saved.errors = { ...saved.errors, [name]: results.errors[name] } as Record<string, string>;
+      if (!results.errors[name]) delete saved.errors[name];
+      saved.merged = { ...saved.merged, [name]: when };
+    }
+  }
+  writeFileSync(reportFile, await renderReport(saved, reportFile));
   const options = { ...(await resolveConfig(rawFile)), filepath: rawFile };
-  writeFileSync(rawFile, await format(JSON.stringify(results), options));
+  writeFileSync(rawFile, await format(JSON.stringify(saved), options));
   console.log(`wrote test/bench/RESULTS.md and test/bench/results.json in ${results.durationSeconds.toFixed(0)} s`);
 } else {
-  console.log(`\n${report}\n(partial run: test/bench/RESULTS.md left as it was)`);
+  console.log(`\n${await renderReport(results, reportFile)}\n(partial run: test/bench/RESULTS.md left as it was)`);
 }
 process.exit(Object.keys(results.errors).length > 0 ? 1 : 0);

@@ -15,10 +15,12 @@ import { namedError } from './named-error.js';
 const yuanText = v.pipe(v.string(), v.regex(/^\d{1,9}(\.\d{1,4})?$/, 'an amount in yuan with at most 4 decimals'));
 const decimalText = v.pipe(v.string(), v.regex(/^\d{1,9}(\.\d{1,6})?$/, 'a non-negative decimal'));
 const uuid = v.pipe(v.string(), v.uuid());
+const isoTime = v.pipe(v.string(), v.isoTimestamp());
+const modelName = v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]*$/));
 
 export const VideoModelRecordSchema = v.object({
   id: uuid,
-  name: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9.-]*$/)),
+  name: modelName,
   display_name: v.string(),
   description: v.nullable(v.string()),
   status: v.picklist(['active', 'inactive']),
@@ -44,6 +46,12 @@ export const VideoModelRecordSchema = v.object({
   max_generation_seconds: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(21_600)),
   /** `provider`: a name in functions/providers/registry.ts; `model`: a key of its contract, not a platform id. */
   upstream: v.object({ provider: v.pipe(v.string(), v.minLength(1)), model: v.string() }),
+  /** The lifecycle (functions/core/model-lifecycle.ts): set by the operator, `models:deprecate` and `models:retire`. */
+  deprecated_at: v.optional(isoTime),
+  sunset_at: v.optional(isoTime),
+  retired_at: v.optional(isoTime),
+  /** The model to move to, named in /models and in the refusal of a retired one. */
+  replacement: v.optional(modelName),
 });
 export type VideoModelRecord = v.InferOutput<typeof VideoModelRecordSchema>;
 

@@ -21,5 +21,6 @@ const deps = {
 export const handler = authenticatedRoute(async (event, caller) => {
   const outcome = await submitTaskIdempotently(caller, await bodyOf(event, caller), deps, idempotencyKeyOf(event));
   if (!outcome.replayed) countMetric(METRIC.tasksSubmitted);
-  return idempotentResult(outcome);
+  const result = idempotentResult(outcome);
+  return { ...result, headers: { ...result.headers, ...outcome.headers } };
 });

@@ -27,6 +27,7 @@ import {
 import type { AccountRecord, ApiKeyRecord } from '../../functions/core/ports/accounts.js';
 import { accountIdOf } from '../../functions/core/ports/upstream-capacity.js';
 import type { UpstreamAccount } from '../../functions/core/ports/upstream-capacity.js';
+import type { VideoModelRecord } from '../../functions/core/video-model.js';
 import { catalogVideoModel } from '../../functions/providers/registry.js';
 import {
   AccountNotFoundError,
@@ -428,6 +429,27 @@ export class AdminStore {
       );
     }
     return records.length;
+  }
+
+  /**
+   * A model's lifecycle (functions/core/model-lifecycle.ts): dates set or (null) cleared, the record checked again
+   * against its provider's contract before it is written. Warm functions see it within their catalog cache (30 s).
+   */
+  async setModelLifecycle(
+    name: string,
+    change: Partial<Record<'deprecated_at' | 'sunset_at' | 'retired_at' | 'replacement', string | null>>,
+  ): Promise<VideoModelRecord> {
+    const models = await this.db.send(new ScanCommand({ TableName: this.tables.models, ConsistentRead: true }));
+    const item = (models.Items ?? []).find((model) => model['name'] === name);
+    if (!item) throw new AdminError(`no model named ${name} in the catalog`);
+    const next: Record<string, unknown> = { ...item };
+    for (const [field, value] of Object.entries(change)) {
+      if (value === null) delete next[field];
+      else if (value !== undefined) next[field] = value;
+    }
+    const { record } = catalogVideoModel(next);
+    await this.db.send(new PutCommand({ TableName: this.tables.models, Item: next }));
+    return record;
   }
 
   /**

@@ -1,8 +1,7 @@
 /**
- * Section 1, cold start: every handler of lib/routes.ts bundled with esbuild as lib/cdk/service-function.ts
- * has CDK bundle it (ESM, node22, minified, the AWS SDK inside, the createRequire banner), then imported in
- * fresh Node 22 processes outside the repository with dummy configuration: the median import time is the
- * part of a Lambda cold start that is ours.
+ * Section 1, cold start: every handler of lib/routes.ts bundled with the esbuild options CDK ships
+ * (lib/lambda-bundle-options.ts), then imported in fresh Node 22 processes outside the repository with dummy
+ * configuration: the median import time is the part of a Lambda cold start that is ours.
  */
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
@@ -11,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { physicalNames, resourceEnvironment, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import { LAMBDA_ESBUILD_OPTIONS } from '../lambda-bundle-options.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { ALL_FUNCTIONS } from '../routes.js';
 import { NODE_22 } from './child.js';
@@ -52,20 +52,13 @@ export async function runColdStart(log: (line: string) => void): Promise<ColdSta
   try {
     for (const { id, entry } of ALL_FUNCTIONS) {
       const outfile = join(dir, id, 'index.mjs');
-      await build({
+      const options = {
         entryPoints: [join(REPOSITORY_ROOT, entry)],
         outfile,
         bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: 'node22',
-        mainFields: ['module', 'main'],
-        banner: { js: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);" },
-        minify: true,
-        sourcemap: true,
-        sourcesContent: false,
-        logLevel: 'silent',
-      });
+        logLevel: 'silent' as const,
+      };
+      await build({ ...LAMBDA_ESBUILD_OPTIONS, ...options });
       const bundleBytes = statSync(outfile).size;
       const samples: number[][] = [];
       try {
@@ -77,13 +70,8 @@ export async function runColdStart(log: (line: string) => void): Promise<ColdSta
       } catch (error) {
         // A handler that cannot load is a finding, not the end of the section.
         const message = String((error as { stderr?: string }).stderr || error);
-        rows.push({
-          id,
-          bundleBytes,
-          importMs: 0,
-          importCpuMs: 0,
-          error: message.match(/^\w*Error.*$/m)?.[0] ?? message,
-        });
+        const reason = message.match(/^\w*Error.*$/m)?.[0] ?? message;
+        rows.push({ id, bundleBytes, importMs: 0, importCpuMs: 0, error: reason });
         log(`${id.padEnd(16)} import FAILED: ${rows.at(-1)!.error}`);
         continue;
       }

@@ -6,66 +6,15 @@
  * without callbacks (COMPLETION_POLL_SECONDS' default).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { randomUUID } from 'node:crypto';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { startStackProcess } from './stack-client.js';
 import type { StackProcess } from './stack-client.js';
-import {
-  countBy,
-  measureTransfer,
-  percentile,
-  pollUntil,
-  simulatedJob,
-  submitTask,
-  succeededAt,
-} from './task-client.js';
+import { BENCH_ENVIRONMENT, countBy, FINAL, mean, measureTransfer, openAccount, percentile } from './task-client.js';
+import { pollUntil, simulatedJob, submitTask, succeededAt } from './task-client.js';
 
-/** Seconds. */
-export interface LatencyFigures {
-  count: number;
-  p50: number;
-  p99: number;
-  max: number;
-  mean: number;
-}
+export type LatencyFigures = ReturnType<typeof figures>;
+export type CompletionResult = Awaited<ReturnType<typeof runCompletion>>;
 
-export interface CompletionResult {
-  /** Queued + running: one job's time upstream (plus the markers' extra for the fallback group). */
-  generationSeconds: number;
-  /** One transfer of the simulator's video into the bucket, on its own (median). */
-  transferSeconds: number;
-  /** Jobs that call back: job succeeded → task success. */
-  callback: {
-    tasks: number;
-    submitEveryMs: number;
-    succeeded: number;
-    latency: LatencyFigures;
-    /** Jobs whose final callback was acknowledged (2xx within Ark's 5 s) at its first attempt. */
-    finalCallbacksAcknowledged: number;
-  };
-  /** Jobs that never call back; the bench GETs each task as soon as the simulator shows its job succeeded. */
-  query: {
-    tasks: number;
-    succeeded: number;
-    /** Settled before the GET came (by AwaitCompletion's own look): not measured. */
-    settledBeforeQuery: number;
-    /** GET sent → task success. */
-    latency: LatencyFigures;
-    /** GET sent → its answer (the upstream re-read, the move to transferring, the wake). */
-    answer: LatencyFigures;
-    /** What the GETs answered: status → how many. */
-    answeredStatus: Record<string, number>;
-  };
-  /** Jobs that never call back and nobody asks about: the fallback look (its period) finds them. */
-  polling: {
-    tasks: number;
-    succeeded: number;
-    checkSeconds: number;
-    latency: LatencyFigures;
-  };
-}
-
-const FINAL = ['success', 'failed', 'refunded'];
 const QUEUED_MS = 100;
 const RUNNING_MS = 2_000;
 /** AwaitCompletion's timeout for jobs that do not call back here: AWS's COMPLETION_POLL_SECONDS default. */
@@ -75,16 +24,18 @@ const NO_CALLBACK = '[simulate:no-callback]';
 const SPREAD = ['', '[simulate:slow]', '[simulate:queued]', '[simulate:slow] [simulate:queued]'];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const figures = (values: number[]): LatencyFigures => ({
+/** Seconds. */
+const figures = (values: number[]) => ({
   count: values.length,
   p50: percentile(values, 0.5),
   p99: percentile(values, 0.99),
   max: values.length ? Math.max(...values) : Number.NaN,
-  mean: values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN,
+  mean: values.length ? mean(values) : Number.NaN,
 });
 const seconds = (value: LatencyFigures) => `p50 ${value.p50.toFixed(2)} s, p99 ${value.p99.toFixed(2)} s`;
+const succeededOf = (tasks: TaskRecord[]) => tasks.filter((task) => task.status === 'success').length;
 
-export async function runCompletion(log: (line: string) => void): Promise<CompletionResult> {
+export async function runCompletion(log: (line: string) => void) {
   const callbackTasks = Number(process.env['BENCH_COMPLETION_TASKS'] ?? 50);
   const queryTasks = Number(process.env['BENCH_COMPLETION_QUERY_TASKS'] ?? 20);
   const pollingTasks = Number(process.env['BENCH_COMPLETION_POLLING_TASKS'] ?? 20);
@@ -97,17 +48,11 @@ export async function runCompletion(log: (line: string) => void): Promise<Comple
     upstream: { queuedMs: QUEUED_MS, runningMs: RUNNING_MS },
     pollIntervalSeconds: CHECK_SECONDS,
     // Jobs here are made with a callback URL; [simulate:no-callback] ones stay silent and wait for this look.
-    environment: {
-      COMPLETION_CHECK_SECONDS: String(CHECK_SECONDS),
-      DEFAULT_RATE_LIMIT_PER_SECOND: '1000000',
-      POWERTOOLS_LOG_LEVEL: 'ERROR',
-    },
+    environment: { ...BENCH_ENVIRONMENT, COMPLETION_CHECK_SECONDS: String(CHECK_SECONDS) },
   });
   try {
     const simulator = stack.ready.endpoints.upstreams.ark.baseUrl;
-    const accountId = `completion-${randomUUID().slice(0, 8)}`;
-    await stack.admin.createAccount(accountId, '100000');
-    const { key } = await stack.admin.createKey({ accountId, ratePerSecond: 1_000_000 });
+    const { accountId, key } = await openAccount(stack, 'completion');
     const submit = async (prompt: string) => {
       const answer = await submitTask(stack.ready.baseUrl, key, prompt);
       if (!answer.taskId) throw new Error(`submit failed: ${answer.outcome}`);
@@ -130,10 +75,11 @@ export async function runCompletion(log: (line: string) => void): Promise<Comple
           return job.callbacks.some((c) => c.status === 'succeeded' && c.attempt === 1 && c.acknowledged);
         }),
     );
-    const callback: CompletionResult['callback'] = {
+    /** Jobs that call back: job succeeded → task success; final callbacks acknowledged (2xx in 5 s) at once. */
+    const callback = {
       tasks: callbackTasks,
       submitEveryMs,
-      succeeded: callbackRecords.filter((task) => task.status === 'success').length,
+      succeeded: succeededOf(callbackRecords),
       latency: figures(callbackLatency),
       finalCallbacksAcknowledged: acknowledged.filter(Boolean).length,
     };
@@ -162,9 +108,11 @@ export async function runCompletion(log: (line: string) => void): Promise<Comple
     );
     const measured = queries.filter((q) => q.sentAt !== undefined);
     const finishedAt = new Map(queryRecords.map((task) => [task.task_id, Date.parse(task.finished_at ?? 'x')]));
-    const query: CompletionResult['query'] = {
+    // Jobs that never call back, each GET as soon as its job succeeded: GET sent → success, and → its answer.
+    // A task settled before its GET came (by AwaitCompletion's own look) is counted, not measured.
+    const query = {
       tasks: queryTasks,
-      succeeded: queryRecords.filter((task) => task.status === 'success').length,
+      succeeded: succeededOf(queryRecords),
       settledBeforeQuery: queries.length - measured.length,
       latency: figures(measured.map((q) => (finishedAt.get(q.taskId)! - q.sentAt!) / 1000).filter(Number.isFinite)),
       answer: figures(measured.map((q) => (q.answeredAt! - q.sentAt!) / 1000)),
@@ -183,9 +131,9 @@ export async function runCompletion(log: (line: string) => void): Promise<Comple
       await sleep(submitEveryMs);
     }
     const pollingRecords = await finalTasks(stack, pollingIds, Date.now() + (CHECK_SECONDS * 2 + 30) * 1000);
-    const polling: CompletionResult['polling'] = {
+    const polling = {
       tasks: pollingTasks,
-      succeeded: pollingRecords.filter((task) => task.status === 'success').length,
+      succeeded: succeededOf(pollingRecords),
       checkSeconds: CHECK_SECONDS,
       latency: figures(await latencies(simulator, pollingRecords)),
     };

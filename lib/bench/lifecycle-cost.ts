@@ -8,36 +8,8 @@ import { spawnTsx } from './child.js';
 import type { ProbeResult, ProbeRun, StepUsage } from './lifecycle-probe.js';
 import { ASSUMPTIONS, PRICES } from './pricing.js';
 
-export interface CostRow {
-  minutes: number;
-  /** The job calls back (CALLBACK_BASE_URL set); false: found by AwaitCompletion's looks alone. */
-  callbacks: boolean;
-  /** AwaitCompletion's timeout: the fallback look's period (plus the retrier's 1 s). */
-  checkSeconds: number;
-  /** AwaitCompletion's tries (each registers its token and looks at the job once). */
-  checks: number;
-  callbacksDelivered: number;
-  transitions: number;
-  transitionsByState: Record<string, number>;
-  lambdaInvocations: number;
-  /** Step Functions API requests made by the functions (StartExecution, SendTaskSuccess): free. */
-  sfnRequests: number;
-  apiRequests: number;
-  dynamoCalls: number;
-  /** TransactWriteItems among dynamoCalls (slot taken and given back, the charge). */
-  transactions: number;
-  readUnits: number;
-  writeUnits: number;
-  s3Requests: number;
-  sqsRequests: number;
-  upstreamCalls: number;
-  logBytes: number;
-  /** USD per task, by service. */
-  usd: Record<string, number>;
-  totalUsd: number;
-  /** Per Lambda function: invocations, storage calls and what they consumed. */
-  steps: Record<string, StepUsage>;
-}
+/** One task priced: its counts, USD per task by service, and per Lambda function what it used. */
+export type CostRow = ReturnType<typeof price>;
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 export const costLabel = (row: Pick<CostRow, 'minutes' | 'callbacks'>) =>
@@ -62,7 +34,7 @@ export async function runLifecycleCost(log: (line: string) => void): Promise<Cos
   }
 }
 
-function price(run: ProbeRun): CostRow {
+function price(run: ProbeRun) {
   const steps = Object.entries(run.steps);
   const total = (pick: (step: StepUsage) => number) => sum(steps.map(([, step]) => pick(step)));
   const calls = (prefix: string, only = (_call: string) => true) =>

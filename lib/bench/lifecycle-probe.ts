@@ -35,58 +35,28 @@ import { API_ROUTES, DEFAULT_ROUTE, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { sendToParent } from './child.js';
 import { ASSUMPTIONS } from './pricing.js';
 
-/**
- * One Lambda function's share of a task. `calls`: `DynamoDB GetItem`, `S3 PUT`, `SQS SendMessage`,
- * `SFN SendTaskSuccess` → count.
- */
-export interface StepUsage {
-  invocations: number;
-  ms: number[];
-  errors: number;
-  calls: Record<string, number>;
-  readUnits: number;
-  writeUnits: number;
-  upstreamCalls: number;
-  logBytes: number;
-}
-export interface ProbeRun {
-  minutes: number;
-  /** Whether the job was made with a callback URL (CALLBACK_BASE_URL set, as deployed). */
-  callbacks: boolean;
-  /** AwaitCompletion's timeout, the fallback look (COMPLETION_CHECK_SECONDS with callbacks, else COMPLETION_POLL_SECONDS). */
-  checkSeconds: number;
-  /** AwaitCompletion's tries: each registers its token and looks at the job once. */
-  checks: number;
-  /** The upstream's callbacks delivered (each one API Gateway request and one UpstreamCallback invocation). */
-  callbacksDelivered: number;
-  /** API Gateway requests: the submit and the callbacks (client status queries are left out). */
-  apiRequests: number;
-  transitions: number;
-  /** Transitions by state: entered, plus retries (`State (retry)`). */
-  transitionsByState: Record<string, number>;
-  /** The state machine's own log at level ALL (estimated from its events, see pricing.ts). */
-  executionLogBytes: number;
-  videoBytes: number;
-  steps: Record<string, StepUsage>;
-}
+/** One Lambda function's share of a task; `calls`: `DynamoDB GetItem`, `S3 PUT`, `SFN SendTaskSuccess` → count. */
+export type StepUsage = ReturnType<typeof newUsage>;
+/** One task's run; `apiRequests`: the submit and the callbacks (client queries left out). */
+export type ProbeRun = Awaited<ReturnType<typeof runTask>>;
 export interface ProbeResult {
   type: 'result';
   runs: ProbeRun[];
 }
 
+const newUsage = () => ({
+  invocations: 0,
+  ms: [] as number[],
+  errors: 0,
+  calls: {} as Record<string, number>,
+  readUnits: 0,
+  writeUnits: 0,
+  upstreamCalls: 0,
+  logBytes: 0,
+});
 let steps: Record<string, StepUsage> = {};
 let current: string | undefined;
-const usage = (label = current ?? '(unattributed)') =>
-  (steps[label] ??= {
-    invocations: 0,
-    ms: [],
-    errors: 0,
-    calls: {},
-    readUnits: 0,
-    writeUnits: 0,
-    upstreamCalls: 0,
-    logBytes: 0,
-  });
+const usage = (label = current ?? '(unattributed)') => (steps[label] ??= newUsage());
 const count = (call: string) => void (usage().calls[call] = (usage().calls[call] ?? 0) + 1);
 
 /** Runs one invocation of `label`; everything it calls or logs meanwhile is booked to it (runs are sequential). */
@@ -372,7 +342,7 @@ for (const [name, state] of Object.entries(definition.States)) {
 }
 const machine = new StateMachine(definition);
 
-async function runTask(minutes: number, callbacks: boolean): Promise<ProbeRun> {
+async function runTask(minutes: number, callbacks: boolean) {
   steps = {};
   checks = 0;
   callbacksDelivered = 0;

@@ -10,8 +10,9 @@ import type { CompletionResult, LatencyFigures } from './completion.js';
 import { costLabel } from './lifecycle-cost.js';
 import type { CostRow } from './lifecycle-cost.js';
 import type { MachineInfo } from './machine.js';
-import { ASSUMPTIONS, PRICES, PRICES_CHECKED_ON } from './pricing.js';
-import type { ThroughputResult } from './task-throughput.js';
+import { ASSUMPTIONS as A, PRICES, PRICES_CHECKED_ON } from './pricing.js';
+import type { RefusalResult } from './refusal.js';
+import type { BurstResult } from './task-client.js';
 import type { TransferRow } from './transfer.js';
 
 export interface BenchResults {
@@ -21,11 +22,14 @@ export interface BenchResults {
   cold?: ColdStartRow[];
   transfer?: TransferRow[];
   cost?: CostRow[];
-  tasks?: ThroughputResult;
+  tasks?: BurstResult;
   capacity?: CapacityResult;
+  refusal?: RefusalResult;
   completion?: CompletionResult;
   /** Section → the error that stopped it. */
   errors: Record<string, string>;
+  /** Sections measured by a later `--only=… --merge` run → when, at which commit, under what load. */
+  merged?: Record<string, string>;
 }
 
 export const TARGETS = {
@@ -38,33 +42,47 @@ export const TARGETS = {
   transitions5min: 12,
   usdPer1000Tasks5min: 0.35,
   transitions60min: 30,
+  /** The capacity burst needs at most this share of the machine's pace (so it measures the code, not the box). */
+  paceShare: 1 / 3,
   /** While tasks wait for a slot, the upstream's slots in use: at least this share of them. */
   slotsInUseShare: 0.9,
-  /** Wall time of the capacity burst over its ideal (⌈tasks / slots⌉ × generation + transfer). */
   capacityWallOverIdeal: 1.15,
+  /** Under a sustained refusal, after the first burst: creates per account and minute. */
+  refusedPerAccountMinute: 3,
   /** Job succeeded → task success with callbacks, seconds. */
   callbackP50Seconds: 1,
   callbackP99Seconds: 3,
   /** A GET that sees the job finished → success: within the transfer plus this many seconds. */
   querySecondsOverTransfer: 2,
 };
+const T = TARGETS;
 
 /** Figure, measured, target, verdict (undefined: a figure without a target). */
 type Check = { figure: string; measured: string; target: string; pass?: boolean };
+const check = (figure: string, measured: string, target = '–', pass?: boolean): Check => ({
+  figure,
+  measured,
+  target,
+  pass,
+});
 const MiB = 2 ** 20;
+const fixed = (value: number, digits = 1) => value.toFixed(digits);
+const seconds = (value: number, digits = 1) => `${value.toFixed(digits)} s`;
+const percent = (share: number) => `${(share * 100).toFixed(0)} %`;
+const cny = (units: number) => (units / 10_000).toFixed(4);
+const usd = (value: number, digits = 3) => `$${(value * 1000).toFixed(digits)}`;
+const counts = (values: Record<string, number>) =>
+  Object.entries(values)
+    .map(([what, n]) => `; ${n}× ${what.replaceAll('`', "'")}`)
+    .join('');
 
 /** A Markdown table: one column per entry, header → the cell of a row. */
-function table<T>(rows: T[], columns: Record<string, (row: T) => string | number | undefined>): string {
-  const line = (cells: unknown[]) =>
-    `| ${cells.map((cell) => String(cell ?? '–').replaceAll('|', '\\|')).join(' | ')} |`;
+function table<R>(rows: R[], columns: Record<string, (row: R) => string | number | undefined>): string {
+  const line = (cells: unknown[]) => `| ${cells.map((c) => String(c ?? '–').replaceAll('|', '\\|')).join(' | ')} |`;
   const headers = Object.keys(columns);
-  return [
-    line(headers),
-    line(headers.map(() => '---')),
-    ...rows.map((row) => line(headers.map((h) => columns[h]!(row)))),
-  ].join('\n');
+  const body = rows.map((row) => line(headers.map((h) => columns[h]!(row))));
+  return [line(headers), line(headers.map(() => '---')), ...body].join('\n');
 }
-
 const checkTable = (checks: Check[]) =>
   table(checks, {
     Figure: (c) => c.figure,
@@ -73,155 +91,121 @@ const checkTable = (checks: Check[]) =>
     Verdict: (c) => (c.pass === undefined ? '–' : c.pass ? '✅ met' : '❌ missed'),
   });
 
-/** Rounded up to two significant digits: the y-axis' top. */
-const top = (value: number) => {
-  const step = 10 ** (Math.floor(Math.log10(value)) - 1);
-  return Number((Math.ceil(value / step) * step).toPrecision(2));
-};
 /** A Mermaid xychart: bars, and optionally a line (a target, or a second series named in the title). */
 function chart(title: string, labels: string[], axis: string, bars: number[], line?: number[], horizontal = false) {
   const list = (values: number[]) => `[${values.map((value) => Number(value.toPrecision(4))).join(', ')}]`;
-  return [
-    '```mermaid',
-    `xychart-beta${horizontal ? ' horizontal' : ''}`,
-    `  title "${title}"`,
-    `  x-axis [${labels.map((label) => `"${label}"`).join(', ')}]`,
-    `  y-axis "${axis}" 0 --> ${top(Math.max(...bars, ...(line ?? [])) * 1.1)}`,
-    `  bar ${list(bars)}`,
-    ...(line ? [`  line ${list(line)}`] : []),
-    '```',
-  ].join('\n');
+  const highest = Math.max(1, ...bars, ...(line ?? [])) * 1.1;
+  const step = 10 ** (Math.floor(Math.log10(highest)) - 1);
+  const top = Number((Math.ceil(highest / step) * step).toPrecision(2));
+  const axes = [`  x-axis [${labels.map((label) => `"${label}"`).join(', ')}]`, `  y-axis "${axis}" 0 --> ${top}`];
+  const series = [`  bar ${list(bars)}`, ...(line ? [`  line ${list(line)}`] : [])];
+  const kind = `xychart-beta${horizontal ? ' horizontal' : ''}`;
+  return ['```mermaid', kind, `  title "${title}"`, ...axes, ...series, '```'].join('\n');
 }
 
-function coldChecks(rows: ColdStartRow[]): Check[] {
+function coldSection(rows: ColdStartRow[]) {
   const kib = (row: ColdStartRow) => Math.round(row.bundleBytes / 1024);
-  const biggest = rows.reduce((a, b) => (kib(b) > kib(a) ? b : a));
-  const slowest = rows.reduce((a, b) => (b.importMs > a.importMs ? b : a));
+  const big = rows.reduce((a, b) => (kib(b) > kib(a) ? b : a));
+  const slow = rows.reduce((a, b) => (b.importMs > a.importMs ? b : a));
   const failed = rows.filter((row) => row.error).map((row) => row.id);
-  return [
-    {
-      figure: 'Largest bundle',
-      measured: `${kib(biggest)} KiB (${biggest.id})`,
-      target: `≤ ${TARGETS.bundleKiB} KiB each`,
-      pass: kib(biggest) <= TARGETS.bundleKiB,
-    },
-    {
-      figure: 'Slowest import (median)',
-      measured: `${slowest.importMs.toFixed(0)} ms (${slowest.id})${failed.length ? `; failed: ${failed.join(', ')}` : ''}`,
-      target: `≤ ${TARGETS.importMs} ms each`,
-      pass: slowest.importMs <= TARGETS.importMs && failed.length === 0,
-    },
+  const time = `${fixed(slow.importMs, 0)} ms (${slow.id})${failed.length ? `; failed: ${failed.join(', ')}` : ''}`;
+  const checks = [
+    check('Largest bundle', `${kib(big)} KiB (${big.id})`, `≤ ${T.bundleKiB} KiB each`, kib(big) <= T.bundleKiB),
+    check('Slowest import (median)', time, `≤ ${T.importMs} ms each`, slow.importMs <= T.importMs && !failed.length),
   ];
-}
-const coldTables = (rows: ColdStartRow[]) => [
-  table(rows, {
-    Handler: (r) => r.id,
-    'Bundle (KiB)': (r) => Math.round(r.bundleBytes / 1024),
-    'Import (ms)': (r) => (r.error ? `failed: ${r.error}` : r.importMs.toFixed(0)),
-    'Import CPU time (ms)': (r) => r.importCpuMs.toFixed(0),
-  }),
-  chart(
-    `Bundle size (KiB); line: the ${TARGETS.bundleKiB} KiB target`,
-    rows.map((row) => row.id),
-    'KiB',
-    rows.map((row) => row.bundleBytes / 1024),
-    rows.map(() => TARGETS.bundleKiB),
-    true,
-  ),
-];
-
-function transferChecks(rows: TransferRow[]): Check[] {
-  const ours = rows.filter((row) => row.mode === 'ours');
-  const [first, last] = [ours[0]!, ours.at(-1)!];
-  const growth = last.peakIncreaseBytes / first.peakIncreaseBytes;
-  return [
-    ...ours.map((row) => ({
-      figure: `Peak RSS increase, ${row.bytes / MiB} MiB`,
-      measured: `+${(row.peakIncreaseBytes / MiB).toFixed(1)} MiB`,
-      target: `≤ ${TARGETS.transferRssMiB} MiB`,
-      pass: row.peakIncreaseBytes <= TARGETS.transferRssMiB * MiB,
-    })),
-    {
-      figure: `Growth of the increase, ${first.bytes / MiB} → ${last.bytes / MiB} MiB`,
-      measured: `${growth.toFixed(2)}×`,
-      target: `≤ ${TARGETS.transferGrowth}× (flat)`,
-      pass: growth <= TARGETS.transferGrowth,
-    },
-  ];
-}
-function transferTables(rows: TransferRow[]) {
-  const increase = (mode: TransferRow['mode']) =>
-    rows.filter((row) => row.mode === mode).map((row) => row.peakIncreaseBytes / MiB);
-  const sizes = [...new Set(rows.map((row) => `${row.bytes / MiB} MiB`))];
-  return [
+  const tables = [
     table(rows, {
-      Size: (r) => `${r.bytes / MiB} MiB`,
+      Handler: (r) => r.id,
+      'Bundle (KiB)': kib,
+      'Import (ms)': (r) => (r.error ? `failed: ${r.error}` : fixed(r.importMs, 0)),
+      'Import CPU time (ms)': (r) => fixed(r.importCpuMs, 0),
+    }),
+    chart(
+      `Bundle size (KiB); line: the ${T.bundleKiB} KiB target`,
+      rows.map((row) => row.id),
+      'KiB',
+      rows.map((row) => row.bundleBytes / 1024),
+      rows.map(() => T.bundleKiB),
+      true,
+    ),
+  ];
+  return { checks, tables };
+}
+
+function transferSection(rows: TransferRow[]) {
+  const of = (mode: TransferRow['mode']) => rows.filter((row) => row.mode === mode);
+  const [first, last] = [of('ours')[0]!, of('ours').at(-1)!];
+  const growth = last.peakIncreaseBytes / first.peakIncreaseBytes;
+  const mib = (bytes: number) => `${bytes / MiB} MiB`;
+  const checks = [
+    ...of('ours').map((r) => {
+      const increase = `+${fixed(r.peakIncreaseBytes / MiB)} MiB`;
+      const pass = r.peakIncreaseBytes <= T.transferRssMiB * MiB;
+      return check(`Peak RSS increase, ${mib(r.bytes)}`, increase, `≤ ${T.transferRssMiB} MiB`, pass);
+    }),
+    check(
+      `Growth of the increase, ${first.bytes / MiB} → ${mib(last.bytes)}`,
+      `${fixed(growth, 2)}×`,
+      `≤ ${T.transferGrowth}× (flat)`,
+      growth <= T.transferGrowth,
+    ),
+  ];
+  const increase = (mode: TransferRow['mode']) => of(mode).map((row) => row.peakIncreaseBytes / MiB);
+  const tables = [
+    table(rows, {
+      Size: (r) => mib(r.bytes),
       Mode: (r) => r.mode,
-      'Peak RSS increase (MiB)': (r) => (r.peakIncreaseBytes / MiB).toFixed(1),
-      'RSS before (MiB)': (r) => (r.rssBeforeBytes / MiB).toFixed(0),
-      'MiB/s': (r) => (r.bytes / MiB / r.seconds).toFixed(0),
+      'Peak RSS increase (MiB)': (r) => fixed(r.peakIncreaseBytes / MiB),
+      'RSS before (MiB)': (r) => fixed(r.rssBeforeBytes / MiB, 0),
+      'MiB/s': (r) => fixed(r.bytes / MiB / r.seconds, 0),
     }),
     chart(
       'Peak RSS increase (MiB); bars: ours, line: plain Upload',
-      sizes,
+      [...new Set(rows.map((row) => mib(row.bytes)))],
       'MiB',
       increase('ours'),
       increase('plain Upload'),
     ),
   ];
+  return { checks, tables };
 }
 
-const usd = (value: number, digits = 3) => `$${(value * 1000).toFixed(digits)}`;
-function costChecks(rows: CostRow[]): Check[] {
-  const find = (minutes: number, callbacks: boolean) =>
-    rows.find((row) => row.minutes === minutes && row.callbacks === callbacks);
-  const five = find(5, true);
-  const hour = find(60, true);
-  const checks: Check[] = [];
-  if (five) {
-    checks.push(
-      {
-        figure: '5-minute task, callbacks: state transitions',
-        measured: String(five.transitions),
-        target: `≤ ${TARGETS.transitions5min}`,
-        pass: five.transitions <= TARGETS.transitions5min,
-      },
-      {
-        figure: '5-minute task, callbacks: AWS per 1,000 tasks',
-        measured: usd(five.totalUsd),
-        target: `≤ $${TARGETS.usdPer1000Tasks5min.toFixed(2)}`,
-        pass: five.totalUsd * 1000 <= TARGETS.usdPer1000Tasks5min,
-      },
-    );
-  }
-  if (hour) {
-    checks.push({
-      figure: '1-hour task, callbacks: state transitions',
-      measured: String(hour.transitions),
-      target: `≤ ${TARGETS.transitions60min}`,
-      pass: hour.transitions <= TARGETS.transitions60min,
-    });
-  }
-  for (const row of rows.filter((r) => !r.callbacks && (r.minutes === 5 || r.minutes === 60))) {
-    checks.push({
-      figure: `${row.minutes === 60 ? '1-hour' : '5-minute'} task, no callbacks (a look every ${row.checkSeconds} s)`,
-      measured: `${row.transitions} transitions, ${usd(row.totalUsd)} per 1,000 tasks`,
-      target: '–',
-    });
-  }
-  return checks;
-}
-function costTables(rows: CostRow[]) {
-  const byService = Object.fromEntries(
-    rows.map((row) => [costLabel(row), (service: string) => usd(row.usd[service]!, 4)]),
-  );
-  const five = rows.find((row) => row.minutes === 5 && row.callbacks) ?? rows[0]!;
+function costSection(rows: CostRow[]) {
+  const find = (minutes: number) => rows.find((row) => row.minutes === minutes && row.callbacks);
+  const [five, hour] = [find(5), find(60)];
+  const checks = [
+    ...(five
+      ? [
+          check('5-minute task, callbacks: state transitions', String(five.transitions), `≤ ${T.transitions5min}`),
+          check('5-minute task, callbacks: AWS per 1,000 tasks', usd(five.totalUsd), `≤ $${T.usdPer1000Tasks5min}`),
+        ]
+      : []),
+    ...(hour
+      ? [check('1-hour task, callbacks: state transitions', String(hour.transitions), `≤ ${T.transitions60min}`)]
+      : []),
+    ...rows
+      .filter((r) => !r.callbacks && (r.minutes === 5 || r.minutes === 60))
+      .map((r) =>
+        check(
+          `${r.minutes === 60 ? '1-hour' : '5-minute'} task, no callbacks (a look every ${r.checkSeconds} s)`,
+          `${r.transitions} transitions, ${usd(r.totalUsd)} per 1,000 tasks`,
+        ),
+      ),
+  ];
+  if (five) checks[0]!.pass = five.transitions <= T.transitions5min;
+  if (five) checks[1]!.pass = five.totalUsd * 1000 <= T.usdPer1000Tasks5min;
+  if (hour) checks[five ? 2 : 0]!.pass = hour.transitions <= T.transitions60min;
+  const sample = five ?? rows[0]!;
   const lengths = [...new Set(rows.map((row) => row.minutes))];
-  const series = (callbacks: boolean, pick: (row: CostRow) => number) =>
-    lengths.map((minutes) => {
-      const row = rows.find((r) => r.minutes === minutes && r.callbacks === callbacks);
-      return row ? pick(row) : 0;
-    });
+  const byLength = (title: string, axis: string, pick: (row: CostRow) => number) => {
+    const series = (callbacks: boolean) =>
+      lengths.map((m) => {
+        const row = rows.find((r) => r.minutes === m && r.callbacks === callbacks);
+        return row ? pick(row) : 0;
+      });
+    const labels = lengths.map((m) => `${m} min`);
+    return chart(`${title}; bars: callbacks, line: no callbacks`, labels, axis, series(true), series(false));
+  };
   const retries = (row: CostRow) =>
     Object.entries(row.transitionsByState)
       .filter(([state]) => !state.endsWith(' (retry)'))
@@ -230,11 +214,25 @@ function costTables(rows: CostRow[]) {
         return `${state} ${n}${again ? ` + ${again} ${again === 1 ? 'retry' : 'retries'}` : ''}`;
       })
       .join(', ');
-  return [
+  const assumptions = [
+    ['Lambda memory (lib/cdk/service-functions.ts), arm64', '512 MB; TransferVideo 1,024 MB'],
+    [
+      'Billed Lambda time',
+      `local + ${A.upstreamCallMs} ms per upstream call + ${A.transferMsPerMiB} ms per MiB of video`,
+    ],
+    ['Fallback look', 'AWS defaults: COMPLETION_CHECK_SECONDS 300 with callbacks, COMPLETION_POLL_SECONDS 60 without'],
+    ["Upstream's callbacks", `${A.progressCallbacks} before the final one (queued, running), as the simulator sends`],
+    ['DynamoDB transactions', '2 write units per item and KB (DynamoDB Local reports 1: doubled, index writes too)'],
+    ['Log bytes', `handlers' at INFO + ${A.platformLogBytes} per invocation (+ ${A.errorLogBytes} per error)`],
+    ['Execution log bytes', `${A.historyEventBytes} per execution event + the state data`],
+    ['X-Ray (upper bound)', `one trace per API request and ${A.tracesPerExecution} per execution`],
+    ['Left out (not per task)', 'storage, egress, the reconciler, Lambda init, client queries, waits under a backlog'],
+  ];
+  const calls = (s: CostRow['steps'][string]) => Object.entries(s.calls).map(([call, n]) => `${n}× ${call}`);
+  const tables = [
     table(rows, {
       'Upstream takes': (r) => `${r.minutes} min`,
-      'Job ends noticed by': (r) =>
-        r.callbacks ? `callback (fallback look every ${r.checkSeconds} s)` : `a look every ${r.checkSeconds} s`,
+      'Job ends noticed by': (r) => `${r.callbacks ? 'callback (fallback look' : '(a look'} every ${r.checkSeconds} s)`,
       Looks: (r) => r.checks,
       Callbacks: (r) => r.callbacksDelivered,
       Transitions: (r) => r.transitions,
@@ -246,32 +244,20 @@ function costTables(rows: CostRow[]) {
       'Write units': (r) => r.writeUnits,
       'S3 requests': (r) => r.s3Requests,
       'Upstream calls': (r) => r.upstreamCalls,
-      'Log KiB': (r) => (r.logBytes / 1024).toFixed(0),
+      'Log KiB': (r) => fixed(r.logBytes / 1024, 0),
       'Per 1,000 tasks': (r) => usd(r.totalUsd),
     }),
-    chart(
-      'AWS $ per 1,000 tasks, by how long the upstream takes; bars: callbacks, line: no callbacks',
-      lengths.map((minutes) => `${minutes} min`),
-      '$',
-      series(true, (r) => r.totalUsd * 1000),
-      series(false, (r) => r.totalUsd * 1000),
-    ),
-    chart(
-      'State transitions per task; bars: callbacks, line: no callbacks',
-      lengths.map((minutes) => `${minutes} min`),
-      'transitions',
-      series(true, (r) => r.transitions),
-      series(false, (r) => r.transitions),
-    ),
+    byLength('AWS $ per 1,000 tasks, by how long the upstream takes', '$', (r) => r.totalUsd * 1000),
+    byLength('State transitions per task', 'transitions', (r) => r.transitions),
     table(rows, { Run: costLabel, 'Transitions by state (entered + retries)': retries }),
-    table(Object.keys(five.usd), { 'Per 1,000 tasks': (service) => service, ...byService }),
-    table(Object.entries(five.steps), {
-      [`Function (${costLabel(five)})`]: ([fn]) => fn,
+    table(Object.keys(sample.usd), {
+      'Per 1,000 tasks': (service) => service,
+      ...Object.fromEntries(rows.map((row) => [costLabel(row), (service: string) => usd(row.usd[service]!, 4)])),
+    }),
+    table(Object.entries(sample.steps), {
+      [`Function (${costLabel(sample)})`]: ([fn]) => fn,
       Invocations: ([, s]) => s.invocations,
-      'Storage and Step Functions calls': ([, s]) =>
-        Object.entries(s.calls)
-          .map(([call, n]) => `${n}× ${call}`)
-          .join(', ') || '–',
+      'Storage and Step Functions calls': ([, s]) => calls(s).join(', ') || '–',
       'Read units': ([, s]) => s.readUnits,
       'Write units': ([, s]) => s.writeUnits,
       'Upstream calls': ([, s]) => s.upstreamCalls,
@@ -280,305 +266,218 @@ function costTables(rows: CostRow[]) {
       [`Price (us-east-1 list, as of ${PRICES_CHECKED_ON})`]: (p) => p.text,
       Source: (p) => p.source,
     }),
-    table(
-      [
-        ['Lambda memory (lib/cdk/service-functions.ts), arm64', '512 MB; TransferVideo 1,024 MB'],
-        [
-          'Billed Lambda time',
-          `local + ${ASSUMPTIONS.upstreamCallMs} ms per upstream call + ${ASSUMPTIONS.transferMsPerMiB} ms per MiB of video`,
-        ],
-        [
-          'Fallback look',
-          'AWS defaults: COMPLETION_CHECK_SECONDS 300 with callbacks, COMPLETION_POLL_SECONDS 60 without; +1 s retry interval each',
-        ],
-        [
-          "Upstream's callbacks",
-          `${ASSUMPTIONS.progressCallbacks} before the final one (queued, running), as the simulator sends them`,
-        ],
-        [
-          'DynamoDB transactions',
-          '2 write units per item and KB (DynamoDB Local reports 1: doubled, index writes too)',
-        ],
-        [
-          'Log bytes',
-          `handlers' at INFO + ${ASSUMPTIONS.platformLogBytes} per invocation (+ ${ASSUMPTIONS.errorLogBytes} per error) + ${ASSUMPTIONS.historyEventBytes} per execution event + state data`,
-        ],
-        ['X-Ray (upper bound)', `one trace per API request and ${ASSUMPTIONS.tracesPerExecution} per execution`],
-        [
-          'Left out (not per task)',
-          "storage, egress, the reconciler, Lambda init, client status queries, the waiting room's waits under a backlog",
-        ],
-      ],
-      { Assumption: ([name]) => name, Value: ([, value]) => value },
+    table(assumptions, { Assumption: ([name]) => name, Value: ([, value]) => value }),
+  ];
+  return { checks, tables };
+}
+
+/** What every burst of tasks is held to: all succeed, none refunded, the money exact, one upstream job each. */
+function burstChecks(b: BurstResult, concurrency?: number): Check[] {
+  const outcome = `${b.succeeded} / ${b.tasks}; ${b.refunded}${counts(b.notSucceeded)}${counts(b.failureReasons)}`;
+  const money = `${cny(b.balanceUnits)} CNY (expected ${cny(b.expectedBalanceUnits)}); ${cny(b.keySpentUnits)}`;
+  const submits = `${b.accepted} / ${b.tasks} in ${seconds(b.submitSeconds)}${counts(b.submitErrors)}`;
+  return [
+    check('Tasks succeeded; refunded', outcome, 'all; 0', b.succeeded === b.tasks && b.refunded === 0),
+    check('Balance; key spend', money, 'exact to 0.0001', b.balanceExact),
+    check('Tasks with one upstream job', `${b.tasksWithOneJob} / ${b.created}`, 'all', b.tasksWithOneJob === b.created),
+    check(`Submits answered 200 (${concurrency ?? 'all'} at a time)`, `${submits}; ${b.created} tasks made`),
+    check('Latency, created → success', `p50 ${seconds(b.latencyP50Seconds)}, p99 ${seconds(b.latencyP99Seconds)}`),
+  ];
+}
+
+const tasksSection = (t: BurstResult) => ({
+  checks: [
+    ...burstChecks(t),
+    check('Last task final', `${seconds(t.wallSeconds)} (${fixed(t.succeeded / t.wallSeconds)} tasks/s)`),
+  ],
+});
+
+function capacitySection(c: CapacityResult) {
+  const [share, ratio, needed] = [c.upstreamQueuedMean / c.slots, c.wallSeconds / c.idealSeconds, c.neededPerSecond];
+  const cap = c.accounts[0]?.capacity ?? 0;
+  const peaks = Object.entries(c.peakQueued);
+  const away = c.accountsTurnedAway.length ? `; turned away: ${c.accountsTurnedAway.join(', ')}` : '';
+  const pace = `${fixed(c.pace.tasksPerSecond)} tasks/s (${c.pace.succeeded} tasks of 0.4 s, free slots)`;
+  const waves = `⌈${c.created} / ${c.slots}⌉ × ${c.queuedSeconds} s queued + ${c.runningSeconds} s running`;
+  const ideal = `ideal ${seconds(c.idealSeconds)} (${waves} + ${fixed(c.transferSeconds * 1000, 0)} ms transfer)`;
+  const busy = Number.isNaN(c.machineBusyShare) ? 'not measured' : `${percent(c.machineBusyShare)} of the CPU`;
+  const checks = [
+    check(
+      "Pace the slots need (slots / queued time), of the machine's",
+      `${fixed(needed, 2)} of ${pace}: ${percent(needed / c.pace.tasksPerSecond)}`,
+      `≤ ${percent(T.paceShare)}`,
+      needed / c.pace.tasksPerSecond <= T.paceShare + 1e-9,
     ),
+    ...burstChecks(c, c.submitConcurrency),
+    check(
+      `Upstream slots in use while tasks waited (${seconds(c.backlogSeconds, 0)})`,
+      `${fixed(c.upstreamQueuedMean)} of ${c.slots} queued on average (${percent(share)})`,
+      `≥ ${percent(T.slotsInUseShare)}`,
+      share >= T.slotsInUseShare,
+    ),
+    check(
+      'First submit → last success',
+      `${seconds(c.wallSeconds)}; ${ideal}: ${fixed(ratio, 2)}×`,
+      `≤ ${T.capacityWallOverIdeal}× the ideal`,
+      ratio <= T.capacityWallOverIdeal,
+    ),
+    check(
+      'Most jobs queued upstream per account at once; creates refused',
+      `${peaks.map(([name, n]) => `${name}: ${n}`).join(', ')}; ${c.upstreamRefusals}${away}`,
+      `≤ ${cap} (the cap); 0`,
+      peaks.every(([, n]) => n <= cap) && c.upstreamRefusals === 0 && !away,
+    ),
+    check('Slots taken; waiting, at the end', `${c.slotsTakenAtEnd}; ${c.waitingAtEnd}`, '0; 0', !c.slotsTakenAtEnd),
+    check('Our slots taken while tasks waited (mean)', `${fixed(c.slotsTakenMean)} of ${c.slots}`),
+    check('Machine busy while tasks waited (all cores, everything on it)', busy),
   ];
-}
-
-const cny = (units: number) => (units / 10_000).toFixed(4);
-const counts = (values: Record<string, number>) =>
-  Object.entries(values)
-    .map(([what, n]) => `; ${n}× ${what.replaceAll('`', "'")}`)
-    .join('');
-
-function tasksChecks(t: ThroughputResult): Check[] {
-  const [others, errors] = [counts(t.notSucceeded), counts(t.submitErrors)];
-  return [
-    {
-      figure: 'Tasks succeeded',
-      measured: `${t.succeeded} / ${t.tasks}${others}`,
-      target: 'all',
-      pass: t.succeeded === t.tasks,
-    },
-    {
-      figure: 'Balance; key spend',
-      measured: `${cny(t.balanceUnits)} CNY (expected ${cny(t.expectedBalanceUnits)}); ${cny(t.keySpentUnits)}`,
-      target: 'exact to 0.0001',
-      pass: t.balanceExact,
-    },
-    {
-      figure: 'Tasks with one upstream job',
-      measured: `${t.tasksWithOneJob} / ${t.tasks}`,
-      target: 'all',
-      pass: t.tasksWithOneJob === t.tasks,
-    },
-    {
-      figure: 'Submits answered 200',
-      measured: `${t.accepted} / ${t.tasks} in ${t.submitSeconds.toFixed(1)} s${errors}`,
-      target: '–',
-    },
-    {
-      figure: 'Last task final',
-      measured: `${t.totalSeconds.toFixed(1)} s (${(t.succeeded / t.totalSeconds).toFixed(1)} tasks/s)`,
-      target: '–',
-    },
-    {
-      figure: 'Latency, created → success',
-      measured: `p50 ${t.latencyP50Seconds.toFixed(1)} s, p99 ${t.latencyP99Seconds.toFixed(1)} s`,
-      target: '–',
-    },
-  ];
-}
-
-function machineBusy(share: number | undefined): string {
-  if (share === undefined || Number.isNaN(share)) return 'not measured';
-  const percent = `${(share * 100).toFixed(0)} % of the CPU`;
-  return share >= 0.9 ? `${percent}: the machine, not the slots, held the waves back` : percent;
-}
-
-function capacityChecks(c: CapacityResult): Check[] {
-  const share = c.upstreamInUseMean / c.slots;
-  const ratio = c.wallSeconds / c.idealSeconds;
-  const peaks = Object.entries(c.peakQueued ?? {});
-  return [
-    {
-      figure: 'Tasks succeeded; refunded',
-      measured: `${c.succeeded} / ${c.tasks}; ${c.refunded}${counts(c.notSucceeded)}${counts(c.failureReasons ?? {})}`,
-      target: `all; 0`,
-      pass: c.succeeded === c.tasks && c.refunded === 0,
-    },
-    {
-      figure: 'Balance; key spend',
-      measured: `${cny(c.balanceUnits)} CNY (expected ${cny(c.expectedBalanceUnits)}); ${cny(c.keySpentUnits)}`,
-      target: 'exact to 0.0001',
-      pass: c.balanceExact,
-    },
-    {
-      figure: `Upstream slots in use while tasks waited (${c.backlogSeconds.toFixed(0)} s)`,
-      measured: `${c.upstreamInUseMean.toFixed(0)} of ${c.slots} on average (${(share * 100).toFixed(0)} %)`,
-      target: `≥ ${TARGETS.slotsInUseShare * 100} %`,
-      pass: share >= TARGETS.slotsInUseShare,
-    },
-    {
-      figure: 'First submit → last success',
-      measured:
-        `${c.wallSeconds.toFixed(1)} s; ideal ${c.idealSeconds.toFixed(1)} s ` +
-        `(⌈${c.created} / ${c.slots}⌉ × ${c.generationSeconds} s + ${(c.transferSeconds * 1000).toFixed(0)} ms transfer): ${ratio.toFixed(2)}×`,
-      target: `≤ ${TARGETS.capacityWallOverIdeal}× the ideal`,
-      pass: ratio <= TARGETS.capacityWallOverIdeal,
-    },
-    {
-      figure: 'Most jobs queued upstream per account at once',
-      measured:
-        peaks.map(([name, n]) => `${name}: ${n}`).join(', ') +
-        (c.accountsTurnedAway.length
-          ? `; turned away: ${c.accountsTurnedAway.join(', ')}`
-          : '; no account turned away'),
-      target: `≤ ${c.maxQueuedPerAccount} (the cap), never a 429`,
-      pass: peaks.every(([, n]) => n <= c.maxQueuedPerAccount) && c.accountsTurnedAway.length === 0,
-    },
-    {
-      figure: 'Slots taken; tasks waiting, at the end',
-      measured: `${c.slotsTakenAtEnd}; ${c.waitingAtEnd}`,
-      target: '0; 0',
-      pass: c.slotsTakenAtEnd === 0 && c.waitingAtEnd === 0,
-    },
-    {
-      figure: 'Tasks with one upstream job',
-      measured: `${c.tasksWithOneJob} / ${c.created}`,
-      target: 'all',
-      pass: c.tasksWithOneJob === c.created,
-    },
-    {
-      figure: `Submits answered 200 (${c.submitConcurrency} at a time)`,
-      measured: `${c.accepted} / ${c.tasks} in ${c.submitSeconds.toFixed(1)} s${counts(c.submitErrors)}; ${c.created} tasks made`,
-      target: '–',
-    },
-    {
-      figure: 'Upstream slots in use, first submit → last job made',
-      measured: `${c.upstreamInUseMeanUntilLastStart.toFixed(0)} of ${c.slots} (${((c.upstreamInUseMeanUntilLastStart / c.slots) * 100).toFixed(0)} %, the ramp included); our slots taken while tasks waited: ${c.slotsTakenMean.toFixed(0)}`,
-      target: '–',
-    },
-    {
-      figure: 'Latency, created → success',
-      measured: `p50 ${c.latencyP50Seconds.toFixed(1)} s, p99 ${c.latencyP99Seconds.toFixed(1)} s`,
-      target: '–',
-    },
-    {
-      figure: 'Machine busy while tasks waited (all cores, everything on it)',
-      measured: machineBusy(c.machineBusyShare),
-      target: '–',
-    },
-  ];
-}
-function capacityTables(c: CapacityResult) {
+  checks.at(-3)!.pass = c.slotsTakenAtEnd === 0 && c.waitingAtEnd === 0;
   // At most 100 bars: seconds grouped, each bar the group's mean.
   const size = Math.max(1, Math.ceil(c.timeline.length / 100));
   const groups = Array.from({ length: Math.ceil(c.timeline.length / size) }, (_, i) =>
     c.timeline.slice(i * size, (i + 1) * size),
   );
-  const mean = (group: typeof c.timeline, pick: (point: (typeof c.timeline)[number]) => number) =>
-    Math.round(group.reduce((sum, point) => sum + pick(point), 0) / group.length);
-  return [
-    chart(
-      `Every ${size === 1 ? 'second' : `${size} s`} since the first submit; bars: upstream jobs unfinished (of ${c.slots}), line: tasks in the waiting room`,
-      groups.map((group) => String(group[0]!.second)),
-      'tasks',
-      groups.map((group) => mean(group, (point) => point.upstream)),
-      groups.map((group) => mean(group, (point) => point.waiting)),
+  const mean = (pick: (point: CapacityResult['timeline'][number]) => number) =>
+    groups.map((group) => Math.round(group.reduce((sum, point) => sum + pick(point), 0) / group.length));
+  const every = size === 1 ? 'second' : `${size} s`;
+  const title = `Every ${every} since the first submit; bars: jobs queued upstream (of ${c.slots}), line: tasks waiting`;
+  const labels = groups.map((group) => String(group[0]!.second));
+  return {
+    checks,
+    tables: [
+      chart(
+        title,
+        labels,
+        'tasks',
+        mean((p) => p.upstream),
+        mean((p) => p.waiting),
+      ),
+    ],
+  };
+}
+
+function refusalSection(r: RefusalResult) {
+  const after = r.refusedCreates - r.firstBurst;
+  const rate = `${after}: ${fixed(r.perAccountPerMinute, 2)} per account and minute (${r.accounts} accounts)`;
+  const history = `${fixed(r.transitionsMean)}; ${r.transitionsMax}; ${r.historyEventsMax}`;
+  const ends = `${r.slotsTakenAtEnd}; ${r.waitingAtEnd}`;
+  const checks = [
+    check(
+      `Creates refused during the ${r.refusalSeconds / 60}-minute refusal, after the first burst`,
+      rate,
+      `≤ ${T.refusedPerAccountMinute} per account and minute`,
+      r.perAccountPerMinute <= T.refusedPerAccountMinute,
+    ),
+    check('The first burst (slots handed out before the first 429 came back)', `${r.firstBurst} of ${r.tasks} tasks`),
+    check('Refused creates in each minute of the refusal', r.refusedPerMinute.join(', ')),
+    ...burstChecks(r),
+    check(
+      'Transitions per task (mean; most); history events (most)',
+      history,
+      '< 25,000 events',
+      r.historyEventsMax < 25_000,
+    ),
+    check('Slots taken; waiting, at the end', ends, '0; 0', r.slotsTakenAtEnd === 0 && r.waitingAtEnd === 0),
+    check(
+      'Refusal over → first job made; → every task final',
+      `${seconds(r.firstJobAfterSeconds)}; ${seconds(r.allFinalAfterSeconds)}`,
     ),
   ];
+  return { checks };
 }
 
-const latency = (l: LatencyFigures) =>
-  `p50 ${l.p50.toFixed(2)} s, p99 ${l.p99.toFixed(2)} s, max ${l.max.toFixed(2)} s (${l.count} tasks)`;
-function completionChecks(c: CompletionResult): Check[] {
-  const queryLimit = c.transferSeconds + TARGETS.querySecondsOverTransfer;
-  return [
-    {
-      figure: 'Callbacks: job succeeded → success, p50',
-      measured: `${c.callback.latency.p50.toFixed(2)} s`,
-      target: `≤ ${TARGETS.callbackP50Seconds} s`,
-      pass: c.callback.latency.p50 <= TARGETS.callbackP50Seconds,
-    },
-    {
-      figure: 'Callbacks: job succeeded → success, p99',
-      measured: `${c.callback.latency.p99.toFixed(2)} s`,
-      target: `≤ ${TARGETS.callbackP99Seconds} s`,
-      pass: c.callback.latency.p99 <= TARGETS.callbackP99Seconds,
-    },
-    {
-      figure: 'A GET that sees the job finished → success (no callback)',
-      measured: `${latency(c.query.latency)}; the GET itself p50 ${c.query.answer.p50.toFixed(2)} s`,
-      target: `≤ ${queryLimit.toFixed(2)} s each (transfer ${(c.transferSeconds * 1000).toFixed(0)} ms + ${TARGETS.querySecondsOverTransfer} s)`,
-      pass: c.query.latency.count > 0 && c.query.latency.max <= queryLimit,
-    },
-    {
-      figure: 'Tasks succeeded (callbacks; queries; fallback)',
-      measured: `${c.callback.succeeded} / ${c.callback.tasks}; ${c.query.succeeded} / ${c.query.tasks}; ${c.polling.succeeded} / ${c.polling.tasks}`,
-      target: 'all',
-      pass:
-        c.callback.succeeded === c.callback.tasks &&
-        c.query.succeeded === c.query.tasks &&
-        c.polling.succeeded === c.polling.tasks,
-    },
-    {
-      figure: `No callback, nobody asks: the look every ${c.polling.checkSeconds} s`,
-      measured: `${latency(c.polling.latency)}, mean ${c.polling.latency.mean.toFixed(1)} s`,
-      target: '–',
-    },
-    {
-      figure: 'Callbacks: final callback acknowledged at its first attempt',
-      measured: `${c.callback.finalCallbacksAcknowledged} / ${c.callback.tasks} (one task submitted every ${c.callback.submitEveryMs} ms)`,
-      target: '–',
-    },
-    {
-      figure: 'Queries: answered; settled before the GET (not measured)',
-      measured: `${Object.entries(c.query.answeredStatus)
-        .map(([status, n]) => `${n}× ${status}`)
-        .join(', ')}; ${c.query.settledBeforeQuery}`,
-      target: '–',
-    },
+function completionSection(c: CompletionResult) {
+  const limit = c.transferSeconds + T.querySecondsOverTransfer;
+  const { callback: cb, query: q, polling: p } = c;
+  const latency = (l: LatencyFigures) =>
+    `p50 ${seconds(l.p50, 2)}, p99 ${seconds(l.p99, 2)}, max ${seconds(l.max, 2)} (${l.count} tasks)`;
+  const all = cb.succeeded === cb.tasks && q.succeeded === q.tasks && p.succeeded === p.tasks;
+  const answered = Object.entries(q.answeredStatus).map(([status, n]) => `${n}× ${status}`);
+  const checks = [
+    check('Callbacks: job succeeded → success, p50', seconds(cb.latency.p50, 2), `≤ ${T.callbackP50Seconds} s`),
+    check('Callbacks: job succeeded → success, p99', seconds(cb.latency.p99, 2), `≤ ${T.callbackP99Seconds} s`),
+    check(
+      'A GET that sees the job finished → success (no callback)',
+      `${latency(q.latency)}; the GET itself p50 ${seconds(q.answer.p50, 2)}`,
+      `≤ ${seconds(limit, 2)} each (transfer ${fixed(c.transferSeconds * 1000, 0)} ms + ${T.querySecondsOverTransfer} s)`,
+      q.latency.count > 0 && q.latency.max <= limit,
+    ),
+    check(
+      'Tasks succeeded (callbacks; queries; fallback)',
+      `${cb.succeeded} / ${cb.tasks}; ${q.succeeded} / ${q.tasks}; ${p.succeeded} / ${p.tasks}`,
+      'all',
+      all,
+    ),
+    check(
+      `No callback, nobody asks: the look every ${p.checkSeconds} s`,
+      `${latency(p.latency)}, mean ${seconds(p.latency.mean)}`,
+    ),
+    check(
+      'Callbacks: final callback acknowledged at its first attempt',
+      `${cb.finalCallbacksAcknowledged} / ${cb.tasks}`,
+    ),
+    check(
+      'Queries: answered; settled before the GET (not measured)',
+      `${answered.join(', ')}; ${q.settledBeforeQuery}`,
+    ),
   ];
-}
-const completionTables = (c: CompletionResult) => [
-  table(
-    [
-      ['Callback', c.callback.latency],
-      ['GET that sees the job finished (from the GET)', c.query.latency],
-      [`Fallback look every ${c.polling.checkSeconds} s`, c.polling.latency],
-    ] as [string, LatencyFigures][],
-    {
+  checks[0]!.pass = cb.latency.p50 <= T.callbackP50Seconds;
+  checks[1]!.pass = cb.latency.p99 <= T.callbackP99Seconds;
+  const groups: [string, LatencyFigures][] = [
+    ['Callback', cb.latency],
+    ['GET that sees the job finished (from the GET)', q.latency],
+    [`Fallback look every ${p.checkSeconds} s`, p.latency],
+  ];
+  const tables = [
+    table(groups, {
       'Job end noticed by': ([name]) => name,
       Tasks: ([, l]) => l.count,
-      'p50 (s)': ([, l]) => l.p50.toFixed(2),
-      'p99 (s)': ([, l]) => l.p99.toFixed(2),
-      'Max (s)': ([, l]) => l.max.toFixed(2),
-      'Mean (s)': ([, l]) => l.mean.toFixed(2),
-    },
-  ),
-];
+      'p50 (s)': ([, l]) => fixed(l.p50, 2),
+      'p99 (s)': ([, l]) => fixed(l.p99, 2),
+      'Max (s)': ([, l]) => fixed(l.max, 2),
+      'Mean (s)': ([, l]) => fixed(l.mean, 2),
+    }),
+  ];
+  return { checks, tables };
+}
 
 export async function renderReport(results: BenchResults, file: string): Promise<string> {
-  const { cold, transfer, cost, tasks, capacity, completion } = results;
+  const r = results;
+  const c = r.capacity;
+  const burst = c ? `${c.tasks} tasks at once, 2 accounts of ${c.accounts[0]?.capacity} slots` : 'a burst';
   const sections = [
-    {
-      name: 'cold',
-      title: '1. Cold start: bundle size and import time',
-      checks: cold && coldChecks(cold),
-      tables: cold && coldTables(cold),
-    },
-    {
-      name: 'transfer',
-      title: '2. Transfer memory: a video streamed into S3',
-      checks: transfer && transferChecks(transfer),
-      tables: transfer && transferTables(transfer),
-    },
-    {
-      name: 'cost',
-      title: '3. Lifecycle cost model',
-      checks: cost && costChecks(cost),
-      tables: cost && costTables(cost),
-    },
-    { name: 'tasks', title: '4. Whole tasks: 1,000 at once', checks: tasks && tasksChecks(tasks), tables: [] },
-    {
-      name: 'capacity',
-      title: '5. Upstream capacity: 1,000 tasks at once, 2 accounts of 120 slots',
-      checks: capacity && capacityChecks(capacity),
-      tables: capacity && capacityTables(capacity),
-    },
-    {
-      name: 'completion',
-      title: '6. Completion latency: job succeeded → task success',
-      checks: completion && completionChecks(completion),
-      tables: completion && completionTables(completion),
-    },
-  ];
-  const judged = sections.flatMap((s) => s.checks ?? []).filter((check) => check.pass !== undefined);
-  const failed = sections.filter((s) => results.errors[s.name]).map((s) => s.name);
-  const m = results.machine;
+    ['cold', '1. Cold start: bundle size and import time', r.cold && coldSection(r.cold)],
+    ['transfer', '2. Transfer memory: a video streamed into S3', r.transfer && transferSection(r.transfer)],
+    ['cost', '3. Lifecycle cost model', r.cost && costSection(r.cost)],
+    ['tasks', '4. Whole tasks: 1,000 at once', r.tasks && tasksSection(r.tasks)],
+    ['capacity', `5. Upstream capacity: ${burst}, jobs queued upstream ${c?.queuedSeconds} s`, c && capacitySection(c)],
+    ['refusal', '6. Sustained refusal: every create refused, then recovery', r.refusal && refusalSection(r.refusal)],
+    [
+      'completion',
+      '7. Completion latency: job succeeded → task success',
+      r.completion && completionSection(r.completion),
+    ],
+  ] as const;
+  const judged = sections.flatMap(([, , s]) => s?.checks ?? []).filter((check) => check.pass !== undefined);
+  const failed = sections.filter(([name]) => r.errors[name]).map(([name]) => name);
+  const m = r.machine;
   const header = [
     `${m.date.slice(0, 16).replace('T', ' ')} UTC`,
     `commit \`${m.commit.slice(0, 10)}\`${m.uncommitted ? ` (+${m.uncommitted} uncommitted paths)` : ''}`,
-    `${m.cpu}, ${m.cores} cores, ${m.memoryGiB.toFixed(0)} GiB, Node ${m.node}`,
-    `load ${m.loadAverage[0]!.toFixed(1)} → ${results.loadAtEnd[0]?.toFixed(1)}`,
-    `${results.durationSeconds.toFixed(0)} s`,
+    `${m.cpu}, ${m.cores} cores, ${fixed(m.memoryGiB, 0)} GiB, Node ${m.node}`,
+    `load ${fixed(m.loadAverage[0]!)} → ${r.loadAtEnd[0]?.toFixed(1)}`,
+    seconds(r.durationSeconds, 0),
     `**${judged.filter((check) => check.pass).length} of ${judged.length} targets met${failed.length ? `; failed: ${failed.join(', ')}` : ''}**`,
     '[how to read](README.md)',
   ].join(' · ');
-  const body = sections.map(({ name, title, checks, tables }) => {
-    const error = results.errors[name];
-    if (!checks) return `## ${title}\n\n${error ? `Failed:\n\n\`\`\`\n${error}\n\`\`\`` : 'Not run.'}`;
-    return [`## ${title}`, checkTable(checks), ...(tables ?? [])].join('\n\n');
+  const merged = Object.entries(r.merged ?? {}).map(([name, when]) => `Section ${name} measured later: ${when}.`);
+  const body = sections.map(([name, title, section]) => {
+    const error = r.errors[name];
+    if (!section) return `## ${title}\n\n${error ? `Failed:\n\n\`\`\`\n${error}\n\`\`\`` : 'Not run.'}`;
+    return [`## ${title}`, checkTable(section.checks), ...('tables' in section ? section.tables : [])].join('\n\n');
   });
-  return format(['# Bench results', header, ...body].join('\n\n'), { ...(await resolveConfig(file)), filepath: file });
+  return format(['# Bench results', header, ...merged, ...body].join('\n\n'), {
+    ...(await resolveConfig(file)),
+    filepath: file,
+  });
 }

@@ -11,7 +11,7 @@ import type { TableId } from '../../functions/adapters/resources.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { spawnTsx } from './child.js';
 import type { Child } from './child.js';
-import type { StackReady, UpstreamJobsSummary } from './stack-process.js';
+import type { ExecutionSummary, StackReady, UpstreamJobsSummary } from './stack-process.js';
 
 export interface StackProcess {
   child: Child;
@@ -21,13 +21,14 @@ export interface StackProcess {
   /** Every task record (consistent scan), optionally of one account. */
   tasks(accountId?: string): Promise<TaskRecord[]>;
   upstreamJobs(): Promise<UpstreamJobsSummary>;
+  executions(): Promise<ExecutionSummary[]>;
   /** Stops the child (SIGTERM, then SIGKILL) and closes the clients. */
   stop(): Promise<void>;
   /** kill -9 of the whole process group; resolves once the child is gone. */
   crash(): Promise<void>;
 }
 
-export async function startStackProcess(options: LocalStackOptions, timeoutMs = 120_000): Promise<StackProcess> {
+export async function startStackProcess(options: LocalStackOptions, timeoutMs = 300_000): Promise<StackProcess> {
   const child = spawnTsx('lib/bench/stack-process.ts', {
     env: { BENCH_STACK_OPTIONS: JSON.stringify({ port: 0, ...options }) },
   });
@@ -70,6 +71,7 @@ export async function startStackProcess(options: LocalStackOptions, timeoutMs = 
       return items;
     },
     upstreamJobs: async () => (await (await fetch(`${ready.control}/upstream-jobs`)).json()) as UpstreamJobsSummary,
+    executions: async () => (await (await fetch(`${ready.control}/executions`)).json()) as ExecutionSummary[],
     stop: async () => {
       client.destroy();
       await child.stop();

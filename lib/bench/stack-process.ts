@@ -30,6 +30,14 @@ export interface UpstreamJobsSummary {
   prompts: Record<string, number>;
 }
 
+/** What the control endpoint answers on /executions, per execution. */
+export interface ExecutionSummary {
+  name: string;
+  status: string;
+  transitions: number;
+  historyEvents: number;
+}
+
 const options = JSON.parse(process.env['BENCH_STACK_OPTIONS'] ?? '{}') as LocalStackOptions;
 const started = Date.now();
 const stack = await startLocalStack(options);
@@ -41,8 +49,21 @@ if (options.dataDir) {
   );
 }
 
-// What the simulated upstream holds: how many jobs, by status and by prompt (a test's way to count jobs per task).
-const control = createServer((_req, res) => {
+// What the simulated upstream holds: how many jobs, by status and by prompt (a test's way to count jobs per task);
+// on /executions, each execution's name, status, transitions and history events.
+const control = createServer((req, res) => {
+  if (req.url === '/executions') {
+    void stack.workflow.executions().then((records) => {
+      const rows = records.map(({ name, status, transitions, historyEvents }) => ({
+        name,
+        status,
+        transitions,
+        historyEvents,
+      }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(rows));
+    });
+    return;
+  }
   const summary: UpstreamJobsSummary = { total: 0, byStatus: {}, prompts: {} };
   for (const job of stack.upstream.jobs()) {
     summary.total += 1;

@@ -4,6 +4,7 @@
  * one transfer, percentiles.
  */
 import { S3Client } from '@aws-sdk/client-s3';
+import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { HttpToS3VideoTransfer } from '../../functions/adapters/s3-video-storage.js';
 import { hashApiKey } from '../../functions/core/api-key.js';
@@ -21,20 +22,25 @@ export const SUBMIT_BODY = {
 /** `ok`, or the answer's status and the start of its body (or why none came). */
 export type SubmitAnswer = { outcome: string; taskId?: string; sentAt: number };
 
-export function submitTask(baseUrl: string, key: string, prompt: string): Promise<SubmitAnswer> {
+/** A 429 (nothing charged) is sent again after its Retry-After, as a customer would, up to `retries` times. */
+export async function submitTask(baseUrl: string, key: string, prompt: string, retries = 60): Promise<SubmitAnswer> {
   const sentAt = Date.now();
-  return fetch(`${baseUrl}/api/v1/video/generate`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ ...SUBMIT_BODY, prompt }),
-  }).then(
-    async (response) => {
-      if (!response.ok) return { outcome: `${response.status} ${(await response.text()).slice(0, 100)}`, sentAt };
-      const taskId = ((await response.json()) as { data: { task_id: string } }).data.task_id;
-      return { outcome: 'ok', taskId, sentAt };
-    },
-    (error: Error) => ({ outcome: `no answer: ${String(error.cause ?? error.message)}`, sentAt }),
-  );
+  for (let attempt = 0; ; attempt += 1) {
+    const answer = await fetch(`${baseUrl}/api/v1/video/generate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...SUBMIT_BODY, prompt }),
+    }).catch((error: Error) => String(error.cause ?? error.message));
+    if (typeof answer === 'string') return { outcome: `no answer: ${answer}`, sentAt };
+    if (answer.status === 429 && attempt < retries) {
+      await answer.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, Number(answer.headers.get('retry-after') ?? 1) * 1000));
+      continue;
+    }
+    if (!answer.ok) return { outcome: `${answer.status} ${(await answer.text()).slice(0, 100)}`, sentAt };
+    const taskId = ((await answer.json()) as { data: { task_id: string } }).data.task_id;
+    return { outcome: 'ok', taskId, sentAt };
+  }
 }
 
 /** Submits every prompt, at most `concurrency` in flight (Infinity: all at once); answers in prompt order. */
@@ -69,9 +75,104 @@ export function percentile(values: number[], p: number): number {
 }
 
 export const median = (values: number[]) => percentile(values, 0.5);
+export const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+export const FINAL = ['success', 'failed', 'refunded'];
+export const BENCH_ENVIRONMENT = { DEFAULT_RATE_LIMIT_PER_SECOND: '1000000', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+
+/** A new account of 100,000 CNY with a key of no practical rate limit. */
+export async function openAccount(stack: StackProcess, prefix: string) {
+  const accountId = `${prefix}-${randomUUID().slice(0, 8)}`;
+  await stack.admin.createAccount(accountId, '100000');
+  const { key } = await stack.admin.createKey({ accountId, ratePerSecond: 1_000_000 });
+  return { accountId, key, openingUnits: 100_000 * 10_000 };
+}
+
+/** What a burst of tasks on one account came to; money in units of 0.0001 CNY. */
+export interface BurstResult {
+  tasks: number;
+  accepted: number;
+  /** Answers other than 2xx (a 500 is not retried: it may have made its task) → how many. */
+  submitErrors: Record<string, number>;
+  /** Tasks the account holds, and how they ended (`status` or error_message → how many). */
+  created: number;
+  succeeded: number;
+  refunded: number;
+  notSucceeded: Record<string, number>;
+  failureReasons: Record<string, number>;
+  tasksWithOneJob: number;
+  submitSeconds: number;
+  /** First submit sent → the last task final. */
+  wallSeconds: number;
+  latencyP50Seconds: number;
+  latencyP99Seconds: number;
+  expectedBalanceUnits: number;
+  balanceUnits: number;
+  keySpentUnits: number;
+  balanceExact: boolean;
+}
+
+/**
+ * Submits `count` tasks on a new account (`concurrency` at a time) and polls until every one is final or the
+ * deadline passes, calling `progress` every 5 s; then the outcome, the money and one upstream job per task.
+ */
+export async function runBurst(
+  stack: StackProcess,
+  o: { prefix: string; count: number; concurrency?: number; deadlineSeconds: number; log: (line: string) => void },
+  progress: (elapsedSeconds: number, tasks: TaskRecord[]) => string = () => '',
+) {
+  const { accountId, key, openingUnits } = await openAccount(stack, o.prefix);
+  const prompts = Array.from({ length: o.count }, (_, i) => `${accountId} #${i}`);
+  const started = Date.now();
+  const answers = await submitAll(stack.ready.baseUrl, key, prompts, o.concurrency);
+  const submitSeconds = (Date.now() - started) / 1000;
+  const failed = answers.filter((answer) => answer.outcome !== 'ok');
+  const submitErrors = countBy(failed, (answer) => answer.outcome);
+  o.log(`${o.count - failed.length} accepted in ${submitSeconds.toFixed(1)} s ${JSON.stringify(submitErrors)}`);
+  let lastLog = 0;
+  const tasks = await pollUntil(
+    async () => {
+      const all = await stack.tasks(accountId);
+      if (Date.now() - lastLog < 5_000) return all;
+      lastLog = Date.now();
+      const elapsed = (lastLog - started) / 1000;
+      o.log(`${elapsed.toFixed(0)} s: ${progress(elapsed, all)}${JSON.stringify(countBy(all, (t) => t.status))}`);
+      return all;
+    },
+    (all) => all.length >= o.count - failed.length && all.every((task) => FINAL.includes(task.status)),
+    1_000,
+    started + o.deadlineSeconds * 1000,
+  );
+  const succeeded = tasks.filter((task) => task.status === 'success');
+  const unpaid = tasks.filter((task) => task.status === 'failed' || task.status === 'refunded');
+  const latencies = succeeded.map((task) => (Date.parse(task.finished_at!) - Date.parse(task.created_at)) / 1000);
+  const jobs = await stack.upstreamJobs();
+  const result: BurstResult = {
+    tasks: o.count,
+    accepted: o.count - failed.length,
+    submitErrors,
+    created: tasks.length,
+    succeeded: succeeded.length,
+    refunded: unpaid.length,
+    notSucceeded: countBy(
+      tasks.filter((task) => task.status !== 'success'),
+      (task) => task.status,
+    ),
+    failureReasons: countBy(unpaid, (task) => (task.error_message ?? '(none)').slice(0, 160)),
+    tasksWithOneJob: tasks.filter((task) => jobs.prompts[task.generation.prompt] === 1).length,
+    submitSeconds,
+    wallSeconds: (Math.max(...tasks.map((task) => Date.parse(task.finished_at ?? task.updated_at))) - started) / 1000,
+    latencyP50Seconds: percentile(latencies, 0.5),
+    latencyP99Seconds: percentile(latencies, 0.99),
+    ...(await checkMoney(stack, key, tasks, openingUnits)),
+  };
+  o.log(
+    `${result.succeeded}/${o.count} succeeded, ${result.refunded} refunded in ${result.wallSeconds.toFixed(1)} s, ` +
+      `balance ${result.balanceExact ? 'exact' : 'NOT exact'}${result.refunded ? ` ${JSON.stringify(result.failureReasons)}` : ''}`,
+  );
+  return { result, tasks, started };
+}
 
 export interface MoneyCheck {
-  /** In units of 0.0001 CNY: opening − Σ cost of the tasks that succeeded or are in flight. */
   expectedBalanceUnits: number;
   balanceUnits: number;
   keySpentUnits: number;
@@ -79,7 +180,7 @@ export interface MoneyCheck {
 }
 
 /** The account's balance (as the API shows it) and the key's spend against the tasks' costs. */
-export async function checkMoney(
+async function checkMoney(
   stack: StackProcess,
   key: string,
   tasks: TaskRecord[],

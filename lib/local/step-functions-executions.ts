@@ -137,6 +137,7 @@ export class Executions {
         startDate: new Date(),
         input: rawInput,
         historyEvents: 0,
+        transitions: 0,
       },
       inflight: new Set(),
       tokens: new TaskTokens(),
@@ -183,6 +184,7 @@ export class Executions {
     try {
       for await (const event of events) {
         const task = event.state?.type === 'Task';
+        if (event.type === 'StateEntered' || event.type === 'StateRetried') execution.record.transitions += 1;
         execution.record.historyEvents +=
           task && event.type === 'StateEntered' ? 5 : task && event.type === 'StateRetried' ? 4 : 1;
         if (execution.record.historyEvents > limit && execution.record.status === 'RUNNING') {

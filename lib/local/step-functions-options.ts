@@ -53,6 +53,8 @@ export interface ExecutionRecord {
   cause?: string;
   /** History events so far, counted as AWS would at least (see countHistory). */
   historyEvents: number;
+  /** States entered and retries: what AWS bills as state transitions. */
+  transitions: number;
 }
 
 export interface LocalStepFunctions {

@@ -1,18 +1,19 @@
-/** GET /api/v1/models (spec §4.4): every model with its pricing in yuan, plus what it accepts (additive). */
+/** GET /api/v1/models (spec §4.4): every model with its pricing in yuan, its lifecycle and what it accepts (additive). */
 import { decimalToNumber } from '../decimal.js';
 import { MIN_DURATION_SECONDS, RESOLUTIONS } from '../generation-options.js';
 import type { Resolution } from '../generation-options.js';
 import { unitsToYuan } from '../money.js';
+import { phaseOf, retiredAt } from '../model-lifecycle.js';
 import type { ModelCatalog } from '../ports/model-catalog.js';
 import { referenceKinds, supportedResolutions } from '../video-model.js';
 import type { VideoModel } from '../video-model.js';
 
-export async function listModels(models: ModelCatalog) {
+export async function listModels(models: ModelCatalog, now = new Date()) {
   const all = await models.list();
-  return all.sort((a, b) => a.record.name.localeCompare(b.record.name)).map(toModelView);
+  return all.sort((a, b) => a.record.name.localeCompare(b.record.name)).map((model) => toModelView(model, now));
 }
 
-export function toModelView(model: VideoModel) {
+export function toModelView(model: VideoModel, now = new Date()) {
   const { record, pricing, upstream } = model;
   const multipliers = Object.fromEntries(
     RESOLUTIONS.map((resolution) => {
@@ -26,6 +27,10 @@ export function toModelView(model: VideoModel) {
     display_name: record.display_name,
     description: record.description,
     status: record.status,
+    lifecycle: phaseOf(record, now),
+    deprecated_at: record.deprecated_at ?? null,
+    sunset_at: retiredAt(record) ?? null,
+    replacement: record.replacement ?? null,
     billing_mode: record.billing_mode,
     pricing: {
       price_per_call: unitsToYuan(pricing.pricePerCallUnits),

@@ -2,7 +2,8 @@
  * POST /api/v1/video/generate. Primary course: parse the body and read the model while the caller is
  * authenticated (one round trip); a live Idempotency-Key record answers at once; resolve options, price, check
  * customer URLs; one transaction debits the balance and the key's quota, creates the task and writes its
- * ledger entry and idempotency record. The tasks stream starts its lifecycle.
+ * ledger entry and idempotency record. The tasks stream starts its lifecycle. A retired model is refused; a
+ * deprecated one answers with Deprecation and Sunset headers.
  */
 import { InvalidRequestError } from '../api-error.js';
 import { idempotentRequest, idempotently, parseIdempotencyKey } from '../idempotency.js';
@@ -10,6 +11,7 @@ import type { IdempotencyRecord, IdempotentOutcome } from '../idempotency.js';
 import type { IdempotencyStore } from '../ports/idempotency.js';
 import { parseGenerationBody } from '../generation-request.js';
 import type { GenerationBody, ModelReference } from '../generation-request.js';
+import { deprecationHeaders, phaseOf, retiredAt } from '../model-lifecycle.js';
 import { unitsToYuan } from '../money.js';
 import type { ModelCatalog } from '../ports/model-catalog.js';
 import type { ApiKeyRepository } from '../ports/accounts.js';
@@ -73,7 +75,7 @@ export async function submitTaskIdempotently(
   body: unknown,
   deps: SubmitTaskDeps,
   idempotencyKeyHeader: string | undefined,
-): Promise<IdempotentOutcome<SubmitTaskResult>> {
+): Promise<IdempotentOutcome<SubmitTaskResult> & { headers: Record<string, string> }> {
   const parsed = attempt(() => parseGenerationBody(body));
   const found = parsed.ok ? findModel(parsed.value.model, deps.models) : undefined;
   found?.catch(() => undefined);
@@ -83,10 +85,13 @@ export async function submitTaskIdempotently(
   const keyed =
     key === undefined ? undefined : idempotentRequest(caller.accountId, SUBMIT_IDEMPOTENCY_SCOPE, key, body);
   const now = deps.now();
-  return idempotently(keyed, deps.idempotency, now, (record) => {
+  const outcome: IdempotentOutcome<SubmitTaskResult> = await idempotently(keyed, deps.idempotency, now, (record) => {
     if (!parsed.ok) throw parsed.error;
     return createTask(caller, parsed.value, found as Promise<VideoModel>, now, deps, record);
   });
+  // A deprecated model says so on every submit, a replayed one too (docs/api-contract.md, "Models that come and go").
+  const model = await found?.catch(() => undefined);
+  return { ...outcome, headers: model ? deprecationHeaders(model.record, now) : {} };
 }
 
 async function createTask(
@@ -98,6 +103,7 @@ async function createTask(
   record: (taskId: string, answer: SubmitTaskResult) => IdempotencyRecord | undefined,
 ): Promise<SubmitTaskResult> {
   const model = await found;
+  assertNotRetired(model, now);
   const { costUnits, ...generation } = resolveGeneration(request, model);
   await deps.urls.assertPublic(customerUrls(request).filter(({ url }) => !looksLikeFileUrl(url)));
   await assertUploadsUsable(uploadReferences(request), caller.accountId, deps.uploads);
@@ -160,6 +166,15 @@ async function findModel(reference: ModelReference, models: ModelCatalog): Promi
     reference.by === 'id' ? await models.findById(reference.value) : await models.findByNameOrId(reference.value);
   if (!model) throw new InvalidRequestError(`unknown model "${reference.value}": see GET /api/v1/models`);
   return model;
+}
+
+/** A retired model is refused before anything is charged, naming it, when, and what to move to. */
+function assertNotRetired(model: VideoModel, now: Date): void {
+  if (phaseOf(model.record, now) !== 'retired') return;
+  const { name, replacement } = model.record;
+  const when = retiredAt(model.record)?.slice(0, 10);
+  const instead = replacement ? `use "${replacement}" instead` : 'choose another: see GET /api/v1/models';
+  throw new InvalidRequestError(`model: "${name}" was retired on ${when} and is no longer made; ${instead}`);
 }
 
 function customerUrls(request: GenerationBody): { field: string; url: string }[] {

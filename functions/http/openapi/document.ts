@@ -99,6 +99,8 @@ interface OperationSpec {
   success?: Json;
   /** Takes an Idempotency-Key: its replays say so in `Idempotent-Replayed`. */
   idempotent?: boolean;
+  /** Names a model: a deprecated one answers with `Deprecation` and `Sunset`. */
+  namesModel?: boolean;
   errors: ErrorCode[];
 }
 
@@ -197,6 +199,7 @@ const OPERATIONS: OperationSpec[] = [
     tag: 'Tasks',
     authenticated: true,
     idempotent: true,
+    namesModel: true,
     requestBody: {
       required: true,
       content: {
@@ -350,6 +353,7 @@ function operation(spec: OperationSpec): Json {
   const successHeaders = {
     ...REQUEST_ID,
     ...(spec.idempotent ? { [titled(IDEMPOTENT_REPLAYED_HEADER)]: ref('headers', 'IdempotentReplayed') } : {}),
+    ...(spec.namesModel ? { Deprecation: ref('headers', 'Deprecation'), Sunset: ref('headers', 'Sunset') } : {}),
   };
   const success = spec.success ?? {
     description: 'Success: `code` 0.',
@@ -555,6 +559,16 @@ function buildDocument(): Json {
           schema: { type: 'string' },
         },
         RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+        Deprecation: {
+          description:
+            'The model is deprecated (RFC 9745): `@` and the Unix time it was deprecated. See its sunset_at in GET /api/v1/models.',
+          schema: { type: 'string', pattern: '^@-?[0-9]+$' },
+        },
+        Sunset: {
+          description:
+            'When the deprecated model stops being made (RFC 8594, an HTTP date); submits after it answer 400.',
+          schema: { type: 'string' },
+        },
         IdempotentReplayed: {
           description: '`true` when the answer is a replay of an earlier request with the same Idempotency-Key.',
           schema: { type: 'string', enum: ['true'] },

@@ -109,6 +109,10 @@ export const EXAMPLES = {
       description:
         'Text, first frame or first and last frame to video, with generated sound unless generate_audio is false; 480p to 1080p, 5 to 12 s.',
       status: 'active',
+      lifecycle: 'active',
+      deprecated_at: null,
+      sunset_at: null,
+      replacement: null,
       billing_mode: 'per_second',
       pricing: {
         price_per_call: 0,

@@ -128,6 +128,19 @@ export const ModelSchema = v.strictObject({
   display_name: v.string(),
   description: v.nullable(v.string()),
   status: v.picklist(['active', 'inactive']),
+  lifecycle: v.pipe(
+    v.picklist(['active', 'deprecated', 'retired']),
+    v.description(
+      'deprecated: still made, until sunset_at; a submit to it answers with Deprecation and Sunset headers. ' +
+        'retired: a submit to it is refused with a 400.',
+    ),
+  ),
+  deprecated_at: v.pipe(
+    v.nullable(v.string()),
+    v.description('When the model was (or will be) deprecated (ISO 8601).'),
+  ),
+  sunset_at: v.pipe(v.nullable(v.string()), v.description('When the model stops (or stopped) being made (ISO 8601).')),
+  replacement: v.pipe(v.nullable(v.string()), v.description('The model to move to, by name.')),
   billing_mode: v.picklist(['per_second', 'per_call']),
   pricing: v.strictObject({
     price_per_call: yuan('per_call models: the price of one task.'),

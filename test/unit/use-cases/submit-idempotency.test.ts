@@ -47,7 +47,7 @@ describe('submitTaskIdempotently', () => {
     expect(first.replayed).toBe(false);
     // Key order and spacing do not make another body.
     const again = await submit({ duration: 5, prompt: 'A fox', model: PRO }, 'order-1');
-    expect(again).toEqual({ answer: first.answer, replayed: true });
+    expect(again).toEqual({ answer: first.answer, replayed: true, headers: {} });
     expect(tasks.charges).toHaveLength(1);
     expect(tasks.tasks.size).toBe(1);
   });
@@ -89,7 +89,7 @@ describe('submitTaskIdempotently', () => {
   it('a replay answers even when the body would no longer be accepted (the model since removed)', async () => {
     const first = await submit(BODY, 'order-3');
     deps.models = new InMemoryCatalog([]);
-    expect(await submit(BODY, 'order-3')).toEqual({ answer: first.answer, replayed: true });
+    expect(await submit(BODY, 'order-3')).toEqual({ answer: first.answer, replayed: true, headers: {} });
   });
 
   it('after 24 h the key is free again: a new task', async () => {
@@ -112,6 +112,7 @@ describe('submitTaskIdempotently', () => {
     expect(await submitTaskIdempotently(CALLER, BODY, racing, 'masked')).toEqual({
       answer: first.answer,
       replayed: true,
+      headers: {},
     });
     // Without a record the refusal stands.
     expect(await rejection(submit(BODY, 'other'))).toBeInstanceOf(InsufficientBalanceError);

@@ -1,0 +1,36 @@
+/**
+ * A model's lifecycle in the catalog (docs/api-contract.md, "Models that come and go"): active; deprecated from
+ * `deprecated_at`, still made, with a sunset date; retired at `retired_at` or at its sunset, refused. Submits to a
+ * deprecated model carry `Deprecation` (RFC 9745) and `Sunset` (RFC 8594) headers.
+ */
+export type ModelPhase = 'active' | 'deprecated' | 'retired';
+
+export interface LifecycleDates {
+  deprecated_at?: string | undefined;
+  sunset_at?: string | undefined;
+  retired_at?: string | undefined;
+}
+
+const reached = (at: string | undefined, now: Date) => at !== undefined && Date.parse(at) <= now.getTime();
+
+export function phaseOf(record: LifecycleDates, now: Date): ModelPhase {
+  if (reached(record.retired_at, now) || reached(record.sunset_at, now)) return 'retired';
+  return reached(record.deprecated_at, now) ? 'deprecated' : 'active';
+}
+
+/** When it was (or will be) retired: the earlier of `retired_at` and the sunset. */
+export function retiredAt(record: LifecycleDates): string | undefined {
+  const dates = [record.retired_at, record.sunset_at].filter((at): at is string => at !== undefined);
+  return dates.sort((a, b) => Date.parse(a) - Date.parse(b))[0];
+}
+
+/**
+ * The headers of a submit to a deprecated model: `Deprecation: @<epoch seconds>` (RFC 9745, a Structured Field
+ * Date) and, with a sunset, `Sunset: <IMF-fixdate>` (RFC 8594). None for an active model.
+ */
+export function deprecationHeaders(record: LifecycleDates, now: Date): Record<string, string> {
+  if (phaseOf(record, now) !== 'deprecated' || record.deprecated_at === undefined) return {};
+  const headers: Record<string, string> = { Deprecation: `@${Math.floor(Date.parse(record.deprecated_at) / 1000)}` };
+  if (record.sunset_at !== undefined) headers['Sunset'] = new Date(record.sunset_at).toUTCString();
+  return headers;
+}
