@@ -2,7 +2,7 @@
  * The API's routes and the state machine's functions: one table read by the CDK stack (to wire API
  * Gateway and Lambda) and by the local stack (to dispatch in-process), so both serve the same surface.
  */
-import { TASK_STARTS, WEBHOOK_QUEUE } from '../functions/adapters/resources.js';
+import { TASK_STARTS, UPLOAD_TRANSCODER, WEBHOOK_QUEUE } from '../functions/adapters/resources.js';
 import { METRIC } from '../functions/core/metric-names.js';
 
 export interface RouteDefinition {
@@ -137,6 +137,7 @@ export const ALL_FUNCTIONS: readonly { id: string; entry: string }[] = [
   ...SCHEDULED_FUNCTIONS,
   WEBHOOK_QUEUE.consumer,
   TASK_STARTS.starter,
+  UPLOAD_TRANSCODER,
 ].map(({ id, entry }) => ({ id, entry }));
 
 /** ASL tokens that are not function ARNs. */

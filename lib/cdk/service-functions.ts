@@ -7,7 +7,7 @@ import { PROVIDER_NAMES } from '../../functions/core/providers.js';
 import { UPSTREAM_CLAIM_LEASE_MS } from '../../functions/core/use-cases/upstream-claim.js';
 import type { ProviderName } from '../../functions/core/providers.js';
 import { ENV, providerEnv } from '../../functions/adapters/config.js';
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
@@ -26,6 +26,7 @@ import {
   TASKS_IN_FLIGHT_INDEX,
   TASKS_SLOT_HOLDERS_INDEX,
   TASKS_WEBHOOK_PENDING_INDEX,
+  UPLOAD_TRANSCODER,
   WEBHOOK_QUEUE,
 } from '../../functions/adapters/resources.js';
 import type { RouteDefinition, WorkflowFunctionDefinition } from '../routes.js';
@@ -37,11 +38,13 @@ import type { DynamoDbAction } from './function-access.js';
 import {
   answerTaskTokens,
   config,
+  invokeFunction,
   queryIndex,
   secret,
   sendWebhookMessages,
   table,
   taskExecutions,
+  transcodeUploads,
   uploadObjects,
   writeVideos,
 } from './function-access.js';
@@ -53,10 +56,11 @@ import type { VideoDelivery } from './video-delivery.js';
 
 const TRANSFER_TIMEOUT = Duration.minutes(15);
 /**
- * PrepareInputs: a 50 MB H.265 upload copied and transcoded (its state's TimeoutSeconds, 160, is above it; the
- * machine's 12 h leaves no room for more, as it must hold every state's worst case with its retries).
+ * PrepareInputs: a 50 MB H.265 upload copied and transcoded by TranscodeUpload, whose call it waits for (its
+ * state's TimeoutSeconds, 160, is above it; the machine's 12 h leaves no room for more, as it must hold every
+ * state's worst case with its retries).
  */
-const PREPARE_INPUTS_TIMEOUT = Duration.seconds(140);
+const PREPARE_INPUTS_TIMEOUT = Duration.seconds(UPLOAD_TRANSCODER.timeoutSeconds + 10);
 /** The download gets the Lambda's time less three minutes, left to finish the multipart upload. */
 const VIDEO_DOWNLOAD_TIMEOUT = TRANSFER_TIMEOUT.minus(Duration.minutes(3));
 /** Where videos are written (functions/core/use-cases/lifecycle-steps.ts: `videos/<account>/<task>.mp4`). */
@@ -109,6 +113,8 @@ export class ServiceFunctions extends Construct {
   /** Starts each new task's execution from the tasks table's stream. */
   readonly taskStarter: ServiceFunction;
   readonly scheduled: readonly ServiceFunction[];
+  /** Decodes and transcodes uploads for PrepareInputs, and may touch nothing else. */
+  readonly transcoder: ServiceFunction;
   /** The functions with reserved concurrency (concurrency.ts), by id. */
   readonly reserved: readonly { readonly id: string; readonly handler: ServiceFunction }[];
 
@@ -122,6 +128,12 @@ export class ServiceFunctions extends Construct {
     // the functions it calls, and the functions that start it need only its ARN.
     const videoBucket = Bucket.fromBucketName(this, 'VideoBucket', videoBucketName(prefix));
     const stateMachine = StateMachine.fromStateMachineName(this, 'TaskLifecycle', names.stateMachine);
+    const transcoderArn = Stack.of(this).formatArn({
+      service: 'lambda',
+      resource: 'function',
+      resourceName: names.transcoderFunction,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
 
     // ------------------------------------------------------------ building blocks (service-dependencies.ts)
 
@@ -329,19 +341,24 @@ export class ServiceFunctions extends Construct {
       ConsoleListModels: { uses: [...consoleCaller, table(TABLES.models, tables.models, 'Scan')] },
 
       // State machine steps (each lambda's timeout below its state's TimeoutSeconds in the ASL)
-      // Uploads made fetchable for the upstream (CloudFront-signed until the upload's expiry), an H.265 video
-      // transcoded beside it by the layer's ffmpeg (x86_64, as the binary): read, written, the task updated.
+      // Uploads made fetchable for the upstream (CloudFront-signed until the upload's expiry): read, written with
+      // their real type, the task updated. An H.265 video is handed to TranscodeUpload, never decoded here.
       PrepareInputs: {
         uses: [
           ...taskRepository(['GetItem', 'UpdateItem']),
           ...uploads('GetItem'),
           uploadObjects(videoBucket, 'GetObject', 'PutObject'),
           ...videoUrlSigner,
-          config({ [ENV.ffmpegPath.name]: ENV.ffmpegPath.default }),
+          invokeFunction(UPLOAD_TRANSCODER.envVar, names.transcoderFunction, transcoderArn),
         ],
         timeout: PREPARE_INPUTS_TIMEOUT,
-        // x264 uses every vCPU it gets, and Lambda gives vCPUs by memory (one per 1,769 MB): 4096 MB is over two.
-        memorySize: 4096,
+      },
+      // Decodes untrusted media (docs/security.md, "Untrusted media"): reads an upload, writes its H.264 copy;
+      // no table, no secret; the layer's ffmpeg (its architecture) runs with an empty environment.
+      [UPLOAD_TRANSCODER.id]: {
+        uses: [transcodeUploads(videoBucket), config({ [ENV.ffmpegPath.name]: ENV.ffmpegPath.default })],
+        timeout: Duration.seconds(UPLOAD_TRANSCODER.timeoutSeconds),
+        memorySize: UPLOAD_TRANSCODER.memorySize,
         architecture: ffmpeg.architecture,
         layers: [ffmpeg.layer],
       },
@@ -481,6 +498,12 @@ export class ServiceFunctions extends Construct {
       }),
     );
 
+    this.transcoder = make(
+      UPLOAD_TRANSCODER.id,
+      UPLOAD_TRANSCODER.entry,
+      'Transcodes an uploaded H.265 video (untrusted media)',
+    );
+
     this.scheduled = SCHEDULED_FUNCTIONS.map((definition) => {
       const handler = make(definition.id, definition.entry, `Every ${definition.everyMinutes} min: ${definition.id}`);
       new Rule(scope, `${definition.id}Schedule`, {
@@ -502,6 +525,7 @@ export class ServiceFunctions extends Construct {
         this.defaultRoute,
         this.webhookConsumer,
         this.taskStarter,
+        this.transcoder,
         ...this.scheduled,
       ].map((handler) => [handler.node.id.replace(/Function$/, ''), handler]),
     );

@@ -11,7 +11,7 @@ import type { App, Environment, StackProps } from 'aws-cdk-lib';
 import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { ENV } from '../../functions/adapters/config.js';
-import { physicalNames, TASK_STARTS, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import { physicalNames, TASK_STARTS, UPLOAD_TRANSCODER, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import { CONSOLE_ROUTE_SCOPES, DEFAULT_ROUTE } from '../routes.js';
 import type { ApiThrottle } from './api.js';
 import { DEFAULT_API_THROTTLE, ServiceApi } from './api.js';
@@ -269,6 +269,7 @@ export class StatelessStack extends Stack {
         { id: DEFAULT_ROUTE.id, handler: functions.defaultRoute },
         { id: WEBHOOK_QUEUE.consumer.id, handler: functions.webhookConsumer },
         { id: TASK_STARTS.starter.id, handler: functions.taskStarter },
+        { id: UPLOAD_TRANSCODER.id, handler: functions.transcoder },
         ...functions.scheduled.map((handler) => ({ id: handler.node.id.replace(/Function$/, ''), handler })),
       ],
       workflowFunctions: functions.workflow.map(({ definition, handler }) => ({

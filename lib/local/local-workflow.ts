@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { physicalNames } from '../../functions/adapters/resources.js';
 import { ENV } from '../../functions/adapters/config.js';
-import { STATE_MACHINE, TASK_STARTS, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import { STATE_MACHINE, TASK_STARTS, UPLOAD_TRANSCODER, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import { ASL_RESOURCE_TOKENS, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { startDynamoDbStreamSource } from './dynamodb-stream-source.js';
@@ -20,6 +20,7 @@ import type { LocalHandlerEndpoints } from './handler-environment.js';
 import { lazyStepHandler, loadBundledHandler } from './handler-loader.js';
 import type { BundleFiles } from './handler-loader.js';
 import { lambdaContext } from './lambda-context.js';
+import { startLambdaInvokeServer } from './lambda-invoke-server.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { startSqsEventSource } from './sqs-event-source.js';
 import type { SqsHandler } from './sqs-event-source.js';
@@ -95,6 +96,15 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       await Promise.race([stepFunctions.idle(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
     });
 
+    // Functions that others invoke (PrepareInputs → TranscodeUpload), behind Lambda's Invoke API.
+    const invoked = await startLambdaInvokeServer({
+      [names.transcoderFunction]: {
+        handler: () => loadBundledHandler(config.bundles, UPLOAD_TRANSCODER.entry),
+        timeoutMs: UPLOAD_TRANSCODER.timeoutSeconds * 1000,
+      },
+    });
+    stoppers.push(invoked.close);
+
     applyLocalHandlerEnvironment(
       names,
       {
@@ -107,6 +117,7 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       },
       {
         [ENV.callbackBaseUrl.name]: config.callbackBaseUrl,
+        [ENV.lambdaEndpoint.name]: invoked.endpoint,
         [ENV.completionPollSeconds.name]: String(config.pollIntervalSeconds),
         // With callbacks only a lost one waits for this: shorter than in AWS, still rare enough for a burst.
         [ENV.completionCheckSeconds.name]: String(LOCAL_COMPLETION_CHECK_SECONDS),

@@ -8,6 +8,7 @@ import { ENV } from '../../functions/adapters/config.js';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aslTokens, readAslDefinition } from '../../lib/cdk/task-workflow.js';
+import { FFMPEG_BUILD } from '../../lib/ffmpeg-binary.js';
 import { WEBHOOK_IN_FLIGHT_ALARM_MESSAGES } from '../../lib/cdk/alarms.js';
 import {
   physicalNames,
@@ -17,6 +18,7 @@ import {
   TASKS_IN_FLIGHT_INDEX,
   TASKS_SLOT_HOLDERS_INDEX,
   TASKS_WEBHOOK_PENDING_INDEX,
+  UPLOAD_TRANSCODER,
   WEBHOOK_QUEUE,
 } from '../../functions/adapters/resources.js';
 import type { TableId } from '../../functions/adapters/resources.js';
@@ -111,8 +113,8 @@ describe('functions', () => {
       const [, resource] = fn(id);
       expect(resource.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
-        // PrepareInputs runs ffmpeg's x86_64 build (its own test below).
-        Architectures: [id === 'PrepareInputs' ? 'x86_64' : 'arm64'],
+        // TranscodeUpload runs ffmpeg's x86_64 build (its own test below).
+        Architectures: [id === UPLOAD_TRANSCODER.id ? 'x86_64' : 'arm64'],
         Handler: 'index.handler',
         TracingConfig: { Mode: 'Active' },
       });
@@ -274,10 +276,12 @@ describe('functions', () => {
     const expected: Record<string, string[]> = {
       TransferVideo: ['s3:AbortMultipartUpload', 's3:PutObject'],
       // Presigns the customer's PUT with its own role; the submit reads what arrived; PrepareInputs reads and
-      // writes the H.264 copy. ListBucket (on uploads/ only) makes a missing upload a 404, not a 403.
+      // writes the typed copy; TranscodeUpload reads and writes the H.264 copy. ListBucket (on uploads/ only)
+      // makes a missing upload a 404, not a 403.
       CreateUpload: ['s3:ListBucket', 's3:PutObject'],
       SubmitTask: ['s3:GetObject', 's3:ListBucket'],
       PrepareInputs: ['s3:GetObject', 's3:ListBucket', 's3:PutObject'],
+      [UPLOAD_TRANSCODER.id]: ['s3:GetObject', 's3:ListBucket', 's3:PutObject'],
     };
     for (const id of ALL_FUNCTION_IDS) {
       const s3 = actionsOf(id).filter((a) => a.startsWith('s3:'));
@@ -298,17 +302,66 @@ describe('functions', () => {
     }
   });
 
-  it('PrepareInputs runs the ffmpeg of @ffmpeg-installer/linux-x64 from a layer, on x86_64 as the binary', () => {
-    const [, prepare] = fn('PrepareInputs');
-    expect(prepare.Properties['Architectures']).toEqual(['x86_64']);
-    expect(prepare.Properties['Layers']).toHaveLength(1);
-    expect(envOf('PrepareInputs')[ENV.ffmpegPath.name]).toBe('/opt/ffmpeg');
+  it('TranscodeUpload runs the ffmpeg of @ffmpeg-installer/linux-x64 from a layer, on x86_64 as the binary', () => {
+    const [, transcoder] = fn(UPLOAD_TRANSCODER.id);
+    expect(transcoder.Properties['Architectures']).toEqual(['x86_64']);
+    expect(transcoder.Properties['Layers']).toHaveLength(1);
+    expect(envOf(UPLOAD_TRANSCODER.id)[ENV.ffmpegPath.name]).toBe('/opt/ffmpeg');
     const layers = resourcesOfType(service.statelessJson, 'AWS::Lambda::LayerVersion');
     expect(layers).toHaveLength(1);
     expect(layers[0]?.[1].Properties).toMatchObject({ CompatibleArchitectures: ['x86_64'] });
-    // Every other function stays on arm64.
-    for (const id of ALL_FUNCTION_IDS.filter((id) => id !== 'PrepareInputs')) {
+    expect(String(layers[0]?.[1].Properties['Description'])).toContain(FFMPEG_BUILD);
+    // Every other function stays on arm64, without the layer.
+    for (const id of ALL_FUNCTION_IDS.filter((id) => id !== UPLOAD_TRANSCODER.id)) {
       expect(fn(id)[1].Properties['Architectures'], id).toEqual(['arm64']);
+      expect(fn(id)[1].Properties, id).not.toHaveProperty('Layers');
+    }
+  });
+
+  it('TranscodeUpload, which decodes untrusted media, may read uploads and write their H.264 copies, nothing else', () => {
+    const [, transcoder] = fn(UPLOAD_TRANSCODER.id);
+    expect(transcoder.Properties).toMatchObject({
+      Timeout: UPLOAD_TRANSCODER.timeoutSeconds,
+      MemorySize: UPLOAD_TRANSCODER.memorySize,
+    });
+    // Its environment: where the bucket is, where ffmpeg is, and the settings every function has. No table,
+    // no secret, no queue, no state machine.
+    expect(Object.keys(envOf(UPLOAD_TRANSCODER.id)).sort()).toEqual(
+      [
+        'NODE_OPTIONS',
+        'POWERTOOLS_LOG_LEVEL',
+        'POWERTOOLS_SERVICE_NAME',
+        ENV.ffmpegPath.name,
+        ENV.videoBucket.name,
+      ].sort(),
+    );
+    // Its role: S3 on uploads/ only (reads of any upload, writes of *.h264.mp4 only), X-Ray, and nothing else.
+    const statements = statementsOf(roleOf(UPLOAD_TRANSCODER.id));
+    const actions = statements.flatMap((s) => ([] as string[]).concat(s.Action)).sort();
+    expect(actions).toEqual(
+      ['s3:GetObject', 's3:ListBucket', 's3:PutObject', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'].sort(),
+    );
+    const resourceOf = (action: string) =>
+      JSON.stringify(statements.find((s) => ([] as string[]).concat(s.Action).includes(action))?.Resource);
+    expect(resourceOf('s3:GetObject')).toMatch(/\/uploads\/\*"\]/);
+    expect(resourceOf('s3:PutObject')).toMatch(/\/uploads\/\*\.h264\.mp4"\]/);
+    // The role's only managed policy is Lambda's basic execution role (its own logs).
+    const role = service.statelessJson.Resources[roleOf(UPLOAD_TRANSCODER.id)];
+    const managed = JSON.stringify(role?.Properties['ManagedPolicyArns']);
+    expect(managed.match(/:iam::aws:policy\/[\w/-]+/g)).toEqual([
+      ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole',
+    ]);
+    // PrepareInputs no longer decodes: it invokes the transcoder by name and may invoke nothing else.
+    expect(envOf('PrepareInputs')).not.toHaveProperty(ENV.ffmpegPath.name);
+    expect(envOf('PrepareInputs')[ENV.transcoderFunction.name]).toBe(`${service.prefix}-${UPLOAD_TRANSCODER.id}`);
+    const invoke = statementsOf(roleOf('PrepareInputs')).filter((s) =>
+      ([] as string[]).concat(s.Action).includes('lambda:InvokeFunction'),
+    );
+    expect(JSON.stringify(invoke.map((s) => s.Resource))).toMatch(
+      new RegExp(`:function:${service.prefix}-${UPLOAD_TRANSCODER.id}"\\]`),
+    );
+    for (const id of ALL_FUNCTION_IDS.filter((id) => id !== 'PrepareInputs')) {
+      expect(actionsOf(id), id).not.toContain('lambda:InvokeFunction');
     }
   });
 
