@@ -92,12 +92,16 @@ export interface ProviderEndpoint {
 
 export interface ServiceFunctionsProps {
   readonly prefix: string;
+  /** The state machine's name in this deployment (task-workflow.ts, deployedStateMachineName). */
+  readonly stateMachineName: string;
   /** Each upstream provider's endpoint. */
   readonly providerEndpoints: Readonly<Record<ProviderName, ProviderEndpoint>>;
   readonly data: StatefulResources;
   readonly delivery: VideoDelivery;
   /** An operator's ffmpeg layer (context `ffmpegLayerArn`); unset: the npm package's build. */
   readonly ffmpegLayer?: ExternalFfmpegLayer;
+  /** Days the video bucket keeps a finished video (stateful-resources.ts); unset: kept. */
+  readonly videoRetentionDays?: number;
   /** Give the functions of RESERVED_CONCURRENCY their reservation (concurrency.ts). */
   readonly reserveConcurrency: boolean;
 }
@@ -127,7 +131,7 @@ export class ServiceFunctions extends Construct {
     // cdk-nag acknowledgment can be written down (nag-findings.ts); the state machine is created after
     // the functions it calls, and the functions that start it need only its ARN.
     const videoBucket = Bucket.fromBucketName(this, 'VideoBucket', videoBucketName(prefix));
-    const stateMachine = StateMachine.fromStateMachineName(this, 'TaskLifecycle', names.stateMachine);
+    const stateMachine = StateMachine.fromStateMachineName(this, 'TaskLifecycle', props.stateMachineName);
     const transcoderArn = Stack.of(this).formatArn({
       service: 'lambda',
       resource: 'function',
@@ -173,6 +177,12 @@ export class ServiceFunctions extends Construct {
         [ENV.cloudFrontKeyPairId.name]: delivery.publicKey.publicKeyId,
       }),
       secret(ENV.cloudFrontPrivateKeySecretArn.name, delivery.privateKey),
+      // A video the bucket's lifecycle rule deleted gets no URL but when it went (functions/core/video-retention.ts).
+      config(
+        props.videoRetentionDays === undefined
+          ? {}
+          : { [ENV.videoRetentionDays.name]: String(props.videoRetentionDays) },
+      ),
     ];
     /**
      * waitingRoomDependencies(): upstream accounts and the waiting room (slots are taken and given back in
@@ -249,7 +259,7 @@ export class ServiceFunctions extends Construct {
         uses: [
           ...authentication,
           ...refunds,
-          taskExecutions(stateMachine, names.stateMachine, { start: false, executionActions: ['StopExecution'] }),
+          taskExecutions(stateMachine, props.stateMachineName, { start: false, executionActions: ['StopExecution'] }),
           ...capacity,
           ...upstream,
         ],
@@ -414,7 +424,7 @@ export class ServiceFunctions extends Construct {
 
       // The tasks table's stream consumer (TASK_STARTS); the event source grants the stream's read.
       [TASK_STARTS.starter.id]: {
-        uses: [taskExecutions(stateMachine, names.stateMachine, { start: true })],
+        uses: [taskExecutions(stateMachine, props.stateMachineName, { start: true })],
         timeout: Duration.seconds(TASK_STARTS.starter.timeoutSeconds),
       },
 
@@ -423,7 +433,10 @@ export class ServiceFunctions extends Construct {
         uses: [
           ...taskRepository(['UpdateItem']),
           queryIndex(TABLES.tasks, tables.tasks, TASKS_IN_FLIGHT_INDEX.name),
-          taskExecutions(stateMachine, names.stateMachine, { start: true, executionActions: ['DescribeExecution'] }),
+          taskExecutions(stateMachine, props.stateMachineName, {
+            start: true,
+            executionActions: ['DescribeExecution'],
+          }),
           // Slots that ended tasks still hold are given back; each waiting room is dispatched.
           ...capacity,
           queryIndex(TABLES.tasks, tables.tasks, TASKS_SLOT_HOLDERS_INDEX.name),

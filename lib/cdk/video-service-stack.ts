@@ -11,7 +11,7 @@ import type { App, Environment, StackProps } from 'aws-cdk-lib';
 import { CfnOutput, Stack, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { ENV } from '../../functions/adapters/config.js';
-import { physicalNames, TASK_STARTS, UPLOAD_TRANSCODER, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import { TASK_STARTS, UPLOAD_TRANSCODER, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import { CONSOLE_ROUTE_SCOPES, DEFAULT_ROUTE } from '../routes.js';
 import type { ApiThrottle } from './api.js';
 import { DEFAULT_API_THROTTLE, ServiceApi } from './api.js';
@@ -37,7 +37,7 @@ import { builtConsole, ConsoleSite } from './console-site.js';
 import type { VideoStoragePolicy } from './stateful-resources.js';
 import { DEFAULT_VIDEO_STORAGE, pascal, StatefulResources } from './stateful-resources.js';
 import { SAM_LOCAL_CONTEXT, withSamLocalVariables } from './sam-local.js';
-import { TaskWorkflow } from './task-workflow.js';
+import { deployedStateMachineName, TaskWorkflow } from './task-workflow.js';
 import type { SigningKeys } from './video-delivery.js';
 import { SIGNING_KEYS_CONTEXT, signingKeysFromContext, VideoDelivery } from './video-delivery.js';
 
@@ -222,16 +222,21 @@ export class StatelessStack extends Stack {
     const { data, delivery, consoleUsers } = props.stateful;
     this.addStackDependency(props.stateful, 'functions use its tables, bucket, queues, secrets and CDN');
 
+    const stateMachineName = deployedStateMachineName(prefix);
     this.functions = new ServiceFunctions(this, 'Functions', {
       prefix,
+      stateMachineName,
       providerEndpoints,
       data,
       delivery,
       ...(props.serviceConfig.ffmpegLayer && { ffmpegLayer: props.serviceConfig.ffmpegLayer }),
       reserveConcurrency: props.serviceConfig.reserveConcurrency !== false,
+      ...(props.serviceConfig.videoStorage?.expireAfterDays !== undefined && {
+        videoRetentionDays: props.serviceConfig.videoStorage.expireAfterDays,
+      }),
     });
     this.workflow = new TaskWorkflow(this, 'TaskWorkflow', {
-      stateMachineName: physicalNames(prefix).stateMachine,
+      stateMachineName,
       functions: this.functions.workflow,
       webhookQueue: data.webhookQueue,
     });

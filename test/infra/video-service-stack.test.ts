@@ -431,12 +431,11 @@ describe('functions', () => {
       expect(actionsOf(id).includes('states:StopExecution'), id).toBe(id === 'CancelTask');
       expect(actionsOf(id).includes('states:DescribeExecution'), id).toBe(id === 'ReconcileTasks');
     }
-    // By its fixed name: the state machine is made after the functions it calls.
+    // By its name, known before the machine (made after the functions it calls): the same expression.
     const arn = JSON.stringify(envOf(TASK_STARTS.starter.id)['STATE_MACHINE_ARN']);
-    expect(arn).toContain(`:stateMachine:${physicalNames(service.prefix).stateMachine}`);
-    service.stateless.hasResourceProperties('AWS::StepFunctions::StateMachine', {
-      StateMachineName: physicalNames(service.prefix).stateMachine,
-    });
+    expect(arn).toContain(':stateMachine:');
+    expect(arn).toContain(JSON.stringify(deployedName()));
+    service.stateless.hasResourceProperties('AWS::StepFunctions::StateMachine', { StateMachineName: deployedName() });
   });
 
   it('the webhook consumer is fed by the webhook queue with batch item failures at bounded concurrency', () => {
@@ -822,13 +821,51 @@ function worstCase(state: AslState | undefined, timeout = state?.TimeoutSeconds 
   return timeout + retries * retriedTry + waits.reduce((total, wait) => total + wait, 0);
 }
 
+/**
+ * The state machine's name: the prefix's, then the start of the stack's id, which CloudFormation makes anew for
+ * every stack it creates. A teardown leaves the old machine draining under its name; the redeploy's differs.
+ */
+function deployedName() {
+  const stackUuid = { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] };
+  return {
+    'Fn::Join': [
+      '-',
+      [physicalNames(service.prefix).stateMachine, { 'Fn::Select': [0, { 'Fn::Split': ['-', stackUuid] }] }],
+    ],
+  };
+}
+
 describe('Step Functions', () => {
+  it('has a name of its own in each stack, so a redeploy right after a teardown never waits for the old one', () => {
+    const [[, machine]] = resourcesOfType(service.statelessJson, 'AWS::StepFunctions::StateMachine') as [
+      [string, CfnResource],
+    ];
+    expect(machine.Properties['StateMachineName']).toEqual(deployedName());
+    // Two stack ids give two names; the one prefix gives one name per stack (80 characters at most).
+    const nameFor = (stackId: string) =>
+      `${physicalNames(service.prefix).stateMachine}-${stackId.split('/')[2]!.split('-')[0]}`;
+    const first = nameFor(
+      'arn:aws:cloudformation:eu-west-1:123456789012:stack/vgs-stateless/0f1e2d3c-aaaa-bbbb-cccc-111111111111',
+    );
+    const again = nameFor(
+      'arn:aws:cloudformation:eu-west-1:123456789012:stack/vgs-stateless/9a8b7c6d-aaaa-bbbb-cccc-222222222222',
+    );
+    expect(first).not.toBe(again);
+    expect(first.length).toBeLessThanOrEqual(80);
+    // Its log group follows the name, so it too is new in each stack.
+    const logs = JSON.stringify(
+      resourcesOfType(service.statelessJson, 'AWS::Logs::LogGroup').map(([, g]) => g.Properties['LogGroupName']),
+    );
+    expect(logs).toContain('/aws/vendedlogs/states/');
+    expect(logs).toContain('AWS::StackId');
+  });
+
   it('is a Standard state machine from the ASL file, logging ALL to CloudWatch, traced', () => {
     const [[, machine]] = resourcesOfType(service.statelessJson, 'AWS::StepFunctions::StateMachine') as [
       [string, CfnResource],
     ];
     expect(machine.Properties).toMatchObject({
-      StateMachineName: physicalNames(service.prefix).stateMachine,
+      StateMachineName: deployedName(),
       StateMachineType: 'STANDARD',
       DefinitionString: readAslDefinition(),
       LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: true },
