@@ -11,6 +11,7 @@ import {
   STATE_MACHINE,
   TABLES,
   TASK_STARTS,
+  UPLOAD_TRANSCODER,
   TASKS_BY_ACCOUNT_INDEX,
   TASKS_IN_FLIGHT_INDEX,
   TASKS_SLOT_HOLDERS_INDEX,
@@ -36,6 +37,10 @@ export type Access =
   | { kind: 'videos'; keys: string }
   /** Customer uploads in the video bucket (UPLOADS.prefix). */
   | { kind: 'uploads'; actions: ('GetObject' | 'PutObject')[] }
+  /** Untrusted media's transcoder (docs/security.md, "Untrusted media"): reads uploads, writes their H.264 copies. */
+  | { kind: 'transcodeUploads' }
+  /** Invokes the upload transcoder (UPLOAD_TRANSCODER): its name, and lambda:InvokeFunction on it alone. */
+  | { kind: 'invokeTranscoder' }
   | { kind: 'executions'; start: boolean; actions: ExecutionAction[] }
   | { kind: 'webhookQueue' }
   /** Answers the lifecycle's task tokens (SendTaskSuccess/SendTaskFailure); no variable. */
@@ -92,7 +97,8 @@ const refunds = taskRepository(['GetItem', 'UpdateItem'], ['GetItem', 'UpdateIte
  * bucket access in AWS. The local stack has no CDN: its URLs are S3-presigned, which needs the bucket's name.
  */
 const videoUrlSigner: Access[] = [
-  config(ENV.cloudFrontDomain.name, ENV.cloudFrontKeyPairId.name),
+  // A video the bucket's lifecycle rule removed gets no URL, but when it went (functions/core/video-retention.ts).
+  config(ENV.cloudFrontDomain.name, ENV.cloudFrontKeyPairId.name, ENV.videoRetentionDays.name),
   { kind: 'secret', variable: ENV.cloudFrontPrivateKeySecretArn.name, secret: 'cloudFrontPrivateKey' },
   { kind: 'local', variables: [VIDEO_BUCKET.envVar], why: 'no CloudFront locally: S3-presigned video URLs' },
 ];
@@ -147,7 +153,9 @@ export type Trigger =
   | { state: string }
   | { everyMinutes: number }
   | { queue: typeof WEBHOOK_QUEUE.name }
-  | { stream: 'tasks' };
+  | { stream: 'tasks' }
+  /** Called by another function through Lambda's Invoke API (no event source). */
+  | { invokedBy: string };
 
 export interface FunctionDeclaration {
   id: string;
@@ -331,24 +339,33 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   { id: 'NotFound', trigger: { http: 'default' }, entry: 'functions/http/not-found.ts', uses: [] },
 
   // The state machine's steps: each timeout below its state's TimeoutSeconds in the ASL.
-  // Uploads made fetchable for the upstream (CloudFront-signed until the upload's expiry), an H.265 video
-  // transcoded beside it by the layer's ffmpeg (docs/api-contract.md, "Uploads"): a 50 MB upload copied and
-  // transcoded in 140 s (its state's 160 s is above; the machine's 12 h holds every state's worst case).
+  // Uploads made fetchable for the upstream (CloudFront-signed until the upload's expiry), read and written
+  // with their real type (docs/api-contract.md, "Uploads"). An H.265 video is handed to TranscodeUpload, never
+  // decoded here; its call is waited for (the state's 160 s is above; the machine's 12 h holds every worst case).
   {
     id: 'PrepareInputs',
     trigger: { state: 'PrepareInputsFunctionArn' },
     entry: 'functions/workflow/prepare-inputs.ts',
-    timeoutSeconds: 140,
-    // x264 uses every vCPU it gets, and Lambda gives vCPUs by memory (one per 1,769 MB): 4096 MB is over two.
-    memoryMb: 4096,
-    ffmpeg: true,
+    timeoutSeconds: UPLOAD_TRANSCODER.timeoutSeconds + 10,
     uses: [
       taskRepository(['GetItem', 'UpdateItem']),
       uploads('GetItem'),
       { kind: 'uploads', actions: ['GetObject', 'PutObject'] },
       'videoUrlSigner',
-      config(ENV.ffmpegPath.name),
+      { kind: 'invokeTranscoder' },
     ],
+  },
+  // Decodes untrusted media (docs/security.md, "Untrusted media"): reads an upload, writes its H.264 copy; no
+  // table, no secret; the layer's ffmpeg runs with an empty environment. x264 uses every vCPU it gets, and
+  // Lambda gives vCPUs by memory (one per 1,769 MB): 4096 MB is over two.
+  {
+    id: UPLOAD_TRANSCODER.id,
+    trigger: { invokedBy: 'PrepareInputs' },
+    entry: UPLOAD_TRANSCODER.entry,
+    timeoutSeconds: UPLOAD_TRANSCODER.timeoutSeconds,
+    memoryMb: UPLOAD_TRANSCODER.memorySize,
+    ffmpeg: true,
+    uses: [{ kind: 'transcodeUploads' }, config(ENV.ffmpegPath.name)],
   },
   {
     id: 'WaitForUpstreamSlot',
@@ -475,7 +492,10 @@ export function variablesOf(access: Access, local = false): string[] {
       return [TABLES[access.table].envVar];
     case 'videos':
     case 'uploads':
+    case 'transcodeUploads':
       return [VIDEO_BUCKET.envVar];
+    case 'invokeTranscoder':
+      return [UPLOAD_TRANSCODER.envVar];
     case 'executions':
       return [STATE_MACHINE.envVar];
     case 'webhookQueue':

@@ -96,8 +96,17 @@ export const ENV = {
   cloudFrontDomain: variable('CLOUDFRONT_DOMAIN', optionalText, ''),
   cloudFrontKeyPairId: variable('CLOUDFRONT_KEY_PAIR_ID', text),
   cloudFrontPrivateKeySecretArn: variable('CLOUDFRONT_PRIVATE_KEY_SECRET_ARN', text),
-  /** The ffmpeg binary PrepareInputs runs: the layer's in AWS (/opt), the npm package's locally. */
+  /**
+   * Days the video bucket's lifecycle rule keeps a finished video (CDK context `videoRetentionDays`); empty: kept.
+   * A task whose video it removed answers no URL but when it was removed (functions/core/video-retention.ts).
+   */
+  videoRetentionDays: variable('VIDEO_RETENTION_DAYS', v.union([v.literal(''), integer(1)]), ''),
+  /** The ffmpeg binary TranscodeUpload runs: the layer's in AWS (/opt), the npm package's locally. */
   ffmpegPath: variable('FFMPEG_PATH', text, '/opt/ffmpeg'),
+  /** The function PrepareInputs invokes to transcode an upload (UPLOAD_TRANSCODER in resources.ts). */
+  transcoderFunction: variable('TRANSCODER_FUNCTION', text),
+  /** The SDK's Lambda endpoint setting (the local stack's invoke server), read where a call is signed by hand. */
+  lambdaEndpoint: variable('AWS_ENDPOINT_URL_LAMBDA', optionalText, ''),
 } as const;
 
 /**

@@ -238,6 +238,20 @@ export const TASK_STARTS = {
   deadLetterName: 'task-starts-dlq',
 } as const;
 
+/**
+ * The function that decodes untrusted media (docs/security.md, "Untrusted media"): PrepareInputs invokes it
+ * for each uploaded video; it reads that upload and writes its H.264 copy beside it, and nothing else. Its
+ * timeout holds the transcode (TRANSCODE_TIMEOUT_MS in its handler) and two copies of a 50 MB file; x264
+ * uses every vCPU it gets, and Lambda gives vCPUs by memory (one per 1,769 MB): 4096 MB is over two.
+ */
+export const UPLOAD_TRANSCODER = {
+  id: 'TranscodeUpload',
+  entry: 'functions/workflow/transcode-upload.ts',
+  envVar: ENV.transcoderFunction.name,
+  timeoutSeconds: 130,
+  memorySize: 4096,
+} as const;
+
 /** Physical names for one deployment (or one local run): `<prefix>-<logical name>`. */
 export function physicalNames(prefix: string) {
   const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -252,12 +266,16 @@ export function physicalNames(prefix: string) {
     webhookQueue: `${prefix}-${WEBHOOK_QUEUE.name}`,
     webhookDeadLetterQueue: `${prefix}-${WEBHOOK_QUEUE.deadLetterName}`,
     taskStartsDeadLetterQueue: `${prefix}-${TASK_STARTS.deadLetterName}`,
+    transcoderFunction: `${prefix}-${UPLOAD_TRANSCODER.id}`,
   };
 }
 
 /** The environment a function needs to find every resource above. */
 export function resourceEnvironment(names: ReturnType<typeof physicalNames>): Record<string, string> {
-  const env: Record<string, string> = { [VIDEO_BUCKET.envVar]: names.videoBucket };
+  const env: Record<string, string> = {
+    [VIDEO_BUCKET.envVar]: names.videoBucket,
+    [UPLOAD_TRANSCODER.envVar]: names.transcoderFunction,
+  };
   for (const [id, definition] of Object.entries(TABLES)) env[definition.envVar] = names.tables[id as TableId];
   return env;
 }

@@ -20,7 +20,7 @@ export interface S3UrlSignerOptions {
 }
 
 /** SigV4's hash interface over node:crypto (what the SDK's Node hash does). */
-class NodeSha256 {
+export class NodeSha256 {
   private readonly hash;
   constructor(secret?: unknown) {
     this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret as string | Uint8Array);

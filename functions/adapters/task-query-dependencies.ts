@@ -3,13 +3,14 @@ import { waitingRoomDependencies } from './capacity-dependencies.js';
 import { logger } from './logger.js';
 import { LIVE_QUERY_TIMEOUT_MS, videoProviders } from './provider-dependencies.js';
 import { taskRepository } from './service-dependencies.js';
-import { videoUrlSigner } from './url-signer-dependencies.js';
+import { videoRetentionDays, videoUrlSigner } from './url-signer-dependencies.js';
 
 export function taskQueryDependencies() {
   return {
     ...waitingRoomDependencies(),
     tasks: taskRepository(),
     signer: videoUrlSigner(),
+    videoRetentionDays: videoRetentionDays(),
     providers: videoProviders(LIVE_QUERY_TIMEOUT_MS),
     onUpstreamError: (task: { task_id: string }, error: unknown) =>
       logger.warn('live upstream status unavailable; answering from the stored task', {

@@ -1,14 +1,13 @@
 /**
- * Copies of an upload for the upstream, beside it (same prefix, same lifecycle rule), each made once: an H.265
- * video transcoded by ffmpeg into `<key>.h264.mp4` (on local disk, /tmp: 512 MB in Lambda, a 50 MB upload and
- * its copy fit), and a file stored with its real type when it was declared as another.
+ * Copies of an upload for the upstream, beside it (same prefix, same lifecycle rule), each made once: a file
+ * stored with its real type when it was declared as another (on local disk, /tmp), and an H.265 video's H.264
+ * copy, which the TranscodeUpload function makes (`h264`: transcoder-function.ts).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { UploadCopies } from '../core/ports/task-inputs.js';
-import { transcodedObjectKey, typedObjectKey } from '../core/uploads.js';
-import type { FfmpegTranscoder } from './ffmpeg-transcoder.js';
+import { typedObjectKey } from '../core/uploads.js';
 import type { S3UploadFiles } from './s3-upload-files.js';
 import type { S3UploadStorage } from './s3-upload-storage.js';
 
@@ -16,7 +15,7 @@ export class S3UploadCopies implements UploadCopies {
   constructor(
     private readonly files: S3UploadFiles,
     private readonly storage: S3UploadStorage,
-    private readonly transcoder: FfmpegTranscoder,
+    private readonly h264: Pick<UploadCopies, 'h264Key'>,
     private readonly scratchDir: string = tmpdir(),
   ) {}
 
@@ -38,20 +37,7 @@ export class S3UploadCopies implements UploadCopies {
     }
   }
 
-  async h264Key(objectKey: string): Promise<string> {
-    const target = transcodedObjectKey(objectKey);
-    if (await this.files.exists(target)) return target;
-    const dir = await mkdtemp(join(this.scratchDir, 'prepare-inputs-'));
-    try {
-      const input = join(dir, 'upload');
-      await this.files.download(objectKey, input);
-      if ((await this.transcoder.videoCodec(input)) !== 'hevc') return objectKey;
-      const output = join(dir, 'h264.mp4');
-      await this.transcoder.toH264(input, output);
-      await this.files.upload(output, target, 'video/mp4');
-      return target;
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+  h264Key(objectKey: string): Promise<string> {
+    return this.h264.h264Key(objectKey);
   }
 }

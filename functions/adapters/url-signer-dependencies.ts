@@ -15,3 +15,9 @@ export function videoUrlSigner(): VideoUrlSigner {
     privateKey: cachedSecret(readEnv('cloudFrontPrivateKeySecretArn')),
   });
 }
+
+/** Days the storage policy keeps a finished video, or undefined when it keeps them (docs/operations.md). */
+export function videoRetentionDays(): number | undefined {
+  const days = readEnv('videoRetentionDays');
+  return days === '' ? undefined : days;
+}

@@ -95,7 +95,7 @@ export type TaskViewSource = Pick<
   | 'webhook_last_error'
   | 'webhook_last_attempt_at'
   | 'webhook_delivered_at'
->;
+> & { video_deleted_at?: string };
 
 /** The spec's Task object (plus a few additive fields), as the status endpoint returns it. */
 export interface TaskView {
@@ -115,6 +115,8 @@ export interface TaskView {
   image_mode: ImageMode | null;
   result_url: string | null;
   video_url_expires_at: string | null;
+  /** When the storage policy removed the video (then video_url is null); null otherwise. */
+  video_deleted_at: string | null;
   /** Completion webhook delivery; null when the task has no webhook_url. */
   webhook: WebhookView | null;
   /** What the cost is made of (docs/money-and-ledger.md, "Pricing"); null for tasks made before it was kept. */
@@ -187,6 +189,7 @@ export function toTaskView(task: TaskViewSource): TaskView {
     image_mode: task.generation.imageMode ?? null,
     result_url: videoUrl,
     video_url_expires_at: videoUrl ? (task.video_url_expires_at ?? null) : null,
+    video_deleted_at: task.status === 'success' ? (task.video_deleted_at ?? null) : null,
     webhook: webhookView(task),
     cost_breakdown: task.generation.costParts ? costBreakdown(task.generation.costParts) : null,
     queue_position: null,

@@ -1,13 +1,14 @@
 /** GET /api/v1/video/tasks */
 import { listTasks } from '../core/use-cases/list-tasks.js';
 import { taskList, taskRepository } from '../adapters/service-dependencies.js';
-import { videoUrlSigner } from '../adapters/url-signer-dependencies.js';
+import { videoRetentionDays, videoUrlSigner } from '../adapters/url-signer-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
 
 const deps = {
   taskList: taskList(),
   tasks: taskRepository(),
   signer: videoUrlSigner(),
+  videoRetentionDays: videoRetentionDays(),
   now: () => new Date(),
 };
 

@@ -17,13 +17,14 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE, PROVIDER_DIMENSION } from '../../functions/core/metric-names.js';
+import { METRIC, PROVIDER_DIMENSION } from '../../functions/core/metric-names.js';
 import { PROVIDERS, PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import { WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import type { AlarmDestination } from './alarm-destination.js';
 import { ALARMS_FIX, describeAlarmDestination, MISSING_ALARMS_PARAMETER } from './alarm-destination.js';
+import { serviceMetric, SERVICE_METRIC_PERIOD } from './service-metric.js';
 
-const PERIOD = Duration.minutes(5);
+const PERIOD = SERVICE_METRIC_PERIOD;
 /** Percentage of API requests answered 5xx that alarms (once there are enough requests to judge). */
 export const API_5XX_RATE_PERCENT = 5;
 /** Percentage of upstream (Ark) calls that may fail in 5 minutes before it alarms. */
@@ -170,15 +171,6 @@ export class ServiceAlarms extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
     });
 
-    // Emitted by the functions as EMF log lines (functions/adapters/metrics.ts).
-    const serviceMetric = (metricName: string, dimensions: Record<string, string> = {}) =>
-      new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName,
-        dimensionsMap: { service: METRICS_SERVICE, ...dimensions },
-        period: PERIOD,
-        statistic: 'Sum',
-      });
     for (const provider of PROVIDER_NAMES) {
       const providerMetric = (metricName: string) => serviceMetric(metricName, { [PROVIDER_DIMENSION]: provider });
       const pascal = provider.charAt(0).toUpperCase() + provider.slice(1);

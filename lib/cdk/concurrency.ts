@@ -3,7 +3,7 @@
  * workflow step, the webhook consumer and the task starter reserve their own executions; the API's functions
  * share what is left, and each route's API Gateway throttle keeps its share within that. docs/capacity.md.
  */
-import { TASK_STARTS, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import { TASK_STARTS, UPLOAD_TRANSCODER, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 
 /** Lambda's default concurrency quota per account and Region ("Lambda quotas"); context `lambdaConcurrencyQuota`. */
 export const DEFAULT_LAMBDA_CONCURRENCY_QUOTA = 1000;
@@ -22,8 +22,10 @@ export const RESERVED_CONCURRENCY: Readonly<Record<string, number>> = {
   AwaitCompletion: 20,
   // Downloads run for minutes each (up to 12 of TransferVideo's 15): 50 finish 50 videos at once.
   TransferVideo: 50,
-  // Transcodes take up to 140 s at 4 GB each: few at once, rare (H.265 uploads only).
+  // Transcodes take up to 130 s at 4 GB each: few at once, rare (H.265 uploads only). PrepareInputs waits for
+  // TranscodeUpload's answer, so the same number: a transcode is never throttled while its caller runs.
   PrepareInputs: 10,
+  [UPLOAD_TRANSCODER.id]: 10,
   // Exactly the event source's MaximumConcurrency: the poller never invokes more, so it is never throttled.
   [WEBHOOK_QUEUE.consumer.id]: WEBHOOK_QUEUE.consumer.maxConcurrency,
   // One batch per stream shard at a time: a handful of shards.

@@ -3,16 +3,16 @@
  * refunds), the waiting room, upstream calls and errors, the webhook backlog, executions and throttles.
  * What each alarm means: docs/runbook.md.
  */
-import { Duration } from 'aws-cdk-lib';
 import type { IAlarm, IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { AlarmStatusWidget, Dashboard, GraphWidget, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { METRIC, METRICS_NAMESPACE, METRICS_SERVICE, PROVIDER_DIMENSION } from '../../functions/core/metric-names.js';
+import { METRIC, PROVIDER_DIMENSION } from '../../functions/core/metric-names.js';
 import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
+import { serviceMetric, SERVICE_METRIC_PERIOD } from './service-metric.js';
 
-const PERIOD = Duration.minutes(5);
+const PERIOD = SERVICE_METRIC_PERIOD;
 
 export interface ServiceDashboardProps {
   readonly prefix: string;
@@ -28,14 +28,7 @@ export class ServiceDashboard extends Construct {
   constructor(scope: Construct, id: string, props: ServiceDashboardProps) {
     super(scope, id);
     const service = (metricName: string, label: string, dimensions: Record<string, string> = {}): IMetric =>
-      new Metric({
-        namespace: METRICS_NAMESPACE,
-        metricName,
-        dimensionsMap: { service: METRICS_SERVICE, ...dimensions },
-        period: PERIOD,
-        statistic: 'Sum',
-        label,
-      });
+      serviceMetric(metricName, dimensions).with({ label });
     const perProvider = (metricName: string, what: string) =>
       PROVIDER_NAMES.map((provider) => service(metricName, `${provider} ${what}`, { [PROVIDER_DIMENSION]: provider }));
     const graph = (title: string, left: IMetric[], right: IMetric[] = []) =>

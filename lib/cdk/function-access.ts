@@ -10,6 +10,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { transcodedObjectKey } from '../../functions/core/uploads.js';
 import type { TableDefinition } from '../../functions/adapters/resources.js';
 import { STATE_MACHINE, UPLOADS, VIDEO_BUCKET } from '../../functions/adapters/resources.js';
 import type { DynamoDbAction, ExecutionAction } from '../../functions/catalog.js';
@@ -93,6 +94,43 @@ export function uploadObjects(bucket: IBucket, ...actions: ('GetObject' | 'PutOb
           'grant is limited to the uploads/ prefix of the one video bucket, never the bucket as a whole.',
       },
     ],
+  };
+}
+
+/**
+ * What the transcoder of untrusted media may touch (docs/security.md, "Untrusted media"): read uploads, write
+ * only their H.264 copies (`<key>.h264.mp4`), and ListBucket on the prefix (a missing copy answers 404).
+ */
+export function transcodeUploads(bucket: IBucket): FunctionAccess {
+  const uploads = bucket.arnForObjects(`${UPLOADS.prefix}*`);
+  const copies = bucket.arnForObjects(transcodedObjectKey(`${UPLOADS.prefix}*`));
+  return {
+    environment: { [VIDEO_BUCKET.envVar]: bucket.bucketName },
+    grant: (grantee) => {
+      Grant.addToPrincipal({ grantee, actions: ['s3:GetObject'], resourceArns: [uploads] });
+      Grant.addToPrincipal({ grantee, actions: ['s3:PutObject'], resourceArns: [copies] });
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['s3:ListBucket'],
+        resourceArns: [bucket.bucketArn],
+        conditions: { StringLike: { 's3:prefix': [`${UPLOADS.prefix}*`] } },
+      });
+    },
+    wildcardResources: [uploads, copies].map((arn) => ({
+      arn,
+      reason:
+        'Uploads are objects named by account and upload id (uploads/<account>/<id>), unknown in advance: the ' +
+        'grant is limited to the uploads/ prefix (writes to their .h264.mp4 copies) of the one video bucket.',
+    })),
+  };
+}
+
+/** The right to invoke one function, whose name goes in `envVar` (by name: the functions are made one by one). */
+export function invokeFunction(envVar: string, functionName: string, functionArn: string): FunctionAccess {
+  return {
+    environment: { [envVar]: functionName },
+    grant: (grantee) =>
+      Grant.addToPrincipal({ grantee, actions: ['lambda:InvokeFunction'], resourceArns: [functionArn] }),
   };
 }
 

@@ -9,7 +9,7 @@ import type { ProviderName } from '../../functions/providers/registry.js';
 import { ENV, providerEnv } from '../../functions/adapters/config.js';
 import { accessesOf, CATALOG, DEFAULT_TIMEOUT_SECONDS, functionById } from '../../functions/catalog.js';
 import type { Access, Trigger } from '../../functions/catalog.js';
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
@@ -18,7 +18,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { physicalNames, TABLES, TASK_STARTS, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import { physicalNames, TABLES, TASK_STARTS, UPLOAD_TRANSCODER, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import type { RouteDefinition, WorkflowFunctionDefinition } from '../routes.js';
 import { API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import type { ExternalFfmpegLayer } from './ffmpeg-layer.js';
@@ -27,11 +27,13 @@ import { RESERVED_CONCURRENCY } from './concurrency.js';
 import {
   answerTaskTokens,
   config,
+  invokeFunction,
   queryIndex,
   secret,
   sendWebhookMessages,
   table,
   taskExecutions,
+  transcodeUploads,
   uploadObjects,
   writeVideos,
 } from './function-access.js';
@@ -74,6 +76,7 @@ function describe(trigger: Trigger, fnId: string): string {
   if ('state' in trigger) return `Task lifecycle step ${fnId}`;
   if ('everyMinutes' in trigger) return `Every ${trigger.everyMinutes} min: ${fnId}`;
   if ('queue' in trigger) return 'Delivers completion webhooks from the webhook queue';
+  if ('invokedBy' in trigger) return `Invoked by ${trigger.invokedBy}: ${fnId}`;
   return "Starts each new task's execution (tasks stream)";
 }
 
@@ -90,6 +93,10 @@ export interface ServiceFunctionsProps {
   readonly delivery: VideoDelivery;
   /** An operator's ffmpeg layer (context `ffmpegLayerArn`); unset: the npm package's build. */
   readonly ffmpegLayer?: ExternalFfmpegLayer;
+  /** The state machine's name in this deployment (task-workflow.ts, deployedStateMachineName). */
+  readonly stateMachineName: string;
+  /** Days the video bucket keeps a finished video (stateful-resources.ts); unset: kept. */
+  readonly videoRetentionDays?: number;
   /** Give the functions of RESERVED_CONCURRENCY their reservation (concurrency.ts). */
   readonly reserveConcurrency: boolean;
   /** The API's base URL, where the upstream reports jobs (CALLBACK_BASE_URL; a token resolved at synthesis). */
@@ -107,6 +114,8 @@ export class ServiceFunctions extends Construct {
   /** Starts each new task's execution from the tasks table's stream. */
   readonly taskStarter: ServiceFunction;
   readonly scheduled: readonly ServiceFunction[];
+  /** Decodes and transcodes uploads for PrepareInputs, and may touch nothing else. */
+  readonly transcoder: ServiceFunction;
   /** The functions with reserved concurrency (concurrency.ts), by id. */
   readonly reserved: readonly { readonly id: string; readonly handler: ServiceFunction }[];
 
@@ -119,7 +128,13 @@ export class ServiceFunctions extends Construct {
     // cdk-nag acknowledgment can be written down (nag-findings.ts); the state machine is created after
     // the functions it calls, and the functions that start it need only its ARN.
     const videoBucket = Bucket.fromBucketName(this, 'VideoBucket', videoBucketName(prefix));
-    const stateMachine = StateMachine.fromStateMachineName(this, 'TaskLifecycle', names.stateMachine);
+    const stateMachine = StateMachine.fromStateMachineName(this, 'TaskLifecycle', props.stateMachineName);
+    const transcoderArn = Stack.of(this).formatArn({
+      service: 'lambda',
+      resource: 'function',
+      resourceName: names.transcoderFunction,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
 
     /** ffmpeg at /opt/ffmpeg (ffmpeg-layer.ts): the npm package's build, or the operator's layer. */
     const ffmpeg = ffmpegLayer(this, props.ffmpegLayer);
@@ -129,6 +144,9 @@ export class ServiceFunctions extends Construct {
       [ENV.cloudFrontDomain.name]: delivery.distribution.distributionDomainName,
       [ENV.cloudFrontKeyPairId.name]: delivery.publicKey.publicKeyId,
       [ENV.callbackBaseUrl.name]: props.callbackBaseUrl,
+      ...(props.videoRetentionDays !== undefined && {
+        [ENV.videoRetentionDays.name]: String(props.videoRetentionDays),
+      }),
       // The download gets the Lambda's time less three minutes, left to finish the multipart upload.
       [ENV.videoDownloadTimeoutMs.name]: String(((transfer.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) - 180) * 1000),
       ...Object.fromEntries(
@@ -153,8 +171,12 @@ export class ServiceFunctions extends Construct {
           return writeVideos(videoBucket, access.keys);
         case 'uploads':
           return uploadObjects(videoBucket, ...access.actions);
+        case 'transcodeUploads':
+          return transcodeUploads(videoBucket);
+        case 'invokeTranscoder':
+          return invokeFunction(UPLOAD_TRANSCODER.envVar, names.transcoderFunction, transcoderArn);
         case 'executions':
-          return taskExecutions(stateMachine, names.stateMachine, {
+          return taskExecutions(stateMachine, props.stateMachineName, {
             start: access.start,
             executionActions: access.actions,
           });
@@ -196,6 +218,7 @@ export class ServiceFunctions extends Construct {
       handler: handlerOf(route.id),
     }));
     this.defaultRoute = handlerOf(DEFAULT_ROUTE.id);
+    this.transcoder = handlerOf(UPLOAD_TRANSCODER.id);
 
     const consumer = WEBHOOK_QUEUE.consumer;
     this.webhookConsumer = handlerOf(consumer.id);

@@ -6,14 +6,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Aws, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Aws, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { DefinitionBody, LogLevel, StateMachine, StateMachineType } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { STATE_MACHINE } from '../../functions/adapters/resources.js';
+import { physicalNames, STATE_MACHINE } from '../../functions/adapters/resources.js';
 import type { WorkflowFunctionDefinition } from '../routes.js';
 import { ASL_RESOURCE_TOKENS } from '../routes.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
@@ -25,6 +25,18 @@ export function aslTokens(definition: string): string[] {
 
 export function readAslDefinition(): string {
   return readFileSync(join(REPOSITORY_ROOT, STATE_MACHINE.definitionFile), 'utf8');
+}
+
+/**
+ * The state machine's name in one deployment of the stack: `<prefix>-task-lifecycle-<8 hex>`, the suffix the
+ * start of the stack's id (a UUID CloudFormation gives each stack it creates). Step Functions deletes a machine
+ * only once its executions end, and keeps its name until then; a stack deployed again right after a teardown is
+ * a new stack with a new id, so its machine never waits for the old name (docs/operations.md, "Tear down").
+ * Built from the stack's id rather than left to CloudFormation, as the functions the machine calls need it.
+ */
+export function deployedStateMachineName(prefix: string): string {
+  const stackUuid = Fn.select(2, Fn.split('/', Aws.STACK_ID));
+  return Fn.join('-', [physicalNames(prefix).stateMachine, Fn.select(0, Fn.split('-', stackUuid))]);
 }
 
 export interface TaskWorkflowProps {

@@ -10,7 +10,7 @@ import type { ProviderName } from '../../functions/providers/registry.js';
 import type { App, Environment, StackProps } from 'aws-cdk-lib';
 import { CfnOutput, Lazy, Stack, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { physicalNames, TASK_STARTS, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import { TASK_STARTS, UPLOAD_TRANSCODER, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import { CONSOLE_ROUTE_SCOPES, DEFAULT_ROUTE } from '../routes.js';
 import type { ApiThrottle } from './api.js';
 import { DEFAULT_API_THROTTLE, ServiceApi } from './api.js';
@@ -36,7 +36,7 @@ import { builtConsole, ConsoleSite } from './console-site.js';
 import type { VideoStoragePolicy } from './stateful-resources.js';
 import { DEFAULT_VIDEO_STORAGE, pascal, StatefulResources } from './stateful-resources.js';
 import { SAM_LOCAL_CONTEXT, withSamLocalVariables } from './sam-local.js';
-import { TaskWorkflow } from './task-workflow.js';
+import { deployedStateMachineName, TaskWorkflow } from './task-workflow.js';
 import type { SigningKeys } from './video-delivery.js';
 import { SIGNING_KEYS_CONTEXT, signingKeysFromContext, VideoDelivery } from './video-delivery.js';
 
@@ -221,8 +221,10 @@ export class StatelessStack extends Stack {
     const { data, delivery, consoleUsers } = props.stateful;
     this.addStackDependency(props.stateful, 'functions use its tables, bucket, queues, secrets and CDN');
 
+    const stateMachineName = deployedStateMachineName(prefix);
     this.functions = new ServiceFunctions(this, 'Functions', {
       prefix,
+      stateMachineName,
       providerEndpoints,
       data,
       delivery,
@@ -231,9 +233,12 @@ export class StatelessStack extends Stack {
       // The upstream reports each job's status changes to our API (docs/task-lifecycle.md, "Completion"): StartUpstream
       // puts the URL in each create. The API does not depend on StartUpstream, so this makes no cycle.
       callbackBaseUrl: Lazy.string({ produce: () => this.api.httpApi.apiEndpoint }),
+      ...(props.serviceConfig.videoStorage?.expireAfterDays !== undefined && {
+        videoRetentionDays: props.serviceConfig.videoStorage.expireAfterDays,
+      }),
     });
     this.workflow = new TaskWorkflow(this, 'TaskWorkflow', {
-      stateMachineName: physicalNames(prefix).stateMachine,
+      stateMachineName,
       functions: this.functions.workflow,
       webhookQueue: data.webhookQueue,
     });
@@ -268,6 +273,7 @@ export class StatelessStack extends Stack {
         { id: DEFAULT_ROUTE.id, handler: functions.defaultRoute },
         { id: WEBHOOK_QUEUE.consumer.id, handler: functions.webhookConsumer },
         { id: TASK_STARTS.starter.id, handler: functions.taskStarter },
+        { id: UPLOAD_TRANSCODER.id, handler: functions.transcoder },
         ...functions.scheduled.map((handler) => ({ id: handler.node.id.replace(/Function$/, ''), handler })),
       ],
       workflowFunctions: functions.workflow.map(({ definition, handler }) => ({

@@ -41,6 +41,8 @@ const RUNTIME_VARIABLES = new Set<string>([
   ENV.awsEndpoint.name,
   ENV.s3ForcePathStyle.name,
   ENV.allowLoopbackTargets.name,
+  // The local invoke server stands in for Lambda's endpoint, as the emulators for the other services'.
+  ENV.lambdaEndpoint.name,
 ]);
 const DECLARED_VARIABLES: readonly string[] = [
   ...Object.values(ENV).map(({ name }) => name),

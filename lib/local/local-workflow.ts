@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { physicalNames } from '../../functions/adapters/resources.js';
 import { ENV } from '../../functions/adapters/config.js';
-import { STATE_MACHINE, TASK_STARTS, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import { STATE_MACHINE, TASK_STARTS, UPLOAD_TRANSCODER, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import { ASL_RESOURCE_TOKENS, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { startDynamoDbStreamSource } from './dynamodb-stream-source.js';
@@ -20,6 +20,7 @@ import { applyLocalHandlerEnvironment } from './handler-environment.js';
 import type { LocalHandlerEndpoints } from './handler-environment.js';
 import { loadBundledHandler } from './handler-loader.js';
 import type { BundleFiles } from './handler-loader.js';
+import { startLambdaInvokeServer } from './lambda-invoke-server.js';
 import { localFunction, localTimeoutMs } from './local-function.js';
 import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
 import { startSqsEventSource } from './sqs-event-source.js';
@@ -103,6 +104,17 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       await Promise.race([stepFunctions.idle(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
     });
 
+    // Functions that others invoke (PrepareInputs → TranscodeUpload), behind Lambda's Invoke API.
+    // Run as the other functions are: only its own variables, under its own timeout (local-function.ts).
+    const transcoder = local<unknown, unknown>(UPLOAD_TRANSCODER.id);
+    const invoked = await startLambdaInvokeServer({
+      [names.transcoderFunction]: {
+        handler: async () => (event: unknown) => transcoder(event),
+        timeoutMs: localTimeoutMs(functionById(UPLOAD_TRANSCODER.id)),
+      },
+    });
+    stoppers.push(invoked.close);
+
     applyLocalHandlerEnvironment(
       names,
       {
@@ -115,6 +127,7 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       },
       {
         [ENV.callbackBaseUrl.name]: config.callbackBaseUrl,
+        [ENV.lambdaEndpoint.name]: invoked.endpoint,
         [ENV.completionPollSeconds.name]: String(config.pollIntervalSeconds),
         // With callbacks only a lost one waits for this: shorter than in AWS, still rare enough for a burst.
         [ENV.completionCheckSeconds.name]: String(LOCAL_COMPLETION_CHECK_SECONDS),

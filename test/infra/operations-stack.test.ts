@@ -16,6 +16,7 @@ import { ACCOUNT_API_BURST, ACCOUNT_API_RATE, ROUTE_BUDGETS, routeThrottles } fr
 import { SetupError } from '../../lib/setup-error.js';
 import { videoStorageFromContext } from '../../lib/cdk/video-service-stack.js';
 import { TABLES } from '../../functions/adapters/resources.js';
+import { ENV } from '../../functions/adapters/config.js';
 import { ALL_FUNCTIONS, API_ROUTES } from '../../lib/routes.js';
 import type { CfnResource, SynthesizedService } from './synth.js';
 import { resourcesOfType, resourceWith, synthesizeService } from './synth.js';
@@ -184,4 +185,19 @@ describe('video storage policy', () => {
     expect(() => videoStorageFromContext('30', '30')).toThrow(/more than/);
     expect(() => videoStorageFromContext(undefined, 'forever')).toThrow(SetupError);
   });
+
+  it('tells the functions that answer video URLs how long videos are kept, so a deleted one gets no URL', () => {
+    const kept = resourceWith(service.statelessJson, 'AWS::Lambda::Function', 'FunctionName', 'vgs-GetTask')[1];
+    expect(JSON.stringify(kept.Properties['Environment'])).not.toContain(ENV.videoRetentionDays.name);
+    const retained = synthesizeService({ context: { videoRetentionDays: '400' } });
+    try {
+      for (const id of ['GetTask', 'ListTasks', 'ConsoleGetTask', 'ConsoleListTasks']) {
+        const [, fn] = resourceWith(retained.statelessJson, 'AWS::Lambda::Function', 'FunctionName', `vgs-${id}`);
+        const env = (fn.Properties['Environment'] as { Variables: Record<string, string> }).Variables;
+        expect(env[ENV.videoRetentionDays.name], id).toBe('400');
+      }
+    } finally {
+      retained.cleanup();
+    }
+  }, 240_000);
 });

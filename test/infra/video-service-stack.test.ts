@@ -8,6 +8,7 @@ import { ENV } from '../../functions/adapters/config.js';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aslTokens, readAslDefinition } from '../../lib/cdk/task-workflow.js';
+import { FFMPEG_BUILD } from '../../lib/ffmpeg-binary.js';
 import { WEBHOOK_IN_FLIGHT_ALARM_MESSAGES } from '../../lib/cdk/alarms.js';
 import {
   physicalNames,
@@ -17,6 +18,7 @@ import {
   TASKS_IN_FLIGHT_INDEX,
   TASKS_SLOT_HOLDERS_INDEX,
   TASKS_WEBHOOK_PENDING_INDEX,
+  UPLOAD_TRANSCODER,
   WEBHOOK_QUEUE,
 } from '../../functions/adapters/resources.js';
 import type { TableId } from '../../functions/adapters/resources.js';
@@ -123,8 +125,8 @@ describe('functions', () => {
       const [, resource] = fn(id);
       expect(resource.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
-        // PrepareInputs runs ffmpeg's x86_64 build (its own test below).
-        Architectures: [id === 'PrepareInputs' ? 'x86_64' : 'arm64'],
+        // TranscodeUpload runs ffmpeg's x86_64 build (its own test below).
+        Architectures: [id === UPLOAD_TRANSCODER.id ? 'x86_64' : 'arm64'],
         Handler: 'index.handler',
         TracingConfig: { Mode: 'Active' },
       });
@@ -242,11 +244,12 @@ describe('functions', () => {
       const grants = statementsOf(roleOf(id)).filter((s) =>
         ([] as string[]).concat(s.Action).some((action) => action.startsWith('states:SendTask')),
       );
-      // By its fixed name (the functions are made before the machine), never `*`.
+      // By its name (known before the machine, which is made after the functions), never `*`.
       for (const grant of grants) {
-        expect(JSON.stringify(grant.Resource), id).toMatch(
-          new RegExp(`":stateMachine:${physicalNames(service.prefix).stateMachine}"\\]\\]\\}$`),
-        );
+        const resource = JSON.stringify(grant.Resource);
+        expect(resource, id).toContain(':stateMachine:');
+        expect(resource, id).toContain(JSON.stringify(deployedName()));
+        expect(resource, id).not.toContain('*');
       }
       expect(grants.length, id).toBeGreaterThan(0);
     }
@@ -286,10 +289,12 @@ describe('functions', () => {
     const expected: Record<string, string[]> = {
       TransferVideo: ['s3:AbortMultipartUpload', 's3:PutObject'],
       // Presigns the customer's PUT with its own role; the submit reads what arrived; PrepareInputs reads and
-      // writes the H.264 copy. ListBucket (on uploads/ only) makes a missing upload a 404, not a 403.
+      // writes the typed copy; TranscodeUpload reads and writes the H.264 copy. ListBucket (on uploads/ only)
+      // makes a missing upload a 404, not a 403.
       CreateUpload: ['s3:ListBucket', 's3:PutObject'],
       SubmitTask: ['s3:GetObject', 's3:ListBucket'],
       PrepareInputs: ['s3:GetObject', 's3:ListBucket', 's3:PutObject'],
+      [UPLOAD_TRANSCODER.id]: ['s3:GetObject', 's3:ListBucket', 's3:PutObject'],
     };
     for (const id of ALL_FUNCTION_IDS) {
       const s3 = actionsOf(id).filter((a) => a.startsWith('s3:'));
@@ -310,17 +315,66 @@ describe('functions', () => {
     }
   });
 
-  it('PrepareInputs runs the ffmpeg of @ffmpeg-installer/linux-x64 from a layer, on x86_64 as the binary', () => {
-    const [, prepare] = fn('PrepareInputs');
-    expect(prepare.Properties['Architectures']).toEqual(['x86_64']);
-    expect(prepare.Properties['Layers']).toHaveLength(1);
-    expect(envOf('PrepareInputs')[ENV.ffmpegPath.name]).toBe('/opt/ffmpeg');
+  it('TranscodeUpload runs the ffmpeg of @ffmpeg-installer/linux-x64 from a layer, on x86_64 as the binary', () => {
+    const [, transcoder] = fn(UPLOAD_TRANSCODER.id);
+    expect(transcoder.Properties['Architectures']).toEqual(['x86_64']);
+    expect(transcoder.Properties['Layers']).toHaveLength(1);
+    expect(envOf(UPLOAD_TRANSCODER.id)[ENV.ffmpegPath.name]).toBe('/opt/ffmpeg');
     const layers = resourcesOfType(service.statelessJson, 'AWS::Lambda::LayerVersion');
     expect(layers).toHaveLength(1);
     expect(layers[0]?.[1].Properties).toMatchObject({ CompatibleArchitectures: ['x86_64'] });
-    // Every other function stays on arm64.
-    for (const id of ALL_FUNCTION_IDS.filter((id) => id !== 'PrepareInputs')) {
+    expect(String(layers[0]?.[1].Properties['Description'])).toContain(FFMPEG_BUILD);
+    // Every other function stays on arm64, without the layer.
+    for (const id of ALL_FUNCTION_IDS.filter((id) => id !== UPLOAD_TRANSCODER.id)) {
       expect(fn(id)[1].Properties['Architectures'], id).toEqual(['arm64']);
+      expect(fn(id)[1].Properties, id).not.toHaveProperty('Layers');
+    }
+  });
+
+  it('TranscodeUpload, which decodes untrusted media, may read uploads and write their H.264 copies, nothing else', () => {
+    const [, transcoder] = fn(UPLOAD_TRANSCODER.id);
+    expect(transcoder.Properties).toMatchObject({
+      Timeout: UPLOAD_TRANSCODER.timeoutSeconds,
+      MemorySize: UPLOAD_TRANSCODER.memorySize,
+    });
+    // Its environment: where the bucket is, where ffmpeg is, and the settings every function has. No table,
+    // no secret, no queue, no state machine.
+    expect(Object.keys(envOf(UPLOAD_TRANSCODER.id)).sort()).toEqual(
+      [
+        'NODE_OPTIONS',
+        'POWERTOOLS_LOG_LEVEL',
+        'POWERTOOLS_SERVICE_NAME',
+        ENV.ffmpegPath.name,
+        ENV.videoBucket.name,
+      ].sort(),
+    );
+    // Its role: S3 on uploads/ only (reads of any upload, writes of *.h264.mp4 only), X-Ray, and nothing else.
+    const statements = statementsOf(roleOf(UPLOAD_TRANSCODER.id));
+    const actions = statements.flatMap((s) => ([] as string[]).concat(s.Action)).sort();
+    expect(actions).toEqual(
+      ['s3:GetObject', 's3:ListBucket', 's3:PutObject', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments'].sort(),
+    );
+    const resourceOf = (action: string) =>
+      JSON.stringify(statements.find((s) => ([] as string[]).concat(s.Action).includes(action))?.Resource);
+    expect(resourceOf('s3:GetObject')).toMatch(/\/uploads\/\*"\]/);
+    expect(resourceOf('s3:PutObject')).toMatch(/\/uploads\/\*\.h264\.mp4"\]/);
+    // The role's only managed policy is Lambda's basic execution role (its own logs).
+    const role = service.statelessJson.Resources[roleOf(UPLOAD_TRANSCODER.id)];
+    const managed = JSON.stringify(role?.Properties['ManagedPolicyArns']);
+    expect(managed.match(/:iam::aws:policy\/[\w/-]+/g)).toEqual([
+      ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole',
+    ]);
+    // PrepareInputs no longer decodes: it invokes the transcoder by name and may invoke nothing else.
+    expect(envOf('PrepareInputs')).not.toHaveProperty(ENV.ffmpegPath.name);
+    expect(envOf('PrepareInputs')[ENV.transcoderFunction.name]).toBe(`${service.prefix}-${UPLOAD_TRANSCODER.id}`);
+    const invoke = statementsOf(roleOf('PrepareInputs')).filter((s) =>
+      ([] as string[]).concat(s.Action).includes('lambda:InvokeFunction'),
+    );
+    expect(JSON.stringify(invoke.map((s) => s.Resource))).toMatch(
+      new RegExp(`:function:${service.prefix}-${UPLOAD_TRANSCODER.id}"\\]`),
+    );
+    for (const id of ALL_FUNCTION_IDS.filter((id) => id !== 'PrepareInputs')) {
+      expect(actionsOf(id), id).not.toContain('lambda:InvokeFunction');
     }
   });
 
@@ -390,12 +444,11 @@ describe('functions', () => {
       expect(actionsOf(id).includes('states:StopExecution'), id).toBe(id === 'CancelTask');
       expect(actionsOf(id).includes('states:DescribeExecution'), id).toBe(id === 'ReconcileTasks');
     }
-    // By its fixed name: the state machine is made after the functions it calls.
+    // By its name, known before the machine (made after the functions it calls): the same expression.
     const arn = JSON.stringify(envOf(TASK_STARTS.starter.id)['STATE_MACHINE_ARN']);
-    expect(arn).toContain(`:stateMachine:${physicalNames(service.prefix).stateMachine}`);
-    service.stateless.hasResourceProperties('AWS::StepFunctions::StateMachine', {
-      StateMachineName: physicalNames(service.prefix).stateMachine,
-    });
+    expect(arn).toContain(':stateMachine:');
+    expect(arn).toContain(JSON.stringify(deployedName()));
+    service.stateless.hasResourceProperties('AWS::StepFunctions::StateMachine', { StateMachineName: deployedName() });
   });
 
   it('the webhook consumer is fed by the webhook queue with batch item failures at bounded concurrency', () => {
@@ -781,13 +834,51 @@ function worstCase(state: AslState | undefined, timeout = state?.TimeoutSeconds 
   return timeout + retries * retriedTry + waits.reduce((total, wait) => total + wait, 0);
 }
 
+/**
+ * The state machine's name: the prefix's, then the start of the stack's id, which CloudFormation makes anew for
+ * every stack it creates. A teardown leaves the old machine draining under its name; the redeploy's differs.
+ */
+function deployedName() {
+  const stackUuid = { 'Fn::Select': [2, { 'Fn::Split': ['/', { Ref: 'AWS::StackId' }] }] };
+  return {
+    'Fn::Join': [
+      '-',
+      [physicalNames(service.prefix).stateMachine, { 'Fn::Select': [0, { 'Fn::Split': ['-', stackUuid] }] }],
+    ],
+  };
+}
+
 describe('Step Functions', () => {
+  it('has a name of its own in each stack, so a redeploy right after a teardown never waits for the old one', () => {
+    const [[, machine]] = resourcesOfType(service.statelessJson, 'AWS::StepFunctions::StateMachine') as [
+      [string, CfnResource],
+    ];
+    expect(machine.Properties['StateMachineName']).toEqual(deployedName());
+    // Two stack ids give two names; the one prefix gives one name per stack (80 characters at most).
+    const nameFor = (stackId: string) =>
+      `${physicalNames(service.prefix).stateMachine}-${stackId.split('/')[2]!.split('-')[0]}`;
+    const first = nameFor(
+      'arn:aws:cloudformation:eu-west-1:123456789012:stack/vgs-stateless/0f1e2d3c-aaaa-bbbb-cccc-111111111111',
+    );
+    const again = nameFor(
+      'arn:aws:cloudformation:eu-west-1:123456789012:stack/vgs-stateless/9a8b7c6d-aaaa-bbbb-cccc-222222222222',
+    );
+    expect(first).not.toBe(again);
+    expect(first.length).toBeLessThanOrEqual(80);
+    // Its log group follows the name, so it too is new in each stack.
+    const logs = JSON.stringify(
+      resourcesOfType(service.statelessJson, 'AWS::Logs::LogGroup').map(([, g]) => g.Properties['LogGroupName']),
+    );
+    expect(logs).toContain('/aws/vendedlogs/states/');
+    expect(logs).toContain('AWS::StackId');
+  });
+
   it('is a Standard state machine from the ASL file, logging ALL to CloudWatch, traced', () => {
     const [[, machine]] = resourcesOfType(service.statelessJson, 'AWS::StepFunctions::StateMachine') as [
       [string, CfnResource],
     ];
     expect(machine.Properties).toMatchObject({
-      StateMachineName: physicalNames(service.prefix).stateMachine,
+      StateMachineName: deployedName(),
       StateMachineType: 'STANDARD',
       DefinitionString: readAslDefinition(),
       LoggingConfiguration: { Level: 'ALL', IncludeExecutionData: true },

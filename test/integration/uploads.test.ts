@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbIdempotencyStore } from '../../functions/adapters/dynamodb-idempotency.js';
 import { DynamoDbTaskInputs, DynamoDbUploadRepository } from '../../functions/adapters/dynamodb-uploads.js';
 import { FfmpegTranscoder } from '../../functions/adapters/ffmpeg-transcoder.js';
+import { S3H264Copies } from '../../functions/adapters/h264-copies.js';
 import { S3UploadFiles } from '../../functions/adapters/s3-upload-files.js';
 import { S3UploadStorage } from '../../functions/adapters/s3-upload-storage.js';
 import { S3UrlSigner } from '../../functions/adapters/s3-url-signer.js';
@@ -175,8 +176,7 @@ describe('Idempotency-Key on uploads, in the upload’s own transaction', () => 
 
 describe('H.265 transcoded to H.264 by the shipped ffmpeg', () => {
   it('makes <key>.h264.mp4 beside an H.265 MOV, once; an H.264 MP4 is used as it is', async () => {
-    const files = new S3UploadFiles(signer, 30_000);
-    const videos = new S3UploadCopies(files, new S3UploadStorage(signer), new FfmpegTranscoder(FFMPEG_BINARY, 120_000));
+    const videos = new S3H264Copies(new S3UploadFiles(signer, 30_000), new FfmpegTranscoder(FFMPEG_BINARY, 120_000));
     const hevc = await uploaded('video/quicktime', await testMedia('hevcMov'));
     const key = `uploads/${ACCOUNT}/${hevc.upload_id}`;
     expect(await videos.h264Key(key)).toBe(`${key}.h264.mp4`);
@@ -195,8 +195,7 @@ describe('H.265 transcoded to H.264 by the shipped ffmpeg', () => {
   });
 
   it('a file ffmpeg cannot decode fails with ffmpeg’s reason, and leaves no copy', async () => {
-    const files = new S3UploadFiles(signer, 30_000);
-    const videos = new S3UploadCopies(files, new S3UploadStorage(signer), new FfmpegTranscoder(FFMPEG_BINARY, 120_000));
+    const videos = new S3H264Copies(new S3UploadFiles(signer, 30_000), new FfmpegTranscoder(FFMPEG_BINARY, 120_000));
     // The H.265 MOV with its media data emptied: its boxes still say H.265, its samples point at nothing.
     const broken = withoutMediaData(await testMedia('hevcMov'));
     expect(mp4VideoCodec(broken)).toBe('hevc');
@@ -221,11 +220,9 @@ function withoutMediaData(file: Buffer): Buffer {
 
 describe('a copy with the real type', () => {
   it('a PNG declared as JPEG: read as a PNG and copied beside it, stored as image/png, byte for byte', async () => {
-    const copies = new S3UploadCopies(
-      new S3UploadFiles(signer, 30_000),
-      new S3UploadStorage(signer),
-      new FfmpegTranscoder(FFMPEG_BINARY, 120_000),
-    );
+    const copies = new S3UploadCopies(new S3UploadFiles(signer, 30_000), new S3UploadStorage(signer), {
+      h264Key: () => Promise.reject(new Error('no video here')),
+    });
     const png = await testMedia('png');
     const answer = await uploaded('image/jpeg', png);
     const key = `uploads/${ACCOUNT}/${answer.upload_id}`;

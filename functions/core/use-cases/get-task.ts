@@ -9,6 +9,7 @@ import type { AccountCaller } from './authenticate.js';
 import { refreshFromUpstream } from './refresh-from-upstream.js';
 import { queuePosition } from './waiting-room.js';
 import type { RefreshDeps } from './refresh-from-upstream.js';
+import { videoDeletedAt, videoDeletedMessage } from '../video-retention.js';
 
 /** Re-sign a little before expiry so a URL handed out is never already dead on arrival. */
 const RESIGN_MARGIN_MS = 10 * 60 * 1000;
@@ -22,6 +23,8 @@ export interface GetTaskDeps extends RefreshDeps {
   tasks: TaskRepository;
   signer: VideoUrlSigner;
   now: () => Date;
+  /** Days the storage policy keeps a finished video; undefined: kept (docs/operations.md, "Video storage"). */
+  videoRetentionDays?: number | undefined;
 }
 
 export interface GetTaskResult {
@@ -39,7 +42,12 @@ export async function getTask(
   const fresh = await withFreshVideoUrl(task, deps);
   return {
     view: { ...toTaskView(fresh), queue_position: (await queuePosition(fresh, deps)) ?? null },
-    message: fresh.status === 'transferring' ? TRANSFERRING_MESSAGE : 'success',
+    message:
+      fresh.status === 'transferring'
+        ? TRANSFERRING_MESSAGE
+        : fresh.video_deleted_at && deps.videoRetentionDays !== undefined
+          ? videoDeletedMessage(fresh.video_deleted_at, deps.videoRetentionDays)
+          : 'success',
   };
 }
 
@@ -62,12 +70,28 @@ export async function findOwnTask(
   return task;
 }
 
-/** A succeeded task's video URL, signed again (and stored) when it is near its end; the task list shares it. */
+/**
+ * A succeeded task's video URL, signed again (and stored) when it is near its end; the task list shares it. A
+ * video the storage policy removed (video-retention.ts) gets no URL but `video_deleted_at`.
+ */
 export async function withFreshVideoUrl<
-  T extends Pick<TaskRecord, 'task_id' | 'status' | 'video_key' | 'video_url' | 'video_url_expires_at'>,
->(task: T, deps: { tasks: Pick<TaskRepository, 'saveVideoUrl'>; signer: VideoUrlSigner; now: () => Date }): Promise<T> {
+  T extends Pick<TaskRecord, 'task_id' | 'status' | 'video_key' | 'video_url' | 'video_url_expires_at' | 'finished_at'>,
+>(
+  task: T,
+  deps: {
+    tasks: Pick<TaskRepository, 'saveVideoUrl'>;
+    signer: VideoUrlSigner;
+    now: () => Date;
+    videoRetentionDays?: number | undefined;
+  },
+): Promise<T & { video_deleted_at?: string }> {
   if (task.status !== 'success' || !task.video_key) return task;
   const now = deps.now();
+  const deletedAt = videoDeletedAt(task.finished_at, deps.videoRetentionDays);
+  if (deletedAt && deletedAt.getTime() <= now.getTime()) {
+    const { video_url: _url, video_url_expires_at: _expires, ...rest } = task;
+    return { ...(rest as T), video_deleted_at: deletedAt.toISOString() };
+  }
   const expiresAt = task.video_url_expires_at ? Date.parse(task.video_url_expires_at) : 0;
   if (task.video_url && expiresAt - now.getTime() > RESIGN_MARGIN_MS) return task;
   const signed = await deps.signer.sign(task.video_key, now);

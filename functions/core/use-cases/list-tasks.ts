@@ -63,6 +63,8 @@ export interface ListTasksDeps {
   tasks: Pick<TaskRepository, 'saveVideoUrl'>;
   signer: VideoUrlSigner;
   now: () => Date;
+  /** Days the storage policy keeps a finished video; undefined: kept. */
+  videoRetentionDays?: number | undefined;
 }
 
 export interface TaskListView {

@@ -1,10 +1,16 @@
 /** GET /api/v1/console/tasks: the account's tasks, as GET /api/v1/video/tasks lists them. */
 import { listTasks } from '../../core/use-cases/list-tasks.js';
 import { taskList, taskRepository } from '../../adapters/service-dependencies.js';
-import { videoUrlSigner } from '../../adapters/url-signer-dependencies.js';
+import { videoRetentionDays, videoUrlSigner } from '../../adapters/url-signer-dependencies.js';
 import { consoleRoute } from './console-route.js';
 
-const deps = { taskList: taskList(), tasks: taskRepository(), signer: videoUrlSigner(), now: () => new Date() };
+const deps = {
+  taskList: taskList(),
+  tasks: taskRepository(),
+  signer: videoUrlSigner(),
+  videoRetentionDays: videoRetentionDays(),
+  now: () => new Date(),
+};
 
 export const handler = consoleRoute(async (event, caller) => ({
   data: await listTasks(caller, event.queryStringParameters, deps),

@@ -22,6 +22,7 @@ const task = {
   result_url:
     'https://d111111abcdef8.cloudfront.net/videos/acct/0f8fad5b.mp4?Expires=1767312000&Signature=Zm9vYmFy&Key-Pair-Id=K2JCJMDEHXQW5F',
   video_url_expires_at: '2026-01-02T08:01:10.000Z',
+  video_deleted_at: null,
   webhook: {
     state: 'delivered',
     attempts: 1,
@@ -43,6 +44,7 @@ const pendingTask = {
   finished_at: null,
   result_url: null,
   video_url_expires_at: null,
+  video_deleted_at: null,
   webhook: null,
 };
 

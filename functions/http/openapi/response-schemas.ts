@@ -84,6 +84,12 @@ export const TaskSchema = v.pipe(
     image_mode: v.pipe(v.nullable(v.picklist(IMAGE_MODES)), v.description("The images' role; null without images.")),
     result_url: v.pipe(v.nullable(v.string()), v.description('Form B name of video_url (the same value).')),
     video_url_expires_at: v.pipe(v.nullable(v.string()), v.description('When video_url stops working (ISO 8601).')),
+    video_deleted_at: v.pipe(
+      v.nullable(v.string()),
+      v.description(
+        "When the service's storage policy deleted the video (ISO 8601); video_url is then null. Null otherwise.",
+      ),
+    ),
     webhook: v.nullable(WebhookSchema),
     cost_breakdown: v.pipe(
       v.nullable(CostBreakdownSchema),
