@@ -1,4 +1,4 @@
-/** The response envelope of every endpoint (spec §2): `{code, message, data}`, `data` null on error. */
+/** The response envelope of every endpoint (docs/api-contract.md, "Envelope and errors"): `{code, message, data}`, `data` null on error. */
 import type { ApiError } from './api-error.js';
 
 export interface Envelope<T> {

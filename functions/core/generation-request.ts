@@ -1,5 +1,5 @@
 /**
- * The submit body in both forms (spec §4.1, docs/api-contract.md, "Request forms", "Defaults and bounds", "References"), parsed into one request.
+ * The submit body in both forms (docs/api-contract.md, "Request forms", "Defaults and bounds", "References"), parsed into one request.
  * Step 1 (`parseGenerationBody`) checks what can be checked without the model; step 2
  * (`resolveGeneration`, in resolve-generation.ts) applies the chosen model's defaults and limits.
  */

@@ -1,5 +1,5 @@
 /**
- * The cost of a task in integer units of 0.0001 CNY (spec §1, docs/money-and-ledger.md, "Minor units", "Pricing"): per_second is
+ * The cost of a task in integer units of 0.0001 CNY (docs/money-and-ledger.md, "Minor units", "Pricing"): per_second is
  * price × duration × multiplier[resolution] + audio_extra + material_surcharge × references; per_call is
  * price_per_call × quality_multiplier. Each product is rounded half up once, at its decimal multiplication.
  */

@@ -80,7 +80,7 @@ export function resolveGeneration(body: GenerationBody, model: VideoModel): Reso
 function resolveDuration(body: GenerationBody, model: VideoModel): number {
   const { record } = model;
   // docs/api-contract.md, "Defaults and bounds": a per_call model makes its one fixed duration whatever was sent, so the duration sent
-  // is held only to its form's bounds (spec §1: it "must still be sent, but it does not change the cost").
+  // is held only to its form's bounds (the interface's rule: it "must still be sent, but it does not change the cost").
   const fixed = record.fixed_duration;
   const max = fixed === undefined ? record.max_duration : FORM_MAX_DURATION[body.form];
   const sent = body.durationSeconds;

@@ -1,5 +1,5 @@
 /**
- * Task states and the moves between them (spec §3, docs/task-lifecycle.md, "States", "Cancel", "Live status").
+ * Task states and the moves between them (docs/task-lifecycle.md, "States", "Cancel", "Live status").
  * Every state change in storage is a conditional write naming the states it may come from,
  * and those come from this one table.
  */

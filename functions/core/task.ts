@@ -1,4 +1,4 @@
-/** A task as stored and as shown (spec §2 Task, docs/api-contract.md, "Task object"). */
+/** A task as stored and as shown (docs/api-contract.md, "Task object"). */
 import type { ImageMode } from './provider-contract.js';
 import type { Ratio, Resolution } from './generation-options.js';
 import type { RequestForm } from './generation-request.js';

@@ -1,5 +1,5 @@
 /**
- * Customer uploads (spec §4.5, docs/api-contract.md, "Uploads"): the formats, limits and lifetimes, the `file_url` form a
+ * Customer uploads (docs/api-contract.md, "Uploads"): the formats, limits and lifetimes, the `file_url` form a
  * submit names an upload by, and the valibot schemas of POST /api/v1/uploads (the OpenAPI document reads
  * them from here). An upload's bytes go straight to S3; only what is stored is ever trusted.
  */
@@ -14,7 +14,7 @@ export const UPLOAD_URL_TTL_SECONDS = 15 * 60;
 
 export type ReferenceKind = 'image' | 'video' | 'audio';
 
-/** Each accepted media type (spec §4.5) and the reference field it may fill. */
+/** Each accepted media type (docs/api-contract.md, "Uploads") and the reference field it may fill. */
 export const UPLOAD_TYPES = {
   'image/jpeg': 'image',
   'image/png': 'image',

@@ -129,7 +129,7 @@ export function supportedResolutions(model: VideoModel, imageMode?: ImageMode): 
   const allowed = model.record.allowed_resolutions;
   const made = (imageMode === 'reference' && model.upstream.referenceResolutions) || model.upstream.resolutions;
   return RESOLUTIONS.filter((resolution) => {
-    // A multiplier of 0 (or none) means unsupported (spec §2), whatever the billing mode.
+    // A multiplier of 0 (or none) means unsupported (docs/money-and-ledger.md, "Pricing"), whatever the billing mode.
     const multiplier = model.pricing.resolutionMultipliers[resolution];
     const priced = multiplier !== undefined && !isZero(multiplier);
     return priced && made.includes(resolution) && (allowed === undefined || allowed.includes(resolution));

@@ -1,5 +1,5 @@
 /**
- * Completion webhooks (spec §6, docs/webhooks.md): the queue message, the payload, the retry schedule and
+ * Completion webhooks (docs/webhooks.md): the queue message, the payload, the retry schedule and
  * how a receiver's answer is judged. Pure. One event per task, when it becomes `success` or `failed`; its
  * `webhook-id` comes from the task and the event, so every retry and duplicate carries the same id.
  */

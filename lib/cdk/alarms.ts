@@ -23,6 +23,7 @@ import { WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import type { AlarmDestination } from './alarm-destination.js';
 import { ALARMS_FIX, describeAlarmDestination, MISSING_ALARMS_PARAMETER } from './alarm-destination.js';
 import { serviceMetric, SERVICE_METRIC_PERIOD } from './service-metric.js';
+import { pascal } from './stateful-resources.js';
 
 const PERIOD = SERVICE_METRIC_PERIOD;
 /** Percentage of API requests answered 5xx that alarms (once there are enough requests to judge). */
@@ -173,8 +174,8 @@ export class ServiceAlarms extends Construct {
 
     for (const provider of PROVIDER_NAMES) {
       const providerMetric = (metricName: string) => serviceMetric(metricName, { [PROVIDER_DIMENSION]: provider });
-      const pascal = provider.charAt(0).toUpperCase() + provider.slice(1);
-      this.add(`${pascal}UpstreamErrorRateAlarm`, {
+      const name = pascal(provider);
+      this.add(`${name}UpstreamErrorRateAlarm`, {
         alarmDescription: `More than ${UPSTREAM_ERROR_RATE_PERCENT}% of calls to the upstream ${PROVIDERS[provider].label} failed (with at least 10 calls).`,
         metric: new MathExpression({
           label: `${provider} upstream error %`,
@@ -189,7 +190,7 @@ export class ServiceAlarms extends Construct {
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
       });
       // One is enough: no retry fixes these, and tasks wait (key, account) or fail (model) until someone acts.
-      this.add(`${pascal}UpstreamOperatorAlarm`, {
+      this.add(`${name}UpstreamOperatorAlarm`, {
         alarmDescription:
           `The upstream ${PROVIDERS[provider].label} refused our API key or account (401, 403: e.g. a bad key, an ` +
           'overdue bill), so tasks wait to start until it is fixed or their deadline fails them, or it does not ' +
@@ -290,8 +291,7 @@ export class ServiceAlarms extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     });
     for (const { id: tableId, table } of props.tables) {
-      const pascal = tableId.charAt(0).toUpperCase() + tableId.slice(1);
-      this.add(`${pascal}TableThrottledAlarm`, {
+      this.add(`${pascal(tableId)}TableThrottledAlarm`, {
         alarmDescription:
           `DynamoDB throttled reads or writes of the ${tableId} table (or one of its indexes): calls were ` +
           'retried and may have failed.',

@@ -18,7 +18,13 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { physicalNames, TABLES, TASK_STARTS, UPLOAD_TRANSCODER, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import {
+  physicalNames,
+  TABLES,
+  TASK_STARTS,
+  UPLOAD_TRANSCODER,
+  WEBHOOK_QUEUE,
+} from '../../functions/adapters/resources.js';
 import type { RouteDefinition, WorkflowFunctionDefinition } from '../routes.js';
 import { API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import type { ExternalFfmpegLayer } from './ffmpeg-layer.js';
@@ -185,7 +191,14 @@ export class ServiceFunctions extends Construct {
         case 'taskTokens':
           return answerTaskTokens(stateMachine);
         case 'config':
-          return config(Object.fromEntries(access.variables.map((name) => [name, values[name] ?? defaultOf(name)])));
+          // A setting whose value is empty is not set at all (an empty value means "unset" to its reader).
+          return config(
+            Object.fromEntries(
+              access.variables
+                .map((name) => [name, values[name] ?? defaultOf(name)] as const)
+                .filter(([, value]) => value !== ''),
+            ),
+          );
         case 'secret':
           return secret(access.variable, secrets[access.secret]);
         case 'local':

@@ -190,8 +190,9 @@ export class StatefulResources extends Construct {
   }
 }
 
+/** `tasks` → `Tasks`, `model-studio` → `ModelStudio`: a construct id from a name. */
 export function pascal(id: string): string {
-  return id.charAt(0).toUpperCase() + id.slice(1);
+  return id.replace(/(^|-)([a-z])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
 }
 
 /** The finished videos' lifecycle rule, or none when the policy keeps them in Standard forever. */

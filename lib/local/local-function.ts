@@ -64,6 +64,9 @@ function installEnvironmentView(): void {
     ownKeys: (target) => Reflect.ownKeys(target).filter(visible),
     getOwnPropertyDescriptor: (target, name) =>
       visible(name) ? Reflect.getOwnPropertyDescriptor(target, name) : undefined,
+    // process.env's own setter: the default would redefine an existing variable with a partial descriptor,
+    // which process.env refuses.
+    set: (target, name, value) => Reflect.set(target, name, value),
   });
 }
 

@@ -212,7 +212,9 @@ it('every task and webhook in flight at a kill -9 finishes after a restart, once
     { timeoutMs: 60_000 },
   );
   db.destroy();
-  expect(slots).toEqual([0]);
+  // One upstream account per provider, each with nothing held.
+  expect(slots.length).toBeGreaterThan(0);
+  expect(slots).toEqual(slots.map(() => 0));
 
   // Every webhook owed at the kill is delivered. The hung try was never recorded (the kill came first): one try
   // for it, as for the never-queued one; the lost retry carries on from its two.

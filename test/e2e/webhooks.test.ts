@@ -1,5 +1,5 @@
 /**
- * Completion webhooks end to end (spec §6, docs/webhooks.md; docs/security.md, "URL policy"): real tasks over HTTP, receivers on
+ * Completion webhooks end to end (docs/webhooks.md; docs/security.md, "URL policy"): real tasks over HTTP, receivers on
  * 127.0.0.1 that verify with `standardwebhooks` and the secret the admin CLI prints. Retries on a short
  * schedule (1 s, 1 s, 1 s); each test has its own accounts and receivers, so they run concurrently.
  */

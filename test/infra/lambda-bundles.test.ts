@@ -1,7 +1,7 @@
 /**
  * The app synthesizes offline as `cdk synth` runs it (cdk.json's app command, no credentials, no Docker),
  * and each Lambda asset is a real bundle: it loads under Node 22 outside the repository with only its
- * function's environment, exports `handler`, stays within 500 KiB, and equals the local stack's build.
+ * function's environment, exports `handler`, stays within 550 KiB, and equals the local stack's build.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -138,8 +138,10 @@ it('the local stack runs these very bundles: its build (lib/local/lambda-bundles
   expect(differing.map((bundle) => bundle.functionName)).toEqual([]);
 }, 600_000);
 
-it('every bundle stays within the 500 KiB budget', () => {
-  const over = bundles.filter((bundle) => statSync(bundle.file).size > 500 * 1024);
+// Every bundle carries each provider's contract (the registry, through the settings); two providers made
+// the largest about 512 KB.
+it('every bundle stays within the 550 KiB budget', () => {
+  const over = bundles.filter((bundle) => statSync(bundle.file).size > 550 * 1024);
   expect(over.map((bundle) => `${bundle.functionName}: ${statSync(bundle.file).size} bytes`)).toEqual([]);
 });
 

@@ -5,6 +5,7 @@
 import { ARK_EXPIRY_SECONDS } from '../../functions/providers/ark/contract.js';
 import { UPSTREAM_EXPIRY_GRACE_MS } from '../../functions/core/use-cases/upstream-completion.js';
 import { ENV } from '../../functions/adapters/config.js';
+import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aslTokens, readAslDefinition } from '../../lib/cdk/task-workflow.js';
@@ -1106,16 +1107,21 @@ describe('SQS', () => {
 });
 
 describe('Secrets Manager', () => {
-  it('holds the upstream key (retained) and each CloudFront signing key (webhook secrets are per account, in its table)', () => {
+  it("holds each upstream provider's key (retained) and each CloudFront signing key (webhook secrets are per account, in its table)", () => {
     const secrets = resourcesOfType(service.statefulJson, 'AWS::SecretsManager::Secret');
     for (const [id, secret] of secrets) {
       expect(secret.Properties, id).not.toHaveProperty('SecretString');
       // Generated names: a redeploy of the prefix never meets a reserved one (deploy-lifecycle.test.ts).
       expect(secret.Properties, id).not.toHaveProperty('Name');
     }
-    expect(secrets.find(([id]) => id.includes('ArkApiKey'))?.[1]).toMatchObject({ DeletionPolicy: 'Retain' });
+    const providerKeys = secrets.filter(([id]) => /ApiKey/.test(id));
+    const keyOf = (name: string) => name.replaceAll('-', '').toLowerCase();
+    expect(providerKeys.map(([id]) => keyOf(id.replace(/ApiKey.*/, '').replace(/^Data/, ''))).sort()).toEqual(
+      PROVIDER_NAMES.map(keyOf).sort(),
+    );
+    for (const [id, secret] of providerKeys) expect(secret, id).toMatchObject({ DeletionPolicy: 'Retain' });
     expect(secrets.filter(([id]) => id.includes('SigningKey'))).toHaveLength(1);
-    expect(secrets).toHaveLength(2);
+    expect(secrets).toHaveLength(PROVIDER_NAMES.length + 1);
   });
 });
 
@@ -1195,15 +1201,20 @@ describe('alarms', () => {
   });
 
   it('fire on the first upstream error only an operator can fix (a refused key or account, a model not offered)', () => {
-    const [alarm, ...others] = alarms().filter((a) => a['MetricName'] === 'UpstreamOperatorErrors');
-    expect(others).toEqual([]);
-    expect(alarm).toMatchObject({
-      Namespace: 'VideoGeneration',
-      Statistic: 'Sum',
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      Dimensions: expect.arrayContaining([{ Name: 'provider', Value: 'ark' }]),
-    });
+    // One per provider.
+    const found = alarms().filter((a) => a['MetricName'] === 'UpstreamOperatorErrors');
+    expect(found).toHaveLength(PROVIDER_NAMES.length);
+    for (const provider of PROVIDER_NAMES) {
+      expect(found).toContainEqual(
+        expect.objectContaining({
+          Namespace: 'VideoGeneration',
+          Statistic: 'Sum',
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          Dimensions: expect.arrayContaining([{ Name: 'provider', Value: provider }]),
+        }),
+      );
+    }
   });
 
   it('fire on the first upstream job orphaned or adopted (a lost create), from the metrics the functions emit', () => {

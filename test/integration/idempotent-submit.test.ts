@@ -158,6 +158,7 @@ describe('Idempotency-Key on submit', () => {
     expect(await submitTaskIdempotently(caller, BODY, later, 'old-1')).toEqual({
       answer: second.answer,
       replayed: true,
+      headers: second.headers,
     });
   });
 });

@@ -1,4 +1,4 @@
-/** The response envelope and the errors a client can see (spec §2 and §7, docs/api-contract.md, "Envelope and errors"). */
+/** The response envelope and the errors a client can see (docs/api-contract.md, "Envelope and errors"). */
 import { describe, expect, it } from 'vitest';
 import {
   ApiError,

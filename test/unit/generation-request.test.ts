@@ -1,5 +1,5 @@
 /**
- * Step 1 of a submit: the body in both forms (spec §4.1, docs/api-contract.md, "Request forms", "Defaults and bounds", "References") before any model is known.
+ * Step 1 of a submit: the body in both forms (docs/api-contract.md, "Request forms", "Defaults and bounds", "References") before any model is known.
  * Every rejection must be an InvalidRequestError (400) whose message names the offending field.
  */
 import { describe, expect, it } from 'vitest';

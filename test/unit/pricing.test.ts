@@ -1,5 +1,5 @@
 /**
- * The cost formula (spec §1 billing rules, docs/money-and-ledger.md, "Minor units", "Pricing") in integer units of 0.0001 CNY:
+ * The cost formula (docs/money-and-ledger.md, "Minor units", "Pricing") in integer units of 0.0001 CNY:
  *   per_second: price_per_second × duration × multiplier[resolution] (rounded half up once)
  *               + audio_extra (when audio is generated) + material_surcharge × (reference videos + audios)
  *   per_call:   price_per_call × quality_multiplier (rounded half up once)

@@ -1,4 +1,4 @@
-/** Task states and every move between them (spec §3, docs/task-lifecycle.md, "States", "Cancel", "Live status"). */
+/** Task states and every move between them (docs/task-lifecycle.md, "States", "Cancel", "Live status"). */
 import { describe, expect, it } from 'vitest';
 import {
   assertMove,

@@ -1,4 +1,4 @@
-/** The Task object the status endpoint returns (spec §2 Task, §4.2, docs/api-contract.md, "Task object"). */
+/** The Task object the status endpoint returns (docs/api-contract.md, "Task object"). */
 import { describe, expect, it } from 'vitest';
 import { toTaskView, TRANSFERRING_MESSAGE } from '../../functions/core/task.js';
 import type { TaskRecord } from '../../functions/core/task.js';

@@ -5,7 +5,7 @@ export interface SignedUrl {
 
 export interface VideoUrlSigner {
   /**
-   * A URL to download `key`, valid 24 h (spec §8) unless `expiresInSeconds` says otherwise (an upload handed
+   * A URL to download `key`, valid 24 h (docs/security.md, "Video URLs") unless `expiresInSeconds` says otherwise (an upload handed
    * to the upstream: until the upload's own expiry).
    */
   sign(key: string, now: Date, expiresInSeconds?: number): Promise<SignedUrl>;

@@ -1,5 +1,5 @@
 /**
- * Bearer `bc_` key → the calling account (spec §5, docs/security.md, "API keys"; docs/api-contract.md, "Rate limits"). The key's stored record and
+ * Bearer `bc_` key → the calling account (docs/security.md, "API keys"; docs/api-contract.md, "Rate limits"). The key's stored record and
  * its rate count are read in parallel, one round trip; every request reads the key, so a disabled key is
  * refused on its very next request in every instance.
  */

@@ -1,5 +1,5 @@
 /**
- * One queue message of a completion webhook (spec §6, docs/webhooks.md; docs/security.md, "URL policy"): a try, or a hop of a
+ * One queue message of a completion webhook (docs/webhooks.md; docs/security.md, "URL policy"): a try, or a hop of a
  * message not due yet. The task holds the truth: its try count, written once per try (conditional), and
  * the claim a try takes before its POST, so a duplicate or stale message never sends or adds a try.
  */

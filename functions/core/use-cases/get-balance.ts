@@ -1,4 +1,4 @@
-/** GET /api/v1/account/balance (spec §4.3). */
+/** GET /api/v1/account/balance (docs/api-contract.md, "Routes"). */
 import { NotFoundError } from '../api-error.js';
 import { balanceToYuan } from '../money.js';
 import type { AccountRepository } from '../ports/accounts.js';

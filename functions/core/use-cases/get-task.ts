@@ -1,4 +1,4 @@
-/** GET /api/v1/video/tasks/:id (spec §4.2, docs/security.md, "API keys", "Video URLs"). */
+/** GET /api/v1/video/tasks/:id (docs/security.md, "API keys", "Video URLs"). */
 import * as v from 'valibot';
 import { ForbiddenError, InvalidRequestError, NotFoundError } from '../api-error.js';
 import type { TaskRepository } from '../ports/task-repository.js';

@@ -1,4 +1,4 @@
-/** GET /api/v1/models (spec §4.4): every model with its pricing in yuan, its lifecycle and what it accepts (additive). */
+/** GET /api/v1/models (docs/api-contract.md, "Routes", "Models that come and go"): every model with its pricing in yuan, its lifecycle and what it accepts (additive). */
 import { decimalToNumber } from '../decimal.js';
 import { MIN_DURATION_SECONDS, RESOLUTIONS } from '../generation-options.js';
 import type { Resolution } from '../generation-options.js';

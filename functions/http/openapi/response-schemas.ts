@@ -102,7 +102,7 @@ export const TaskSchema = v.pipe(
       ),
     ),
   }),
-  v.description('A video generation task (spec §2 Task, with additive fields).'),
+  v.description('A video generation task (docs/api-contract.md, "Task object", with additive fields).'),
 );
 
 export const SubmitResultSchema = v.strictObject({
