@@ -259,9 +259,11 @@ describe('task tokens (lambda:invoke.waitForTaskToken)', () => {
 
   it('keeps a task alive while heartbeats come, counting from when the function returned', async () => {
     let returned = false;
-    const m = await startMachine({ WaitForSlot: waitForSlot({ HeartbeatSeconds: 1 }) }, async () => {
+    // 4 s between beats, so a beat (a request and a describe) that a busy machine slows to seconds still
+    // lands in time: the test is about when the clock runs, not about speed.
+    const m = await startMachine({ WaitForSlot: waitForSlot({ HeartbeatSeconds: 4 }) }, async () => {
       // Longer than HeartbeatSeconds: the heartbeat clock starts only once the function has returned.
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
       returned = true;
       return {};
     });
@@ -271,7 +273,7 @@ describe('task tokens (lambda:invoke.waitForTaskToken)', () => {
       () => returned,
       (r) => r,
     );
-    const beatsUntil = Date.now() + 3_000; // three HeartbeatSeconds
+    const beatsUntil = Date.now() + 12_000; // three HeartbeatSeconds
     while (Date.now() < beatsUntil) {
       await m.sfn.send(new SendTaskHeartbeatCommand({ taskToken: token }));
       expect((await describeExecution(m, executionArn)).status).toBe('RUNNING');
