@@ -84,3 +84,31 @@ export class ContentModerationError extends Error {
 export function needsOperator(error: unknown): boolean {
   return error instanceof UpstreamAccountError || error instanceof UpstreamConfigurationError;
 }
+
+/** A provider job's lookup, or `missing` when the provider does not know the job (never made, or deleted). */
+export async function missingWhenNotFound<T>(lookup: Promise<T>): Promise<T | { state: 'missing' }> {
+  try {
+    return await lookup;
+  } catch (error) {
+    if (error instanceof UpstreamJobNotFoundError) return { state: 'missing' };
+    throw error;
+  }
+}
+
+/**
+ * The API key of an upstream account: a fixed one, or read for the account. No key for the account is an
+ * operator's job (alarmed, the account taken out of use); any other failed read is transient.
+ */
+export async function upstreamApiKey(
+  apiKey: string | ((account: string) => Promise<string>),
+  account: string,
+  provider: string,
+): Promise<string> {
+  if (typeof apiKey === 'string') return apiKey;
+  try {
+    return await apiKey(account);
+  } catch (error) {
+    if (error instanceof UpstreamAccountError) throw error;
+    throw new UpstreamTransientError(`could not read the ${provider} API key: ${(error as Error).message}`);
+  }
+}

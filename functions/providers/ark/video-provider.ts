@@ -25,6 +25,8 @@ import {
   UpstreamOutcomeUnknownError,
   UpstreamRejectedError,
   UpstreamTransientError,
+  missingWhenNotFound,
+  upstreamApiKey,
 } from '../../core/upstream-errors.js';
 import type { ArkPlatform } from './contract.js';
 import { ARK_EXPIRY_SECONDS, arkModelId } from './contract.js';
@@ -407,24 +409,11 @@ export class ArkVideoProvider implements VideoProvider {
 
   /** The job's status, or `missing` when Ark does not know it (never created, or its record deleted). */
   private async findJob(jobId: string, account: string): Promise<ProviderJobStatus | { state: 'missing' }> {
-    try {
-      return await this.getJob(jobId, account);
-    } catch (error) {
-      if (error instanceof UpstreamJobNotFoundError) return { state: 'missing' };
-      throw error;
-    }
+    return missingWhenNotFound(this.getJob(jobId, account));
   }
 
   private async authorization(account: string): Promise<string> {
-    const { apiKey } = this.options;
-    if (typeof apiKey === 'string') return apiKey;
-    try {
-      return await apiKey(account);
-    } catch (error) {
-      // No key for the account: an operator's job (alarmed), the account is taken out of use.
-      if (error instanceof UpstreamAccountError) throw error;
-      throw new UpstreamTransientError(`could not read the Ark API key: ${(error as Error).message}`);
-    }
+    return upstreamApiKey(this.options.apiKey, account, 'Ark');
   }
 
   private taskUrl(jobId: string): string {

@@ -13,11 +13,12 @@ import type {
   VideoProvider,
 } from '../../core/ports/video-provider.js';
 import {
-  UpstreamAccountError,
   UpstreamJobNotFoundError,
   UpstreamOutcomeUnknownError,
   UpstreamRejectedError,
   UpstreamTransientError,
+  missingWhenNotFound,
+  upstreamApiKey,
 } from '../../core/upstream-errors.js';
 import { wanModel } from './contract.js';
 import type { ModelStudioRegion } from './contract.js';
@@ -183,23 +184,11 @@ export class ModelStudioVideoProvider implements VideoProvider {
   }
 
   private async findJob(jobId: string, account: string): Promise<ProviderJobStatus | { state: 'missing' }> {
-    try {
-      return await this.getJob(jobId, account);
-    } catch (error) {
-      if (error instanceof UpstreamJobNotFoundError) return { state: 'missing' };
-      throw error;
-    }
+    return missingWhenNotFound(this.getJob(jobId, account));
   }
 
   private async authorization(account: string): Promise<string> {
-    const { apiKey } = this.options;
-    if (typeof apiKey === 'string') return apiKey;
-    try {
-      return await apiKey(account);
-    } catch (error) {
-      if (error instanceof UpstreamAccountError) throw error;
-      throw new UpstreamTransientError(`could not read the Model Studio API key: ${(error as Error).message}`);
-    }
+    return upstreamApiKey(this.options.apiKey, account, 'Model Studio');
   }
 
   private taskUrl(jobId: string): string {
