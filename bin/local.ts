@@ -5,16 +5,10 @@
  * real Ark instead of its simulator), ARK_BASE_URL, ARK_PLATFORM. Only here is the upstream read from the
  * environment: tests and the bench start the stack with explicit choices (lib/local/upstream-environment.ts).
  */
-import { ENV, MissingConfigError } from '../functions/adapters/config.js';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { generateApiKey } from '../functions/core/api-key.js';
-import { startLocalStack } from '../lib/local/local-stack.js';
-import { upstreamChoicesFromEnvironment } from '../lib/local/upstream-environment.js';
-import { describeUpstream } from '../lib/local/upstreams.js';
 import { REPOSITORY_ROOT } from '../lib/repository-root.js';
-import { runtimeFile } from '../lib/admin/target.js';
 import { commandOptions } from '../lib/command-line.js';
 
 const USAGE = `usage: npm start [-- --memory]
@@ -35,6 +29,9 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   console.error(`PORT must be a port number (0 to 65535; 0 picks a free one), not "${process.env['PORT']}"\n${USAGE}`);
   process.exit(2);
 }
+// Loaded once the options are known, so that `--help` and a bad option answer at once.
+const { ENV, MissingConfigError } = await import('../functions/adapters/config.js');
+const { upstreamChoicesFromEnvironment } = await import('../lib/local/upstream-environment.js');
 // Each provider's real upstream when its key is set, else its simulator; a bad value stops here, named.
 const upstreams = (() => {
   try {
@@ -46,6 +43,12 @@ const upstreams = (() => {
   }
 })();
 for (const warning of upstreams.warnings) console.warn(warning);
+const [{ generateApiKey }, { startLocalStack }, { describeUpstream }, { runtimeFile }] = await Promise.all([
+  import('../functions/core/api-key.js'),
+  import('../lib/local/local-stack.js'),
+  import('../lib/local/upstreams.js'),
+  import('../lib/admin/target.js'),
+]);
 
 mkdirSync(dataDir, { recursive: true });
 const started = Date.now();

@@ -3,14 +3,10 @@
  * and the running `npm start` stack (.data/local-stack.json). See docs/local-stack.md, "`sam local`". A stack on a real
  * upstream does not record its key: this reads it (`ARK_API_KEY`) from its own environment.
  */
-import { providerEnv } from '../functions/adapters/config.js';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { runtimeFile } from '../lib/admin/target.js';
-import { DEFAULT_PREFIX } from '../lib/cdk/video-service-stack.js';
+import { DEFAULT_PREFIX } from '../functions/adapters/resources.js';
 import type { CfnTemplate, LocalStackRuntime } from '../lib/local/sam-env.js';
-import { functionsMissingSamVariables, realUpstreams, samEnvVars } from '../lib/local/sam-env.js';
-import { LOCAL_REGION } from '../lib/local/local-aws.js';
 import { REPOSITORY_ROOT } from '../lib/repository-root.js';
 import { commandOptions } from '../lib/command-line.js';
 
@@ -25,6 +21,18 @@ const values = commandOptions(USAGE, {
   out: { type: 'string', default: 'env.json' },
   help: { type: 'boolean', short: 'h' },
 });
+// Loaded once the options are known, so that `--help` and a bad option answer at once.
+const [
+  { providerEnv },
+  { runtimeFile },
+  { functionsMissingSamVariables, realUpstreams, samEnvVars },
+  { LOCAL_REGION },
+] = await Promise.all([
+  import('../functions/adapters/config.js'),
+  import('../lib/admin/target.js'),
+  import('../lib/local/sam-env.js'),
+  import('../lib/local/local-aws.js'),
+]);
 
 function fail(message: string): never {
   console.error(message);

@@ -192,6 +192,8 @@ function consoleRoute(
   } satisfies FunctionDeclaration;
 }
 const accountSecrets = table('accounts', 'GetItem', 'UpdateItem');
+/** The model catalog: a Scan of its table, kept in the warm function for a while. */
+const modelCatalog: Access[] = [table('models', 'Scan'), config(ENV.modelCatalogCacheSeconds.name)];
 
 export const CATALOG: readonly FunctionDeclaration[] = [
   // The public API.
@@ -201,7 +203,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     entry: 'functions/http/submit-task.ts',
     uses: [
       'authentication',
-      table('models', 'Scan'),
+      ...modelCatalog,
       // One transaction (with the ledger entry and the Idempotency-Key record, read first when a key is
       // sent); the task's execution starts from the table's stream (StartExecutions).
       taskRepository(['PutItem'], ['GetItem', 'UpdateItem'], ['UpdateItem'], ['PutItem'], ['GetItem', 'PutItem']),
@@ -255,7 +257,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     id: 'ListModels',
     trigger: route('GET', '/api/v1/models'),
     entry: 'functions/http/list-models.ts',
-    uses: ['authentication', table('models', 'Scan')],
+    uses: ['authentication', ...modelCatalog],
   },
   {
     id: 'CreateUpload',
@@ -333,7 +335,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     table('accounts', 'GetItem', 'UpdateItem'),
     table('ledger', 'PutItem'),
   ]),
-  consoleRoute('ListModels', 'GET', '/models', 'list-models.ts', table('models', 'Scan')),
+  consoleRoute('ListModels', 'GET', '/models', 'list-models.ts', ...modelCatalog),
 
   // Answers with the envelope only: touches nothing.
   { id: 'NotFound', trigger: { http: 'default' }, entry: 'functions/http/not-found.ts', uses: [] },

@@ -54,6 +54,8 @@ export const ENV = {
   apiKeysTable: variable('API_KEYS_TABLE', text),
   tasksTable: variable('TASKS_TABLE', text),
   modelsTable: variable('MODELS_TABLE', text),
+  /** How long a warm function keeps the model catalog: a model's deprecation or retirement reaches it this late. */
+  modelCatalogCacheSeconds: variable('MODEL_CATALOG_CACHE_SECONDS', integer(0), '30'),
   rateLimitsTable: variable('RATE_LIMITS_TABLE', text),
   upstreamAccountsTable: variable('UPSTREAM_ACCOUNTS_TABLE', text),
   upstreamQueueTable: variable('UPSTREAM_QUEUE_TABLE', text),

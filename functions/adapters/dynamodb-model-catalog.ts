@@ -6,21 +6,20 @@ import { catalogVideoModel } from '../providers/registry.js';
 import type { VideoModel } from '../core/video-model.js';
 import { logger } from './logger.js';
 
-const CACHE_MS = 30_000;
-
 export class DynamoDbModelCatalog implements ModelCatalog {
   private cached?: { models: VideoModel[]; until: number };
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
     private readonly table: string,
+    private readonly cacheSeconds: number,
     private readonly clock: () => number = Date.now,
   ) {}
 
   async list(): Promise<VideoModel[]> {
     if (this.cached && this.cached.until > this.clock()) return [...this.cached.models];
     const models = await this.scan();
-    this.cached = { models, until: this.clock() + CACHE_MS };
+    this.cached = { models, until: this.clock() + this.cacheSeconds * 1000 };
     return [...models];
   }
 

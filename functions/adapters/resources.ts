@@ -252,6 +252,9 @@ export const UPLOAD_TRANSCODER = {
   memorySize: 4096,
 } as const;
 
+/** The prefix of a deployment's names when CDK context `prefix` is unset. */
+export const DEFAULT_PREFIX = 'vgs';
+
 /** Physical names for one deployment (or one local run): `<prefix>-<logical name>`. */
 export function physicalNames(prefix: string) {
   const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

@@ -40,7 +40,7 @@ export function accountRepository() {
 }
 
 export function modelCatalog() {
-  return new DynamoDbModelCatalog(dynamoDocumentClient(), readEnv('modelsTable'));
+  return new DynamoDbModelCatalog(dynamoDocumentClient(), readEnv('modelsTable'), readEnv('modelCatalogCacheSeconds'));
 }
 
 export function idempotencyStore() {

@@ -10,7 +10,7 @@ import type { ProviderName } from '../../functions/providers/registry.js';
 import type { App, Environment, StackProps } from 'aws-cdk-lib';
 import { CfnOutput, Lazy, Stack, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { TASK_STARTS, UPLOAD_TRANSCODER, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import { DEFAULT_PREFIX, TASK_STARTS, UPLOAD_TRANSCODER, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
 import { CONSOLE_ROUTE_SCOPES, DEFAULT_ROUTE } from '../routes.js';
 import type { ApiThrottle } from './api.js';
 import { DEFAULT_API_THROTTLE, ServiceApi } from './api.js';
@@ -69,8 +69,6 @@ export interface VideoServiceConfig {
   /** Unset: environment-agnostic stacks (synthesis needs no account, no credentials, no lookups). */
   readonly env?: Environment;
 }
-
-export const DEFAULT_PREFIX = 'vgs';
 
 /**
  * Config from CDK context, with defaults: `-c prefix=dev`, `-c arkPlatform=volcengine`, `-c arkBaseUrl=...`, `-c alarmsTo=ops@...` (alarm-destination.ts), `-c ffmpegLayerArn=...`,

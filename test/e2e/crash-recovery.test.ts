@@ -29,6 +29,7 @@ import { askedAgainWhileBusy, callApi, pollUntil } from '../support/test-stack.j
 
 const FIXTURE = readFileSync(new URL('../../lib/local/fixtures/sample.mp4', import.meta.url));
 const DEMO_KEY = `bc_${randomUUID().replaceAll('-', '')}`;
+const HELD = `held-${randomUUID().slice(0, 8)}`;
 const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-'));
 let child: ChildProcess | undefined;
 let receiver: Server | undefined;
@@ -89,8 +90,9 @@ it('every task and webhook in flight at a kill -9 finishes after a restart, once
       ),
     ),
   );
-  // Twenty seconds longer upstream: still generating at the kill, after the webhook task below has ended.
-  const waveB = await Promise.all(Array.from({ length: 8 }, (_, i) => submit(`b${i} [simulate:slow]`)));
+  // Held upstream until the test releases them after the restart: still generating at the kill, however slow
+  // the machine.
+  const waveB = await Promise.all(Array.from({ length: 8 }, (_, i) => submit(`b${i} ${HELD} [simulate:held]`)));
   // A task charged but whose execution never started (the crash came between the two).
   const runtime = JSON.parse(readFileSync(join(dataDir, 'local-stack.json'), 'utf8'));
   const client = new DynamoDBClient({
@@ -170,6 +172,12 @@ it('every task and webhook in flight at a kill -9 finishes after a restart, once
   const port2 = await freePort();
   const api2 = { baseUrl: `http://127.0.0.1:${port2}` };
   child = await startService({ port: port2, dataDir, demoKey: DEMO_KEY });
+  const restarted = JSON.parse(readFileSync(join(dataDir, 'local-stack.json'), 'utf8'));
+  const release = await fetch(
+    `${restarted.endpoints.upstreams.ark.baseUrl}/simulator/release?prompt=${encodeURIComponent(HELD)}`,
+    { method: 'POST' },
+  );
+  expect(await release.json()).toEqual({ released: waveB.length });
   const finals = await Promise.all(
     ids.map((id) =>
       pollUntil(
@@ -199,7 +207,6 @@ it('every task and webhook in flight at a kill -9 finishes after a restart, once
   expect(balance.body.data.balance).toBe(100 - 3 * succeeded);
 
   // No upstream slot outlives the crash: every job is final, so every slot was given back (or repaired).
-  const restarted = JSON.parse(readFileSync(join(dataDir, 'local-stack.json'), 'utf8'));
   const db = new DynamoDBClient({
     endpoint: restarted.endpoints.dynamodb,
     region: LOCAL_REGION,

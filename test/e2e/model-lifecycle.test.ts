@@ -1,7 +1,7 @@
 /**
  * Models that come and go (docs/api-contract.md, "Models that come and go"), over HTTP on the shared stack: a model
  * of its own (a copy of a seeded one, removed after) is deprecated and then retired through the admin store, as
- * `models:deprecate` and `models:retire` do; warm functions see each change within their catalog cache (30 s).
+ * `models:deprecate` and `models:retire` do; warm functions see each change within their catalog cache (`MODEL_CATALOG_CACHE_SECONDS`, 1 s on the shared stack).
  */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';

@@ -1,7 +1,7 @@
 /**
  * `npm start` against a real upstream (docs/providers/ark.md): with ARK_API_KEY it starts no simulator and sends jobs
- * to ARK_BASE_URL (here a second simulator playing the real Ark, with its own key); without it, its own
- * simulator. Run as the bin/local.ts process: only there is the switch read from the environment, and the
+ * to ARK_BASE_URL (here a second simulator playing the real Ark, with its own key); a provider without its key
+ * (Model Studio here) gets its own simulator. Run as the bin/local.ts process: only there is the switch read from the environment, and the
  * shell's own ARK_* variables are removed first, so this never reaches a developer's real account.
  * Owns its stack: `npm start` with its own ARK_* variables is what it tests.
  */
@@ -70,11 +70,11 @@ async function npmStart(upstream: Record<string, string>) {
 }
 
 /** Submits a task as the demo account and waits for it to finish. */
-async function runTask(baseUrl: string, prompt: string) {
+async function runTask(baseUrl: string, model: string, prompt: string) {
   const api = { baseUrl };
   const submitted = await callApi<{ task_id: string }>(api, 'POST', '/api/v1/video/generate', {
     key: DEMO_KEY,
-    body: { model: 'seedance-1.5-pro', prompt, duration: 5 },
+    body: { model, prompt, duration: 5 },
   });
   expect(submitted.status).toBe(200);
   const done = await pollUntil(
@@ -86,24 +86,25 @@ async function runTask(baseUrl: string, prompt: string) {
   return done.body.data;
 }
 
-it('with ARK_API_KEY: starts no simulator, says so, and the job lands on the real upstream', async () => {
-  const { baseUrl, output } = await npmStart({ ARK_API_KEY: REAL_KEY, ARK_BASE_URL: realArk.baseUrl });
+it('a provider with its key goes to the real upstream, one without it to its simulator, each said', async () => {
+  // Ark with a key (the second simulator plays the real one); Model Studio without, on its other platform.
+  const { baseUrl, output } = await npmStart({
+    ARK_API_KEY: REAL_KEY,
+    ARK_BASE_URL: realArk.baseUrl,
+    DASHSCOPE_BASE_URL: 'https://dashscope.invalid',
+    DASHSCOPE_PLATFORM: 'beijing',
+  });
   expect(output()).toContain(`upstream ark: real Ark (byteplus, ${realArk.baseUrl})`);
   expect(output()).not.toContain('upstream ark: simulator');
+  expect(output()).toMatch(/upstream model-studio: simulator \(beijing\) at http:\/\/127\.0\.0\.1:\d+/);
+  expect(output()).toContain('DASHSCOPE_BASE_URL is ignored without DASHSCOPE_API_KEY: model-studio is simulated');
 
-  expect(await runTask(baseUrl, 'a fox on the real upstream')).toMatchObject({ status: 'success' });
+  expect(await runTask(baseUrl, 'seedance-1.5-pro', 'a fox on the real upstream')).toMatchObject({ status: 'success' });
   expect(realArk.jobs().filter((job) => job.prompt === 'a fox on the real upstream')).toHaveLength(1);
-  expect(output()).not.toContain(REAL_KEY);
-}, 300_000);
-
-it('without ARK_API_KEY: starts the simulator on ARK_PLATFORM (ARK_BASE_URL alone changes nothing)', async () => {
-  const { baseUrl, output } = await npmStart({ ARK_BASE_URL: realArk.baseUrl, ARK_PLATFORM: 'volcengine' });
-  expect(output()).toMatch(/upstream ark: simulator \(volcengine\) at http:\/\/127\.0\.0\.1:\d+/);
-  expect(output()).toContain('ARK_BASE_URL is ignored without ARK_API_KEY: ark is simulated');
-
-  // Playing Volcengine, the simulator knows only that platform's model ids: the handlers were told it too.
-  expect(await runTask(baseUrl, 'a fox on the simulator')).toMatchObject({ status: 'success' });
+  // Playing Beijing, the simulator knows only that platform's keys and models: the handlers were told it too.
+  expect(await runTask(baseUrl, 'wan2.7-t2v', 'a fox on the simulator')).toMatchObject({ status: 'success' });
   expect(realArk.jobs().filter((job) => job.prompt === 'a fox on the simulator')).toEqual([]);
+  expect(output()).not.toContain(REAL_KEY);
 }, 300_000);
 
 it('refuses an ARK_PLATFORM it does not know, naming the variable, before starting anything', async () => {

@@ -45,9 +45,10 @@ export default async function setup(project: TestProject): Promise<(() => Promis
 
 /**
  * What every file that shares the stack gets: jobs that end in half a second unless a prompt marker holds
- * them, webhook retries a second apart (the schedule's length, not its waits, is what tests count).
+ * them, webhook retries a second apart (the schedule's length, not its waits, is what tests count), and a model
+ * catalog each warm function reads again after a second (a catalog change shows without a 30-s wait).
  */
 const SHARED_STACK_OPTIONS = {
   upstream: { queuedMs: 150, runningMs: 300 },
-  environment: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1' },
+  environment: { WEBHOOK_RETRY_SCHEDULE_SECONDS: '1,1,1', MODEL_CATALOG_CACHE_SECONDS: '1' },
 };
