@@ -1,7 +1,6 @@
 /**
  * Vitest global setup: the Lambda bundles built once (or found in the cache) before any test file starts.
- * Otherwise the e2e files that start together each build the same bundles at once (three such builds took
- * 72–78 s each on 2 cores).
+ * Otherwise the e2e files that start together would each build the same bundles at once.
  */
 import { lambdaBundles } from '../../lib/local/lambda-bundles.js';
 import { onlyUnitTests } from './run-filters.js';
