@@ -24,6 +24,7 @@ import { REPOSITORY_ROOT } from '../repository-root.js';
 import { optionSets, worstMargins } from './margins.js';
 import type { OptionSet } from './margins.js';
 import { readUpstreamPrices } from './upstream-cost.js';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableId } from '../../functions/adapters/resources.js';
 import type { AdminStore } from './admin-store.js';
@@ -42,6 +43,7 @@ interface Session {
   store: AdminStore;
   where: 'aws' | 'local';
   db: DynamoDBDocumentClient;
+  client: DynamoDBClient;
   tables: Record<TableId, string>;
 }
 
@@ -53,6 +55,8 @@ interface Command {
   details?: string;
   /** Its options, all taking a value. */
   options?: readonly string[];
+  /** Its options that take no value (`--dry-run`). */
+  flags?: readonly string[];
   /** Takes the account id as a positional argument too (`account:show acme`). */
   accountPositional?: boolean;
   /** Checks the arguments, then calls `open` (which connects) and acts; a number is its exit code (else 0). */
@@ -556,6 +560,27 @@ const COMMANDS: Record<string, Command> = {
       );
     },
   },
+  upgrade: {
+    args: '[--dry-run]',
+    summary: "bring the deployed tables to this release's indexes, then backfill their keys (before cdk deploy)",
+    details: [
+      'One index create or delete at a time, each waited for until ACTIVE or gone (an index on a large table',
+      'builds for a while); then records that a new index needs are given its keys. Safe to run again: a',
+      'second run does nothing. --dry-run prints the steps and changes nothing. docs/operations.md, "Upgrades".',
+    ].join('\n'),
+    flags: ['dry-run'],
+    async run(args, open, output) {
+      const dryRun = args.flag('dry-run');
+      const { client, db, tables, where } = await open();
+      const { upgradeTables } = await import('./upgrade.js');
+      output.err(`upgrading the tables (${where})${dryRun ? ', dry run: nothing is changed' : ''}`);
+      await upgradeTables(client, db, tables, {
+        dryRun,
+        projectAll: where === 'local',
+        log: (line) => output.out(line),
+      });
+    },
+  },
   'webhook:secret': {
     args: '--account ID',
     summary: "the account's webhook signing secret (whsec_…, alone on the last line)",
@@ -642,7 +667,7 @@ export async function runAdmin(argv: readonly string[], output: AdminOutput): Pr
           : new DynamoDBClient({});
       destroy = () => client.destroy();
       const db = DynamoDBDocumentClient.from(client);
-      return { store: new AdminStore(db, target.tables), where: target.where, db, tables: target.tables };
+      return { store: new AdminStore(db, target.tables), where: target.where, db, client, tables: target.tables };
     };
     return (await command.run(args, open, output)) ?? 0;
   } catch (error) {
@@ -670,17 +695,18 @@ function commandNamed(name: string): Command {
 /** The command's options, strictly: an unknown, repeated or value-less option is a UsageError naming it. */
 function parseCommandLine(name: string, command: Command, argv: string[]): Arguments {
   const names = command.options ?? [];
-  const options: Record<string, { type: 'string'; multiple: true }> = {};
+  const options: Record<string, { type: 'string'; multiple: true } | { type: 'boolean' }> = {};
   for (const option of [...names, ...(command.accountPositional ? ['account'] : [])]) {
     options[option] = { type: 'string', multiple: true };
   }
+  for (const flag of command.flags ?? []) options[flag] = { type: 'boolean' };
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: command.accountPositional === true, strict: true });
   } catch (error) {
     throw new UsageError(`${name}: ${parseArgsMessage(error as Error & { code?: string }, Object.keys(options))}`);
   }
-  return new Arguments(name, parsed.values as Record<string, string[] | undefined>, parsed.positionals);
+  return new Arguments(name, parsed.values as Record<string, string[] | boolean | undefined>, parsed.positionals);
 }
 
 function parseArgsMessage(error: Error & { code?: string }, known: string[]): string {
@@ -701,13 +727,18 @@ function parseArgsMessage(error: Error & { code?: string }, known: string[]): st
 class Arguments {
   constructor(
     private readonly command: string,
-    private readonly values: Record<string, string[] | undefined>,
+    private readonly values: Record<string, string[] | boolean | undefined>,
     private readonly positionals: string[],
   ) {}
 
+  /** A flag (an option without a value): given or not. */
+  flag(name: string): boolean {
+    return this.values[name] === true;
+  }
+
   optional(name: string): string | undefined {
     const given = this.values[name];
-    if (given === undefined) return undefined;
+    if (given === undefined || typeof given === 'boolean') return undefined;
     if (given.length > 1) this.fail(`--${name} is given ${given.length} times`);
     const value = given[0]!.trim();
     if (value === '') this.fail(`--${name} is empty`);

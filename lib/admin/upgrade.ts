@@ -1,0 +1,212 @@
+/**
+ * `admin upgrade`: brings the deployed tables to this release's definitions (functions/adapters/resources.ts).
+ * 1. Per table, DescribeTable, then planIndexChanges: each index delete or create alone, waited for.
+ * 2. Each backfill (backfills.ts): a paged scan for the records it names, each rewritten by a conditional update.
+ * A dry run prints the plan and the records the backfills would rewrite, and changes nothing. docs/operations.md, "Upgrades".
+ */
+import type { DynamoDBClient, TableDescription } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLES } from '../../functions/adapters/resources.js';
+import type { TableDefinition, TableId } from '../../functions/adapters/resources.js';
+import { BACKFILLS } from './backfills.js';
+import type { Backfill } from './backfills.js';
+import { describeStep, planIndexChanges, wantedIndexes } from './index-plan.js';
+import type { CurrentIndex, IndexStep } from './index-plan.js';
+
+export interface UpgradeOptions {
+  dryRun: boolean;
+  /** Indexes project ALL, as the local stack makes them. */
+  projectAll: boolean;
+  log(line: string): void;
+  /** Between two DescribeTable calls while waiting. */
+  pollMs?: number;
+  /** How long one index may take to build or go (a large table's index builds for hours). */
+  waitTimeoutMs?: number;
+}
+
+/** Returns how many changes (index steps and rewritten records) it made, or would make in a dry run. */
+export async function upgradeTables(
+  client: DynamoDBClient,
+  db: DynamoDBDocumentClient,
+  tables: Record<TableId, string>,
+  options: UpgradeOptions,
+): Promise<number> {
+  let changes = 0;
+  for (const [id, definition] of Object.entries(TABLES) as [TableId, TableDefinition][]) {
+    const table = await describe(client, tables[id]);
+    if (!table) {
+      options.log(`${tables[id]}: no such table (the stack's first deploy creates it)`);
+      continue;
+    }
+    const steps = planIndexChanges(currentIndexes(table), wantedIndexes(definition, options.projectAll));
+    for (const step of steps) {
+      options.log(`${options.dryRun ? 'would ' : ''}${describeStep(tables[id], step)}`);
+      if (step.kind !== 'wait') changes += 1;
+      if (!options.dryRun) await apply(client, tables[id], definition, step, options);
+    }
+  }
+  for (const backfill of BACKFILLS) changes += await runBackfill(db, tables[backfill.table], backfill, options);
+  options.log(
+    changes === 0 ? 'up to date: nothing to do' : `${options.dryRun ? 'would make' : 'made'} ${changes} changes`,
+  );
+  return changes;
+}
+
+async function describe(client: DynamoDBClient, table: string): Promise<TableDescription | undefined> {
+  try {
+    return (await client.send(new DescribeTableCommand({ TableName: table }))).Table;
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) return undefined;
+    throw error;
+  }
+}
+
+function currentIndexes(table: TableDescription): CurrentIndex[] {
+  return (table.GlobalSecondaryIndexes ?? []).map((index) => {
+    const key = (type: 'HASH' | 'RANGE') => index.KeySchema?.find((part) => part.KeyType === type)?.AttributeName ?? '';
+    const projection = index.Projection;
+    return {
+      name: index.IndexName ?? '',
+      partitionKey: key('HASH'),
+      sortKey: key('RANGE'),
+      ...(projection?.ProjectionType === 'ALL'
+        ? {}
+        : { nonKeyAttributes: [...(projection?.NonKeyAttributes ?? [])].sort() }),
+      status: (index.IndexStatus ?? 'ACTIVE') as CurrentIndex['status'],
+    };
+  });
+}
+
+async function apply(
+  client: DynamoDBClient,
+  table: string,
+  definition: TableDefinition,
+  step: IndexStep,
+  options: UpgradeOptions,
+): Promise<void> {
+  switch (step.kind) {
+    case 'delete':
+      await client.send(
+        new UpdateTableCommand({
+          TableName: table,
+          GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: step.index } }],
+        }),
+      );
+      return;
+    case 'create': {
+      const { name, partitionKey, sortKey, nonKeyAttributes } = step.index;
+      const keys = new Set([
+        definition.partitionKey,
+        ...(definition.sortKey ? [definition.sortKey] : []),
+        partitionKey,
+        sortKey,
+      ]);
+      await client.send(
+        new UpdateTableCommand({
+          TableName: table,
+          AttributeDefinitions: [...keys].map((attribute) => ({ AttributeName: attribute, AttributeType: 'S' })),
+          GlobalSecondaryIndexUpdates: [
+            {
+              Create: {
+                IndexName: name,
+                KeySchema: [
+                  { AttributeName: partitionKey, KeyType: 'HASH' },
+                  { AttributeName: sortKey, KeyType: 'RANGE' },
+                ],
+                Projection: nonKeyAttributes
+                  ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...nonKeyAttributes] }
+                  : { ProjectionType: 'ALL' },
+              },
+            },
+          ],
+        }),
+      );
+      return;
+    }
+    case 'wait':
+      await waitFor(client, table, step.index, step.until, options);
+  }
+}
+
+/** Polls until the table is ACTIVE and the index is ACTIVE (or gone). */
+async function waitFor(
+  client: DynamoDBClient,
+  table: string,
+  index: string,
+  until: 'ACTIVE' | 'gone',
+  options: UpgradeOptions,
+): Promise<void> {
+  const deadline = Date.now() + (options.waitTimeoutMs ?? 12 * 60 * 60 * 1000);
+  for (;;) {
+    const description = await describe(client, table);
+    const found = description?.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index);
+    const indexDone = until === 'gone' ? found === undefined : found?.IndexStatus === 'ACTIVE';
+    if (indexDone && description?.TableStatus === 'ACTIVE') return;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${table}: index ${index} is still ${found?.IndexStatus ?? 'absent'}; run the upgrade again later`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 5000));
+  }
+}
+
+/** A paged scan for the records the backfill names, each updated under the same condition; returns the count. */
+async function runBackfill(db: DynamoDBDocumentClient, table: string, backfill: Backfill, options: UpgradeOptions) {
+  let rewritten = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new ScanCommand({
+        TableName: table,
+        FilterExpression: backfill.filter,
+        ExpressionAttributeNames: backfill.names,
+        ExpressionAttributeValues: backfill.values,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const record of page.Items ?? []) {
+      if (!options.dryRun && !(await rewrite(db, table, backfill, record))) continue;
+      rewritten += 1;
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  if (rewritten > 0) {
+    options.log(
+      `${options.dryRun ? 'would backfill' : 'backfilled'} ${rewritten} records of ${table} for index ${backfill.index}`,
+    );
+  }
+  return rewritten;
+}
+
+async function rewrite(db: DynamoDBDocumentClient, table: string, backfill: Backfill, record: Record<string, unknown>) {
+  const keys = Object.entries(backfill.keys(record));
+  const definition: TableDefinition = TABLES[backfill.table];
+  const keyNames = [definition.partitionKey, ...(definition.sortKey ? [definition.sortKey] : [])];
+  const key = Object.fromEntries(keyNames.map((name) => [name, record[name]]));
+  try {
+    await db.send(
+      new UpdateCommand({
+        TableName: table,
+        Key: key,
+        UpdateExpression: `SET ${keys.map((_, n) => `#set${n} = :set${n}`).join(', ')}`,
+        ConditionExpression: backfill.filter,
+        ExpressionAttributeNames: {
+          ...backfill.names,
+          ...Object.fromEntries(keys.map(([name], n) => [`#set${n}`, name])),
+        },
+        ExpressionAttributeValues: {
+          ...backfill.values,
+          ...Object.fromEntries(keys.map(([, value], n) => [`:set${n}`, value])),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    // The record moved on since the scan (finished, delivered): it needs nothing now.
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
