@@ -574,11 +574,10 @@ const COMMANDS: Record<string, Command> = {
       const { client, db, tables, where } = await open();
       const { upgradeTables } = await import('./upgrade.js');
       output.err(`upgrading the tables (${where})${dryRun ? ', dry run: nothing is changed' : ''}`);
-      await upgradeTables(client, db, tables, {
-        dryRun,
-        projectAll: where === 'local',
-        log: (line) => output.out(line),
-      });
+      const local = where === 'local';
+      // The local stack makes an index at once; AWS builds one for minutes, hours on a large table.
+      const pollMs = local ? 100 : 10_000;
+      await upgradeTables(client, db, tables, { dryRun, projectAll: local, pollMs, log: (line) => output.out(line) });
     },
   },
   'webhook:secret': {

@@ -175,7 +175,7 @@ async function runBackfill(db: DynamoDBDocumentClient, table: string, backfill: 
   } while (startKey);
   if (rewritten > 0) {
     options.log(
-      `${options.dryRun ? 'would backfill' : 'backfilled'} ${rewritten} records of ${table} for index ${backfill.index}`,
+      `${options.dryRun ? 'would backfill' : 'backfilled'} ${rewritten} record${rewritten === 1 ? '' : 's'} of ${table} for index ${backfill.index}`,
     );
   }
   return rewritten;
