@@ -24,6 +24,8 @@ export interface UpgradeOptions {
   pollMs?: number;
   /** How long one index may take to build or go (a large table's index builds for hours). */
   waitTimeoutMs?: number;
+  /** Between a record's scan and its rewrite: where a test lets a live writer move the record on. */
+  beforeRewrite?(record: Record<string, unknown>): Promise<void>;
 }
 
 /** Returns how many changes (index steps and rewritten records) it made, or would make in a dry run. */
@@ -168,7 +170,10 @@ async function runBackfill(db: DynamoDBDocumentClient, table: string, backfill: 
       }),
     );
     for (const record of page.Items ?? []) {
-      if (!options.dryRun && !(await rewrite(db, table, backfill, record))) continue;
+      if (!options.dryRun) {
+        await options.beforeRewrite?.(record);
+        if (!(await rewrite(db, table, backfill, record))) continue;
+      }
       rewritten += 1;
     }
     startKey = page.LastEvaluatedKey;

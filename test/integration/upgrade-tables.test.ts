@@ -4,7 +4,7 @@
  * index is ACTIVE and the records are found through them; a second run changes nothing.
  */
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -184,6 +184,30 @@ describe('admin upgrade', () => {
     lines.length = 0;
     expect(await upgradeTables(local.client, local.db, tables, { ...options, dryRun: false })).toBe(0);
     expect(lines).toEqual(['up to date: nothing to do']);
+  });
+
+  it('leaves alone a record that moved on between its scan and its rewrite', async () => {
+    const tables = await previousTables('race');
+    const tasks = await previousRecords(tables);
+    const finished = { ...tasks.pending, status: 'success' as const, finished_at: new Date().toISOString() };
+    const lines: string[] = [];
+    await upgradeTables(local.client, local.db, tables, {
+      dryRun: false,
+      projectAll: false,
+      pollMs: 50,
+      log: (line) => lines.push(line),
+      // The task's final move lands after the scan found it in flight, before its rewrite.
+      beforeRewrite: async (record) => {
+        if (record['task_id'] === tasks.pending.task_id) {
+          await local.db.send(new PutCommand({ TableName: tables.tasks, Item: finished }));
+        }
+      },
+    });
+    const { Item } = await local.db.send(
+      new GetCommand({ TableName: tables.tasks, Key: { task_id: finished.task_id } }),
+    );
+    expect(Item).toEqual(finished);
+    expect(lines).toContain(`backfilled 1 record of ${tables.tasks} for index ${TASKS_IN_FLIGHT_INDEX.name}`);
   });
 
   it('runs as `npm run admin -- upgrade` against the local stack, printing each step', async () => {
