@@ -43,6 +43,8 @@ export async function upgradeTables(
       continue;
     }
     const steps = planIndexChanges(currentIndexes(table), wantedIndexes(definition, options.projectAll));
+    // An UpdateTable on a table that is itself UPDATING is refused: wait for it first.
+    if (steps.length > 0 && !options.dryRun) await waitFor(client, tables[id], undefined, 'ACTIVE', options);
     for (const step of steps) {
       options.log(`${options.dryRun ? 'would ' : ''}${describeStep(tables[id], step)}`);
       if (step.kind !== 'wait') changes += 1;
@@ -132,11 +134,11 @@ async function apply(
   }
 }
 
-/** Polls until the table is ACTIVE and the index is ACTIVE (or gone). */
+/** Polls until the table is ACTIVE and the index (if named) is ACTIVE or gone. */
 async function waitFor(
   client: DynamoDBClient,
   table: string,
-  index: string,
+  index: string | undefined,
   until: 'ACTIVE' | 'gone',
   options: UpgradeOptions,
 ): Promise<void> {
@@ -144,7 +146,7 @@ async function waitFor(
   for (;;) {
     const description = await describe(client, table);
     const found = description?.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index);
-    const indexDone = until === 'gone' ? found === undefined : found?.IndexStatus === 'ACTIVE';
+    const indexDone = index === undefined || (until === 'gone' ? found === undefined : found?.IndexStatus === 'ACTIVE');
     if (indexDone && description?.TableStatus === 'ACTIVE') return;
     if (Date.now() > deadline) {
       throw new Error(
