@@ -3,6 +3,7 @@
  * Arguments are checked before anything is read or written, so a bad one costs one line on stderr and exit
  * code 2, never a stack trace, and needs no running stack. bin/admin.ts only hands it argv.
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -562,22 +563,36 @@ const COMMANDS: Record<string, Command> = {
   },
   upgrade: {
     args: '[--dry-run]',
-    summary: "bring the deployed tables to this release's indexes, then backfill their keys (before cdk deploy)",
+    summary: 'deploy this release (cdk deploy) with its index changes staged, then backfill their keys',
     details: [
-      'One index create or delete at a time, each waited for until ACTIVE or gone (an index on a large table',
-      'builds for a while); then records that a new index needs are given its keys. Safe to run again: a',
-      'second run does nothing. --dry-run prints the steps and changes nothing. docs/operations.md, "Upgrades".',
+      'AWS (TABLE_PREFIX set): one deploy of <prefix>-stateful per index change per table, each waited for',
+      'until ACTIVE (an index on a large table builds for a while), then `npx cdk deploy --all`, then records a',
+      'new index needs are given its keys. The local stack: UpdateTable one index at a time, then the same',
+      'backfill. Safe to run again. --dry-run prints the deploys and the records to backfill and changes',
+      'nothing. docs/operations.md, "Upgrades".',
     ].join('\n'),
     flags: ['dry-run'],
     async run(args, open, output) {
       const dryRun = args.flag('dry-run');
       const { client, db, tables, where } = await open();
-      const { upgradeTables } = await import('./upgrade.js');
-      output.err(`upgrading the tables (${where})${dryRun ? ', dry run: nothing is changed' : ''}`);
-      const local = where === 'local';
-      // The local stack makes an index at once; AWS builds one for minutes, hours on a large table.
-      const pollMs = local ? 100 : 10_000;
-      await upgradeTables(client, db, tables, { dryRun, projectAll: local, pollMs, log: (line) => output.out(line) });
+      const { upgradeDeployment, upgradeTables } = await import('./upgrade.js');
+      output.err(`upgrading (${where})${dryRun ? ', dry run: nothing is changed' : ''}`);
+      const log = (line: string) => output.out(line);
+      if (where === 'local') {
+        // The local stack makes an index at once, as it makes its tables (no CloudFormation).
+        await upgradeTables(client, db, tables, { dryRun, projectAll: true, pollMs: 100, log });
+        return;
+      }
+      const prefix = process.env['TABLE_PREFIX'];
+      if (!prefix) throw new UsageError("upgrade in AWS needs TABLE_PREFIX, the deployment's prefix");
+      // AWS builds an index for minutes, hours on a large table.
+      await upgradeDeployment(client, db, tables, {
+        dryRun,
+        pollMs: 10_000,
+        log,
+        prefix,
+        run: runInRepository,
+      });
     },
   },
   'webhook:secret': {
@@ -625,6 +640,23 @@ export function usage(): string {
 function commandHelp(name: string, command: Command): string {
   const details = command.details?.split('\n').map((line) => `  ${line}`) ?? [];
   return [`Usage: ${PROGRAM} ${name} ${command.args}`, '', `  ${command.summary}`, ...details].join('\n');
+}
+
+/** Runs a command in the repository, its output the terminal's; rejects when it fails. */
+function runInRepository(command: readonly string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command[0]!, command.slice(1), { cwd: REPOSITORY_ROOT, stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('exit', (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(
+              `${command.slice(0, 3).join(' ')} … failed (${signal ?? `exit ${code}`}): run upgrade again once fixed`,
+            ),
+          ),
+    );
+  });
 }
 
 /** Runs one command line; returns the exit code. Errors are one line on `err`. */

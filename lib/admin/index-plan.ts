@@ -1,17 +1,12 @@
 /**
- * What an upgrade does to one table's global secondary indexes, as pure data: DynamoDB takes one index
- * create or delete per UpdateTable ("UpdateTable", DynamoDB API reference), so the steps come one at a time,
- * each waited for. An index whose keys or projection differ is deleted, then created again. docs/operations.md, "Upgrades".
+ * What an upgrade does to the tables' global secondary indexes, as pure data. DynamoDB and CloudFormation take
+ * one index create or delete per table update, so: `planStages`, the stateful stack's deploys in AWS, each one
+ * change per table; `planIndexChanges`, the local stack's UpdateTable steps, each waited for. An index whose
+ * keys or projection differ is deleted, then created again. docs/operations.md, "Upgrades".
  */
-import type { TableDefinition } from '../../functions/adapters/resources.js';
-
-export interface IndexSpec {
-  name: string;
-  partitionKey: string;
-  sortKey: string;
-  /** Projected non-key attributes (INCLUDE), sorted; undefined: ALL. */
-  nonKeyAttributes?: readonly string[];
-}
+import type { TableId } from '../../functions/adapters/resources.js';
+import { perTable, sameShape } from '../table-indexes.js';
+import type { IndexSpec, TableIndexes } from '../table-indexes.js';
 
 /** An index as DescribeTable reports it. */
 export interface CurrentIndex extends IndexSpec {
@@ -22,25 +17,6 @@ export type IndexStep =
   | { kind: 'wait'; index: string; until: 'ACTIVE' | 'gone' }
   | { kind: 'create'; index: IndexSpec }
   | { kind: 'delete'; index: string };
-
-/** The indexes a table definition wants; `projectAll` as the local stack makes them (lib/local/emulators.ts). */
-export function wantedIndexes(definition: TableDefinition, projectAll = false): IndexSpec[] {
-  return (definition.indexes ?? []).map((index) => ({
-    name: index.name,
-    partitionKey: index.partitionKey,
-    sortKey: index.sortKey,
-    ...(index.nonKeyAttributes && !projectAll ? { nonKeyAttributes: [...index.nonKeyAttributes].sort() } : {}),
-  }));
-}
-
-function sameShape(a: IndexSpec, b: IndexSpec): boolean {
-  return (
-    a.partitionKey === b.partitionKey &&
-    a.sortKey === b.sortKey &&
-    (a.nonKeyAttributes ?? []).join() === (b.nonKeyAttributes ?? []).join() &&
-    (a.nonKeyAttributes === undefined) === (b.nonKeyAttributes === undefined)
-  );
-}
 
 /**
  * The ordered steps from `current` to `wanted`: first wait out any change in progress, then delete what is
@@ -65,6 +41,59 @@ export function planIndexChanges(current: readonly CurrentIndex[], wanted: reado
     steps.push({ kind: 'create', index }, { kind: 'wait', index: index.name, until: 'ACTIVE' });
   }
   return steps;
+}
+
+/** One index change: what a single table update (UpdateTable, or a deploy of the stateful stack) may do. */
+type IndexChange = { kind: 'create'; index: IndexSpec } | { kind: 'delete'; index: string };
+
+/**
+ * A table's changes from `current` to `wanted` in the order a live service takes them best: new indexes first
+ * (the running release does not query them yet), then each reshaped index deleted and created again, then the
+ * dropped ones, last, so the running release keeps them as long as possible.
+ */
+function orderedChanges(current: readonly IndexSpec[], wanted: readonly IndexSpec[]): IndexChange[] {
+  const now = new Map(current.map((index) => [index.name, index]));
+  const wantedNames = new Set(wanted.map((index) => index.name));
+  const reshaped = wanted.filter((index) => now.has(index.name) && !sameShape(now.get(index.name)!, index));
+  return [
+    ...wanted.filter((index) => !now.has(index.name)).map((index) => ({ kind: 'create' as const, index })),
+    ...reshaped.flatMap((index) => [
+      { kind: 'delete' as const, index: index.name },
+      { kind: 'create' as const, index },
+    ]),
+    ...current
+      .filter((index) => !wantedNames.has(index.name))
+      .map((index) => ({ kind: 'delete' as const, index: index.name })),
+  ];
+}
+
+function applyChange(indexes: readonly IndexSpec[], change: IndexChange): IndexSpec[] {
+  return change.kind === 'create' ? [...indexes, change.index] : indexes.filter((index) => index.name !== change.index);
+}
+
+/**
+ * The deploys that take deployed tables (settled: no index CREATING or DELETING; undefined: not created yet)
+ * to `wanted`: each stage is every table's indexes after that deploy, and differs from the one before by at
+ * most one index per table (DynamoDB's and CloudFormation's limit). The last stage is `wanted`; none when the
+ * tables already match it. A table not created yet is created whole, with `wanted`'s indexes, by the first.
+ */
+export function planStages(
+  current: Readonly<Record<TableId, readonly IndexSpec[] | undefined>>,
+  wanted: TableIndexes,
+): TableIndexes[] {
+  const ids = Object.keys(wanted) as TableId[];
+  const changes = perTable((id) => (current[id] === undefined ? [] : orderedChanges(current[id], wanted[id])));
+  const count = Math.max(0, ...ids.map((id) => changes[id].length));
+  const stages: TableIndexes[] = [];
+  const state: TableIndexes = perTable((id) => current[id] ?? wanted[id]);
+  for (let stage = 0; stage < count; stage += 1) {
+    for (const id of ids) {
+      const change = changes[id][stage];
+      if (change) state[id] = applyChange(state[id], change);
+    }
+    stages.push({ ...state });
+  }
+  return stages;
 }
 
 /** One line per step, for the command's output. */

@@ -1,8 +1,9 @@
 /**
- * `admin upgrade`: brings the deployed tables to this release's definitions (functions/adapters/resources.ts).
- * 1. Per table, DescribeTable, then planIndexChanges: each index delete or create alone, waited for.
- * 2. Each backfill (backfills.ts): a paged scan for the records it names, each rewritten by a conditional update.
- * A dry run prints the plan and the records the backfills would rewrite, and changes nothing. docs/operations.md, "Upgrades".
+ * `admin upgrade`: brings the tables to this release's indexes (functions/adapters/resources.ts), then backfills.
+ * AWS (upgradeDeployment): DescribeTable each table, planStages, one stateful-stack deploy per stage but the
+ * last (`-c tableIndexes=…`), each waited for until ACTIVE; then `cdk deploy --all`. Local stack (upgradeTables):
+ * planIndexChanges, each UpdateTable alone. Then each backfill (backfills.ts): a scan, each record a conditional
+ * update. A dry run prints the commands and the records to backfill, and changes nothing. docs/operations.md.
  */
 import type { DynamoDBClient, TableDescription } from '@aws-sdk/client-dynamodb';
 import { DescribeTableCommand, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
@@ -10,9 +11,17 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '../../functions/adapters/resources.js';
 import type { TableDefinition, TableId } from '../../functions/adapters/resources.js';
+import {
+  allReleaseIndexes,
+  perTable,
+  releaseIndexes,
+  TABLE_INDEXES_CONTEXT,
+  tableIndexesContext,
+} from '../table-indexes.js';
+import type { IndexSpec, TableIndexes } from '../table-indexes.js';
 import { BACKFILLS } from './backfills.js';
 import type { Backfill } from './backfills.js';
-import { describeStep, planIndexChanges, wantedIndexes } from './index-plan.js';
+import { describeStep, planIndexChanges, planStages } from './index-plan.js';
 import type { CurrentIndex, IndexStep } from './index-plan.js';
 
 export interface UpgradeOptions {
@@ -42,7 +51,7 @@ export async function upgradeTables(
       options.log(`${tables[id]}: no such table (the stack's first deploy creates it)`);
       continue;
     }
-    const steps = planIndexChanges(currentIndexes(table), wantedIndexes(definition, options.projectAll));
+    const steps = planIndexChanges(currentIndexes(table), releaseIndexes(id, options.projectAll));
     // An UpdateTable on a table that is itself UPDATING is refused: wait for it first.
     if (steps.length > 0 && !options.dryRun) await waitFor(client, tables[id], undefined, 'ACTIVE', options);
     for (const step of steps) {
@@ -51,11 +60,101 @@ export async function upgradeTables(
       if (!options.dryRun) await apply(client, tables[id], definition, step, options);
     }
   }
-  for (const backfill of BACKFILLS) changes += await runBackfill(db, tables[backfill.table], backfill, options);
+  changes += await backfillAll(db, tables, options);
   options.log(
     changes === 0 ? 'up to date: nothing to do' : `${options.dryRun ? 'would make' : 'made'} ${changes} changes`,
   );
   return changes;
+}
+
+type CommonOptions = Omit<UpgradeOptions, 'projectAll'>;
+
+export interface DeploymentOptions extends CommonOptions {
+  /** The deployment's prefix: every command names it (`-c prefix=…`), so CDK deploys the stacks of these tables. */
+  prefix: string;
+  /** Runs one command (`npx cdk deploy …`) in the repository; rejects if it fails. */
+  run(command: readonly string[]): Promise<void>;
+}
+
+/**
+ * Deploys this release over the one in AWS: the stateful stack once per index stage but the last, each with
+ * the stage's indexes as context, then `cdk deploy --all`, waiting after each until every index is ACTIVE
+ * (CloudFormation may finish before), then the backfills. Returns the deploys and rewrites made (or planned).
+ */
+export async function upgradeDeployment(
+  client: DynamoDBClient,
+  db: DynamoDBDocumentClient,
+  tables: Record<TableId, string>,
+  options: DeploymentOptions,
+): Promise<number> {
+  const ids = Object.keys(TABLES) as TableId[];
+  const settle = async () => {
+    for (const id of ids) if (!options.dryRun) await waitFor(client, tables[id], undefined, 'ACTIVE', options);
+  };
+  await settle();
+  const current = {} as Record<TableId, IndexSpec[] | undefined>;
+  for (const id of ids) {
+    const table = await describe(client, tables[id]);
+    current[id] = table && currentIndexes(table).filter((index) => index.status !== 'DELETING');
+  }
+  const stages = planStages(current, allReleaseIndexes());
+  const verb = options.dryRun ? 'would run' : 'running';
+  let before: TableIndexes = perTable((id) => current[id] ?? []);
+  for (const [n, stage] of stages.entries()) {
+    const last = n === stages.length - 1;
+    const command = last
+      ? deployAll(options.prefix)
+      : [
+          ...['npx', 'cdk', 'deploy', `${options.prefix}-stateful`, '--exclusively', '--require-approval', 'never'],
+          ...['-c', `prefix=${options.prefix}`, '-c', `${TABLE_INDEXES_CONTEXT}=${tableIndexesContext(stage)}`],
+        ];
+    options.log(`stage ${n + 1} of ${stages.length}: ${stageChanges(tables, before, stage).join('; ')}`);
+    options.log(`${verb}: ${command.map(shellQuote).join(' ')}`);
+    if (!options.dryRun) {
+      await options.run(command);
+      await settle();
+    }
+    before = stage;
+  }
+  if (stages.length === 0) {
+    const command = deployAll(options.prefix);
+    options.log(`indexes up to date; ${verb}: ${command.join(' ')}`);
+    if (!options.dryRun) await options.run(command);
+  }
+  const changes = stages.length + (await backfillAll(db, tables, options));
+  options.log(
+    `${options.dryRun ? 'would make' : 'made'} ${stages.length} index stages and ${changes - stages.length} record rewrites`,
+  );
+  return changes;
+}
+
+/** The release's plain deploy, as docs/operations.md has it, naming the prefix. */
+function deployAll(prefix: string): string[] {
+  return ['npx', 'cdk', 'deploy', '--all', '-c', `prefix=${prefix}`];
+}
+
+/** What one stage does, per table: `vgs-tasks: create index in-flight`. */
+function stageChanges(tables: Record<TableId, string>, before: TableIndexes, after: TableIndexes): string[] {
+  const lines: string[] = [];
+  for (const id of Object.keys(after) as TableId[]) {
+    const had = new Map(before[id].map((index) => [index.name, index]));
+    const has = new Map(after[id].map((index) => [index.name, index]));
+    for (const name of had.keys()) if (!has.has(name)) lines.push(`${tables[id]}: delete index ${name}`);
+    for (const [name, index] of has) {
+      if (!had.has(name)) lines.push(describeStep(tables[id], { kind: 'create', index }));
+    }
+  }
+  return lines.length > 0 ? lines : ['no index change'];
+}
+
+function shellQuote(part: string): string {
+  return /^[\w@%+=:,./-]+$/.test(part) ? part : `'${part.replace(/'/g, `'\\''`)}'`;
+}
+
+async function backfillAll(db: DynamoDBDocumentClient, tables: Record<TableId, string>, options: CommonOptions) {
+  let rewritten = 0;
+  for (const backfill of BACKFILLS) rewritten += await runBackfill(db, tables[backfill.table], backfill, options);
+  return rewritten;
 }
 
 async function describe(client: DynamoDBClient, table: string): Promise<TableDescription | undefined> {
@@ -140,7 +239,7 @@ async function waitFor(
   table: string,
   index: string | undefined,
   until: 'ACTIVE' | 'gone',
-  options: UpgradeOptions,
+  options: CommonOptions,
 ): Promise<void> {
   const deadline = Date.now() + (options.waitTimeoutMs ?? 12 * 60 * 60 * 1000);
   for (;;) {
@@ -158,7 +257,7 @@ async function waitFor(
 }
 
 /** A paged scan for the records the backfill names, each updated under the same condition; returns the count. */
-async function runBackfill(db: DynamoDBDocumentClient, table: string, backfill: Backfill, options: UpgradeOptions) {
+async function runBackfill(db: DynamoDBDocumentClient, table: string, backfill: Backfill, options: CommonOptions) {
   let rewritten = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
