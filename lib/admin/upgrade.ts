@@ -233,7 +233,10 @@ async function apply(
   }
 }
 
-/** Polls until the table is ACTIVE and the index (if named) is ACTIVE or gone. */
+/**
+ * Polls until the table is ACTIVE and the index (if named) is ACTIVE or gone; unnamed, until every index is
+ * ACTIVE (none being built or deleted). A table that does not exist has nothing to wait for.
+ */
 async function waitFor(
   client: DynamoDBClient,
   table: string,
@@ -244,13 +247,17 @@ async function waitFor(
   const deadline = Date.now() + (options.waitTimeoutMs ?? 12 * 60 * 60 * 1000);
   for (;;) {
     const description = await describe(client, table);
-    const found = description?.GlobalSecondaryIndexes?.find((candidate) => candidate.IndexName === index);
-    const indexDone = index === undefined || (until === 'gone' ? found === undefined : found?.IndexStatus === 'ACTIVE');
-    if (indexDone && description?.TableStatus === 'ACTIVE') return;
+    if (!description) return;
+    const indexes = description.GlobalSecondaryIndexes ?? [];
+    const found = indexes.find((candidate) => candidate.IndexName === index);
+    const busy = indexes.find((candidate) => candidate.IndexStatus !== 'ACTIVE');
+    const indexDone =
+      index === undefined ? !busy : until === 'gone' ? found === undefined : found?.IndexStatus === 'ACTIVE';
+    if (indexDone && description.TableStatus === 'ACTIVE') return;
     if (Date.now() > deadline) {
-      throw new Error(
-        `${table}: index ${index} is still ${found?.IndexStatus ?? 'absent'}; run the upgrade again later`,
-      );
+      const what = index === undefined ? busy?.IndexName : index;
+      const status = (index === undefined ? busy : found)?.IndexStatus ?? description.TableStatus;
+      throw new Error(`${table}: index ${what} is still ${status}; run the upgrade again later`);
     }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 5000));
   }

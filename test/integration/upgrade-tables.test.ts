@@ -1,9 +1,10 @@
 /**
  * `admin upgrade` on DynamoDB Local, over tables as the previous schema made them (the tasks table with only
  * `by-status`, no ledger or key index) holding records written before the new indexes: after one run every
- * index is ACTIVE and the records are found through them; a second run changes nothing.
+ * index is ACTIVE and the records are found through them; a second run changes nothing. In AWS's mode the
+ * deploys it runs go to a stand-in for CloudFormation that applies each template's index changes here.
  */
-import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,7 +24,9 @@ import {
 } from '../../functions/adapters/resources.js';
 import type { TableDefinition, TableId } from '../../functions/adapters/resources.js';
 import { runAdmin } from '../../lib/admin/cli.js';
-import { upgradeTables } from '../../lib/admin/upgrade.js';
+import { upgradeDeployment, upgradeTables } from '../../lib/admin/upgrade.js';
+import { allReleaseIndexes, TABLE_INDEXES_CONTEXT, tableIndexesFromContext } from '../../lib/table-indexes.js';
+import type { IndexSpec, TableIndexes } from '../../lib/table-indexes.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecord } from '../support/task-records.js';
 
@@ -32,7 +35,12 @@ const ACCOUNT = 'acct-upgrade';
 
 /** Every table as the previous schema made it: no indexes but the tasks table's `by-status` (ALL). */
 async function previousTables(prefix: string): Promise<Record<TableId, string>> {
-  const names = physicalNames(`${prefix}-${randomUUID().slice(0, 8)}`).tables;
+  return (await previousDeployment(prefix)).tables;
+}
+
+async function previousDeployment(name: string): Promise<{ prefix: string; tables: Record<TableId, string> }> {
+  const prefix = `${name}-${randomUUID().slice(0, 8)}`;
+  const names = physicalNames(prefix).tables;
   for (const [id, definition] of Object.entries(TABLES) as [TableId, TableDefinition][]) {
     const keys = [definition.partitionKey, ...(definition.sortKey ? [definition.sortKey] : [])];
     const byStatus = id === 'tasks';
@@ -60,7 +68,7 @@ async function previousTables(prefix: string): Promise<Record<TableId, string>> 
       }),
     );
   }
-  return names;
+  return { prefix, tables: names };
 }
 
 /** Records the previous release wrote: in-flight and webhook-owing tasks without the sparse indexes' keys. */
@@ -240,5 +248,118 @@ describe('admin upgrade', () => {
       if (saved === undefined) delete process.env['DATA_DIR'];
       else process.env['DATA_DIR'] = saved;
     }
+  });
+});
+
+/**
+ * Stands in for `npx cdk deploy` and CloudFormation: reads the indexes the command's template would hold (the
+ * `tableIndexes` context, parsed by the code the CDK app uses; none: every index) and makes each table match
+ * by UpdateTable, refusing, as CloudFormation does, a deploy that changes more than one index of a table. Like
+ * CloudFormation it does not wait for a new index to be ACTIVE.
+ */
+function cloudFormation(tables: Record<TableId, string>, seen: string[][], onDeployAll: () => Promise<void>) {
+  return async (command: readonly string[]) => {
+    seen.push([...command]);
+    const context = command.find((part) => part.startsWith(`${TABLE_INDEXES_CONTEXT}=`));
+    const target: TableIndexes = context
+      ? tableIndexesFromContext(context.slice(TABLE_INDEXES_CONTEXT.length + 1))
+      : allReleaseIndexes();
+    if (!context) await onDeployAll();
+    for (const [id, wanted] of Object.entries(target) as [TableId, IndexSpec[]][]) {
+      const { Table } = await local.client.send(new DescribeTableCommand({ TableName: tables[id] }));
+      const current = (Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName!);
+      const creates = wanted.filter((index) => !current.includes(index.name));
+      const deletes = current.filter((name) => !wanted.some((index) => index.name === name));
+      if (creates.length + deletes.length > 1) throw new Error(`${tables[id]}: more than one index change`);
+      const [create] = creates;
+      if (create) {
+        // The table's keys and the new index's, as CloudFormation sends them.
+        const keys = new Set([
+          ...(Table?.KeySchema ?? []).map((key) => key.AttributeName!),
+          create.partitionKey,
+          create.sortKey,
+        ]);
+        await local.client.send(
+          new UpdateTableCommand({
+            TableName: tables[id],
+            AttributeDefinitions: [...keys].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+            GlobalSecondaryIndexUpdates: [
+              {
+                Create: {
+                  IndexName: create.name,
+                  KeySchema: [
+                    { AttributeName: create.partitionKey, KeyType: 'HASH' },
+                    { AttributeName: create.sortKey, KeyType: 'RANGE' },
+                  ],
+                  Projection: create.nonKeyAttributes
+                    ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...create.nonKeyAttributes] }
+                    : { ProjectionType: 'ALL' },
+                },
+              },
+            ],
+          }),
+        );
+      } else if (deletes[0]) {
+        await local.client.send(
+          new UpdateTableCommand({
+            TableName: tables[id],
+            GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: deletes[0] } }],
+          }),
+        );
+      }
+    }
+  };
+}
+
+describe('admin upgrade in AWS', () => {
+  it('deploys one index change per table per stage, then the release, then backfills; a second run only deploys', async () => {
+    const { prefix, tables } = await previousDeployment('aws');
+    const tasks = await previousRecords(tables);
+    const commands: string[][] = [];
+    const lines: string[] = [];
+    let backfilledBeforeDeployAll: boolean | undefined;
+    const run = cloudFormation(tables, commands, async () => {
+      const { Item } = await local.db.send(
+        new GetCommand({ TableName: tables.tasks, Key: { task_id: tasks.pending.task_id } }),
+      );
+      backfilledBeforeDeployAll = Item?.[TASKS_IN_FLIGHT_INDEX.partitionKey] !== undefined;
+    });
+    const options = { prefix, pollMs: 50, run, log: (line: string) => lines.push(line) };
+
+    const planned = await upgradeDeployment(local.client, local.db, tables, { ...options, dryRun: true });
+    expect(commands).toEqual([]);
+    const stateful = `npx cdk deploy ${prefix}-stateful --exclusively --require-approval never -c prefix=${prefix} -c`;
+    expect(lines.filter((line) => line.startsWith(`would run: ${stateful} 'tableIndexes=`))).toHaveLength(4);
+    expect(lines).toContain(`would run: npx cdk deploy --all -c prefix=${prefix}`);
+    expect(lines).toContain(`would backfill 2 records of ${tables.tasks} for index ${TASKS_IN_FLIGHT_INDEX.name}`);
+    // Four tasks indexes in, by-status out (the ledger's and keys' indexes ride along): five deploys, three rewrites.
+    expect(planned).toBe(5 + 3);
+    expect(await indexesOf(tables.tasks)).toEqual([{ name: 'by-status', status: 'ACTIVE', projection: 'ALL' }]);
+
+    lines.length = 0;
+    expect(await upgradeDeployment(local.client, local.db, tables, { ...options, dryRun: false })).toBe(planned);
+    expect(commands.map((command) => command.slice(0, 4).join(' '))).toEqual([
+      ...Array(4).fill(`npx cdk deploy ${prefix}-stateful`),
+      'npx cdk deploy --all',
+    ]);
+    expect(backfilledBeforeDeployAll).toBe(false);
+    for (const [id, definition] of Object.entries(TABLES) as [TableId, TableDefinition][]) {
+      expect(
+        (await indexesOf(tables[id])).map((index) => index.name),
+        id,
+      ).toEqual((definition.indexes ?? []).map((index) => index.name).sort());
+    }
+    const inFlight = await query(
+      tables.tasks,
+      TASKS_IN_FLIGHT_INDEX.name,
+      TASKS_IN_FLIGHT_INDEX.partitionKey,
+      inFlightShard(tasks.pending.task_id),
+    );
+    expect(inFlight).toContain(tasks.pending.task_id);
+
+    commands.length = 0;
+    lines.length = 0;
+    expect(await upgradeDeployment(local.client, local.db, tables, { ...options, dryRun: false })).toBe(0);
+    expect(commands).toEqual([['npx', 'cdk', 'deploy', '--all', '-c', `prefix=${prefix}`]]);
   });
 });
