@@ -41,7 +41,7 @@ export const TASKS_IN_FLIGHT_INDEX = {
  * of 16 shards of the task id (the same two remedies as the in-flight index). The requeuer
  * (functions/core/use-cases/requeue-webhooks.ts) filters on the two projected attributes: the index is
  * written when they or its keys change, never for the rest of a task's writes. DynamoDB takes one GSI change
- * per table update: `admin upgrade` stages an index change before a deploy (docs/operations.md, "Upgrades").
+ * per table update: `admin upgrade` deploys index changes one per table per deploy (docs/operations.md, "Upgrades").
  */
 export const TASKS_WEBHOOK_PENDING_INDEX = {
   name: 'webhook-pending',
