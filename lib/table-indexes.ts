@@ -13,7 +13,10 @@ export interface IndexSpec {
   name: string;
   partitionKey: string;
   sortKey: string;
-  /** Projected non-key attributes (INCLUDE), sorted; `[]`: KEYS_ONLY; undefined: ALL. */
+  /**
+   * Projected non-key attributes (INCLUDE) in the order the template lists them (a new order is a template
+   * change; sameShape ignores it); `[]`: KEYS_ONLY; undefined: ALL.
+   */
   nonKeyAttributes?: readonly string[];
 }
 
@@ -28,7 +31,7 @@ export function releaseIndexes(table: TableId, projectAll = false): IndexSpec[] 
     name: index.name,
     partitionKey: index.partitionKey,
     sortKey: index.sortKey,
-    ...(index.nonKeyAttributes && !projectAll ? { nonKeyAttributes: [...index.nonKeyAttributes].sort() } : {}),
+    ...(index.nonKeyAttributes && !projectAll ? { nonKeyAttributes: [...index.nonKeyAttributes] } : {}),
   }));
 }
 
@@ -115,6 +118,6 @@ function indexEntry(table: TableId, entry: unknown, fail: (why: string) => never
     name: spec!.name!,
     partitionKey: spec!.partitionKey!,
     sortKey: spec!.sortKey!,
-    ...(spec!.nonKeyAttributes && { nonKeyAttributes: [...spec!.nonKeyAttributes].sort() }),
+    ...(spec!.nonKeyAttributes && { nonKeyAttributes: [...spec!.nonKeyAttributes] }),
   };
 }

@@ -71,6 +71,15 @@ function applyChange(indexes: readonly IndexSpec[], change: IndexChange): IndexS
   return change.kind === 'create' ? [...indexes, change.index] : indexes.filter((index) => index.name !== change.index);
 }
 
+/** The release's indexes in its order (the plain template's), then any other as it was. */
+function inReleaseOrder(indexes: readonly IndexSpec[], wanted: readonly IndexSpec[]): IndexSpec[] {
+  const position = (index: IndexSpec) => {
+    const found = wanted.findIndex((candidate) => candidate.name === index.name);
+    return found === -1 ? wanted.length : found;
+  };
+  return [...indexes].sort((a, b) => position(a) - position(b));
+}
+
 /**
  * The deploys that take deployed tables (settled: no index CREATING or DELETING; undefined: not created yet)
  * to `wanted`: each stage is every table's indexes after that deploy, and differs from the one before by at
@@ -89,7 +98,7 @@ export function planStages(
   for (let stage = 0; stage < count; stage += 1) {
     for (const id of ids) {
       const change = changes[id][stage];
-      if (change) state[id] = applyChange(state[id], change);
+      if (change) state[id] = inReleaseOrder(applyChange(state[id], change), wanted[id]);
     }
     stages.push({ ...state });
   }

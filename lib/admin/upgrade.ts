@@ -174,9 +174,7 @@ function currentIndexes(table: TableDescription): CurrentIndex[] {
       name: index.IndexName ?? '',
       partitionKey: key('HASH'),
       sortKey: key('RANGE'),
-      ...(projection?.ProjectionType === 'ALL'
-        ? {}
-        : { nonKeyAttributes: [...(projection?.NonKeyAttributes ?? [])].sort() }),
+      ...(projection?.ProjectionType === 'ALL' ? {} : { nonKeyAttributes: [...(projection?.NonKeyAttributes ?? [])] }),
       status: (index.IndexStatus ?? 'ACTIVE') as CurrentIndex['status'],
     };
   });
