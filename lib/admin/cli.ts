@@ -575,7 +575,10 @@ const COMMANDS: Record<string, Command> = {
     async run(args, open, output) {
       const dryRun = args.flag('dry-run');
       const { client, db, tables, where } = await open();
-      const { upgradeDeployment, upgradeTables } = await import('./upgrade.js');
+      const [{ upgradeTables }, { upgradeDeployment }] = await Promise.all([
+        import('./upgrade.js'),
+        import('./upgrade-deployment.js'),
+      ]);
       output.err(`upgrading (${where})${dryRun ? ', dry run: nothing is changed' : ''}`);
       const log = (line: string) => output.out(line);
       if (where === 'local') {

@@ -24,7 +24,8 @@ import {
 } from '../../functions/adapters/resources.js';
 import type { TableDefinition, TableId } from '../../functions/adapters/resources.js';
 import { runAdmin } from '../../lib/admin/cli.js';
-import { upgradeDeployment, upgradeTables } from '../../lib/admin/upgrade.js';
+import { upgradeDeployment } from '../../lib/admin/upgrade-deployment.js';
+import { upgradeTables } from '../../lib/admin/upgrade.js';
 import { allReleaseIndexes, TABLE_INDEXES_CONTEXT, tableIndexesFromContext } from '../../lib/table-indexes.js';
 import type { IndexSpec, TableIndexes } from '../../lib/table-indexes.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
