@@ -40,8 +40,8 @@ export const TASKS_IN_FLIGHT_INDEX = {
  * its keys are set at submit and removed once the webhook is delivered or failed; its partition key is one
  * of 16 shards of the task id (the same two remedies as the in-flight index). The requeuer
  * (functions/core/use-cases/requeue-webhooks.ts) filters on the two projected attributes: the index is
- * written when they or its keys change, never for the rest of a task's writes. CloudFormation creates one
- * GSI per table update: an existing table takes it in a deploy of its own.
+ * written when they or its keys change, never for the rest of a task's writes. DynamoDB takes one GSI change
+ * per table update: `admin upgrade` deploys index changes one per table per deploy (docs/operations.md, "Upgrades").
  */
 export const TASKS_WEBHOOK_PENDING_INDEX = {
   name: 'webhook-pending',

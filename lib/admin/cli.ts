@@ -3,6 +3,7 @@
  * Arguments are checked before anything is read or written, so a bad one costs one line on stderr and exit
  * code 2, never a stack trace, and needs no running stack. bin/admin.ts only hands it argv.
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -24,6 +25,7 @@ import { REPOSITORY_ROOT } from '../repository-root.js';
 import { optionSets, worstMargins } from './margins.js';
 import type { OptionSet } from './margins.js';
 import { readUpstreamPrices } from './upstream-cost.js';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableId } from '../../functions/adapters/resources.js';
 import type { AdminStore } from './admin-store.js';
@@ -42,6 +44,7 @@ interface Session {
   store: AdminStore;
   where: 'aws' | 'local';
   db: DynamoDBDocumentClient;
+  client: DynamoDBClient;
   tables: Record<TableId, string>;
 }
 
@@ -53,6 +56,8 @@ interface Command {
   details?: string;
   /** Its options, all taking a value. */
   options?: readonly string[];
+  /** Its options that take no value (`--dry-run`). */
+  flags?: readonly string[];
   /** Takes the account id as a positional argument too (`account:show acme`). */
   accountPositional?: boolean;
   /** Checks the arguments, then calls `open` (which connects) and acts; a number is its exit code (else 0). */
@@ -556,6 +561,43 @@ const COMMANDS: Record<string, Command> = {
       );
     },
   },
+  upgrade: {
+    args: '[--dry-run]',
+    summary: 'deploy this release (cdk deploy) with its index changes staged, then backfill their keys',
+    details: [
+      'AWS (TABLE_PREFIX set): one deploy of <prefix>-stateful per index change per table, each waited for',
+      'until ACTIVE (an index on a large table builds for a while), then `npx cdk deploy --all`, then records a',
+      'new index needs are given its keys. The local stack: UpdateTable one index at a time, then the same',
+      'backfill. Safe to run again. --dry-run prints the deploys and the records to backfill and changes',
+      'nothing. docs/operations.md, "Upgrades".',
+    ].join('\n'),
+    flags: ['dry-run'],
+    async run(args, open, output) {
+      const dryRun = args.flag('dry-run');
+      const { client, db, tables, where } = await open();
+      const [{ upgradeTables }, { upgradeDeployment }] = await Promise.all([
+        import('./upgrade.js'),
+        import('./upgrade-deployment.js'),
+      ]);
+      output.err(`upgrading (${where})${dryRun ? ', dry run: nothing is changed' : ''}`);
+      const log = (line: string) => output.out(line);
+      if (where === 'local') {
+        // The local stack makes an index at once, as it makes its tables (no CloudFormation).
+        await upgradeTables(client, db, tables, { dryRun, projectAll: true, pollMs: 100, log });
+        return;
+      }
+      const prefix = process.env['TABLE_PREFIX'];
+      if (!prefix) throw new UsageError("upgrade in AWS needs TABLE_PREFIX, the deployment's prefix");
+      // AWS builds an index for minutes, hours on a large table.
+      await upgradeDeployment(client, db, tables, {
+        dryRun,
+        pollMs: 10_000,
+        log,
+        prefix,
+        run: runInRepository,
+      });
+    },
+  },
   'webhook:secret': {
     args: '--account ID',
     summary: "the account's webhook signing secret (whsec_…, alone on the last line)",
@@ -603,6 +645,23 @@ function commandHelp(name: string, command: Command): string {
   return [`Usage: ${PROGRAM} ${name} ${command.args}`, '', `  ${command.summary}`, ...details].join('\n');
 }
 
+/** Runs a command in the repository, its output the terminal's; rejects when it fails. */
+function runInRepository(command: readonly string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command[0]!, command.slice(1), { cwd: REPOSITORY_ROOT, stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('exit', (code, signal) =>
+      code === 0
+        ? resolve()
+        : reject(
+            new Error(
+              `${command.slice(0, 3).join(' ')} … failed (${signal ?? `exit ${code}`}): run upgrade again once fixed`,
+            ),
+          ),
+    );
+  });
+}
+
 /** Runs one command line; returns the exit code. Errors are one line on `err`. */
 export async function runAdmin(argv: readonly string[], output: AdminOutput): Promise<number> {
   let destroy = () => {};
@@ -642,7 +701,7 @@ export async function runAdmin(argv: readonly string[], output: AdminOutput): Pr
           : new DynamoDBClient({});
       destroy = () => client.destroy();
       const db = DynamoDBDocumentClient.from(client);
-      return { store: new AdminStore(db, target.tables), where: target.where, db, tables: target.tables };
+      return { store: new AdminStore(db, target.tables), where: target.where, db, client, tables: target.tables };
     };
     return (await command.run(args, open, output)) ?? 0;
   } catch (error) {
@@ -670,17 +729,18 @@ function commandNamed(name: string): Command {
 /** The command's options, strictly: an unknown, repeated or value-less option is a UsageError naming it. */
 function parseCommandLine(name: string, command: Command, argv: string[]): Arguments {
   const names = command.options ?? [];
-  const options: Record<string, { type: 'string'; multiple: true }> = {};
+  const options: Record<string, { type: 'string'; multiple: true } | { type: 'boolean' }> = {};
   for (const option of [...names, ...(command.accountPositional ? ['account'] : [])]) {
     options[option] = { type: 'string', multiple: true };
   }
+  for (const flag of command.flags ?? []) options[flag] = { type: 'boolean' };
   let parsed: { values: Record<string, unknown>; positionals: string[] };
   try {
     parsed = parseArgs({ args: argv, options, allowPositionals: command.accountPositional === true, strict: true });
   } catch (error) {
     throw new UsageError(`${name}: ${parseArgsMessage(error as Error & { code?: string }, Object.keys(options))}`);
   }
-  return new Arguments(name, parsed.values as Record<string, string[] | undefined>, parsed.positionals);
+  return new Arguments(name, parsed.values as Record<string, string[] | boolean | undefined>, parsed.positionals);
 }
 
 function parseArgsMessage(error: Error & { code?: string }, known: string[]): string {
@@ -701,13 +761,18 @@ function parseArgsMessage(error: Error & { code?: string }, known: string[]): st
 class Arguments {
   constructor(
     private readonly command: string,
-    private readonly values: Record<string, string[] | undefined>,
+    private readonly values: Record<string, string[] | boolean | undefined>,
     private readonly positionals: string[],
   ) {}
 
+  /** A flag (an option without a value): given or not. */
+  flag(name: string): boolean {
+    return this.values[name] === true;
+  }
+
   optional(name: string): string | undefined {
     const given = this.values[name];
-    if (given === undefined) return undefined;
+    if (given === undefined || typeof given === 'boolean') return undefined;
     if (given.length > 1) this.fail(`--${name} is given ${given.length} times`);
     const value = given[0]!.trim();
     if (value === '') this.fail(`--${name} is empty`);

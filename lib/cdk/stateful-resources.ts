@@ -6,6 +6,8 @@
  */
 import { PROVIDERS, PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import type { ProviderName } from '../../functions/providers/registry.js';
+import { allReleaseIndexes } from '../table-indexes.js';
+import type { IndexSpec, TableIndexes } from '../table-indexes.js';
 import { Aws, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AttributeType,
@@ -51,6 +53,8 @@ export interface StatefulResourcesProps {
   readonly prefix: string;
   /** @default DEFAULT_VIDEO_STORAGE */
   readonly videoStorage?: VideoStoragePolicy;
+  /** Each table's indexes, when an upgrade stages them (context `tableIndexes`); @default every index */
+  readonly tableIndexes?: TableIndexes;
 }
 
 export class StatefulResources extends Construct {
@@ -84,14 +88,13 @@ export class StatefulResources extends Construct {
         // The tasks table's stream starts each new task's execution (TASK_STARTS).
         ...('stream' in definition && { stream: StreamViewType[definition.stream] }),
       });
-      for (const index of 'indexes' in definition ? definition.indexes : []) {
+      // A staged upgrade's deploy may keep indexes this release dropped or reshaped (lib/table-indexes.ts).
+      for (const index of (props.tableIndexes ?? allReleaseIndexes())[tableId]) {
         tables[tableId].addGlobalSecondaryIndex({
           indexName: index.name,
           partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
           sortKey: { name: index.sortKey, type: AttributeType.STRING },
-          ...('nonKeyAttributes' in index
-            ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.nonKeyAttributes] }
-            : { projectionType: ProjectionType.ALL }),
+          ...projection(index),
         });
       }
     }
@@ -188,6 +191,12 @@ export class StatefulResources extends Construct {
       }),
     ) as Record<ProviderName, Secret>;
   }
+}
+
+function projection(index: IndexSpec) {
+  if (index.nonKeyAttributes === undefined) return { projectionType: ProjectionType.ALL };
+  if (index.nonKeyAttributes.length === 0) return { projectionType: ProjectionType.KEYS_ONLY };
+  return { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.nonKeyAttributes] };
 }
 
 /** `tasks` → `Tasks`, `model-studio` → `ModelStudio`: a construct id from a name. */

@@ -19,6 +19,8 @@ import { alarmDestination, ALARMS_CONTEXT } from './alarm-destination.js';
 import type { ExternalFfmpegLayer } from './ffmpeg-layer.js';
 import { externalFfmpegLayer } from './ffmpeg-layer.js';
 import { SetupError } from '../setup-error.js';
+import { TABLE_INDEXES_CONTEXT, tableIndexesFromContext } from '../table-indexes.js';
+import type { TableIndexes } from '../table-indexes.js';
 import {
   apiConcurrency,
   DEFAULT_LAMBDA_CONCURRENCY_QUOTA,
@@ -64,6 +66,8 @@ export interface VideoServiceConfig {
   readonly lambdaConcurrencyQuota?: number;
   /** The CloudFront signing keys (context `cloudFrontSigningKeys.<prefix>`); unset: not deployable yet. */
   readonly signingKeys?: SigningKeys;
+  /** Each table's indexes while `admin upgrade` stages a change (context `tableIndexes`); unset: every index. */
+  readonly tableIndexes?: TableIndexes;
   /** Synthesis for `sam local` (context `samLocal=true`): see sam-local.ts. Never deployed. */
   readonly samLocal?: boolean;
   /** Unset: environment-agnostic stacks (synthesis needs no account, no credentials, no lookups). */
@@ -72,7 +76,8 @@ export interface VideoServiceConfig {
 
 /**
  * Config from CDK context, with defaults: `-c prefix=dev`, `-c arkPlatform=volcengine`, `-c arkBaseUrl=...`, `-c alarmsTo=ops@...` (alarm-destination.ts), `-c ffmpegLayerArn=...`,
- * `-c apiThrottleRate=5000 -c apiThrottleBurst=5000`, `-c samLocal=true` (sam-local.ts), and the signing keys
+ * `-c apiThrottleRate=5000 -c apiThrottleBurst=5000`, `-c samLocal=true` (sam-local.ts), `-c tableIndexes=…` (an
+ * upgrade's staged deploy, lib/table-indexes.ts), and the signing keys
  * (`cloudFrontSigningKeys`, video-delivery.ts). What a deployment needs on every deploy belongs in cdk.json's
  * context, which CDK reads on every run: a value given only with `-c` is gone on the next plain deploy.
  */
@@ -102,6 +107,7 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
         `${TOTAL_RESERVED} the workflow reserves: ask AWS for a higher quota, or set reserveConcurrency=false (docs/capacity.md)`,
     );
   }
+  const staged: unknown = scope.node.tryGetContext(TABLE_INDEXES_CONTEXT);
   const signingKeys = signingKeysFromContext(scope.node.tryGetContext(SIGNING_KEYS_CONTEXT), prefix);
   return {
     prefix,
@@ -122,6 +128,7 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
     apiThrottle: { rateLimit: rate, burstLimit: burst },
     ...(signingKeys && { signingKeys }),
     samLocal: String(scope.node.tryGetContext(SAM_LOCAL_CONTEXT)) === 'true',
+    ...(staged !== undefined && { tableIndexes: tableIndexesFromContext(staged) }),
   };
 }
 
@@ -177,6 +184,7 @@ export class StatefulStack extends Stack {
     this.data = new StatefulResources(this, 'Data', {
       prefix,
       ...(props.serviceConfig.videoStorage && { videoStorage: props.serviceConfig.videoStorage }),
+      ...(props.serviceConfig.tableIndexes && { tableIndexes: props.serviceConfig.tableIndexes }),
     });
     this.delivery = new VideoDelivery(this, 'VideoDelivery', {
       prefix,
