@@ -48,9 +48,9 @@ export interface ProviderContract {
   models: Readonly<Record<string, UpstreamModel>>;
   /**
    * What a new account of the provider starts with (docs/upstream-capacity.md): queued slots and an optional
-   * ceiling on jobs in flight. Absent: 120 queued slots, no ceiling.
+   * ceiling on jobs in flight.
    */
-  accountDefaults?: { capacity: number; inflightCeiling?: number };
+  accountDefaults: { capacity: number; inflightCeiling?: number };
 }
 
 /** The documented capabilities of one of the provider's models; undefined for a key it does not list. */

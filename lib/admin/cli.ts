@@ -19,7 +19,7 @@ import {
 } from '../../functions/core/money.js';
 import type { ApiKeyRecord } from '../../functions/core/ports/accounts.js';
 import type { UpstreamAccount } from '../../functions/core/ports/upstream-capacity.js';
-import { catalogVideoModel } from '../../functions/providers/registry.js';
+import { catalogVideoModel, upstreamAccountDefaults } from '../../functions/providers/registry.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { optionSets, worstMargins } from './margins.js';
 import type { OptionSet } from './margins.js';
@@ -27,7 +27,7 @@ import { readUpstreamPrices } from './upstream-cost.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableId } from '../../functions/adapters/resources.js';
 import type { AdminStore } from './admin-store.js';
-import { TOPUP_REQUEST_ID, UPSTREAM_ACCOUNT_CAPACITY } from './admin-store.js';
+import { TOPUP_REQUEST_ID } from './admin-store.js';
 import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import { AdminError, TargetError, UsageError } from './errors.js';
 
@@ -506,7 +506,7 @@ const COMMANDS: Record<string, Command> = {
     args: '--provider NAME --name ACCOUNT [--capacity N] [--keys K1,K2] [--inflight-ceiling N|none] [--enabled true|false]',
     summary: 'add an upstream (master) account or change its capacity, keys, in-flight ceiling or use',
     details:
-      `A new account gets capacity ${UPSTREAM_ACCOUNT_CAPACITY} (Ark's queued tasks per master account) and is enabled.\n` +
+      `A new account gets its provider's queued capacity (${PROVIDER_NAMES.map((p) => `${p} ${upstreamAccountDefaults(p)?.capacity}`).join(', ')}) and is enabled.\n` +
       '--keys names the API keys of this master account (they share its slots; default: one, named as the account);\n' +
       'each goes into the provider\'s secret as JSON {"<key name>": "<key>"} (a plain key is "default").\n' +
       '--inflight-ceiling caps the learned limit on jobs in flight (and sets it there); none removes both.\n' +
@@ -623,25 +623,24 @@ export async function runAdmin(argv: readonly string[], output: AdminOutput): Pr
     const args = parseCommandLine(name, command, rest);
     const open = async (): Promise<Session> => {
       // Loaded only now: help and bad arguments need neither the AWS SDK nor the stack.
-      const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { AdminStore }, { resolveAdminTarget }, localAws] =
-        await Promise.all([
-          import('@aws-sdk/client-dynamodb'),
-          import('@aws-sdk/lib-dynamodb'),
-          import('./admin-store.js'),
-          import('./target.js'),
-          import('../local/local-aws.js'),
-        ]);
+      const [{ ownDocumentClient }, { AdminStore }, { resolveAdminTarget }, localAws] = await Promise.all([
+        import('../../functions/adapters/dynamodb-client.js'),
+        import('./admin-store.js'),
+        import('./target.js'),
+        import('../local/local-aws.js'),
+      ]);
       const target = resolveAdminTarget(REPOSITORY_ROOT);
-      const client =
+      const own = ownDocumentClient(
         target.where === 'local'
-          ? new DynamoDBClient({
+          ? {
               endpoint: target.dynamodbEndpoint,
               region: localAws.LOCAL_REGION,
               credentials: localAws.LOCAL_CREDENTIALS,
-            })
-          : new DynamoDBClient({});
-      destroy = () => client.destroy();
-      const db = DynamoDBDocumentClient.from(client);
+            }
+          : {},
+      );
+      destroy = own.destroy;
+      const { db } = own;
       return { store: new AdminStore(db, target.tables), where: target.where, db, tables: target.tables };
     };
     return (await command.run(args, open, output)) ?? 0;

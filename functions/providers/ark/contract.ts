@@ -19,6 +19,9 @@ export const ARK_BASE_URLS = {
 export type ArkPlatform = keyof typeof ARK_BASE_URLS;
 export const ARK_PLATFORMS = Object.keys(ARK_BASE_URLS) as ArkPlatform[];
 
+/** 120 queued tasks per master account (docs/providers/ark.md, "Capacity"); in flight, no documented ceiling. */
+export const ARK_ACCOUNT_DEFAULTS = { capacity: 120 } as const;
+
 /** Ark lists these six plus `adaptive`, which the gateway does not offer (docs/providers/ark.md, "Create body"). */
 const ALL_RATIOS: readonly Ratio[] = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'];
 const NO_REFERENCES = { referenceImages: { min: 0, max: 0 }, maxVideos: 0, maxAudios: 0, maxReferenceItems: 0 };
