@@ -35,6 +35,16 @@ export interface UpstreamModel {
   audio: boolean;
 }
 
+/**
+ * How the upstream names itself and its objects in its messages: the customer reads a failure's reason without
+ * them (docs/api-contract.md, "Envelope and errors"). `names` (whole words, any case) become "the generator",
+ * `ids` (its job and model ids) "the task".
+ */
+export interface UpstreamWords {
+  names: readonly string[];
+  ids: readonly RegExp[];
+}
+
 export interface ProviderContract {
   label: string;
   /** How messages name the upstream, e.g. the local stack's start message. */
@@ -51,6 +61,7 @@ export interface ProviderContract {
    * ceiling on jobs in flight.
    */
   accountDefaults: { capacity: number; inflightCeiling?: number };
+  privateWords: UpstreamWords;
 }
 
 /** The documented capabilities of one of the provider's models; undefined for a key it does not list. */

@@ -22,6 +22,7 @@ import type { StepError } from '../workflow-errors.js';
 import {
   describeFailure,
   GenerationTimedOutError,
+  privateWordsOf,
   TaskNotFoundError,
   UpstreamClaimHeldError,
   WaitingForUpstreamError,
@@ -291,9 +292,15 @@ export async function failAndRefund(taskId: string, error: StepError, deps: Refu
     if (!task.upstream_job_id && settled.outcome !== 'moved') expiredClaim = task.upstream_claim_id;
   }
   const now = deps.now().toISOString();
-  const refunded = await deps.tasks.refund(task, 'failed', describeFailure(error), now, {
-    ...(expiredClaim && { expiredClaim }),
-  });
+  const refunded = await deps.tasks.refund(
+    task,
+    'failed',
+    describeFailure(error, privateWordsOf(deps.providers)),
+    now,
+    {
+      ...(expiredClaim && { expiredClaim }),
+    },
+  );
   if (!refunded) {
     const latest = await deps.tasks.get(taskId);
     // Not final: a claim came between our read and the refund (a restarted execution's start); try again.
