@@ -45,6 +45,24 @@ export interface UpstreamWords {
   ids: readonly RegExp[];
 }
 
+/** A task as the cost report prices it (docs/money-and-ledger.md, "Margins"). */
+export interface CostedRequest {
+  /** The key of the model in the provider's contract. */
+  upstreamModel: string;
+  platform: string;
+  resolution: Resolution;
+  ratio: Ratio;
+  durationSeconds: number;
+  generateAudio: boolean;
+  videoReferenceCount: number;
+}
+
+/** A model's price on one platform (lib/seed/upstream-prices.json, rates as numbers): how it bills is the provider's. */
+export interface UpstreamPrice {
+  currency: 'CNY' | 'USD';
+  [rates: string]: unknown;
+}
+
 export interface ProviderContract {
   label: string;
   /** How messages name the upstream, e.g. the local stack's start message. */
@@ -62,6 +80,8 @@ export interface ProviderContract {
    */
   accountDefaults: { capacity: number; inflightCeiling?: number };
   privateWords: UpstreamWords;
+  /** What the upstream charges for the task, in units of 0.0001 CNY rounded up (USD at `cnyPerUsd`). */
+  upstreamCostUnits(price: UpstreamPrice, request: CostedRequest, cnyPerUsd: number): number;
 }
 
 /** The documented capabilities of one of the provider's models; undefined for a key it does not list. */

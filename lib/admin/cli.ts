@@ -436,7 +436,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'models:margins': {
     args: '[--file PATH] [--model NAME]',
-    summary: "our price, Ark's cost and the margin for every option set of the catalog (no stack needed)",
+    summary: "our price, the upstream's cost and the margin for every option set of the catalog (no stack needed)",
     details:
       'Without --model: the worst case per model, platform, resolution, audio and video input.\n' +
       'With --model: every option set of that model. Costs: lib/seed/upstream-prices.json.',
@@ -455,7 +455,7 @@ const COMMANDS: Record<string, Command> = {
         .flatMap((model) => optionSets(model, prices));
       const rows = only === undefined ? worstMargins(sets) : sets;
       table(output, [
-        ['model', 'platform', 'res', 'ratio', 's', 'audio', 'videos', 'audios', 'price', 'ark cost', 'margin', ''],
+        ['model', 'platform', 'res', 'ratio', 's', 'audio', 'videos', 'audios', 'price', 'cost', 'margin', ''],
         ...rows.map((set) => [
           set.model,
           set.platform,

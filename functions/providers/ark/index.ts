@@ -2,6 +2,7 @@
 import type { ProviderDefinition } from '../../core/ports/video-provider.js';
 import { ARK_ACCOUNT_DEFAULTS, ARK_BASE_URLS, ARK_MODELS, ARK_PRIVATE_WORDS } from './contract.js';
 import type { ArkPlatform } from './contract.js';
+import { arkCostUnits } from './cost.js';
 import { ArkVideoProvider } from './video-provider.js';
 
 export const provider = {
@@ -13,6 +14,7 @@ export const provider = {
   models: ARK_MODELS,
   accountDefaults: ARK_ACCOUNT_DEFAULTS,
   privateWords: ARK_PRIVATE_WORDS,
+  upstreamCostUnits: arkCostUnits,
   // The platform was read with the contract's picklist (functions/adapters/config.ts), so it is one of Ark's.
   createVideoProvider: (options) => new ArkVideoProvider({ ...options, platform: options.platform as ArkPlatform }),
 } as const satisfies ProviderDefinition;

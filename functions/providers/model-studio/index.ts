@@ -7,6 +7,7 @@ import {
   WAN_MODELS,
 } from './contract.js';
 import type { ModelStudioRegion } from './contract.js';
+import { modelStudioCostUnits } from './cost.js';
 import { ModelStudioVideoProvider } from './video-provider.js';
 
 export const provider = {
@@ -19,6 +20,7 @@ export const provider = {
   models: WAN_MODELS,
   accountDefaults: MODEL_STUDIO_ACCOUNT_DEFAULTS,
   privateWords: MODEL_STUDIO_PRIVATE_WORDS,
+  upstreamCostUnits: modelStudioCostUnits,
   // The platform was read with the contract's picklist (functions/adapters/config.ts), so it is a region.
   createVideoProvider: (options) =>
     new ModelStudioVideoProvider({ ...options, region: options.platform as ModelStudioRegion }),
