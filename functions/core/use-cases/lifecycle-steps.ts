@@ -43,8 +43,8 @@ import type { WaitingRoomDeps } from './waiting-room.js';
 import { accountOfSlot, jobAccepted, leaveWaitingRoom, releaseSlot } from './waiting-room.js';
 
 /**
- * The job's upstream expiry: what is left of the task's deadline, within the provider's bounds (Ark's: 3600 …
- * 259200 s, docs/providers/ark.md, "Create body"), so that a job still unfinished at the deadline expires
+ * The job's upstream expiry: what is left of the task's deadline, within the provider's bounds (its adapter's
+ * `jobExpirySeconds`, docs/providers/README.md), so that a job still unfinished at the deadline expires
  * upstream (unbilled) instead of generating a video nobody collects. A deadline closer than the minimum still
  * gives the job that minimum; the wait then lasts until that expiry (pollDeadline), as an upstream bills a job
  * that finishes before it: the customer gets the video late rather than us paying for one we refunded.
@@ -79,7 +79,7 @@ function randomClaimId(): string {
   return globalThis.crypto.randomUUID();
 }
 
-/** A seed Ark takes on every model (0 … 2^31 − 1, inside its -1 … 2^32 − 1). */
+/** A seed within every provider's range (0 … 2^31 − 1; docs/providers/README.md). */
 function randomSeed(): number {
   return globalThis.crypto.getRandomValues(new Uint32Array(1))[0]! >>> 1;
 }
