@@ -88,28 +88,7 @@ export async function openAccount(stack: StackProcess, prefix: string) {
 }
 
 /** What a burst of tasks on one account came to; money in units of 0.0001 CNY. */
-export interface BurstResult {
-  tasks: number;
-  accepted: number;
-  /** Answers other than 2xx (a 500 is not retried: it may have made its task) → how many. */
-  submitErrors: Record<string, number>;
-  /** Tasks the account holds, and how they ended (`status` or error_message → how many). */
-  created: number;
-  succeeded: number;
-  refunded: number;
-  notSucceeded: Record<string, number>;
-  failureReasons: Record<string, number>;
-  tasksWithOneJob: number;
-  submitSeconds: number;
-  /** First submit sent → the last task final. */
-  wallSeconds: number;
-  latencyP50Seconds: number;
-  latencyP99Seconds: number;
-  expectedBalanceUnits: number;
-  balanceUnits: number;
-  keySpentUnits: number;
-  balanceExact: boolean;
-}
+export type BurstResult = Awaited<ReturnType<typeof runBurst>>['result'];
 
 /**
  * Submits `count` tasks on a new account (`concurrency` at a time) and polls until every one is final or the
@@ -146,7 +125,7 @@ export async function runBurst(
   const unpaid = tasks.filter((task) => task.status === 'failed' || task.status === 'refunded');
   const latencies = succeeded.map((task) => (Date.parse(task.finished_at!) - Date.parse(task.created_at)) / 1000);
   const jobs = await stack.upstreamJobs();
-  const result: BurstResult = {
+  const result = {
     tasks: o.count,
     accepted: o.count - failed.length,
     submitErrors,
@@ -172,20 +151,8 @@ export async function runBurst(
   return { result, tasks, started };
 }
 
-export interface MoneyCheck {
-  expectedBalanceUnits: number;
-  balanceUnits: number;
-  keySpentUnits: number;
-  balanceExact: boolean;
-}
-
 /** The account's balance (as the API shows it) and the key's spend against the tasks' costs. */
-async function checkMoney(
-  stack: StackProcess,
-  key: string,
-  tasks: TaskRecord[],
-  openingUnits: number,
-): Promise<MoneyCheck> {
+async function checkMoney(stack: StackProcess, key: string, tasks: TaskRecord[], openingUnits: number) {
   const balance = await fetch(`${stack.ready.baseUrl}/api/v1/account/balance`, {
     headers: { authorization: `Bearer ${key}` },
   });
@@ -239,6 +206,29 @@ export interface SimulatorStats {
 
 export async function simulatorStats(simulatorUrl: string): Promise<SimulatorStats> {
   return (await (await fetch(`${simulatorUrl}/simulator/stats`)).json()) as SimulatorStats;
+}
+
+/** Calls `take` every `everyMs` until the returned stop is called; stop resolves once the last call is done. */
+export function sampleEvery(everyMs: number, take: () => Promise<void>): () => Promise<void> {
+  let sampling = true;
+  const loop = (async () => {
+    while (sampling) {
+      const tick = Date.now();
+      await take();
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, everyMs - (Date.now() - tick))));
+    }
+  })();
+  return () => {
+    sampling = false;
+    return loop;
+  };
+}
+
+/** Our slots still taken and tasks still waiting, over every upstream account: none once all is over. */
+export async function leftOver(stack: StackProcess) {
+  const { accounts, waiting } = await stack.admin.upstreamAccounts();
+  const slotsTakenAtEnd = accounts.reduce((sum, account) => sum + account.in_use, 0);
+  return { accounts, slotsTakenAtEnd, waitingAtEnd: Object.values(waiting).reduce((sum, n) => sum + n, 0) };
 }
 
 /** Polls `read` every `everyMs` until `done` holds for its value or `deadline` (epoch ms) passes; the last value. */
