@@ -7,6 +7,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountIdOf } from '../core/ports/upstream-capacity.js';
 import type { UpstreamAccount } from '../core/ports/upstream-capacity.js';
+import { getItem } from './dynamodb-client.js';
 
 export interface UpstreamAccountChange {
   capacity?: number;
@@ -82,6 +83,10 @@ export class DynamoDbOperatorCatalog {
       }),
     );
     return Attributes as UpstreamAccount;
+  }
+
+  upstreamAccount(provider: string, name: string): Promise<UpstreamAccount | undefined> {
+    return getItem<UpstreamAccount>(this.db, this.tables.upstreamAccounts, { id: accountIdOf(provider, name) });
   }
 
   async upstreamAccounts(): Promise<UpstreamAccount[]> {

@@ -379,8 +379,12 @@ export class AdminStore {
    */
   async setUpstreamAccount(provider: string, name: string, change: UpstreamAccountChange): Promise<UpstreamAccount> {
     // An account of a provider not registered (tests name their own) starts with no slots.
-    const capacity = upstreamAccountDefaults(provider)?.capacity ?? 0;
-    return this.catalog.setUpstreamAccount(provider, name, change, capacity, this.now().toISOString());
+    const defaults = upstreamAccountDefaults(provider) ?? { capacity: 0 };
+    // A new account also starts with its provider's in-flight ceiling, unless told (none: no ceiling).
+    const ceiling = change.inflightCeiling === undefined ? defaults.inflightCeiling : undefined;
+    const starting = ceiling !== undefined && !(await this.catalog.upstreamAccount(provider, name));
+    const changed = starting ? { ...change, inflightCeiling: ceiling } : change;
+    return this.catalog.setUpstreamAccount(provider, name, changed, defaults.capacity, this.now().toISOString());
   }
 
   /** Every upstream account, with what waits for them: provider, then name. */

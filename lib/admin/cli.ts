@@ -506,7 +506,8 @@ const COMMANDS: Record<string, Command> = {
     args: '--provider NAME --name ACCOUNT [--capacity N] [--keys K1,K2] [--inflight-ceiling N|none] [--enabled true|false]',
     summary: 'add an upstream (master) account or change its capacity, keys, in-flight ceiling or use',
     details:
-      `A new account gets its provider's queued capacity (${PROVIDER_NAMES.map((p) => `${p} ${upstreamAccountDefaults(p)?.capacity}`).join(', ')}) and is enabled.\n` +
+      `A new account gets its provider's queued capacity (${PROVIDER_NAMES.map((p) => `${p} ${upstreamAccountDefaults(p)?.capacity}`).join(', ')}) and is enabled,\n` +
+      "with the provider's in-flight ceiling where it has one.\n" +
       '--keys names the API keys of this master account (they share its slots; default: one, named as the account);\n' +
       'each goes into the provider\'s secret as JSON {"<key name>": "<key>"} (a plain key is "default").\n' +
       '--inflight-ceiling caps the learned limit on jobs in flight (and sets it there); none removes both.\n' +
