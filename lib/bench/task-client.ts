@@ -5,7 +5,8 @@
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem } from '../../functions/adapters/dynamodb-client.js';
+import type { ApiKeyRecord } from '../../functions/core/ports/accounts.js';
 import { HttpToS3VideoTransfer } from '../../functions/adapters/s3-video-storage.js';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
@@ -157,10 +158,10 @@ async function checkMoney(stack: StackProcess, key: string, tasks: TaskRecord[],
     headers: { authorization: `Bearer ${key}` },
   });
   const balanceUnits = Math.round(((await balance.json()) as { data: { balance: number } }).data.balance * 10_000);
-  const keyItem = await stack.db.send(
-    new GetCommand({ TableName: stack.ready.names.tables['apiKeys'], Key: { key_hash: hashApiKey(key) } }),
-  );
-  const keySpentUnits = Number(keyItem.Item?.['spent_units'] ?? 0);
+  const keyItem = await getItem<ApiKeyRecord>(stack.db, stack.ready.names.tables['apiKeys']!, {
+    key_hash: hashApiKey(key),
+  });
+  const keySpentUnits = Number(keyItem?.spent_units ?? 0);
   const charged = tasks
     .filter((task) => !['failed', 'refunded'].includes(task.status))
     .reduce((total, task) => total + task.cost_units, 0);
