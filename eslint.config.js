@@ -68,6 +68,22 @@ export default tseslint.config(
   { files: ['lib/local/**/*.ts'], rules: boundary('**/test/**', '**/cdk/**', '**/bench/**', '**/console/**') },
   { files: ['lib/cdk/**/*.ts'], rules: boundary('**/test/**', '**/bench/**', '**/admin/**', '**/console/**') },
   { files: ['lib/admin/**/*.ts'], rules: boundary('**/test/**', '**/local/**', '**/cdk/**', '**/bench/**') },
+  // The operator CLI reads and writes data through functions/adapters, as the API does: no DynamoDB command here.
+  {
+    files: ['lib/admin/**/*.ts', 'bin/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'].map((name) => ({
+            name,
+            allowTypeImports: true,
+            message: 'DynamoDB is reached through functions/adapters only',
+          })),
+        },
+      ],
+    },
+  },
   // A simulator is its own reading of the provider's documents: nothing from the gateway's code.
   { files: ['lib/local/simulators/**/*.ts'], rules: boundary('**/test/**', '**/functions/**', '**/cdk/**') },
 );

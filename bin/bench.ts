@@ -16,7 +16,6 @@ import { machineInfo } from '../lib/bench/machine.js';
 import { runRefusal } from '../lib/bench/refusal.js';
 import { renderReport } from '../lib/bench/report.js';
 import type { BenchResults } from '../lib/bench/report.js';
-import type { BurstResult } from '../lib/bench/task-client.js';
 import { runTaskThroughput } from '../lib/bench/task-throughput.js';
 import { runTransfer } from '../lib/bench/transfer.js';
 import { REPOSITORY_ROOT } from '../lib/repository-root.js';
@@ -86,11 +85,6 @@ if (all || values.merge) {
   if (!all) {
     // The earlier run's header stays; each merged section says when and where it was measured.
     saved = JSON.parse(readFileSync(rawFile, 'utf8')) as BenchResults;
-    // Whole tasks as written before bursts shared one result type.
-    const tasks = saved.tasks as (BurstResult & { totalSeconds?: number }) | undefined;
-    if (tasks?.wallSeconds === undefined && tasks?.totalSeconds !== undefined) {
-      Object.assign(tasks, { wallSeconds: tasks.totalSeconds, created: tasks.tasks, refunded: 0, failureReasons: {} });
-    }
     const when = `${machine.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${machine.commit.slice(0, 10)}\`, load ${machine.loadAverage[0]!.toFixed(1)} → ${results.loadAtEnd[0]!.toFixed(1)}`;
     for (const name of selected) {
       Object.assign(saved, { [name]: (results as unknown as Record<Section, unknown>)[name] });

@@ -29,6 +29,10 @@ export class MeteredVideoProvider implements VideoProvider {
     return this.inner.jobExpirySeconds;
   }
 
+  get privateWords() {
+    return this.inner.privateWords;
+  }
+
   createJob(request: ProviderJobRequest): Promise<{ jobId: string }> {
     return this.measure(() => this.inner.createJob(request));
   }

@@ -35,6 +35,34 @@ export interface UpstreamModel {
   audio: boolean;
 }
 
+/**
+ * How the upstream names itself and its objects in its messages: the customer reads a failure's reason without
+ * them (docs/api-contract.md, "Envelope and errors"). `names` (whole words, any case) become "the generator",
+ * `ids` (its job and model ids) "the task".
+ */
+export interface UpstreamWords {
+  names: readonly string[];
+  ids: readonly RegExp[];
+}
+
+/** A task as the cost report prices it (docs/money-and-ledger.md, "Margins"). */
+export interface CostedRequest {
+  /** The key of the model in the provider's contract. */
+  upstreamModel: string;
+  platform: string;
+  resolution: Resolution;
+  ratio: Ratio;
+  durationSeconds: number;
+  generateAudio: boolean;
+  videoReferenceCount: number;
+}
+
+/** A model's price on one platform (lib/seed/upstream-prices.json, rates as numbers): how it bills is the provider's. */
+export interface UpstreamPrice {
+  currency: 'CNY' | 'USD';
+  [rates: string]: unknown;
+}
+
 export interface ProviderContract {
   label: string;
   /** How messages name the upstream, e.g. the local stack's start message. */
@@ -48,9 +76,12 @@ export interface ProviderContract {
   models: Readonly<Record<string, UpstreamModel>>;
   /**
    * What a new account of the provider starts with (docs/upstream-capacity.md): queued slots and an optional
-   * ceiling on jobs in flight. Absent: 120 queued slots, no ceiling.
+   * ceiling on jobs in flight.
    */
-  accountDefaults?: { capacity: number; inflightCeiling?: number };
+  accountDefaults: { capacity: number; inflightCeiling?: number };
+  privateWords: UpstreamWords;
+  /** What the upstream charges for the task, in units of 0.0001 CNY rounded up (USD at `cnyPerUsd`). */
+  upstreamCostUnits(price: UpstreamPrice, request: CostedRequest, cnyPerUsd: number): number;
 }
 
 /** The documented capabilities of one of the provider's models; undefined for a key it does not list. */

@@ -5,6 +5,7 @@
  * there is `_a` or the like.
  */
 import { namedError } from './named-error.js';
+import type { UpstreamWords } from './provider-contract.js';
 import type { ProviderJobStatus } from './ports/video-provider.js';
 import type {
   UpstreamAccountError,
@@ -111,19 +112,20 @@ const UPSTREAM_WORDS: ReadonlySet<string> = new Set<DescribedError>([
 ]);
 
 /** Who made the video, and the upstream's ids, are not the customer's business (docs/api-contract.md, "Envelope and errors"). */
-const UPSTREAM_NAMES = /\b(volcengine|byteplus|volcano engine|doubao|dreamina|ark)\b/gi;
-const UPSTREAM_IDS = [
-  /\s*\(?\brequest ?id\b[:=]?\s*[\w-]+\)?\.?/gi,
-  /\b(cgt|ep)-[\w-]+/gi,
-  /\b(doubao|dreamina)?-?seedance-\d[\w-]*-\d{6}\b/gi,
-];
+const REQUEST_ID = /\s*\(?\brequest ?id\b[:=]?\s*[\w-]+\)?\.?/gi;
 
-/** The upstream's words without its names and ids. */
-export function withoutUpstreamNames(text: string): string {
-  let scrubbed = text;
-  for (const pattern of UPSTREAM_IDS)
-    scrubbed = scrubbed.replace(pattern, (match) => (/^\s*\(?req/i.test(match) ? '' : 'the task'));
-  return scrubbed.replace(UPSTREAM_NAMES, 'the generator').replace(/\s+/g, ' ').trim();
+/** The upstream's words without its request id and the providers' names and ids (their contracts' privateWords). */
+export function withoutUpstreamNames(text: string, words: readonly UpstreamWords[]): string {
+  let scrubbed = text.replace(REQUEST_ID, '');
+  for (const pattern of words.flatMap((word) => word.ids)) scrubbed = scrubbed.replace(pattern, 'the task');
+  const names = words.flatMap((word) => word.names).map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  if (names.length > 0) scrubbed = scrubbed.replace(new RegExp(`\\b(${names.join('|')})\\b`, 'gi'), 'the generator');
+  return scrubbed.replace(/\s+/g, ' ').trim();
+}
+
+/** Every registered provider's private words, from their adapters (a provider without any hides nothing). */
+export function privateWordsOf(providers: Readonly<Record<string, { privateWords?: UpstreamWords }>>): UpstreamWords[] {
+  return Object.values(providers).flatMap((provider) => (provider.privateWords ? [provider.privateWords] : []));
 }
 
 /**
@@ -134,8 +136,8 @@ const SELF_DESCRIBED: Record<ContentModerationError['name'], string> = {
   ContentModerationError: "the upstream's content moderation refused the task",
 };
 
-/** The customer-facing reason for a failure. Unknown errors never leak internals. */
-export function describeFailure(error: StepError): string {
+/** The customer-facing reason for a failure, without the `words` of upstreams. Unknown errors never leak internals. */
+export function describeFailure(error: StepError, words: readonly UpstreamWords[] = []): string {
   if (error.Error === 'States.Timeout') return 'a processing step timed out';
   if (Object.hasOwn(SELF_DESCRIBED, error.Error)) {
     // The upstream's own words (its request id) follow ours in parentheses: for operators only.
@@ -147,7 +149,7 @@ export function describeFailure(error: StepError): string {
   if (!prefix) return 'internal error while processing the task';
   if (WITHOUT_DETAIL.has(error.Error)) return prefix;
   const cause = causeMessage(error.Cause);
-  const detail = cause && UPSTREAM_WORDS.has(error.Error) ? withoutUpstreamNames(cause) : cause;
+  const detail = cause && UPSTREAM_WORDS.has(error.Error) ? withoutUpstreamNames(cause, words) : cause;
   return detail ? `${prefix}: ${detail}` : prefix;
 }
 

@@ -30,6 +30,11 @@ export function platformBaseUrl(provider: ProviderName, platform: string): strin
   return base;
 }
 
+/** What a new upstream account of the provider starts with (docs/upstream-capacity.md); undefined: no such provider. */
+export function upstreamAccountDefaults(provider: string): { capacity: number; inflightCeiling?: number } | undefined {
+  return Object.hasOwn(PROVIDERS, provider) ? PROVIDERS[provider as ProviderName].accountDefaults : undefined;
+}
+
 /** A catalog record read against the registered providers' contracts. */
 export function catalogVideoModel(input: unknown): VideoModel {
   return toVideoModel(input, PROVIDERS);

@@ -4,16 +4,7 @@
  * takes a balance past MAX_BALANCE_UNITS (checked first, and again by the write's own condition). Every
  * balance movement writes its ledger entry in its own transaction (docs/money-and-ledger.md, "Ledger").
  */
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  ScanCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import { ForbiddenError } from '../../functions/core/api-error.js';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, newApiKeyRecord } from '../../functions/core/api-key.js';
 import { KeyExistsError } from '../../functions/core/ports/console.js';
@@ -24,11 +15,10 @@ import {
   unitsToYuan,
   unitsToYuanText,
 } from '../../functions/core/money.js';
-import type { AccountRecord, ApiKeyRecord } from '../../functions/core/ports/accounts.js';
-import { accountIdOf } from '../../functions/core/ports/upstream-capacity.js';
+import type { ApiKeyRecord } from '../../functions/core/ports/accounts.js';
 import type { UpstreamAccount } from '../../functions/core/ports/upstream-capacity.js';
 import type { VideoModelRecord } from '../../functions/core/video-model.js';
-import { catalogVideoModel } from '../../functions/providers/registry.js';
+import { catalogVideoModel, upstreamAccountDefaults } from '../../functions/providers/registry.js';
 import {
   AccountNotFoundError,
   ConcurrentRotationError,
@@ -38,7 +28,10 @@ import type { TableId } from '../../functions/adapters/resources.js';
 import { AdminError } from './errors.js';
 import type { LedgerEntry } from '../../functions/core/ledger.js';
 import { ledgerEntry, ledgerEntryId } from '../../functions/core/ledger.js';
-import { inLedgerOrder, ledgerPut, listedAfterLast } from '../../functions/adapters/dynamodb-ledger.js';
+import { DynamoDbOperatorAccounts } from '../../functions/adapters/dynamodb-operator-accounts.js';
+import type { OperatorAccount } from '../../functions/adapters/dynamodb-operator-accounts.js';
+import { DynamoDbOperatorCatalog } from '../../functions/adapters/dynamodb-operator-catalog.js';
+import type { UpstreamAccountChange } from '../../functions/adapters/dynamodb-operator-catalog.js';
 import { backfillOpening, verifyLedger } from './ledger-check.js';
 import { DynamoDbRedeemCodes } from '../../functions/adapters/dynamodb-redeem-codes.js';
 import { DynamoDbConsoleKeys } from '../../functions/adapters/dynamodb-console-keys.js';
@@ -60,24 +53,13 @@ export interface CreateKeyOptions {
   plaintext?: string;
 }
 
-/**
- * The account item as the admin sees it. `status` is the admin's own mark (absent: active): authentication
- * never reads it (it reads only the key, in one round trip), so disabling an account disables its keys, and
- * the mark keeps new or re-enabled keys from bringing it back by accident.
- */
-export interface AdminAccount extends Omit<AccountRecord, 'balance_units'> {
-  /** A bigint when the stored number is past 2^53 (only data older than the balance bound can be). */
-  balance_units: number | bigint;
-  status?: 'active' | 'disabled';
-}
+/** The account item as the operator sees it (its `status` is the operator's mark). */
+export type AdminAccount = OperatorAccount;
 
 export interface AccountSummary {
   account: AdminAccount;
   keys: { total: number; active: number };
 }
-
-/** Ark admits 120 queued tasks per master account (docs/providers/ark.md, "Capacity"): a new account's capacity unless told. */
-export const UPSTREAM_ACCOUNT_CAPACITY = 120;
 
 const KEY_ID_PATTERN = /^key_[A-Za-z0-9]{1,64}$/;
 /** A top-up's or adjustment's request id (its ledger entry is `topup:<id>`): a UUID by default. */
@@ -94,6 +76,8 @@ const MAX_YUAN_TEXT = MAX_BALANCE_YUAN.toLocaleString('en-US');
 export class AdminStore {
   /** Keys are made and switched through the console's own adapter (the account checked in the same write). */
   private readonly keys: DynamoDbConsoleKeys;
+  private readonly accounts: DynamoDbOperatorAccounts;
+  private readonly catalog: DynamoDbOperatorCatalog;
 
   constructor(
     private readonly db: DynamoDBDocumentClient,
@@ -101,6 +85,8 @@ export class AdminStore {
     private readonly now: () => Date = () => new Date(),
   ) {
     this.keys = new DynamoDbConsoleKeys(db, tables);
+    this.accounts = new DynamoDbOperatorAccounts(db, tables);
+    this.catalog = new DynamoDbOperatorCatalog(db, tables);
   }
 
   /**
@@ -114,42 +100,11 @@ export class AdminStore {
     const units = boundedYuanToUnits(balanceYuan, 'the balance');
     const createdAt = this.now().toISOString();
     const opening = ledgerEntry(accountId, ledgerEntryId.opening(), 'topup', units, createdAt);
-    try {
-      await this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: this.tables.accounts,
-                Item: {
-                  account_id: accountId,
-                  balance_units: units,
-                  created_at: createdAt,
-                  // The first entry, the account's last listed one (listedAfterLast).
-                  ...(units > 0 && { ledger_listed_at: opening.listed_at }),
-                },
-                ConditionExpression: 'attribute_not_exists(account_id)',
-              },
-            },
-            ...(units > 0 ? [ledgerPut(this.tables.ledger, opening)] : []),
-          ],
-        }),
-      );
-    } catch (error) {
-      if (
-        error instanceof TransactionCanceledException &&
-        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed'
-      ) {
-        throw new AdminError(`account ${accountId} already exists`);
-      }
-      // Entries outlive their account only if one was deleted by hand: the new account must not inherit them.
-      if (
-        error instanceof TransactionCanceledException &&
-        error.CancellationReasons?.[1]?.Code === 'ConditionalCheckFailed'
-      ) {
-        throw new AdminError(`account ${accountId} has ledger entries from an earlier account: choose another id`);
-      }
-      throw error;
+    const account = { account_id: accountId, balance_units: units, created_at: createdAt };
+    const outcome = await this.accounts.create(account, units > 0 ? opening : undefined);
+    if (outcome === 'exists') throw new AdminError(`account ${accountId} already exists`);
+    if (outcome === 'ledger-taken') {
+      throw new AdminError(`account ${accountId} has ledger entries from an earlier account: choose another id`);
     }
     return unitsToYuan(units);
   }
@@ -225,7 +180,7 @@ export class AdminStore {
 
   /** Every key of the account, oldest first (a consistent scan of the keys table). */
   async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
-    const keys = await this.scanKeys('account_id = :account', { ':account': accountId });
+    const keys = await this.accounts.keysWhere('account_id', accountId);
     return keys.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.key_id.localeCompare(b.key_id));
   }
 
@@ -276,36 +231,11 @@ export class AdminStore {
     };
     const bound =
       units >= 0
-        ? {
-            ConditionExpression: 'attribute_exists(account_id) AND balance_units <= :room',
-            room: MAX_BALANCE_UNITS - units,
-          }
-        : { ConditionExpression: 'attribute_exists(account_id) AND balance_units >= :room', room: -units };
-    const writeFor = (listed: LedgerEntry) => {
-      const order = listedAfterLast(listed);
-      return new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: this.tables.accounts,
-              Key: { account_id: accountId },
-              UpdateExpression: `SET ${order.set} ADD balance_units :amount`,
-              ConditionExpression: `${bound.ConditionExpression} AND ${order.condition}`,
-              ExpressionAttributeValues: { ':amount': units, ':room': bound.room, ...order.values },
-            },
-          },
-          ledgerPut(this.tables.ledger, listed),
-        ],
-      });
-    };
-    try {
-      // Concurrent movements of one account collide, or one listed later commits first: each is tried again.
-      await inLedgerOrder(this.db, this.tables.accounts, entry, 0, (listed) => this.db.send(writeFor(listed)));
-    } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const [accountReason, entryReason] = error.CancellationReasons ?? [];
-      if (entryReason?.Code === 'ConditionalCheckFailed') return this.movedBefore(accountId, entry);
-      if (accountReason?.Code !== 'ConditionalCheckFailed') throw error;
+        ? ({ comparison: '<=', room: MAX_BALANCE_UNITS - units } as const)
+        : ({ comparison: '>=', room: -units } as const);
+    const outcome = await this.accounts.move(entry, bound);
+    if (outcome === 'duplicate') return this.movedBefore(accountId, entry);
+    if (outcome === 'refused') {
       const account = await this.account(accountId);
       if (!account) throw new AdminError(`account ${accountId} does not exist`);
       const balance = Number(account.balance_units);
@@ -326,14 +256,7 @@ export class AdminStore {
 
   /** A retried movement: done before with this request id, so nothing moves; another amount is refused. */
   private async movedBefore(accountId: string, entry: LedgerEntry): Promise<{ balance: number; added: boolean }> {
-    const { Item } = await this.db.send(
-      new GetCommand({
-        TableName: this.tables.ledger,
-        Key: { account_id: accountId, entry_id: entry.entry_id },
-        ConsistentRead: true,
-      }),
-    );
-    const earlier = Item as LedgerEntry | undefined;
+    const earlier = await this.accounts.ledgerEntry(accountId, entry.entry_id);
     if (earlier && earlier.amount_units !== entry.amount_units) {
       const requestId = entry.entry_id.slice(entry.entry_id.indexOf(':') + 1);
       throw new AdminError(
@@ -424,9 +347,7 @@ export class AdminStore {
   async seedModels(catalog: { version: number; models: unknown[] }): Promise<number> {
     const records = catalog.models.map((model) => catalogVideoModel(model).record);
     for (const record of records) {
-      await this.db.send(
-        new PutCommand({ TableName: this.tables.models, Item: { ...record, catalog_version: catalog.version } }),
-      );
+      await this.catalog.putModel({ ...record, catalog_version: catalog.version });
     }
     return records.length;
   }
@@ -439,8 +360,7 @@ export class AdminStore {
     name: string,
     change: Partial<Record<'deprecated_at' | 'sunset_at' | 'retired_at' | 'replacement', string | null>>,
   ): Promise<VideoModelRecord> {
-    const models = await this.db.send(new ScanCommand({ TableName: this.tables.models, ConsistentRead: true }));
-    const item = (models.Items ?? []).find((model) => model['name'] === name);
+    const item = (await this.catalog.models()).find((model) => model['name'] === name);
     if (!item) throw new AdminError(`no model named ${name} in the catalog`);
     const next: Record<string, unknown> = { ...item };
     for (const [field, value] of Object.entries(change)) {
@@ -448,7 +368,7 @@ export class AdminStore {
       else if (value !== undefined) next[field] = value;
     }
     const { record } = catalogVideoModel(next);
-    await this.db.send(new PutCommand({ TableName: this.tables.models, Item: next }));
+    await this.catalog.putModel(next);
     return record;
   }
 
@@ -457,102 +377,35 @@ export class AdminStore {
    * ceiling or whether it is used; its counts are never written here. Its keys live in the provider's secret
    * (functions/adapters/upstream-keys.ts). A ceiling also brings the learned limit down to it at once.
    */
-  async setUpstreamAccount(
-    provider: string,
-    name: string,
-    change: { capacity?: number; enabled?: boolean; keys?: string[]; inflightCeiling?: number | null },
-  ): Promise<UpstreamAccount> {
-    const values: Record<string, unknown> = { ':provider': provider, ':name': name, ':now': this.now().toISOString() };
-    const sets = [
-      '#provider = :provider',
-      '#name = :name',
-      'updated_at = :now',
-      'in_use = if_not_exists(in_use, :zero)',
-    ];
-    values[':zero'] = 0;
-    sets.push('#capacity = ' + (change.capacity === undefined ? 'if_not_exists(#capacity, :capacity)' : ':capacity'));
-    values[':capacity'] = change.capacity ?? UPSTREAM_ACCOUNT_CAPACITY;
-    sets.push('#enabled = ' + (change.enabled === undefined ? 'if_not_exists(#enabled, :enabled)' : ':enabled'));
-    values[':enabled'] = change.enabled ?? true;
-    if (change.keys) {
-      sets.push('#keys = :keys');
-      values[':keys'] = change.keys;
-    }
-    const removed = change.enabled === true ? ['disabled_reason', 'cool_until', 'cool_streak', 'probe_until'] : [];
-    if (change.inflightCeiling === null) removed.push('inflight_ceiling', 'inflight_limit');
-    else if (change.inflightCeiling !== undefined) {
-      // The learned limit starts at the ceiling, or comes down to it.
-      sets.push('inflight_ceiling = :ceiling', 'inflight_limit = :ceiling');
-      values[':ceiling'] = change.inflightCeiling;
-    }
-    const removes = removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : '';
-    const { Attributes } = await this.db.send(
-      new UpdateCommand({
-        TableName: this.tables.upstreamAccounts,
-        Key: { id: accountIdOf(provider, name) },
-        UpdateExpression: `SET ${sets.join(', ')}${removes}`,
-        // Reserved words in DynamoDB expressions (name, capacity, enabled...): always by placeholder.
-        ExpressionAttributeNames: {
-          '#provider': 'provider',
-          '#name': 'name',
-          '#capacity': 'capacity',
-          '#enabled': 'enabled',
-          ...(change.keys && { '#keys': 'keys' }),
-        },
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return Attributes as UpstreamAccount;
+  async setUpstreamAccount(provider: string, name: string, change: UpstreamAccountChange): Promise<UpstreamAccount> {
+    // An account of a provider not registered (tests name their own) starts with no slots.
+    const defaults = upstreamAccountDefaults(provider) ?? { capacity: 0 };
+    // A new account also starts with its provider's in-flight ceiling, unless told (none: no ceiling).
+    const ceiling = change.inflightCeiling === undefined ? defaults.inflightCeiling : undefined;
+    const starting = ceiling !== undefined && !(await this.catalog.upstreamAccount(provider, name));
+    const changed = starting ? { ...change, inflightCeiling: ceiling } : change;
+    return this.catalog.setUpstreamAccount(provider, name, changed, defaults.capacity, this.now().toISOString());
   }
 
   /** Every upstream account, with what waits for them: provider, then name. */
   async upstreamAccounts(): Promise<{ accounts: UpstreamAccount[]; waiting: Record<string, number> }> {
-    const { Items = [] } = await this.db.send(
-      new ScanCommand({ TableName: this.tables.upstreamAccounts, ConsistentRead: true }),
-    );
-    const accounts = (Items as UpstreamAccount[]).sort((a, b) =>
+    const accounts = (await this.catalog.upstreamAccounts()).sort((a, b) =>
       `${a.provider}#${a.name}`.localeCompare(`${b.provider}#${b.name}`),
     );
     const waiting: Record<string, number> = {};
     for (const provider of new Set(accounts.map((account) => account.provider))) {
-      const { Count = 0 } = await this.db.send(
-        new QueryCommand({
-          TableName: this.tables.upstreamQueue,
-          KeyConditionExpression: '#provider = :provider',
-          ExpressionAttributeNames: { '#provider': 'provider' },
-          ExpressionAttributeValues: { ':provider': provider },
-          Select: 'COUNT',
-        }),
-      );
-      waiting[provider] = Count;
+      waiting[provider] = await this.catalog.waiting(provider);
     }
     return { accounts, waiting };
   }
 
-  private async account(accountId: string): Promise<AdminAccount | undefined> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tables.accounts, Key: { account_id: accountId }, ConsistentRead: true }),
-    );
-    return Item as AdminAccount | undefined;
+  private account(accountId: string): Promise<AdminAccount | undefined> {
+    return this.accounts.account(accountId);
   }
 
   private async setAccountStatus(accountId: string, status: 'active' | 'disabled'): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tables.accounts,
-          Key: { account_id: accountId },
-          UpdateExpression: 'SET #status = :status',
-          ConditionExpression: 'attribute_exists(account_id)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':status': status },
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new AdminError(`account ${accountId} does not exist`);
-      throw error;
-    }
+    if (!(await this.accounts.setStatus(accountId, status)))
+      throw new AdminError(`account ${accountId} does not exist`);
   }
 
   /** A key write the adapter checked against its account: the refusal in the operator's words. */
@@ -573,40 +426,13 @@ export class AdminStore {
   private async findKey(keyOrId: string): Promise<ApiKeyRecord> {
     let record: ApiKeyRecord | undefined;
     if (KEY_ID_PATTERN.test(keyOrId)) {
-      [record] = await this.scanKeys('key_id = :id', { ':id': keyOrId });
+      [record] = await this.accounts.keysWhere('key_id', keyOrId);
     } else if (isWellFormedApiKey(keyOrId)) {
-      const { Item } = await this.db.send(
-        new GetCommand({
-          TableName: this.tables.apiKeys,
-          Key: { key_hash: hashApiKey(keyOrId) },
-          ConsistentRead: true,
-        }),
-      );
-      record = Item as ApiKeyRecord | undefined;
+      record = await this.accounts.keyByHash(hashApiKey(keyOrId));
     } else {
       throw new AdminError('--key must be a key id (key_…) or the key itself (bc_…)');
     }
     if (!record) throw new AdminError('no such key');
     return record;
-  }
-
-  /** Keys are found by hash only; by id or account the table is scanned (few keys, rare admin actions). */
-  private async scanKeys(filter: string, values: Record<string, string>): Promise<ApiKeyRecord[]> {
-    const keys: ApiKeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new ScanCommand({
-          TableName: this.tables.apiKeys,
-          FilterExpression: filter,
-          ExpressionAttributeValues: values,
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
-      keys.push(...((page.Items ?? []) as ApiKeyRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return keys;
   }
 }

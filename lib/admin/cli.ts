@@ -20,7 +20,7 @@ import {
 } from '../../functions/core/money.js';
 import type { ApiKeyRecord } from '../../functions/core/ports/accounts.js';
 import type { UpstreamAccount } from '../../functions/core/ports/upstream-capacity.js';
-import { catalogVideoModel } from '../../functions/providers/registry.js';
+import { catalogVideoModel, upstreamAccountDefaults } from '../../functions/providers/registry.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { optionSets, worstMargins } from './margins.js';
 import type { OptionSet } from './margins.js';
@@ -29,7 +29,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableId } from '../../functions/adapters/resources.js';
 import type { AdminStore } from './admin-store.js';
-import { TOPUP_REQUEST_ID, UPSTREAM_ACCOUNT_CAPACITY } from './admin-store.js';
+import { TOPUP_REQUEST_ID } from './admin-store.js';
 import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import { AdminError, TargetError, UsageError } from './errors.js';
 
@@ -441,7 +441,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'models:margins': {
     args: '[--file PATH] [--model NAME]',
-    summary: "our price, Ark's cost and the margin for every option set of the catalog (no stack needed)",
+    summary: "our price, the upstream's cost and the margin for every option set of the catalog (no stack needed)",
     details:
       'Without --model: the worst case per model, platform, resolution, audio and video input.\n' +
       'With --model: every option set of that model. Costs: lib/seed/upstream-prices.json.',
@@ -460,7 +460,7 @@ const COMMANDS: Record<string, Command> = {
         .flatMap((model) => optionSets(model, prices));
       const rows = only === undefined ? worstMargins(sets) : sets;
       table(output, [
-        ['model', 'platform', 'res', 'ratio', 's', 'audio', 'videos', 'audios', 'price', 'ark cost', 'margin', ''],
+        ['model', 'platform', 'res', 'ratio', 's', 'audio', 'videos', 'audios', 'price', 'cost', 'margin', ''],
         ...rows.map((set) => [
           set.model,
           set.platform,
@@ -511,7 +511,8 @@ const COMMANDS: Record<string, Command> = {
     args: '--provider NAME --name ACCOUNT [--capacity N] [--keys K1,K2] [--inflight-ceiling N|none] [--enabled true|false]',
     summary: 'add an upstream (master) account or change its capacity, keys, in-flight ceiling or use',
     details:
-      `A new account gets capacity ${UPSTREAM_ACCOUNT_CAPACITY} (Ark's queued tasks per master account) and is enabled.\n` +
+      `A new account gets its provider's queued capacity (${PROVIDER_NAMES.map((p) => `${p} ${upstreamAccountDefaults(p)?.capacity}`).join(', ')}) and is enabled,\n` +
+      "with the provider's in-flight ceiling where it has one.\n" +
       '--keys names the API keys of this master account (they share its slots; default: one, named as the account);\n' +
       'each goes into the provider\'s secret as JSON {"<key name>": "<key>"} (a plain key is "default").\n' +
       '--inflight-ceiling caps the learned limit on jobs in flight (and sets it there); none removes both.\n' +
@@ -682,25 +683,24 @@ export async function runAdmin(argv: readonly string[], output: AdminOutput): Pr
     const args = parseCommandLine(name, command, rest);
     const open = async (): Promise<Session> => {
       // Loaded only now: help and bad arguments need neither the AWS SDK nor the stack.
-      const [{ DynamoDBClient }, { DynamoDBDocumentClient }, { AdminStore }, { resolveAdminTarget }, localAws] =
-        await Promise.all([
-          import('@aws-sdk/client-dynamodb'),
-          import('@aws-sdk/lib-dynamodb'),
-          import('./admin-store.js'),
-          import('./target.js'),
-          import('../local/local-aws.js'),
-        ]);
+      const [{ ownDocumentClient }, { AdminStore }, { resolveAdminTarget }, localAws] = await Promise.all([
+        import('../../functions/adapters/dynamodb-client.js'),
+        import('./admin-store.js'),
+        import('./target.js'),
+        import('../local/local-aws.js'),
+      ]);
       const target = resolveAdminTarget(REPOSITORY_ROOT);
-      const client =
+      const own = ownDocumentClient(
         target.where === 'local'
-          ? new DynamoDBClient({
+          ? {
               endpoint: target.dynamodbEndpoint,
               region: localAws.LOCAL_REGION,
               credentials: localAws.LOCAL_CREDENTIALS,
-            })
-          : new DynamoDBClient({});
-      destroy = () => client.destroy();
-      const db = DynamoDBDocumentClient.from(client);
+            }
+          : {},
+      );
+      destroy = own.destroy;
+      const { db, client } = own;
       return { store: new AdminStore(db, target.tables), where: target.where, db, client, tables: target.tables };
     };
     return (await command.run(args, open, output)) ?? 0;

@@ -3,17 +3,13 @@
  * An account is read, its entries summed (consistent query), then read again: a balance that moved meanwhile
  * is read once more, so a quiet account is judged on one view. Sums are bigints (a stored balance may be).
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, QueryCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ledgerEntry, ledgerEntryId } from '../../functions/core/ledger.js';
-import { ledgerPut } from '../../functions/adapters/dynamodb-ledger.js';
+import { DynamoDbLedgerAudit } from '../../functions/adapters/dynamodb-ledger-audit.js';
+import type { LedgerTables } from '../../functions/adapters/dynamodb-ledger-audit.js';
 import { AdminError } from './errors.js';
 
-export interface LedgerTables {
-  accounts: string;
-  ledger: string;
-}
+export type { LedgerTables };
 
 export interface AccountLedger {
   accountId: string;
@@ -43,23 +39,11 @@ export async function verifyLedger(
   }
   let accounts = 0;
   const mismatches: AccountLedger[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: tables.accounts,
-        ProjectionExpression: 'account_id',
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      accounts += 1;
-      const ledger = await accountLedger(db, tables, item['account_id'] as string);
-      if (ledger && ledger.balanceUnits !== ledger.entriesUnits) mismatches.push(ledger);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  for await (const id of new DynamoDbLedgerAudit(db, tables).accountIds()) {
+    accounts += 1;
+    const ledger = await accountLedger(db, tables, id);
+    if (ledger && ledger.balanceUnits !== ledger.entriesUnits) mismatches.push(ledger);
+  }
   return { accounts, mismatches };
 }
 
@@ -69,12 +53,13 @@ export async function accountLedger(
   tables: LedgerTables,
   accountId: string,
 ): Promise<AccountLedger | undefined> {
+  const audit = new DynamoDbLedgerAudit(db, tables);
   let view: AccountLedger | undefined;
   for (let attempt = 0; attempt < READ_ATTEMPTS; attempt += 1) {
-    const before = await balance(db, tables.accounts, accountId);
+    const before = await audit.balance(accountId);
     if (before === undefined) return undefined;
-    const sum = await sumEntries(db, tables.ledger, accountId);
-    const after = await balance(db, tables.accounts, accountId);
+    const sum = await audit.entries(accountId);
+    const after = await audit.balance(accountId);
     view = { accountId, balanceUnits: after ?? before, ...sum };
     if (before === after) return view;
   }
@@ -106,70 +91,8 @@ export async function backfillOpening(
       throw new AdminError(`account ${accountId}: the difference ${difference} units is past what an entry holds`);
     }
     const entry = ledgerEntry(accountId, ledgerEntryId.opening(), 'adjustment', Number(difference), now.toISOString());
-    try {
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              ConditionCheck: {
-                TableName: tables.accounts,
-                Key: { account_id: accountId },
-                ConditionExpression: 'balance_units = :seen',
-                ExpressionAttributeValues: { ':seen': ledger.balanceUnits },
-              },
-            },
-            ledgerPut(tables.ledger, entry),
-          ],
-        }),
-      );
-      return difference;
-    } catch (error) {
-      // The balance moved (or an opening entry appeared) since the read: judge again.
-      if (!(error instanceof TransactionCanceledException)) throw error;
-    }
+    // False: the balance moved (or an opening entry appeared) since the read: judge again.
+    if (await new DynamoDbLedgerAudit(db, tables).writeOpening(entry, ledger.balanceUnits)) return difference;
   }
   throw new AdminError(`account ${accountId} kept changing: run ledger:backfill again when it is quiet`);
-}
-
-async function balance(db: DynamoDBDocumentClient, table: string, accountId: string): Promise<bigint | undefined> {
-  const { Item } = await db.send(
-    new GetCommand({
-      TableName: table,
-      Key: { account_id: accountId },
-      ProjectionExpression: 'balance_units',
-      ConsistentRead: true,
-    }),
-  );
-  if (!Item) return undefined;
-  return BigInt((Item['balance_units'] as number | bigint | undefined) ?? 0);
-}
-
-async function sumEntries(
-  db: DynamoDBDocumentClient,
-  table: string,
-  accountId: string,
-): Promise<{ entriesUnits: bigint; entries: number; opened: boolean }> {
-  let entriesUnits = 0n;
-  let entries = 0;
-  let opened = false;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'account_id = :account',
-        ExpressionAttributeValues: { ':account': accountId },
-        ProjectionExpression: 'entry_id, amount_units',
-        ExclusiveStartKey: startKey,
-        ConsistentRead: true,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      entriesUnits += BigInt(item['amount_units'] as number | bigint);
-      entries += 1;
-      if (item['entry_id'] === ledgerEntryId.opening()) opened = true;
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return { entriesUnits, entries, opened };
 }

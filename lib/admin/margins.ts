@@ -1,5 +1,5 @@
 /**
- * Our price against Ark's cost for every option set the gateway accepts (docs/money-and-ledger.md, "Margins"): each body is
+ * Our price against the upstream's cost for every option set the gateway accepts (docs/money-and-ledger.md, "Margins"): each body is
  * run through the gateway's own parse and resolve, so what is costed is exactly what could be sold.
  * Images change neither price nor cost; a few image shapes only make each option set valid.
  */

@@ -1,73 +1,16 @@
 /**
- * What Ark charges us for a task (docs/money-and-ledger.md, "Margins"), from lib/seed/upstream-prices.json and Ark's output
- * sizes: tokens = width × height × frames / 1024, frames = 24 × (output + input video seconds) + 1.
- * Input video length is unknown at submit, so a request with reference videos counts Ark's 15 s maximum.
+ * The upstreams' price list (lib/seed/upstream-prices.json, docs/money-and-ledger.md, "Margins") and what a task
+ * costs us by it: the model's provider (its registry entry) knows how it bills.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as v from 'valibot';
-import type { Ratio, Resolution } from '../../functions/core/generation-options.js';
+import type { CostedRequest } from '../../functions/core/provider-contract.js';
+import { modelOf } from '../../functions/core/provider-contract.js';
+import { PROVIDERS } from '../../functions/providers/registry.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 
-/** Output sizes from doc 1520757: the 1.0 models and the 1.5 pro / 2.0 family differ slightly. */
-const SIZES = {
-  v1: {
-    '480p': {
-      '16:9': [864, 480],
-      '4:3': [736, 544],
-      '1:1': [640, 640],
-      '3:4': [544, 736],
-      '9:16': [480, 864],
-      '21:9': [960, 416],
-    },
-    '720p': {
-      '16:9': [1248, 704],
-      '4:3': [1120, 832],
-      '1:1': [960, 960],
-      '3:4': [832, 1120],
-      '9:16': [704, 1248],
-      '21:9': [1504, 640],
-    },
-    '1080p': {
-      '16:9': [1920, 1088],
-      '4:3': [1664, 1248],
-      '1:1': [1440, 1440],
-      '3:4': [1248, 1664],
-      '9:16': [1088, 1920],
-      '21:9': [2176, 928],
-    },
-  },
-  v2: {
-    '480p': {
-      '16:9': [864, 496],
-      '4:3': [752, 560],
-      '1:1': [640, 640],
-      '3:4': [560, 752],
-      '9:16': [496, 864],
-      '21:9': [992, 432],
-    },
-    '720p': {
-      '16:9': [1280, 720],
-      '4:3': [1112, 834],
-      '1:1': [960, 960],
-      '3:4': [834, 1112],
-      '9:16': [720, 1280],
-      '21:9': [1470, 630],
-    },
-    '1080p': {
-      '16:9': [1920, 1080],
-      '4:3': [1664, 1248],
-      '1:1': [1440, 1440],
-      '3:4': [1248, 1664],
-      '9:16': [1080, 1920],
-      '21:9': [2206, 946],
-    },
-  },
-} as const satisfies Record<string, Partial<Record<Resolution, Record<Ratio, readonly [number, number]>>>>;
-
-const FPS = 24;
-/** Ark: reference videos last at most 15 s in all (doc 1520757). */
-const MAX_INPUT_VIDEO_SECONDS = 15;
+export type { CostedRequest };
 
 const Rate = v.pipe(v.string(), v.regex(/^\d+(\.\d+)?$/), v.transform(Number));
 const PricesSchema = v.object({
@@ -79,7 +22,7 @@ const PricesSchema = v.object({
       v.string(),
       v.object({
         currency: v.picklist(['CNY', 'USD']),
-        /** Per million tokens (Ark), or … */
+        /** Per million tokens, or … */
         per_million_tokens: v.optional(
           v.object({
             default: Rate,
@@ -89,7 +32,7 @@ const PricesSchema = v.object({
             '1080p_with_video_input': v.optional(Rate),
           }),
         ),
-        /** … per second of output by resolution (Model Studio), each reference video billed as this many seconds more. */
+        /** … per second of output by resolution, each reference video billed as this many seconds more. */
         per_second: v.optional(v.record(v.string(), Rate)),
         input_seconds_per_video: v.optional(v.number()),
         source: v.string(),
@@ -104,50 +47,11 @@ export function readUpstreamPrices(file = join(REPOSITORY_ROOT, 'lib/seed/upstre
   return v.parse(PricesSchema, JSON.parse(readFileSync(file, 'utf8')));
 }
 
-export interface CostedRequest {
-  upstreamModel: string;
-  platform: string;
-  resolution: Resolution;
-  ratio: Ratio;
-  durationSeconds: number;
-  generateAudio: boolean;
-  videoReferenceCount: number;
-}
-
-/** Ark's cost in units of 0.0001 CNY, rounded up; undefined where the platform has no price for the model. */
+/** Our upstream's cost in units of 0.0001 CNY, rounded up; undefined where the platform has no price for the model. */
 export function upstreamCostUnits(prices: UpstreamPrices, request: CostedRequest): number | undefined {
   const price = prices.models[request.upstreamModel]?.[request.platform];
   if (!price) return undefined;
-  if (price.per_second) {
-    const rate = price.per_second[request.resolution];
-    if (rate === undefined)
-      throw new Error(`no per-second price for ${request.upstreamModel} at ${request.resolution}`);
-    const seconds = request.durationSeconds + request.videoReferenceCount * (price.input_seconds_per_video ?? 0);
-    const cny = price.currency === 'USD' ? rate * prices.cny_per_usd : rate;
-    // Units of 0.0001 CNY; rounded to 6 decimals first, so a CNY rate × seconds is not lost to binary fractions.
-    return Math.ceil(Math.round(seconds * cny * 1e10) / 1e6);
-  }
-  if (!price.per_million_tokens) throw new Error(`${request.upstreamModel}: no price per token or per second`);
-  const sizes = request.upstreamModel.startsWith('seedance-1-0') ? SIZES.v1 : SIZES.v2;
-  const size = (sizes as Partial<Record<Resolution, Record<Ratio, readonly [number, number]>>>)[request.resolution];
-  if (!size) throw new Error(`no output size for ${request.upstreamModel} at ${request.resolution}`);
-  const [width, height] = size[request.ratio];
-  const withVideo = request.videoReferenceCount > 0;
-  const frames = FPS * (request.durationSeconds + (withVideo ? MAX_INPUT_VIDEO_SECONDS : 0)) + 1;
-  const tokens = Math.ceil((width * height * frames) / 1024);
-  const rates = price.per_million_tokens;
-  // Ark prices no model by both resolution and sound; one that did would need both premiums applied.
-  if (rates.with_audio !== undefined && rates['1080p'] !== undefined) {
-    throw new Error(`${request.upstreamModel}: a 1080p rate beside an audio rate is not supported`);
-  }
-  const hd = request.resolution === '1080p';
-  const rate =
-    (withVideo && hd ? rates['1080p_with_video_input'] : undefined) ??
-    (withVideo ? rates.with_video_input : undefined) ??
-    (hd ? rates['1080p'] : undefined) ??
-    (request.generateAudio ? rates.with_audio : undefined) ??
-    rates.default;
-  const cny = price.currency === 'USD' ? rate * prices.cny_per_usd : rate;
-  // Units of 0.0001 CNY per million tokens = cny × 10^4 / 10^6 per token.
-  return Math.ceil((tokens * cny) / 100);
+  const provider = Object.values(PROVIDERS).find((contract) => modelOf(contract, request.upstreamModel));
+  if (!provider) throw new Error(`${request.upstreamModel}: no provider lists this model`);
+  return provider.upstreamCostUnits(price, request, prices.cny_per_usd);
 }

@@ -8,45 +8,15 @@ import { cpuTimes } from './machine.js';
 import { startStackProcess } from './stack-client.js';
 import type { StackProcess } from './stack-client.js';
 import { BENCH_ENVIRONMENT, FINAL, mean, measureTransfer, openAccount, pollUntil, runBurst } from './task-client.js';
-import { simulatorStats, submitAll } from './task-client.js';
-import type { BurstResult } from './task-client.js';
+import { leftOver, sampleEvery, simulatorStats, submitAll } from './task-client.js';
 
-export interface CapacityResult extends BurstResult {
-  /** Whole tasks per second this machine completes with free slots (a burst of `pace.tasks`). */
-  pace: { tasks: number; succeeded: number; wallSeconds: number; tasksPerSecond: number };
-  accounts: { name: string; capacity: number }[];
-  slots: number;
-  /** A job's time queued upstream (a slot's hold) and running. */
-  queuedSeconds: number;
-  runningSeconds: number;
-  /** Jobs to start per second to keep every slot full: slots / queuedSeconds. */
-  neededPerSecond: number;
-  submitConcurrency: number;
-  transferSeconds: number;
-  /** ⌈created / slots⌉ × queued + running + transfer. */
-  idealSeconds: number;
-  /** While tasks waited in the waiting room: how long, jobs queued upstream and our slots taken (means). */
-  backlogSeconds: number;
-  upstreamQueuedMean: number;
-  slotsTakenMean: number;
-  /** The machine's CPU busy (all cores, everything on it) meanwhile: 0..1. */
-  machineBusyShare: number;
-  /** Per account: the most jobs it held queued upstream at once (the simulator's count). */
-  peakQueued: Record<string, number>;
-  /** Creates the upstream refused (received − jobs made), and accounts left cooled or disabled: none expected. */
-  upstreamRefusals: number;
-  accountsTurnedAway: string[];
-  slotsTakenAtEnd: number;
-  waitingAtEnd: number;
-  /** Per second since the first submit: jobs queued upstream, tasks waiting. */
-  timeline: { second: number; upstream: number; waiting: number }[];
-}
+export type CapacityResult = Awaited<ReturnType<typeof runCapacity>>;
 
 const QUEUED_MS = 30_000;
 const RUNNING_MS = 300;
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 
-export async function runCapacity(log: (line: string) => void): Promise<CapacityResult> {
+export async function runCapacity(log: (line: string) => void) {
   const pace = await measurePace(log);
   const queuedSeconds = QUEUED_MS / 1000;
   // A third of the pace, over two accounts, each slot held for the queued time; at most Ark's 120 each.
@@ -70,27 +40,19 @@ export async function runCapacity(log: (line: string) => void): Promise<Capacity
     const transferSeconds = await warmUp(stack, simulator, log);
     log(`submitting ${count} tasks, ${concurrency} at a time; sampling every 250 ms ...`);
     const samples: Sample[] = [];
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const tick = Date.now();
-        samples.push(await sample(stack, simulator));
-        await new Promise((resolve) => setTimeout(resolve, Math.max(0, 250 - (Date.now() - tick))));
-      }
-    })();
+    const stopSampling = sampleEvery(250, async () => void samples.push(await sample(stack, simulator)));
     const progress = () => {
       const last = samples.at(-1);
       return `upstream ${last?.upstream} queued, ${last?.taken} slots taken, ${last?.waiting} waiting; `;
     };
     const deadlineSeconds = env('BENCH_CAPACITY_DEADLINE_SECONDS', 600);
     const burst = await runBurst(stack, { prefix: 'capacity', count, concurrency, deadlineSeconds, log }, progress);
-    sampling = false;
-    await sampler;
+    await stopSampling();
     const backlog = samples.filter((s) => s.waiting > 0 && s.at >= burst.started);
     const [stats, jobs] = await Promise.all([simulatorStats(simulator), stack.upstreamJobs()]);
-    const { accounts: rows, waiting } = await stack.admin.upstreamAccounts();
+    const { accounts: rows, ...atEnd } = await leftOver(stack);
     const runningSeconds = RUNNING_MS / 1000;
-    const result: CapacityResult = {
+    const result = {
       ...burst.result,
       pace,
       accounts,
@@ -110,8 +72,7 @@ export async function runCapacity(log: (line: string) => void): Promise<Capacity
       accountsTurnedAway: rows
         .filter((account) => (account.cool_streak ?? 0) > 0 || !account.enabled)
         .map((account) => `${account.name}${account.enabled ? ` cooled until ${account.cool_until}` : ' disabled'}`),
-      slotsTakenAtEnd: rows.reduce((sum, account) => sum + account.in_use, 0),
-      waitingAtEnd: Object.values(waiting).reduce((sum, n) => sum + n, 0),
+      ...atEnd,
       timeline: perSecond(samples, burst.started),
     };
     log(
@@ -126,7 +87,7 @@ export async function runCapacity(log: (line: string) => void): Promise<Capacity
 }
 
 /** Whole tasks per second with slots to spare: a burst on a stack of its own, jobs of 0.4 s. */
-async function measurePace(log: (line: string) => void): Promise<CapacityResult['pace']> {
+async function measurePace(log: (line: string) => void) {
   const tasks = env('BENCH_CAPACITY_PACE_TASKS', 300);
   log(`measuring the machine's pace: ${tasks} tasks of 0.4 s, 50 at a time, 2 accounts of 120 slots ...`);
   const stack = await startStackProcess({
@@ -200,7 +161,7 @@ function busyShare(window: Sample[]): number {
   return (last.busyMs - first.busyMs) / (last.totalMs - first.totalMs);
 }
 
-function perSecond(samples: Sample[], started: number): CapacityResult['timeline'] {
+function perSecond(samples: Sample[], started: number) {
   const buckets = new Map<number, Sample[]>();
   for (const s of samples.filter((s) => s.at >= started)) {
     const second = Math.floor((s.at - started) / 1000);

@@ -5,7 +5,7 @@
  * never call back, whose fallback look is a minute away); and that fallback look alone, every 60 s as in AWS
  * without callbacks (COMPLETION_POLL_SECONDS' default).
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem } from '../../functions/adapters/dynamodb-client.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { startStackProcess } from './stack-client.js';
 import type { StackProcess } from './stack-client.js';
@@ -147,12 +147,8 @@ export async function runCompletion(log: (line: string) => void) {
   }
 }
 
-async function readTask(stack: StackProcess, taskId: string): Promise<TaskRecord | undefined> {
-  const { Item } = await stack.db.send(
-    new GetCommand({ TableName: stack.ready.names.tables['tasks'], Key: { task_id: taskId }, ConsistentRead: true }),
-  );
-  return Item as TaskRecord | undefined;
-}
+const readTask = (stack: StackProcess, taskId: string) =>
+  getItem<TaskRecord>(stack.db, stack.ready.names.tables['tasks']!, { task_id: taskId });
 
 /** The tasks' records once all are final (or at the deadline). */
 async function finalTasks(stack: StackProcess, taskIds: string[], deadline: number): Promise<TaskRecord[]> {

@@ -6,33 +6,14 @@
  */
 import { warmUp } from './capacity.js';
 import { startStackProcess } from './stack-client.js';
-import { BENCH_ENVIRONMENT, runBurst, simulatorStats } from './task-client.js';
-import type { BurstResult } from './task-client.js';
+import { BENCH_ENVIRONMENT, leftOver, runBurst, sampleEvery, simulatorStats } from './task-client.js';
 
-export interface RefusalResult extends BurstResult {
-  refusalSeconds: number;
-  accounts: number;
-  /** Creates the upstream refused during the window: all, the first burst (before any 429 came back), per minute. */
-  refusedCreates: number;
-  firstBurst: number;
-  refusedPerMinute: number[];
-  /** Refused creates per account and minute after the first burst, over the whole window. */
-  perAccountPerMinute: number;
-  /** The window's end → the first job made, and → every task final. */
-  firstJobAfterSeconds: number;
-  allFinalAfterSeconds: number;
-  /** Per task's execution: state transitions and history events (mean and most). */
-  transitionsMean: number;
-  transitionsMax: number;
-  historyEventsMax: number;
-  slotsTakenAtEnd: number;
-  waitingAtEnd: number;
-}
+export type RefusalResult = Awaited<ReturnType<typeof runRefusal>>;
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const ACCOUNTS = ['a', 'b'].map((name) => ({ name, capacity: 120 }));
 
-export async function runRefusal(log: (line: string) => void): Promise<RefusalResult> {
+export async function runRefusal(log: (line: string) => void) {
   const refusalSeconds = env('BENCH_REFUSAL_SECONDS', 600);
   const count = env('BENCH_REFUSAL_TASKS', 40);
   log('starting the local stack (2 accounts of 120 slots; jobs of 0.4 s) ...');
@@ -53,19 +34,14 @@ export async function runRefusal(log: (line: string) => void): Promise<RefusalRe
     log(`the upstream refuses every create until ${until}; submitting ${count} tasks at once ...`);
     // Per second: refused creates so far, and the jobs made.
     const marks: { at: number; refused: number; jobs: number }[] = [];
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const [stats, jobs] = await Promise.all([simulatorStats(simulator), stack.upstreamJobs()]);
-        marks.push({ at: Date.now(), refused: stats.refusedCreates - before.refusedCreates, jobs: jobs.total });
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-      }
-    })();
+    const stopSampling = sampleEvery(1_000, async () => {
+      const [stats, jobs] = await Promise.all([simulatorStats(simulator), stack.upstreamJobs()]);
+      marks.push({ at: Date.now(), refused: stats.refusedCreates - before.refusedCreates, jobs: jobs.total });
+    });
     const progress = () => `${marks.at(-1)?.refused ?? 0} creates refused; `;
     const deadlineSeconds = refusalSeconds + env('BENCH_REFUSAL_RECOVERY_SECONDS', 900);
     const burst = await runBurst(stack, { prefix: 'refusal', count, deadlineSeconds, log }, progress);
-    sampling = false;
-    await sampler;
+    await stopSampling();
     const { refusedCreates } = await simulatorStats(simulator);
     const refused = refusedCreates - before.refusedCreates;
     // The first burst: creates refused within the first 2 s of refusals (slots handed out before a 429 returned).
@@ -80,9 +56,9 @@ export async function runRefusal(log: (line: string) => void): Promise<RefusalRe
     const firstJob = marks.find((mark) => mark.at >= windowEnd && mark.jobs > jobsAtEnd)?.at ?? Number.NaN;
     const ids = new Set(burst.tasks.map((task) => task.task_id));
     const executions = (await stack.executions()).filter((e) => [...ids].some((id) => e.name.startsWith(id)));
-    const { accounts: rows, waiting } = await stack.admin.upstreamAccounts();
     const transitions = executions.map((e) => e.transitions);
-    const result: RefusalResult = {
+    const atEnd = await leftOver(stack);
+    const result = {
       ...burst.result,
       refusalSeconds,
       accounts: ACCOUNTS.length,
@@ -95,8 +71,8 @@ export async function runRefusal(log: (line: string) => void): Promise<RefusalRe
       transitionsMean: transitions.reduce((a, b) => a + b, 0) / transitions.length,
       transitionsMax: Math.max(...transitions),
       historyEventsMax: Math.max(...executions.map((e) => e.historyEvents)),
-      slotsTakenAtEnd: rows.reduce((sum, account) => sum + account.in_use, 0),
-      waitingAtEnd: Object.values(waiting).reduce((sum, n) => sum + n, 0),
+      slotsTakenAtEnd: atEnd.slotsTakenAtEnd,
+      waitingAtEnd: atEnd.waitingAtEnd,
     };
     log(
       `${refused} creates refused in ${refusalSeconds} s (first burst ${firstBurst}; then ` +

@@ -5,7 +5,8 @@
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { getItem } from '../../functions/adapters/dynamodb-client.js';
+import type { ApiKeyRecord } from '../../functions/core/ports/accounts.js';
 import { HttpToS3VideoTransfer } from '../../functions/adapters/s3-video-storage.js';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
@@ -88,28 +89,7 @@ export async function openAccount(stack: StackProcess, prefix: string) {
 }
 
 /** What a burst of tasks on one account came to; money in units of 0.0001 CNY. */
-export interface BurstResult {
-  tasks: number;
-  accepted: number;
-  /** Answers other than 2xx (a 500 is not retried: it may have made its task) → how many. */
-  submitErrors: Record<string, number>;
-  /** Tasks the account holds, and how they ended (`status` or error_message → how many). */
-  created: number;
-  succeeded: number;
-  refunded: number;
-  notSucceeded: Record<string, number>;
-  failureReasons: Record<string, number>;
-  tasksWithOneJob: number;
-  submitSeconds: number;
-  /** First submit sent → the last task final. */
-  wallSeconds: number;
-  latencyP50Seconds: number;
-  latencyP99Seconds: number;
-  expectedBalanceUnits: number;
-  balanceUnits: number;
-  keySpentUnits: number;
-  balanceExact: boolean;
-}
+export type BurstResult = Awaited<ReturnType<typeof runBurst>>['result'];
 
 /**
  * Submits `count` tasks on a new account (`concurrency` at a time) and polls until every one is final or the
@@ -146,7 +126,7 @@ export async function runBurst(
   const unpaid = tasks.filter((task) => task.status === 'failed' || task.status === 'refunded');
   const latencies = succeeded.map((task) => (Date.parse(task.finished_at!) - Date.parse(task.created_at)) / 1000);
   const jobs = await stack.upstreamJobs();
-  const result: BurstResult = {
+  const result = {
     tasks: o.count,
     accepted: o.count - failed.length,
     submitErrors,
@@ -172,28 +152,16 @@ export async function runBurst(
   return { result, tasks, started };
 }
 
-export interface MoneyCheck {
-  expectedBalanceUnits: number;
-  balanceUnits: number;
-  keySpentUnits: number;
-  balanceExact: boolean;
-}
-
 /** The account's balance (as the API shows it) and the key's spend against the tasks' costs. */
-async function checkMoney(
-  stack: StackProcess,
-  key: string,
-  tasks: TaskRecord[],
-  openingUnits: number,
-): Promise<MoneyCheck> {
+async function checkMoney(stack: StackProcess, key: string, tasks: TaskRecord[], openingUnits: number) {
   const balance = await fetch(`${stack.ready.baseUrl}/api/v1/account/balance`, {
     headers: { authorization: `Bearer ${key}` },
   });
   const balanceUnits = Math.round(((await balance.json()) as { data: { balance: number } }).data.balance * 10_000);
-  const keyItem = await stack.db.send(
-    new GetCommand({ TableName: stack.ready.names.tables['apiKeys'], Key: { key_hash: hashApiKey(key) } }),
-  );
-  const keySpentUnits = Number(keyItem.Item?.['spent_units'] ?? 0);
+  const keyItem = await getItem<ApiKeyRecord>(stack.db, stack.ready.names.tables['apiKeys']!, {
+    key_hash: hashApiKey(key),
+  });
+  const keySpentUnits = Number(keyItem?.spent_units ?? 0);
   const charged = tasks
     .filter((task) => !['failed', 'refunded'].includes(task.status))
     .reduce((total, task) => total + task.cost_units, 0);
@@ -239,6 +207,29 @@ export interface SimulatorStats {
 
 export async function simulatorStats(simulatorUrl: string): Promise<SimulatorStats> {
   return (await (await fetch(`${simulatorUrl}/simulator/stats`)).json()) as SimulatorStats;
+}
+
+/** Calls `take` every `everyMs` until the returned stop is called; stop resolves once the last call is done. */
+export function sampleEvery(everyMs: number, take: () => Promise<void>): () => Promise<void> {
+  let sampling = true;
+  const loop = (async () => {
+    while (sampling) {
+      const tick = Date.now();
+      await take();
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, everyMs - (Date.now() - tick))));
+    }
+  })();
+  return () => {
+    sampling = false;
+    return loop;
+  };
+}
+
+/** Our slots still taken and tasks still waiting, over every upstream account: none once all is over. */
+export async function leftOver(stack: StackProcess) {
+  const { accounts, waiting } = await stack.admin.upstreamAccounts();
+  const slotsTakenAtEnd = accounts.reduce((sum, account) => sum + account.in_use, 0);
+  return { accounts, slotsTakenAtEnd, waitingAtEnd: Object.values(waiting).reduce((sum, n) => sum + n, 0) };
 }
 
 /** Polls `read` every `everyMs` until `done` holds for its value or `deadline` (epoch ms) passes; the last value. */

@@ -5,11 +5,8 @@
  */
 import { startStackProcess } from './stack-client.js';
 import { BENCH_ENVIRONMENT, runBurst } from './task-client.js';
-import type { BurstResult } from './task-client.js';
 
-export type ThroughputResult = BurstResult;
-
-export async function runTaskThroughput(log: (line: string) => void): Promise<ThroughputResult> {
+export async function runTaskThroughput(log: (line: string) => void) {
   const count = Number(process.env['BENCH_TASKS'] ?? 1_000);
   log('starting the local stack (simulated upstream: 150 ms queued, 300 ms running, calling back) ...');
   const stack = await startStackProcess({

@@ -28,7 +28,7 @@ import { pascal } from './stateful-resources.js';
 const PERIOD = SERVICE_METRIC_PERIOD;
 /** Percentage of API requests answered 5xx that alarms (once there are enough requests to judge). */
 export const API_5XX_RATE_PERCENT = 5;
-/** Percentage of upstream (Ark) calls that may fail in 5 minutes before it alarms. */
+/** Percentage of upstream calls (any provider) that may fail in 5 minutes before it alarms. */
 export const UPSTREAM_ERROR_RATE_PERCENT = 20;
 /**
  * Age of the oldest record a stream consumer has not processed that alarms: new tasks waiting this long to

@@ -7,7 +7,6 @@
 import { join } from 'node:path';
 import { PROVIDERS, PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import type { ProviderName } from '../../functions/providers/registry.js';
-import type { ProviderContract } from '../../functions/core/provider-contract.js';
 import type { UpstreamEndpoint } from './handler-environment.js';
 import { DEFAULT_ACCOUNT } from '../../functions/core/ports/upstream-capacity.js';
 import { parseAccountKeys } from '../../functions/adapters/upstream-keys.js';
@@ -37,13 +36,7 @@ export interface LocalUpstreamAccount {
   inflightCeiling?: number;
 }
 
-/** What a real account of the provider starts with: its registry entry's defaults, else Ark's 120 queued. */
-function accountDefaults(provider: ProviderName): { capacity: number; inflightCeiling?: number } {
-  const contract: ProviderContract = PROVIDERS[provider];
-  return contract.accountDefaults ?? { capacity: 120 };
-}
-
-/** One account with Ark's documented capacity, as a deployment with one key has. */
+/** One roomy account per simulated provider, as a deployment with one key has (tests narrow it when they need). */
 export const DEFAULT_LOCAL_ACCOUNTS: readonly LocalUpstreamAccount[] = [{ name: DEFAULT_ACCOUNT, capacity: 120 }];
 
 /** The handlers' `<PREFIX>_API_KEY`: a plain key for the `default` account alone, else JSON by account. */
@@ -103,8 +96,8 @@ export async function startUpstreams(options: StartUpstreamsOptions = {}): Promi
         platform: PROVIDERS[provider].defaultPlatform,
       };
       if (choice.kind === 'real') {
-        // Its key may name several accounts (JSON); each gets the provider's defaults (Ark's documented 120).
-        const defaults = accountDefaults(provider);
+        // Its key may name several accounts (JSON); each gets the provider's defaults (its contract's).
+        const defaults = PROVIDERS[provider].accountDefaults;
         const accounts = Object.keys(parseAccountKeys(choice.apiKey)).map((name) => ({ name, ...defaults }));
         started.push({ provider, platform: choice.platform, baseUrl: choice.baseUrl, apiKey: choice.apiKey, accounts });
         continue;

@@ -18,6 +18,7 @@ import {
 } from '../../functions/core/use-cases/waiting-room.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { AdminStore } from '../../lib/admin/admin-store.js';
+import { PROVIDERS } from '../../functions/providers/registry.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';
 import { RecordingWaker } from '../unit/fakes.js';
@@ -182,5 +183,24 @@ describe('upstream slots in DynamoDB', () => {
     await releaseQueuedSlot(probe!, deps);
     await releaseSlot(probe!, deps);
     expect(await account()).toMatchObject({ in_use: 2, inflight: 2 });
+  });
+
+  it("a new account starts with its provider's defaults; a ceiling removed stays removed", async () => {
+    const admin = new AdminStore(local.db, local.names.tables);
+    const name = `n${randomUUID().slice(0, 6)}`;
+    const ark = await admin.setUpstreamAccount('ark', name, { enabled: false });
+    expect(ark).toMatchObject({ capacity: PROVIDERS.ark.accountDefaults.capacity, enabled: false, in_use: 0 });
+    expect(ark.inflight_ceiling).toBeUndefined();
+    const defaults = PROVIDERS['model-studio'].accountDefaults;
+    const studio = await admin.setUpstreamAccount('model-studio', name, { enabled: false });
+    expect(studio).toMatchObject({
+      capacity: defaults.capacity,
+      inflight_ceiling: defaults.inflightCeiling,
+      inflight_limit: defaults.inflightCeiling,
+    });
+    await admin.setUpstreamAccount('model-studio', name, { inflightCeiling: null });
+    const later = await admin.setUpstreamAccount('model-studio', name, { capacity: 4 });
+    expect(later.capacity).toBe(4);
+    expect(later.inflight_ceiling).toBeUndefined();
   });
 });

@@ -20,6 +20,9 @@ import {
   VideoRejectedError,
   WaitingForUpstreamError,
 } from '../../functions/core/workflow-errors.js';
+import { PROVIDERS } from '../../functions/providers/registry.js';
+
+const ARK_PRIVATE_WORDS = PROVIDERS.ark.privateWords;
 
 describe('describeFailure', () => {
   // Their detail is ours, or the upstream's words without its names and ids.
@@ -55,12 +58,21 @@ describe('describeFailure', () => {
   it("the upstream's words keep what to change, without its names, models and ids", () => {
     const said =
       'The parameter `image_url` specified in the request is not valid for doubao-seedance-1-5-pro-251215 on Ark. Request id: 0217abc-99';
-    expect(describeFailure({ Error: 'UpstreamRejectedError', Cause: said })).toBe(
+    expect(describeFailure({ Error: 'UpstreamRejectedError', Cause: said }, [ARK_PRIVATE_WORDS])).toBe(
       'the generator rejected the task: The parameter `image_url` specified in the request is not valid for the task on the generator.',
     );
-    expect(withoutUpstreamNames('BytePlus job cgt-2026-x failed (request id: 42)')).toBe(
+    expect(withoutUpstreamNames('BytePlus job cgt-2026-x failed (request id: 42)', [ARK_PRIVATE_WORDS])).toBe(
       'the generator job the task failed',
     );
+  });
+
+  it("every registered provider's names and model ids are hidden, whichever upstream spoke", () => {
+    const words = Object.values(PROVIDERS).map((provider) => provider.privateWords);
+    expect(withoutUpstreamNames('DashScope: wan2.7-t2v refused it; ask Alibaba Cloud (BytePlus)', words)).toBe(
+      'the generator: the task refused it; ask the generator (the generator)',
+    );
+    // Nothing given, nothing hidden but the request id.
+    expect(withoutUpstreamNames('Ark said no. Request id: 9', [])).toBe('Ark said no.');
   });
 
   it.each(withoutDetail)('%s → "%s", never its message (our key, our account)', (name, reason) => {

@@ -2,7 +2,7 @@
  * Port to an upstream video generator. Each provider folder (functions/providers/<name>/) implements it;
  * the workflow only sees this interface.
  */
-import type { ProviderContract } from '../provider-contract.js';
+import type { ProviderContract, UpstreamWords } from '../provider-contract.js';
 import type { ResolvedGeneration } from '../resolve-generation.js';
 
 /** The generation as the upstream needs it: all of it but what only we use (our model, webhook, price). */
@@ -56,6 +56,8 @@ export interface JobLookup {
 export interface VideoProvider {
   /** The bounds the upstream puts on `expiresAfterSeconds` (StartUpstream keeps the request within them). */
   readonly jobExpirySeconds: { min: number; max: number };
+  /** Its contract's names and ids, kept from the customer's failure reasons (none: nothing is hidden). */
+  readonly privateWords?: UpstreamWords;
   /** Creates an upstream job. Never retried blindly by callers: a timeout may still have created it. */
   createJob(request: ProviderJobRequest): Promise<{ jobId: string }>;
   /** `account`: the one the job was made with (its key sees the job). */

@@ -22,6 +22,7 @@ import type { StepError } from '../workflow-errors.js';
 import {
   describeFailure,
   GenerationTimedOutError,
+  privateWordsOf,
   TaskNotFoundError,
   UpstreamClaimHeldError,
   WaitingForUpstreamError,
@@ -42,8 +43,8 @@ import type { WaitingRoomDeps } from './waiting-room.js';
 import { accountOfSlot, jobAccepted, leaveWaitingRoom, releaseSlot } from './waiting-room.js';
 
 /**
- * The job's upstream expiry: what is left of the task's deadline, within the provider's bounds (Ark's: 3600 …
- * 259200 s, docs/providers/ark.md, "Create body"), so that a job still unfinished at the deadline expires
+ * The job's upstream expiry: what is left of the task's deadline, within the provider's bounds (its adapter's
+ * `jobExpirySeconds`, docs/providers/README.md), so that a job still unfinished at the deadline expires
  * upstream (unbilled) instead of generating a video nobody collects. A deadline closer than the minimum still
  * gives the job that minimum; the wait then lasts until that expiry (pollDeadline), as an upstream bills a job
  * that finishes before it: the customer gets the video late rather than us paying for one we refunded.
@@ -78,7 +79,7 @@ function randomClaimId(): string {
   return globalThis.crypto.randomUUID();
 }
 
-/** A seed Ark takes on every model (0 … 2^31 − 1, inside its -1 … 2^32 − 1). */
+/** A seed within every provider's range (0 … 2^31 − 1; docs/providers/README.md). */
 function randomSeed(): number {
   return globalThis.crypto.getRandomValues(new Uint32Array(1))[0]! >>> 1;
 }
@@ -291,9 +292,15 @@ export async function failAndRefund(taskId: string, error: StepError, deps: Refu
     if (!task.upstream_job_id && settled.outcome !== 'moved') expiredClaim = task.upstream_claim_id;
   }
   const now = deps.now().toISOString();
-  const refunded = await deps.tasks.refund(task, 'failed', describeFailure(error), now, {
-    ...(expiredClaim && { expiredClaim }),
-  });
+  const refunded = await deps.tasks.refund(
+    task,
+    'failed',
+    describeFailure(error, privateWordsOf(deps.providers)),
+    now,
+    {
+      ...(expiredClaim && { expiredClaim }),
+    },
+  );
   if (!refunded) {
     const latest = await deps.tasks.get(taskId);
     // Not final: a claim came between our read and the refund (a restarted execution's start); try again.

@@ -47,7 +47,7 @@ export function newClaim(now: Date, id: string, seed: number): UpstreamClaim {
 }
 
 /**
- * The customer's seed, when given (-1 is Ark's "pick one", so it is no seed), else a random one picked now:
+ * The customer's seed, when given (-1 asks the upstream to pick one, so it is no seed), else a random one picked now:
  * a job made under the claim then carries a seed no other job of ours is likely to share.
  */
 export function claimSeed(task: Pick<TaskRecord, 'generation'>, random: () => number): number {

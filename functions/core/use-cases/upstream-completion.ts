@@ -10,7 +10,13 @@ import type { VideoProvider } from '../ports/video-provider.js';
 import type { TaskRecord } from '../task.js';
 import { isFinal } from '../task-status.js';
 import { UpstreamAccountError, UpstreamBusyError, UpstreamTransientError } from '../upstream-errors.js';
-import { describeFailure, GenerationTimedOutError, jobFailure, TaskNotFoundError } from '../workflow-errors.js';
+import {
+  describeFailure,
+  GenerationTimedOutError,
+  jobFailure,
+  privateWordsOf,
+  TaskNotFoundError,
+} from '../workflow-errors.js';
 import { UpstreamJobFailedError } from '../workflow-errors.js';
 import { NotFoundError } from '../api-error.js';
 import { DEFAULT_ACCOUNT } from '../ports/upstream-capacity.js';
@@ -128,7 +134,7 @@ export async function checkUpstream(task: TaskRecord, deps: CompletionDeps): Pro
 }
 
 async function fail(task: TaskRecord, error: Error, deps: CompletionDeps): Promise<UpstreamProgress> {
-  const message = describeFailure({ Error: error.name, Cause: error.message });
+  const message = describeFailure({ Error: error.name, Cause: error.message }, privateWordsOf(deps.providers));
   await deps.tasks.refund(task, 'failed', message, deps.now().toISOString());
   await releaseSlot(task, deps);
   return { state: 'final' };

@@ -6,7 +6,7 @@
  * docs/providers/ark.md; rules only third parties state are marked so and kept on the safe side.
  */
 import type { Ratio } from '../../core/generation-options.js';
-import type { UpstreamModel } from '../../core/provider-contract.js';
+import type { UpstreamModel, UpstreamWords } from '../../core/provider-contract.js';
 
 /**
  * Each platform's API base (docs/providers/ark.md, "Endpoints": Volcengine cn-beijing; BytePlus ap-southeast, as eu-west
@@ -18,6 +18,15 @@ export const ARK_BASE_URLS = {
 } as const;
 export type ArkPlatform = keyof typeof ARK_BASE_URLS;
 export const ARK_PLATFORMS = Object.keys(ARK_BASE_URLS) as ArkPlatform[];
+
+/** 120 queued tasks per master account (docs/providers/ark.md, "Capacity"); in flight, no documented ceiling. */
+export const ARK_ACCOUNT_DEFAULTS = { capacity: 120 } as const;
+
+/** Its brands, and its task (`cgt-`), endpoint (`ep-`) and dated model ids (docs/providers/ark.md, "Errors"). */
+export const ARK_PRIVATE_WORDS: UpstreamWords = {
+  names: ['volcengine', 'byteplus', 'volcano engine', 'doubao', 'dreamina', 'ark'],
+  ids: [/\b(cgt|ep)-[\w-]+/gi, /\b(doubao|dreamina)?-?seedance-\d[\w-]*-\d{6}\b/gi],
+};
 
 /** Ark lists these six plus `adaptive`, which the gateway does not offer (docs/providers/ark.md, "Create body"). */
 const ALL_RATIOS: readonly Ratio[] = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'];

@@ -29,7 +29,7 @@ import {
   upstreamApiKey,
 } from '../../core/upstream-errors.js';
 import type { ArkPlatform } from './contract.js';
-import { ARK_EXPIRY_SECONDS, arkModelId } from './contract.js';
+import { ARK_EXPIRY_SECONDS, ARK_PRIVATE_WORDS, arkModelId } from './contract.js';
 import { toArkBody } from './request.js';
 
 export interface ArkVideoProviderOptions {
@@ -287,6 +287,7 @@ function echoMatches(echo: v.InferOutput<typeof EchoSchema>, request: JobLookup[
 
 export class ArkVideoProvider implements VideoProvider {
   readonly jobExpirySeconds = ARK_EXPIRY_SECONDS;
+  readonly privateWords = ARK_PRIVATE_WORDS;
   private readonly tasksUrl: string;
   private readonly timeoutMs: number;
   private readonly createTimeoutMs: number;

@@ -4,7 +4,7 @@
  * durations, resolutions, ratios, sound. The local simulator keeps its own reading
  * (lib/local/simulators/model-studio/). Rules only third parties state are marked and kept on the safe side.
  */
-import type { UpstreamModel } from '../../core/provider-contract.js';
+import type { UpstreamModel, UpstreamWords } from '../../core/provider-contract.js';
 
 /**
  * Each region's API base (docs/providers/model-studio.md, "Endpoints"). Keys and models belong to one region;
@@ -106,3 +106,9 @@ export const MODEL_STUDIO_LIMITS = {
  * flight. How many PENDING tasks an account may hold is not documented: a small number, raised by an operator.
  */
 export const MODEL_STUDIO_ACCOUNT_DEFAULTS = { capacity: 10, inflightCeiling: 10 } as const;
+
+/** Its brands and its model ids (`wan2.7-t2v`, docs/providers/model-studio.md); its task ids are bare UUIDs. */
+export const MODEL_STUDIO_PRIVATE_WORDS: UpstreamWords = {
+  names: ['alibaba cloud', 'alibaba', 'aliyun', 'dashscope', 'model studio', 'bailian', 'tongyi'],
+  ids: [/\bwan\d[\w.-]*/gi],
+};

@@ -20,7 +20,7 @@ import {
   missingWhenNotFound,
   upstreamApiKey,
 } from '../../core/upstream-errors.js';
-import { wanModel } from './contract.js';
+import { MODEL_STUDIO_PRIVATE_WORDS, wanModel } from './contract.js';
 import type { ModelStudioRegion } from './contract.js';
 import { accountOrBusy, createRefusal, errorCode, parseJson, TaskSchema, toStatus, transient } from './errors.js';
 import type { Answer } from './errors.js';
@@ -76,6 +76,7 @@ export class ModelStudioVideoProvider implements VideoProvider {
    * job is not given longer than that.
    */
   readonly jobExpirySeconds = { min: 1, max: 86_400 };
+  readonly privateWords = MODEL_STUDIO_PRIVATE_WORDS;
   private readonly base: string;
   private readonly timeoutMs: number;
   private readonly createTimeoutMs: number;
