@@ -6,12 +6,10 @@
  */
 import type { TableId } from '../../functions/adapters/resources.js';
 import { perTable, sameShape } from '../table-indexes.js';
+import type { CurrentIndex } from '../../functions/adapters/dynamodb-table-state.js';
 import type { IndexSpec, TableIndexes } from '../table-indexes.js';
 
-/** An index as DescribeTable reports it. */
-export interface CurrentIndex extends IndexSpec {
-  status: 'CREATING' | 'UPDATING' | 'DELETING' | 'ACTIVE';
-}
+export type { CurrentIndex } from '../../functions/adapters/dynamodb-table-state.js';
 
 export type IndexStep =
   | { kind: 'wait'; index: string; until: 'ACTIVE' | 'gone' }

@@ -10,11 +10,11 @@ import { TABLES } from '../../functions/adapters/resources.js';
 import type { TableId } from '../../functions/adapters/resources.js';
 import { allReleaseIndexes, perTable, TABLE_INDEXES_CONTEXT, tableIndexesContext } from '../table-indexes.js';
 import type { IndexSpec, TableIndexes } from '../table-indexes.js';
-import { backfillAll } from './backfill-run.js';
-import type { BackfillOptions } from './backfill-run.js';
+import { backfillAll } from '../../functions/adapters/dynamodb-backfill.js';
+import type { BackfillOptions } from '../../functions/adapters/dynamodb-backfill.js';
 import { describeStep, planStages } from './index-plan.js';
-import { currentIndexes, describe, waitFor } from './table-state.js';
-import type { WaitOptions } from './table-state.js';
+import { currentIndexes, describe, waitFor } from '../../functions/adapters/dynamodb-table-state.js';
+import type { WaitOptions } from '../../functions/adapters/dynamodb-table-state.js';
 
 export interface DeploymentOptions extends BackfillOptions, WaitOptions {
   /** The deployment's prefix: every command names it (`-c prefix=…`), so CDK deploys the stacks of these tables. */

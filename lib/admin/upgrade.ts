@@ -1,21 +1,26 @@
 /**
  * `admin upgrade` against the local stack, which has no CloudFormation: brings the tables to this release's
  * indexes (functions/adapters/resources.ts) with UpdateTable, per table planIndexChanges, each index delete or
- * create alone and waited for; then the backfills (backfill-run.ts). A dry run prints the steps and the records
+ * create alone and waited for; then the backfills (functions/adapters/dynamodb-backfill.ts). A dry run prints the steps and the records
  * to backfill, and changes nothing. In AWS: upgrade-deployment.ts. docs/operations.md, "Upgrades".
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '../../functions/adapters/resources.js';
 import type { TableDefinition, TableId } from '../../functions/adapters/resources.js';
 import { releaseIndexes } from '../table-indexes.js';
-import { backfillAll } from './backfill-run.js';
-import type { BackfillOptions } from './backfill-run.js';
+import { backfillAll } from '../../functions/adapters/dynamodb-backfill.js';
+import type { BackfillOptions } from '../../functions/adapters/dynamodb-backfill.js';
 import { describeStep, planIndexChanges } from './index-plan.js';
 import type { IndexStep } from './index-plan.js';
-import { currentIndexes, describe, waitFor } from './table-state.js';
-import type { WaitOptions } from './table-state.js';
+import {
+  createIndex,
+  currentIndexes,
+  deleteIndex,
+  describe,
+  waitFor,
+} from '../../functions/adapters/dynamodb-table-state.js';
+import type { WaitOptions } from '../../functions/adapters/dynamodb-table-state.js';
 
 export interface UpgradeOptions extends BackfillOptions, WaitOptions {
   /** Indexes project ALL, as the local stack makes them. */
@@ -61,43 +66,11 @@ async function apply(
 ): Promise<void> {
   switch (step.kind) {
     case 'delete':
-      await client.send(
-        new UpdateTableCommand({
-          TableName: table,
-          GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: step.index } }],
-        }),
-      );
+      await deleteIndex(client, table, step.index);
       return;
-    case 'create': {
-      const { name, partitionKey, sortKey, nonKeyAttributes } = step.index;
-      const keys = new Set([
-        definition.partitionKey,
-        ...(definition.sortKey ? [definition.sortKey] : []),
-        partitionKey,
-        sortKey,
-      ]);
-      await client.send(
-        new UpdateTableCommand({
-          TableName: table,
-          AttributeDefinitions: [...keys].map((attribute) => ({ AttributeName: attribute, AttributeType: 'S' })),
-          GlobalSecondaryIndexUpdates: [
-            {
-              Create: {
-                IndexName: name,
-                KeySchema: [
-                  { AttributeName: partitionKey, KeyType: 'HASH' },
-                  { AttributeName: sortKey, KeyType: 'RANGE' },
-                ],
-                Projection: nonKeyAttributes
-                  ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...nonKeyAttributes] }
-                  : { ProjectionType: 'ALL' },
-              },
-            },
-          ],
-        }),
-      );
+    case 'create':
+      await createIndex(client, table, definition, step.index);
       return;
-    }
     case 'wait':
       await waitFor(client, table, step.index, step.until, options);
   }

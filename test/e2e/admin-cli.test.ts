@@ -84,6 +84,7 @@ const COMMANDS = [
   'key:disable',
   'key:enable',
   'models:seed',
+  'upgrade',
   'webhook:secret',
   'webhook:rotate',
 ];

@@ -3,8 +3,21 @@
  * refuses an index change on a table whose other change is still in progress, and an index is usable once ACTIVE.
  */
 import type { DynamoDBClient, TableDescription } from '@aws-sdk/client-dynamodb';
-import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import type { CurrentIndex } from './index-plan.js';
+import { DescribeTableCommand, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import type { TableDefinition } from './resources.js';
+
+/** An index's shape: its keys, and its projected non-key attributes (undefined: ALL; `[]`: KEYS_ONLY). */
+export interface IndexShape {
+  name: string;
+  partitionKey: string;
+  sortKey: string;
+  nonKeyAttributes?: readonly string[];
+}
+
+/** An index as DescribeTable reports it. */
+export interface CurrentIndex extends IndexShape {
+  status: 'CREATING' | 'UPDATING' | 'DELETING' | 'ACTIVE';
+}
 
 export interface WaitOptions {
   /** Between two DescribeTable calls while waiting. */
@@ -64,4 +77,47 @@ export async function waitFor(
     }
     await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 5000));
   }
+}
+
+/** Starts deleting one index (UpdateTable takes one index change at a time). */
+export async function deleteIndex(client: DynamoDBClient, table: string, index: string): Promise<void> {
+  await client.send(
+    new UpdateTableCommand({ TableName: table, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: index } }] }),
+  );
+}
+
+/** Starts building one index on a table of `definition`'s keys. */
+export async function createIndex(
+  client: DynamoDBClient,
+  table: string,
+  definition: TableDefinition,
+  index: IndexShape,
+): Promise<void> {
+  const { name, partitionKey, sortKey, nonKeyAttributes } = index;
+  const keys = new Set([
+    definition.partitionKey,
+    ...(definition.sortKey ? [definition.sortKey] : []),
+    partitionKey,
+    sortKey,
+  ]);
+  await client.send(
+    new UpdateTableCommand({
+      TableName: table,
+      AttributeDefinitions: [...keys].map((attribute) => ({ AttributeName: attribute, AttributeType: 'S' })),
+      GlobalSecondaryIndexUpdates: [
+        {
+          Create: {
+            IndexName: name,
+            KeySchema: [
+              { AttributeName: partitionKey, KeyType: 'HASH' },
+              { AttributeName: sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: nonKeyAttributes
+              ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...nonKeyAttributes] }
+              : { ProjectionType: 'ALL' },
+          },
+        },
+      ],
+    }),
+  );
 }

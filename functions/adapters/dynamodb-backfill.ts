@@ -5,8 +5,8 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLES } from '../../functions/adapters/resources.js';
-import type { TableDefinition, TableId } from '../../functions/adapters/resources.js';
+import { TABLES } from './resources.js';
+import type { TableDefinition, TableId } from './resources.js';
 import { BACKFILLS } from './backfills.js';
 import type { Backfill } from './backfills.js';
 

@@ -5,10 +5,10 @@
  * Indexes keyed by what every record already holds (by-account, slot-holders, by-time) need none: DynamoDB
  * fills a new index from the items that hold its keys. docs/operations.md, "Upgrades".
  */
-import type { TableId } from '../../functions/adapters/resources.js';
-import { TASKS_IN_FLIGHT_INDEX, TASKS_WEBHOOK_PENDING_INDEX } from '../../functions/adapters/resources.js';
-import { inFlightShard } from '../../functions/adapters/dynamodb-task-repository.js';
-import { pendingWebhookKeys } from '../../functions/core/webhook.js';
+import type { TableId } from './resources.js';
+import { TASKS_IN_FLIGHT_INDEX, TASKS_WEBHOOK_PENDING_INDEX } from './resources.js';
+import { inFlightShard } from './dynamodb-task-repository.js';
+import { pendingWebhookKeys } from '../core/webhook.js';
 
 export interface Backfill {
   table: TableId;
