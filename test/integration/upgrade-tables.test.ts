@@ -142,7 +142,8 @@ describe('admin upgrade', () => {
     const tables = await previousTables('aws-shape');
     const tasks = await previousRecords(tables);
     const lines: string[] = [];
-    const options = { projectAll: false, pollMs: 50, log: (line: string) => lines.push(line) };
+    // A wait that never ends fails naming the index and its status, instead of holding the run.
+    const options = { projectAll: false, pollMs: 50, waitTimeoutMs: 120_000, log: (line: string) => lines.push(line) };
 
     const planned = await upgradeTables(local.client, local.db, tables, { ...options, dryRun: true });
     expect(lines).toContain(`would ${tables.tasks}: delete index by-status`);
@@ -204,6 +205,7 @@ describe('admin upgrade', () => {
       dryRun: false,
       projectAll: false,
       pollMs: 50,
+      waitTimeoutMs: 120_000,
       log: (line) => lines.push(line),
       // The task's final move lands after the scan found it in flight, before its rewrite.
       beforeRewrite: async (record) => {
@@ -325,7 +327,7 @@ describe('admin upgrade in AWS', () => {
       );
       backfilledBeforeDeployAll = Item?.[TASKS_IN_FLIGHT_INDEX.partitionKey] !== undefined;
     });
-    const options = { prefix, pollMs: 50, run, log: (line: string) => lines.push(line) };
+    const options = { prefix, pollMs: 50, waitTimeoutMs: 120_000, run, log: (line: string) => lines.push(line) };
 
     const planned = await upgradeDeployment(local.client, local.db, tables, { ...options, dryRun: true });
     expect(commands).toEqual([]);
