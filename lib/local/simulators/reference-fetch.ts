@@ -60,8 +60,8 @@ export async function fetchReference(url: string, limit: ReferenceLimit, timeout
   try {
     response = await fetch(url, { signal, redirect: 'follow' });
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    return unreachable(signal.aborted ? 'timed out' : (cause ?? (error as Error).message));
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    return unreachable(signal.aborted ? 'timed out' : (cause?.code ?? cause?.message ?? (error as Error).message));
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
