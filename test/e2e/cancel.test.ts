@@ -106,6 +106,7 @@ describe('cancel', () => {
 
   it('refunds a pending task whose execution never started', async () => {
     const { accountId, key } = await newAccount(stack, '10');
+    // Never run (cancelled at once), so its reference is never downloaded: the record's own will do.
     const task = taskRecordFor({ accountId, keyHash: hashApiKey(key) });
     const taskId = task.task_id;
     await createUnstartedTask(stack.db, stack.names.tables, task);

@@ -104,6 +104,7 @@ it('every task and webhook in flight at a kill -9 finishes after a restart, once
   });
   const orphan = taskRecordFor({ accountId: 'demo', keyHash: hashApiKey(DEMO_KEY) });
   orphan.generation.prompt = 'orphan';
+  orphan.generation.imageUrls = [REFERENCE_IMAGE];
   const db0 = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   await createUnstartedTask(db0, runtime.names.tables, orphan);
   // Two tasks as a crash would leave them, written straight to the table: final, webhook owed, no message.

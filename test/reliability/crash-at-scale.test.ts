@@ -274,6 +274,12 @@ it('100 tasks in every state at a kill -9 all finish after a restart, one upstre
 
 function orphanTask(accountId: string, keyHash: string, prompt: string): TaskRecord {
   const task = taskRecordFor({ accountId, keyHash }, { cost_units: LITE.costUnits });
-  task.generation = { ...task.generation, modelId: LITE.modelId, modelName: LITE.model, prompt };
+  task.generation = {
+    ...task.generation,
+    modelId: LITE.modelId,
+    modelName: LITE.model,
+    prompt,
+    imageUrls: [REFERENCE_IMAGE],
+  };
   return task;
 }
