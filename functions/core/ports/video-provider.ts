@@ -38,7 +38,6 @@ export type JobFailureCause =
 /** Why an upstream could not use a reference (`unusable`: it did not say why). */
 export type ReferenceProblem = 'unreachable' | 'too-large' | 'wrong-type' | 'unusable';
 
-
 export type ProviderJobStatus =
   | { state: 'queued' }
   | { state: 'running' }
