@@ -17,6 +17,9 @@ import type {
   UpstreamTransientError,
 } from './upstream-errors.js';
 import { ContentModerationError } from './upstream-errors.js';
+import { ReferenceUnusableError } from './reference-failure.js';
+import type { TaskReferences } from './reference-failure.js';
+import type { RequestForm } from './generation-request.js';
 
 export class UpstreamJobFailedError extends namedError('UpstreamJobFailedError') {}
 
@@ -132,8 +135,9 @@ export function privateWordsOf(providers: Readonly<Record<string, { privateWords
  * Errors whose message is the whole customer-facing reason, written by our own code (upstream-errors.ts):
  * the message as it is, or this when it is missing.
  */
-const SELF_DESCRIBED: Record<ContentModerationError['name'], string> = {
+const SELF_DESCRIBED: Record<ContentModerationError['name'] | ReferenceUnusableError['name'], string> = {
   ContentModerationError: "the upstream's content moderation refused the task",
+  ReferenceUnusableError: 'a reference could not be used by the generator; the charge was refunded',
 };
 
 /** The customer-facing reason for a failure, without the `words` of upstreams. Unknown errors never leak internals. */
@@ -142,7 +146,7 @@ export function describeFailure(error: StepError, words: readonly UpstreamWords[
   if (Object.hasOwn(SELF_DESCRIBED, error.Error)) {
     // The upstream's own words (its request id) follow ours in parentheses: for operators only.
     const ours = causeMessage(error.Cause)?.replace(/\s*\(upstream: [\s\S]*\)$/, '');
-    return ours || SELF_DESCRIBED[error.Error as ContentModerationError['name']];
+    return ours || SELF_DESCRIBED[error.Error as keyof typeof SELF_DESCRIBED];
   }
   // Own keys only: an Error named "constructor" or "toString" is unknown, not Object.prototype's.
   const prefix = Object.hasOwn(PREFIXES, error.Error) ? PREFIXES[error.Error as DescribedError] : undefined;
@@ -154,13 +158,19 @@ export function describeFailure(error: StepError, words: readonly UpstreamWords[
 }
 
 /**
- * The error that ends a task whose upstream job failed: the upstream's moderation and expiry in our words
- * (docs/providers/ark.md, "Errors", "Get reply and statuses"), anything else with the upstream's message.
+ * The error that ends a task whose upstream job failed: the upstream's moderation, expiry and unusable
+ * references in our words (docs/providers/ark.md, "Errors", "References"), anything else with its message.
+ * `task` names the reference as the customer sent it.
  */
-export function jobFailure(job: Extract<ProviderJobStatus, { state: 'failed' }>): Error {
+export function jobFailure(
+  job: Extract<ProviderJobStatus, { state: 'failed' }>,
+  task: { form: RequestForm; generation: TaskReferences },
+): Error {
   switch (job.cause?.kind) {
     case 'moderation':
       return new ContentModerationError(job.cause.content, job.cause.concern, job.message);
+    case 'reference':
+      return new ReferenceUnusableError(job.cause, task.form, task.generation, job.message);
     case 'expired':
       // Its execution_expires_after ran out: what Ark says adds nothing the customer can use.
       return new GenerationTimedOutError('the upstream gave up on the job before it finished');

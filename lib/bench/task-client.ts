@@ -11,26 +11,24 @@ import { HttpToS3VideoTransfer } from '../../functions/adapters/s3-video-storage
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
 import type { TaskRecord } from '../../functions/core/task.js';
+import { referenceImageUrl } from './reference-image.js';
 import type { StackProcess } from './stack-client.js';
 
-/** An image-to-video model: an image is required; the simulator never fetches it. */
-export const SUBMIT_BODY = {
-  model: 'seedance-1.0-lite-i2v',
-  duration: 5,
-  image_urls: ['https://93.184.215.14/boat.png'],
-};
+/** An image-to-video model: an image is required, and the simulator downloads it (reference-image.ts). */
+export const SUBMIT_BODY = { model: 'seedance-1.0-lite-i2v', duration: 5 };
 
 /** `ok`, or the answer's status and the start of its body (or why none came). */
 export type SubmitAnswer = { outcome: string; taskId?: string; sentAt: number };
 
 /** A 429 (nothing charged) is sent again after its Retry-After, as a customer would, up to `retries` times. */
 export async function submitTask(baseUrl: string, key: string, prompt: string, retries = 60): Promise<SubmitAnswer> {
+  const image = await referenceImageUrl();
   const sentAt = Date.now();
   for (let attempt = 0; ; attempt += 1) {
     const answer = await fetch(`${baseUrl}/api/v1/video/generate`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ ...SUBMIT_BODY, prompt }),
+      body: JSON.stringify({ ...SUBMIT_BODY, image_urls: [image], prompt }),
     }).catch((error: Error) => String(error.cause ?? error.message));
     if (typeof answer === 'string') return { outcome: `no answer: ${answer}`, sentAt };
     if (answer.status === 429 && attempt < retries) {

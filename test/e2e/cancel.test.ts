@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
+import { mediaUrl } from '../support/media-server.js';
 import { askedAgainWhileBusy, callApi, newAccount, pollUntil } from '../support/test-stack.js';
 import { sharedStack } from '../support/shared-stack.js';
 
@@ -106,7 +107,10 @@ describe('cancel', () => {
 
   it('refunds a pending task whose execution never started', async () => {
     const { accountId, key } = await newAccount(stack, '10');
-    const task = taskRecordFor({ accountId, keyHash: hashApiKey(key) });
+    const task = taskRecordFor(
+      { accountId, keyHash: hashApiKey(key) },
+      { generation: { imageUrls: [await mediaUrl('png')] } },
+    );
     const taskId = task.task_id;
     await createUnstartedTask(stack.db, stack.names.tables, task);
     expect(await balance(key)).toBe(7);

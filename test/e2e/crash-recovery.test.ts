@@ -26,6 +26,10 @@ import { freePort } from '../../lib/local/free-port.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
 import { askedAgainWhileBusy, callApi, pollUntil } from '../support/test-stack.js';
+import { mediaUrl } from '../support/media-server.js';
+
+/** A real image the simulator downloads (it fetches every reference, as the upstream does). */
+const REFERENCE_IMAGE = await mediaUrl('png');
 
 const FIXTURE = readFileSync(new URL('../../lib/local/fixtures/sample.mp4', import.meta.url));
 const DEMO_KEY = `bc_${randomUUID().replaceAll('-', '')}`;
@@ -67,7 +71,7 @@ it('every task and webhook in flight at a kill -9 finishes after a restart, once
           model: 'seedance-1.0-lite-i2v',
           prompt,
           duration: 5,
-          image_urls: ['https://93.184.215.14/boat.png'],
+          image_urls: [REFERENCE_IMAGE],
           ...(webhookUrl && { webhook_url: webhookUrl }),
         },
       }),
@@ -102,6 +106,7 @@ it('every task and webhook in flight at a kill -9 finishes after a restart, once
   });
   const orphan = taskRecordFor({ accountId: 'demo', keyHash: hashApiKey(DEMO_KEY) });
   orphan.generation.prompt = 'orphan';
+  orphan.generation.imageUrls = [REFERENCE_IMAGE];
   const db0 = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   await createUnstartedTask(db0, runtime.names.tables, orphan);
   // Two tasks as a crash would leave them, written straight to the table: final, webhook owed, no message.

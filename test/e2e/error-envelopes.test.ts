@@ -6,6 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { callApi, newAccount, tasksOfAccount } from '../support/test-stack.js';
 import type { ApiResponse } from '../support/test-stack.js';
 import { sharedStack } from '../support/shared-stack.js';
+import { mediaUrl } from '../support/media-server.js';
+
+/** A real image the simulator downloads (it fetches every reference, as the upstream does). */
+const REFERENCE_IMAGE = await mediaUrl('png');
 
 const stack = sharedStack();
 
@@ -116,7 +120,7 @@ describe('400 parameter errors', () => {
     const { key } = await newAccount(stack, '10');
     const response = await callApi(stack, 'POST', '/api/v1/video/generate', {
       key,
-      rawBody: '\uFEFF{"model":"seedance-1.0-lite-i2v","prompt":"x","image_urls":["https://93.184.215.14/a.png"]}',
+      rawBody: `\uFEFF{"model":"seedance-1.0-lite-i2v","prompt":"x","image_urls":["${REFERENCE_IMAGE}"]}`,
       headers: { 'content-type': 'application/json' },
     });
     expect(response.body.code).toBe(0);
@@ -227,7 +231,7 @@ describe('401 authentication', () => {
     const created = await submit(owner.key, {
       model: 'seedance-1.0-lite-i2v',
       prompt: 'x',
-      image_urls: ['https://93.184.215.14/boat.png'],
+      image_urls: [REFERENCE_IMAGE],
     });
     const taskId = (created.body.data as { task_id: string }).task_id;
     expectEnvelope(
@@ -248,7 +252,7 @@ describe('401 authentication', () => {
     const created = await submit(key, {
       model: 'seedance-1.0-lite-i2v',
       prompt: 'x',
-      image_urls: ['https://93.184.215.14/boat.png'],
+      image_urls: [REFERENCE_IMAGE],
     });
     const taskId = (created.body.data as { task_id: string }).task_id;
     expect((await callApi(stack, 'GET', '/api/v1/account/balance', { key })).body.code).toBe(0);
@@ -262,7 +266,7 @@ describe('401 authentication', () => {
       await submit(key, {
         model: 'seedance-1.0-lite-i2v',
         prompt: 'x',
-        image_urls: ['https://93.184.215.14/boat.png'],
+        image_urls: [REFERENCE_IMAGE],
       }),
       401,
       /disabled/,

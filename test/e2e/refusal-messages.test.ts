@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
 import type { ApiResponse } from '../support/test-stack.js';
 import { sharedStack } from '../support/shared-stack.js';
+import { mediaUrl } from '../support/media-server.js';
 
 const stack = sharedStack();
 
@@ -405,5 +406,31 @@ describe('every refusal says what was wrong and what is allowed, in our words', 
     );
     seen.push(['lost upstream job (task error_message)', 200, final.body.data.error_message ?? '']);
     expect(final.body.data.error_message).toBe('the generator lost the task');
+  });
+
+  it("an unusable reference's reason names the field and what to send, in our words", async () => {
+    const owner = await newAccount(stack, '10');
+    const created = await callApi<{ task_id: string }>(stack, 'POST', '/api/v1/video/generate', {
+      key: owner.key,
+      body: { model: PRO, prompt: 'a fox', duration: 5, image_urls: [await mediaUrl('page')] },
+    });
+    const final = await pollUntil(
+      () =>
+        callApi<{ status: string; error_message: string | null }>(
+          stack,
+          'GET',
+          `/api/v1/video/tasks/${created.body.data.task_id}`,
+          { key: owner.key },
+        ),
+      (answer) => answer.body.data.status === 'failed',
+      { timeoutMs: 120_000, intervalMs: 200 },
+    );
+    const reason = final.body.data.error_message ?? '';
+    seen.push(['unusable reference (task error_message)', 200, reason]);
+    expect(reason).toContain('image_urls[0]');
+    expect(reason).toContain('JPEG, PNG or WebP');
+    expect(reason).not.toMatch(LIBRARY_TEXT);
+    expect(reason).not.toMatch(UPSTREAM_TEXT);
+    expect(reason).not.toMatch(/InvalidParameter|content\[|text\/html/);
   });
 });

@@ -3,6 +3,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
 import { sharedStack } from '../support/shared-stack.js';
+import { mediaUrl } from '../support/media-server.js';
+
+/** A real image the simulator downloads (it fetches every reference, as the upstream does). */
+const REFERENCE_IMAGE = await mediaUrl('png');
 
 const FIXTURE = readFileSync(new URL('../../lib/local/fixtures/sample.mp4', import.meta.url));
 
@@ -82,7 +86,7 @@ describe('a task that succeeds', () => {
         modelId: v2?.id,
         prompt: 'city at night',
         resolution: '1080p',
-        imageUrls: ['https://93.184.215.14/a.png'],
+        imageUrls: [REFERENCE_IMAGE],
       },
     });
     // Form B default duration 5: 1.4 CNY/s × 5 s × 2.2 (1080p) = 15.4 CNY.

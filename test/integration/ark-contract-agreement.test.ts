@@ -16,12 +16,16 @@ import { resolveGeneration } from '../../functions/core/resolve-generation.js';
 import { startUpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
 import type { UpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
 import { catalogModel, catalogRecords } from '../unit/support.js';
+import { mediaServer } from '../support/media-server.js';
 
 const API_KEY = 'agreement-key';
 const MODELS = catalogRecords()
   .filter((record) => (record.upstream as { provider: string }).provider === 'ark')
   .map((record) => String(record.name));
-const url = (kind: string) => (index: number) => `https://cdn.example.com/${kind}-${index}`;
+/** Real files the simulator can download (it fetches every reference); set before the first test. */
+let media = '';
+const FILES: Readonly<Record<string, string>> = { image: 'png', video: 'mp4', audio: 'mp3' };
+const url = (kind: string) => (index: number) => `${media}/${FILES[kind]}?n=${index}`;
 
 /** Options drawn from around (and beyond) what the API allows; each one often left out, references rarer. */
 const leftOut = (weight: number) => ({ arbitrary: fc.constant(undefined), weight });
@@ -57,6 +61,7 @@ describe.each(ARK_PLATFORMS)('every submit the gateway accepts, Ark (%s) accepts
   let provider: ArkVideoProvider;
 
   beforeAll(async () => {
+    media = await mediaServer();
     // Jobs finish at once, so the 120-unfinished-jobs cap never comes into play here.
     simulator = await startUpstreamSimulator({ platform, apiKey: API_KEY, queuedMs: 0, runningMs: 0 });
     provider = new ArkVideoProvider({ platform, baseUrl: simulator.baseUrl, apiKey: API_KEY });

@@ -23,6 +23,10 @@ import type { UpstreamSimulator } from '../../lib/local/simulators/ark/simulator
 
 const API_KEY = 'test-key';
 import { jobRequest } from '../support/job-requests.js';
+import { mediaUrl } from '../support/media-server.js';
+
+/** Real files: the simulator downloads every reference, as Ark does. */
+const [IMAGE, VIDEO, AUDIO] = await Promise.all([mediaUrl('png'), mediaUrl('mp4'), mediaUrl('mp3')]);
 
 const FIXTURE = new URL('../../lib/local/fixtures/sample.mp4', import.meta.url);
 
@@ -82,9 +86,9 @@ describe('ArkVideoProvider against the upstream simulator', () => {
 
   it('sends the Ark body: text first, reference roles, top-level options, no watermark', async () => {
     const request = jobRequest({
-      imageUrls: ['https://example.com/a.png'],
-      videoUrls: ['https://example.com/b.mp4'],
-      audioUrls: ['https://example.com/c.mp3'],
+      imageUrls: [IMAGE],
+      videoUrls: [VIDEO],
+      audioUrls: [AUDIO],
       generateAudio: true,
       resolution: '1080p',
       ratio: '9:16',
@@ -96,9 +100,9 @@ describe('ArkVideoProvider against the upstream simulator', () => {
       model: 'dreamina-seedance-2-0-260128',
       content: [
         { type: 'text', text: request.prompt },
-        { type: 'image_url', image_url: { url: 'https://example.com/a.png' }, role: 'reference_image' },
-        { type: 'video_url', video_url: { url: 'https://example.com/b.mp4' }, role: 'reference_video' },
-        { type: 'audio_url', audio_url: { url: 'https://example.com/c.mp3' }, role: 'reference_audio' },
+        { type: 'image_url', image_url: { url: IMAGE }, role: 'reference_image' },
+        { type: 'video_url', video_url: { url: VIDEO }, role: 'reference_video' },
+        { type: 'audio_url', audio_url: { url: AUDIO }, role: 'reference_audio' },
       ],
       resolution: '1080p',
       ratio: '9:16',

@@ -16,13 +16,17 @@ import { ModelStudioVideoProvider } from '../../functions/providers/model-studio
 import { startModelStudioSimulator } from '../../lib/local/simulators/model-studio/simulator.js';
 import type { ModelStudioSimulator } from '../../lib/local/simulators/model-studio/simulator.js';
 import { catalogModel, catalogRecords } from '../unit/support.js';
+import { mediaServer } from '../support/media-server.js';
 
 const API_KEY = 'agreement-key';
 const REGIONS = Object.keys(MODEL_STUDIO_BASE_URLS) as ModelStudioRegion[];
 const MODELS = catalogRecords()
   .filter((record) => (record.upstream as { provider: string }).provider === 'model-studio')
   .map((record) => String(record.name));
-const url = (kind: string) => (index: number) => `https://cdn.example.com/${kind}-${index}`;
+/** Real files the simulator can download (it fetches every reference); set before the first test. */
+let media = '';
+const FILES: Readonly<Record<string, string>> = { image: 'png', video: 'mp4', audio: 'mp3' };
+const url = (kind: string) => (index: number) => `${media}/${FILES[kind]}?n=${index}`;
 
 const leftOut = (weight: number) => ({ arbitrary: fc.constant(undefined), weight });
 const often = <T>(arbitrary: fc.Arbitrary<T>) => fc.oneof(leftOut(1), { arbitrary, weight: 1 });
@@ -59,6 +63,7 @@ describe.each(REGIONS)('every submit the gateway accepts, Model Studio (%s) acce
   let provider: ModelStudioVideoProvider;
 
   beforeAll(async () => {
+    media = await mediaServer();
     simulator = await startModelStudioSimulator({ region, apiKeys: [API_KEY], queuedMs: 0, runningMs: 0 });
     provider = new ModelStudioVideoProvider({ region, baseUrl: simulator.baseUrl, apiKey: API_KEY });
   });

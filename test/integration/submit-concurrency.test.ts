@@ -6,6 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { callApi, newAccount, tasksOfAccount } from '../support/test-stack.js';
 import { sharedStack } from '../support/shared-stack.js';
+import { mediaUrl } from '../support/media-server.js';
+
+/** A real image the simulator downloads (it fetches every reference, as the upstream does). */
+const REFERENCE_IMAGE = await mediaUrl('png');
 
 const stack = sharedStack();
 const run = randomUUID();
@@ -25,7 +29,7 @@ describe('200 concurrent submits against a balance that covers exactly 20', () =
       model: 'seedance-1.0-lite-i2v',
       prompt: PROMPT,
       duration: 5,
-      image_urls: ['https://93.184.215.14/boat.png'],
+      image_urls: [REFERENCE_IMAGE],
     };
     const responses = await Promise.all(
       Array.from({ length: 200 }, () => callApi(stack, 'POST', '/api/v1/video/generate', { key, body })),
@@ -55,7 +59,7 @@ describe('200 concurrent submits against a balance that covers exactly 20', () =
       model: 'seedance-1.0-lite-i2v',
       prompt: PROMPT,
       duration: 5,
-      image_urls: ['https://93.184.215.14/boat.png'],
+      image_urls: [REFERENCE_IMAGE],
     };
     const responses = await Promise.all(
       Array.from({ length: 60 }, () => callApi(stack, 'POST', '/api/v1/video/generate', { key, body })),

@@ -12,6 +12,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startUpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
 import type { UpstreamSimulator, UpstreamSimulatorOptions } from '../../lib/local/simulators/ark/simulator.js';
+import { mediaUrl } from '../support/media-server.js';
+
+/** Real files: the simulator downloads every reference of an accepted job, as Ark does. */
+const [IMAGE_URL, VIDEO_URL, AUDIO_URL] = await Promise.all([mediaUrl('png'), mediaUrl('mp4'), mediaUrl('mp3')]);
 
 const TASKS = '/api/v3/contents/generations/tasks';
 const HOUR = 3_600_000;
@@ -67,13 +71,13 @@ const getTask = (sim: UpstreamSimulator, id: string): Promise<Reply> => call(sim
 const deleteTask = (sim: UpstreamSimulator, id: string): Promise<Reply> => call(sim, 'DELETE', `${TASKS}/${id}`);
 
 const text = (prompt = 'a red fox in the snow') => ({ type: 'text', text: prompt });
-const image = (role?: string) => ({ type: 'image_url', image_url: { url: 'https://example.com/a.png' }, role });
+const image = (role?: string) => ({ type: 'image_url', image_url: { url: IMAGE_URL }, role });
 const video = (role = 'reference_video') => ({
   type: 'video_url',
-  video_url: { url: 'https://example.com/b.mp4' },
+  video_url: { url: VIDEO_URL },
   role,
 });
-const audio = () => ({ type: 'audio_url', audio_url: { url: 'https://example.com/c.mp3' }, role: 'reference_audio' });
+const audio = () => ({ type: 'audio_url', audio_url: { url: AUDIO_URL }, role: 'reference_audio' });
 const times = <T>(n: number, make: () => T): T[] => Array.from({ length: n }, make);
 
 /** A create that must be accepted; returns the task id. */
@@ -167,7 +171,7 @@ describe('content items, roles and modes', () => {
     expectRefused(
       await create(sim, {
         model: V2,
-        content: [text(), { type: 'video_url', video_url: { url: 'https://example.com/b.mp4' } }],
+        content: [text(), { type: 'video_url', video_url: { url: VIDEO_URL } }],
       }),
       400,
       'MissingParameter',

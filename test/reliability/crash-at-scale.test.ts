@@ -19,6 +19,10 @@ import type { LocalStackOptions } from '../../lib/local/local-stack.js';
 import { askedAgainWhileBusy, callApi, pollUntil } from '../support/test-stack.js';
 import { FINAL, sumUnits, toUnits } from './support/money.js';
 import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
+import { mediaUrl } from '../support/media-server.js';
+
+/** A real image the simulator downloads (it fetches every reference, as the upstream does). */
+const REFERENCE_IMAGE = await mediaUrl('png');
 
 const RUN = randomUUID().slice(0, 8);
 const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-scale-'));
@@ -71,7 +75,7 @@ it('50 tasks in every state at a kill -9 all finish after a restart, one upstrea
     const response = await askedAgainWhileBusy(() =>
       callApi<{ task_id: string; cost: number }>(api, 'POST', '/api/v1/video/generate', {
         key: account.key,
-        body: { model: LITE.model, prompt, duration: 5, image_urls: ['https://93.184.215.14/boat.png'] },
+        body: { model: LITE.model, prompt, duration: 5, image_urls: [REFERENCE_IMAGE] },
       }),
     );
     expect(response.status, `${JSON.stringify(response.body)}\n${stack!.child.recentOutput()}`).toBe(200);
@@ -273,6 +277,12 @@ it('50 tasks in every state at a kill -9 all finish after a restart, one upstrea
 
 function orphanTask(accountId: string, keyHash: string, prompt: string): TaskRecord {
   const task = taskRecordFor({ accountId, keyHash }, { cost_units: LITE.costUnits });
-  task.generation = { ...task.generation, modelId: LITE.modelId, modelName: LITE.model, prompt };
+  task.generation = {
+    ...task.generation,
+    modelId: LITE.modelId,
+    modelName: LITE.model,
+    prompt,
+    imageUrls: [REFERENCE_IMAGE],
+  };
   return task;
 }

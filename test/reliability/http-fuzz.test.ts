@@ -11,6 +11,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { callApi, newAccount, startTestStack, tasksOfAccount } from '../support/test-stack.js';
 import type { LocalStack } from '../support/test-stack.js';
 import { toUnits } from './support/money.js';
+import { mediaUrl } from '../support/media-server.js';
+
+/** A real image the simulator downloads (it fetches every reference, as the upstream does). */
+const REFERENCE_IMAGE = await mediaUrl('png');
 
 const SCALE = Number(process.env['FUZZ_RUNS'] ?? 1);
 const OPENING_YUAN = '200';
@@ -34,7 +38,7 @@ beforeAll(async () => {
       model: 'seedance-1.0-lite-i2v',
       prompt: 'not yours',
       duration: 5,
-      image_urls: ['https://93.184.215.14/boat.png'],
+      image_urls: [REFERENCE_IMAGE],
     },
   });
   other = { ...someone, taskId: submitted.body.data.task_id };
@@ -175,11 +179,11 @@ const VALID_BODIES: readonly Record<string, unknown>[] = [
     model: 'seedance-1.0-lite-i2v',
     prompt: 'a paper boat',
     duration: 5,
-    image_urls: ['https://93.184.215.14/boat.png'],
+    image_urls: [REFERENCE_IMAGE],
   },
   { model: 'seedance-1.5-pro', prompt: 'a red fox in the snow', duration: 5, resolution: '720p', ratio: '16:9' },
   { model: 'seedance-1.5-pro', prompt: 'waves', duration: 4, generate_audio: true, seed: 42 },
-  { modelId: '0d5a8f3e-9c2b-4a7d-b6e1-7f4c2d9a8e33', prompt: 'form B', imageUrls: ['https://example.com/a.png'] },
+  { modelId: '0d5a8f3e-9c2b-4a7d-b6e1-7f4c2d9a8e33', prompt: 'form B', imageUrls: [REFERENCE_IMAGE] },
   { model: 'seedance-2.0', prompt: 'city at night', duration: 5, resolution: '720p' },
 ];
 

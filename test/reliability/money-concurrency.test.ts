@@ -11,6 +11,10 @@ import type { TaskRecord } from '../../functions/core/task.js';
 import { askedAgainWhileBusy, callApi, newAccount, pollUntil, tasksOfAccount } from '../support/test-stack.js';
 import { sharedStack } from '../support/shared-stack.js';
 import { FINAL, sumUnits, toUnits } from './support/money.js';
+import { mediaUrl } from '../support/media-server.js';
+
+/** A real image the simulator downloads (it fetches every reference, as the upstream does). */
+const REFERENCE_IMAGE = await mediaUrl('png');
 
 const OPENING_YUAN = 150;
 const CLIENTS = 16;
@@ -37,7 +41,7 @@ const submitBody = fc.oneof(
     model: fc.constant('seedance-1.0-lite-i2v'),
     prompt: fc.constantFrom('a kite', 'a leaf [simulate:fail]'),
     duration: fc.constant(5),
-    image_urls: fc.constant(['https://93.184.215.14/kite.png']),
+    image_urls: fc.constant([REFERENCE_IMAGE]),
   }),
 );
 const operation: fc.Arbitrary<Operation> = fc.oneof(

@@ -26,6 +26,10 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
 import type { SimulatedJob } from '../../lib/local/simulators/ark/simulator.js';
 import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
 import { killGroup, startService, stopService } from '../support/service-process.js';
+import { mediaUrl } from '../support/media-server.js';
+
+/** A real image the simulator downloads (it fetches every reference, as the upstream does). */
+const REFERENCE_IMAGE = await mediaUrl('png');
 
 const SIZE = { perRound: 40, roundsFirst: 5, crashes: 3, burst: 70, roundsPerRecovery: 1 };
 const FINAL_DEADLINE_MS = 300_000;
@@ -33,7 +37,7 @@ const RUN = randomUUID().slice(0, 8);
 const DATA_DIR = mkdtempSync(join(tmpdir(), 'vgs-race-probe-'));
 const LOG_FILE = join(DATA_DIR, 'service.log');
 const DEMO_KEY = `bc_${randomUUID().replaceAll('-', '')}`;
-const IMAGE = 'https://93.184.215.14/boat.png';
+const IMAGE = REFERENCE_IMAGE;
 const FINAL = new Set(['success', 'failed', 'refunded']);
 
 const totals = { cancels: 0, tooMany: 0, serverErrors: 0, submitted: 0, adoptedLogged: 0 };

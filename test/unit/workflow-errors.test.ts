@@ -167,20 +167,58 @@ describe('describeFailure', () => {
     },
   );
 
+  const textOnly = { form: 'A' as const, generation: { imageUrls: [], videoUrls: [], audioUrls: [] } };
+
   it('jobFailure: moderation and expiry in our words, any other failure with the upstream’s message', () => {
-    const moderated = jobFailure({
-      state: 'failed',
-      message: 'sensitive output',
-      cause: { kind: 'moderation', content: 'output', concern: 'copyright' },
-    });
+    const moderated = jobFailure(
+      {
+        state: 'failed',
+        message: 'sensitive output',
+        cause: { kind: 'moderation', content: 'output', concern: 'copyright' },
+      },
+      textOnly,
+    );
     expect(moderated).toBeInstanceOf(ContentModerationError);
     expect(moderated.message).toContain('the generated video: it may infringe copyright');
-    const expired = jobFailure({ state: 'failed', message: 'x', cause: { kind: 'expired' } });
+    const expired = jobFailure({ state: 'failed', message: 'x', cause: { kind: 'expired' } }, textOnly);
     expect(describeFailure({ Error: expired.name, Cause: expired.message })).toBe(
       'generation timed out: the upstream gave up on the job before it finished',
     );
-    const other = jobFailure({ state: 'failed', message: 'InternalServiceError' });
+    const other = jobFailure({ state: 'failed', message: 'InternalServiceError' }, textOnly);
     expect([other.name, other.message]).toEqual(['UpstreamJobFailedError', 'InternalServiceError']);
+  });
+
+  it('jobFailure: an unusable reference names the customer’s field and index, in the form they used', () => {
+    const generation = {
+      imageUrls: ['https://a/1.png', 'https://a/2.png'],
+      videoUrls: ['https://a/v.mp4'],
+      audioUrls: [],
+    };
+    const reason = (cause: Parameters<typeof jobFailure>[0]['cause'], form: 'A' | 'B' = 'A') => {
+      const error = jobFailure(
+        { state: 'failed', message: 'The parameter `content[3]` … (HTTP 404)', cause },
+        { form, generation },
+      );
+      return describeFailure({ Error: error.name, Cause: error.message });
+    };
+    expect(reason({ kind: 'reference', problem: 'unreachable', media: 'video', position: 2 })).toBe(
+      'the reference video_urls[0] could not be downloaded by the generator: give a public http(s) URL that answers ' +
+        'GET without sign-in, or upload the file (POST /api/v1/uploads); the charge was refunded',
+    );
+    expect(reason({ kind: 'reference', problem: 'too-large', position: 1 }, 'B')).toMatch(
+      /^the reference imageUrls\[1\] is larger than the generator takes for an image: send a smaller file;/,
+    );
+    expect(reason({ kind: 'reference', problem: 'wrong-type', media: 'video' })).toMatch(
+      /^the reference video_urls\[0\] is not a video file the generator takes: send MP4 or MOV;/,
+    );
+    expect(reason({ kind: 'reference', problem: 'unusable', media: 'image' })).toMatch(
+      /^the reference one of image_urls /,
+    );
+    expect(reason({ kind: 'reference', problem: 'unusable' })).toMatch(/^a reference could not be used/);
+    // The upstream's words (its parameter names) stay out of the customer's reason.
+    expect(reason({ kind: 'reference', problem: 'unreachable', position: 0 })).not.toMatch(
+      /content\[|HTTP 404|upstream/,
+    );
   });
 
   it('States.Timeout → a processing step timed out', () => {

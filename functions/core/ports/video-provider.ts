@@ -2,6 +2,7 @@
  * Port to an upstream video generator. Each provider folder (functions/providers/<name>/) implements it;
  * the workflow only sees this interface.
  */
+import type { ReferenceKind } from '../generation-options.js';
 import type { ProviderContract, UpstreamWords } from '../provider-contract.js';
 import type { ResolvedGeneration } from '../resolve-generation.js';
 
@@ -26,7 +27,16 @@ export type ModerationConcern = 'sensitive' | 'privacy' | 'copyright';
 export type JobFailureCause =
   | { kind: 'moderation'; content: ModeratedContent; concern: ModerationConcern }
   /** The upstream gave up on the job: it outlived its `expiresAfterSeconds`. */
-  | { kind: 'expired' };
+  | { kind: 'expired' }
+  /**
+   * A reference could not be used: the upstream could not download it, or it is too large or of a type the
+   * upstream does not take. `media` and `position` say which, when the upstream said: `position` counts the
+   * job's references in the request's order, images first, then videos, then audios.
+   */
+  | { kind: 'reference'; problem: ReferenceProblem; media?: ReferenceKind; position?: number };
+
+/** Why an upstream could not use a reference (`unusable`: it did not say why). */
+export type ReferenceProblem = 'unreachable' | 'too-large' | 'wrong-type' | 'unusable';
 
 export type ProviderJobStatus =
   | { state: 'queued' }

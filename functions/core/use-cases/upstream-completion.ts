@@ -116,7 +116,7 @@ export async function checkUpstream(task: TaskRecord, deps: CompletionDeps): Pro
       return { state: 'succeeded', job_id: jobId, video_url: job.videoUrl, video_key: videoKeyOf(task) };
     }
     case 'failed':
-      return fail(task, jobFailure(job), deps);
+      return fail(task, jobFailure(job, task), deps);
     case 'running':
       // The job left the upstream's queue: its queued slot goes back (it stays in flight) and the customer
       // sees `running` now, whoever looked (the execution itself has no use for it: it waits for the end).

@@ -229,6 +229,28 @@ function createRefusal(answer: Answer): Error {
   return new UpstreamRejectedError(upstreamMessage(answer));
 }
 
+/**
+ * A task failed for one of its references (docs/providers/ark.md, "References"): `InvalidParameter` naming
+ * `content[n].<image|video|audio>_url`. The body's `content[0]` is the prompt and the references follow in our
+ * order (request.ts), so `position` is n − 1. The message's words are unconfirmed: read loosely.
+ */
+function referenceOf(code: string, message: string): Extract<JobFailureCause, { kind: 'reference' }> | undefined {
+  if (!/^(InvalidParameter|InvalidImageURL)\b/.test(code)) return undefined;
+  // A URL in the message may hold any word: read the upstream's own words only.
+  const words = message.replace(/\bhttps?:\/\/\S+/g, '');
+  const param = /\bcontent\[(\d+)\]\.(image|video|audio)_url\b/.exec(message);
+  if (!param?.[1] || !param[2]) return undefined;
+  const problem = /too large|exceed|size/i.test(words)
+    ? 'too-large'
+    : /format|type/i.test(words)
+      ? 'wrong-type'
+      : /download|timed? ?out|unreachable|HTTP \d{3}/i.test(words)
+        ? 'unreachable'
+        : 'unusable';
+  const media = param[2] as 'image' | 'video' | 'audio';
+  return { kind: 'reference', problem, media, position: Number(param[1]) - 1 };
+}
+
 // ---------------------------------------------------------------- status mapping
 
 function toStatus(task: Task): ProviderJobStatus | undefined {
@@ -248,7 +270,7 @@ function toStatus(task: Task): ProviderJobStatus | undefined {
     case 'failed': {
       const message = task.error?.message || task.error?.code || 'Ark reported the task failed';
       // Output moderation arrives this way (docs/providers/ark.md, "Errors"); input moderation found late may too.
-      const cause = moderationOf(task.error?.code ?? '');
+      const cause = moderationOf(task.error?.code ?? '') ?? referenceOf(task.error?.code ?? '', message);
       return cause ? { state: 'failed', message, cause } : { state: 'failed', message };
     }
     case 'expired':

@@ -79,6 +79,32 @@ function contentOf(message: string): ModeratedContent {
   return (said?.[2]?.toLowerCase() as ModeratedContent | undefined) ?? 'text';
 }
 
+/**
+ * A task failed for one of its media (docs/providers/model-studio.md, "References"): `InvalidParameter` with
+ * "Failed to download" (a third party's report) or a size or format refusal naming `input.media[n]` or
+ * `input.audio_url`. `position` is the media item's index: our images come first, then videos (request.ts).
+ */
+export function referenceOf(
+  code: string,
+  message: string,
+): Extract<JobFailureCause, { kind: 'reference' }> | undefined {
+  if (!/^InvalidParameter\b/.test(code) && !/^InvalidURL\b/.test(code)) return undefined;
+  // A URL in the message may hold any word: read the upstream's own words only.
+  const words = message.replace(/\bhttps?:\/\/\S+/g, '');
+  const media = /\binput\.media\[(\d+)\]/.exec(message);
+  const audio = /\binput\.audio_url\b/.test(message);
+  const problem = /too large|exceed|size/i.test(words)
+    ? 'too-large'
+    : /format|type is not|not supported/i.test(words)
+      ? 'wrong-type'
+      : /download|timed? ?out|unreachable|HTTP \d{3}/i.test(words)
+        ? 'unreachable'
+        : undefined;
+  if (problem === undefined || (!media && !audio && !/download/i.test(words))) return undefined;
+  if (media?.[1] !== undefined) return { kind: 'reference', problem, position: Number(media[1]) };
+  return audio ? { kind: 'reference', problem, media: 'audio' } : { kind: 'reference', problem };
+}
+
 const BUSY_CODES = /^Throttling\b/;
 
 /** 401 `InvalidApiKey`, 403 `AccessDenied[.…]`, `Arrearage` (an overdue account): an operator's; 429: later. */
@@ -136,7 +162,8 @@ export function toStatus(task: Task): ProviderJobStatus | undefined {
       return task.video_url === undefined ? undefined : { state: 'succeeded', videoUrl: task.video_url };
     case 'FAILED': {
       const message = task.message || task.code || 'Model Studio reported the task failed';
-      const cause = moderationOf(task.code ?? '', task.message ?? '');
+      const cause =
+        moderationOf(task.code ?? '', task.message ?? '') ?? referenceOf(task.code ?? '', task.message ?? '');
       return cause ? { state: 'failed', message, cause } : { state: 'failed', message };
     }
     case 'UNKNOWN':

@@ -29,7 +29,10 @@ import { behaviourFor, DEFAULT_BEHAVIOUR } from './markers.js';
 import type { Behaviour } from './markers.js';
 import { FRAMES_PER_SECOND, usageTokens } from './models.js';
 import type { ArkPlatform } from './models.js';
+import { ARK_REFERENCE_LIMITS, checkReferences, DEFAULT_REFERENCE_TIMEOUT_MS, referencesOf } from './references.js';
+import type { ReferenceFailure, ReferenceMedia } from './references.js';
 import { checkCreateBody, DEFAULT_EXPIRES_AFTER_SECONDS } from './rules.js';
+import type { ReferenceLimit } from '../reference-fetch.js';
 
 export type { ArkPlatform } from './models.js';
 export type { CallbackAttempt } from './callbacks.js';
@@ -76,6 +79,10 @@ export interface UpstreamSimulatorOptions {
   platform?: ArkPlatform;
   /** Epoch milliseconds; inject to move time (expiry, URL lifetime) without waiting. Default Date.now. */
   now?: () => number;
+  /** Per media, the size and types a reference may have (default: references.ts, docs/providers/ark.md). */
+  referenceLimits?: Partial<Record<ReferenceMedia, ReferenceLimit>>;
+  /** How long each reference's download may take (default 10 s). */
+  referenceTimeoutMs?: number;
 }
 
 export type SimulatedStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
@@ -143,6 +150,11 @@ interface JobRecord {
   announced: number;
   /** Every callback attempt, in the order they settled. */
   callbacks: CallbackAttempt[];
+  /**
+   * The download of its references: `at` once all are settled (the job stays queued until then), `failure`
+   * when one could not be used (the job fails then). Absent in older state files: nothing to download.
+   */
+  references?: { at?: number; failure?: ReferenceFailure };
 }
 
 /** Older state files lack the newer fields. */
@@ -167,8 +179,13 @@ interface Timings {
   expiryScale: number;
 }
 
+/** A job fails at once when a reference could not be used. */
+const outcomeOf = (job: JobRecord): Behaviour['outcome'] =>
+  job.references?.failure ? 'failed' : job.behaviour.outcome;
+
 /** When the job would finish (Infinity for `hang`, and for a held job until it is released). */
 function finishesAt(job: JobRecord, timings: Timings): number {
+  if (job.references?.failure) return job.references.at ?? Infinity;
   if (job.behaviour.outcome === 'hang') return Infinity;
   const runs = job.createdAt + queuedFor(job, timings);
   if (!job.behaviour.held) return runs + timings.runningMs + job.behaviour.extraRunningMs;
@@ -176,9 +193,13 @@ function finishesAt(job: JobRecord, timings: Timings): number {
   return Math.max(runs, job.releasedAt) + timings.runningMs + job.behaviour.extraRunningMs;
 }
 
-/** Older state files have no extraQueuedMs: 0. A `[simulate:held-queued]` job waits for its release too. */
+/**
+ * Older state files have no extraQueuedMs: 0. A `[simulate:held-queued]` job waits for its release too, and
+ * every job for the download of its references.
+ */
 function queuedFor(job: JobRecord, timings: Timings): number {
-  const usual = timings.queuedMs + (job.behaviour.extraQueuedMs ?? 0);
+  const fetched = job.references ? (job.references.at ?? Infinity) - job.createdAt : 0;
+  const usual = Math.max(fetched, timings.queuedMs + (job.behaviour.extraQueuedMs ?? 0));
   if (!job.behaviour.heldQueued) return usual;
   return job.releasedAt === undefined ? Infinity : Math.max(usual, job.releasedAt - job.createdAt);
 }
@@ -208,7 +229,7 @@ function timeline(job: JobRecord, timings: Timings): Transition[] {
   if (Math.min(queueEnds, end) > job.createdAt) planned.push({ status: 'queued', at: job.createdAt });
   if (queueEnds < end) planned.push({ status: 'running', at: queueEnds });
   // Not finished within execution_expires_after: Ark reports `expired` (so a `hang` always ends so).
-  const final = expiresAt(job, timings) <= finishesAt(job, timings) ? 'expired' : job.behaviour.outcome;
+  const final = expiresAt(job, timings) <= finishesAt(job, timings) ? 'expired' : outcomeOf(job);
   if (final !== 'hang') planned.push({ status: final, at: end });
   const { cancelledAt } = job;
   if (cancelledAt === undefined) return planned;
@@ -271,6 +292,8 @@ interface SimulatorConfig {
   platform: ArkPlatform;
   now: () => number;
   stateFile: string | undefined;
+  referenceLimits: Readonly<Record<ReferenceMedia, ReferenceLimit>>;
+  referenceTimeoutMs: number;
 }
 
 class Simulator {
@@ -314,7 +337,21 @@ class Simulator {
 
   /** Once baseUrl is known: reloaded jobs call back what changed meanwhile, and their timers start. */
   start(): void {
-    for (const job of this.jobsById.values()) this.advance(job);
+    for (const job of this.jobsById.values()) {
+      // A download cut short by a restart starts again, as Ark's would not be lost.
+      if (job.references && job.references.at === undefined) this.download(job);
+      this.advance(job);
+    }
+  }
+
+  /** Downloads the job's references; the job stays queued until they are settled, and fails on a bad one. */
+  private download(job: JobRecord): void {
+    void checkReferences(job.request, this.config.referenceLimits, this.config.referenceTimeoutMs).then((failure) => {
+      if (this.closed) return;
+      job.references = { at: this.config.now(), ...(failure && { failure }) };
+      this.persist();
+      this.advance(job);
+    });
   }
 
   async close(): Promise<void> {
@@ -413,7 +450,9 @@ class Simulator {
     const tokens = usageTokens(checked.spec, checked.resolution, checked.ratio, checked.duration);
     const { model, prompt, expiresAfterSeconds } = checked;
     const job = { id, model, prompt, createdAt: now, deleted: false, polls: 0, seed, behaviour, request };
-    const record = { ...job, apiKey: key, expiresAfterSeconds, echo, tokens, announced: 0, callbacks: [] };
+    const record: JobRecord = { ...job, apiKey: key, expiresAfterSeconds, echo, tokens, announced: 0, callbacks: [] };
+    const hasReferences = referencesOf(request).length > 0;
+    record.references = hasReferences ? {} : { at: now };
     this.jobsById.set(id, record);
     if (!behaviour.lost && isUnfinished(statusAt(record, now, this.timings))) {
       this.peaks.set(key, Math.max(this.peaks.get(key) ?? 0, unfinished + 1));
@@ -423,6 +462,7 @@ class Simulator {
     }
     this.persist();
     sendJson(res, 200, { id });
+    if (hasReferences) this.download(record);
     this.advance(record);
   }
 
@@ -574,7 +614,7 @@ class Simulator {
       id: job.id,
       model: job.model,
       status,
-      error: status === 'failed' ? job.behaviour.failure : null,
+      error: status === 'failed' ? (job.references?.failure ?? job.behaviour.failure) : null,
       created_at: seconds(job.createdAt),
       updated_at: seconds(statusSince(job, status, this.timings)),
       seed: job.seed,
@@ -816,6 +856,8 @@ export async function startUpstreamSimulator(options: UpstreamSimulatorOptions =
     platform,
     now,
     stateFile,
+    referenceLimits: { ...ARK_REFERENCE_LIMITS, ...options.referenceLimits },
+    referenceTimeoutMs: options.referenceTimeoutMs ?? DEFAULT_REFERENCE_TIMEOUT_MS,
   };
   const simulator = new Simulator(config, await readFile(FIXTURE_URL));
   const server = createServer(simulator.handle);

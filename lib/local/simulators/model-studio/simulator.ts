@@ -12,7 +12,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { checkAuth, DashScopeError, listen, readJson, sendError, sendJson, sendStorageError } from './http.js';
 import { behaviourFor, DEFAULT_BEHAVIOUR } from './markers.js';
 import type { Behaviour } from './markers.js';
+import {
+  checkReferences,
+  DEFAULT_REFERENCE_TIMEOUT_MS,
+  MODEL_STUDIO_REFERENCE_LIMITS,
+  referencesOf,
+} from './references.js';
+import type { ReferenceMedia } from './references.js';
 import { checkCreate } from './rules.js';
+import type { ReferenceLimit } from '../reference-fetch.js';
 import type { Region } from './rules.js';
 
 export type { Region } from './rules.js';
@@ -34,6 +42,10 @@ export interface ModelStudioSimulatorOptions {
   region?: Region;
   stateFile?: string;
   now?: () => number;
+  /** Per media, the size and types a reference may have (default: references.ts). */
+  referenceLimits?: Partial<Record<ReferenceMedia, ReferenceLimit>>;
+  /** How long each reference's download may take (default 10 s). */
+  referenceTimeoutMs?: number;
 }
 
 type TaskStatus = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELED';
@@ -70,6 +82,8 @@ interface Task {
   request: Record<string, unknown>;
   resolution: string;
   duration: number;
+  /** Its media's download: `at` once settled (PENDING until then), `failure` when one was unusable. */
+  references?: { at?: number; failure?: { code: string; message: string } };
 }
 
 const CREATE_PATH = '/api/v1/services/aigc/video-generation/video-synthesis';
@@ -106,10 +120,13 @@ class Simulator {
   baseUrl = '';
 
   constructor(
-    private readonly options: Required<Omit<ModelStudioSimulatorOptions, 'stateFile' | 'port' | 'host' | 'apiKeys'>> & {
-      stateFile?: string;
-      apiKeys?: string[];
-    },
+    private readonly options: Required<
+      Omit<
+        ModelStudioSimulatorOptions,
+        'stateFile' | 'port' | 'host' | 'apiKeys' | 'referenceLimits' | 'referenceTimeoutMs'
+      >
+    > &
+      Pick<ModelStudioSimulatorOptions, 'stateFile' | 'apiKeys' | 'referenceLimits' | 'referenceTimeoutMs'>,
     private readonly video: Buffer,
   ) {
     this.keys = options.apiKeys && options.apiKeys.length > 0 ? new Set(options.apiKeys) : undefined;
@@ -117,6 +134,9 @@ class Simulator {
       for (const task of JSON.parse(readFileSync(options.stateFile, 'utf8')) as Task[]) {
         this.tasks.set(task.id, { ...task, behaviour: { ...DEFAULT_BEHAVIOUR, ...task.behaviour } });
       }
+      // A download cut short by a restart starts again.
+      for (const task of this.tasks.values())
+        if (task.references && task.references.at === undefined) this.download(task);
     }
   }
 
@@ -129,7 +149,8 @@ class Simulator {
   }
 
   private ready(task: Task): number {
-    const usual = task.createdAt + this.options.queuedMs + task.behaviour.extraQueuedMs;
+    const fetched = task.references ? (task.references.at ?? Infinity) : task.createdAt;
+    const usual = Math.max(fetched, task.createdAt + this.options.queuedMs + task.behaviour.extraQueuedMs);
     if (!task.behaviour.heldQueued) return usual;
     return task.releasedAt === undefined ? Infinity : Math.max(usual, task.releasedAt);
   }
@@ -150,6 +171,8 @@ class Simulator {
       .sort((a, b) => a.createdAt - b.createdAt);
     const slots: number[] = [];
     for (const other of group) {
+      // A task failed for its media never takes a slot.
+      if (other.references?.failure) continue;
       const free = slots.length < this.options.concurrentTasks ? -Infinity : Math.min(...slots);
       const start = Math.max(this.ready(other), free);
       if (other.cancelledAt !== undefined && other.cancelledAt < start) {
@@ -165,6 +188,13 @@ class Simulator {
   }
 
   private statusOf(task: Task, now: number): TaskStatus {
+    const failedAt = task.references?.failure && task.references.at;
+    if (failedAt !== undefined)
+      return task.cancelledAt !== undefined && task.cancelledAt < failedAt
+        ? 'CANCELED'
+        : now < failedAt
+          ? 'PENDING'
+          : 'FAILED';
     const planned = this.schedule(task);
     if (planned === undefined) return 'CANCELED';
     if (now < planned.start) return 'PENDING';
@@ -234,9 +264,22 @@ class Simulator {
     this.checkRate(`${account} ${checked.model}`, now);
     const id = randomUUID();
     const task: Task = { id, account, createdAt: now, polls: 0, behaviour, request, ...checked };
+    const hasReferences = referencesOf(request).length > 0;
+    task.references = hasReferences ? {} : { at: now };
     this.tasks.set(id, task);
+    if (hasReferences) this.download(task);
     this.persist();
     sendJson(res, 200, { request_id: randomUUID(), output: { task_id: id, task_status: 'PENDING' } });
+  }
+
+  /** Downloads the task's media; it stays PENDING until they are settled, and fails on an unusable one. */
+  download(task: Task): void {
+    const limits = { ...MODEL_STUDIO_REFERENCE_LIMITS, ...this.options.referenceLimits };
+    const timeoutMs = this.options.referenceTimeoutMs ?? DEFAULT_REFERENCE_TIMEOUT_MS;
+    void checkReferences(task.request, limits, timeoutMs).then((failure) => {
+      task.references = { at: this.options.now(), ...(failure && { failure }) };
+      this.persist();
+    });
   }
 
   /** `submissionsPerSecond` creates per account and model in any second; one more gets 429. */
@@ -281,7 +324,7 @@ class Simulator {
     if (planned && now >= planned.start) output.scheduled_time = stamp(planned.start);
     if (status === 'CANCELED') output.end_time = stamp(task.cancelledAt ?? now);
     if (status === 'SUCCEEDED' || status === 'FAILED') output.end_time = stamp(planned?.end ?? now);
-    if (status === 'FAILED') Object.assign(output, task.behaviour.failure);
+    if (status === 'FAILED') Object.assign(output, task.references?.failure ?? task.behaviour.failure);
     if (status === 'SUCCEEDED') output.video_url = `${this.baseUrl}/files/${task.id}.mp4`;
     const body: Record<string, unknown> = { request_id: randomUUID(), output };
     if (status === 'SUCCEEDED') {
@@ -435,6 +478,8 @@ export async function startModelStudioSimulator(
     now: options.now ?? Date.now,
     ...(options.stateFile === undefined ? {} : { stateFile: options.stateFile }),
     ...(options.apiKeys === undefined ? {} : { apiKeys: options.apiKeys }),
+    referenceLimits: options.referenceLimits,
+    referenceTimeoutMs: options.referenceTimeoutMs,
   };
   const simulator = new Simulator(settings, await readFile(FIXTURE_URL));
   const server = createServer(simulator.handle);
