@@ -52,7 +52,7 @@ export async function upgradeDeployment(
     const command = last
       ? deployAll(options.prefix)
       : [
-          ...['npx', 'cdk', 'deploy', `${options.prefix}-stateful`, '--exclusively', '--require-approval', 'never'],
+          ...['npx', 'cdk', 'deploy', `${options.prefix}-stateful`, '--exclusively'],
           ...['-c', `prefix=${options.prefix}`, '-c', `${TABLE_INDEXES_CONTEXT}=${tableIndexesContext(stage)}`],
         ];
     options.log(`stage ${n + 1} of ${stages.length}: ${stageChanges(tables, before, stage).join('; ')}`);

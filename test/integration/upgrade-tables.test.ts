@@ -331,7 +331,7 @@ describe('admin upgrade in AWS', () => {
 
     const planned = await upgradeDeployment(local.client, local.db, tables, { ...options, dryRun: true });
     expect(commands).toEqual([]);
-    const stateful = `npx cdk deploy ${prefix}-stateful --exclusively --require-approval never -c prefix=${prefix} -c`;
+    const stateful = `npx cdk deploy ${prefix}-stateful --exclusively -c prefix=${prefix} -c`;
     expect(lines.filter((line) => line.startsWith(`would run: ${stateful} 'tableIndexes=`))).toHaveLength(4);
     expect(lines).toContain(`would run: npx cdk deploy --all -c prefix=${prefix}`);
     expect(lines).toContain(`would backfill 2 records of ${tables.tasks} for index ${TASKS_IN_FLIGHT_INDEX.name}`);
