@@ -6,25 +6,20 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { ExecutionError, type StateMachine } from 'aws-local-stepfunctions';
-import { namedError, unrefTimer, WaitingTask } from './step-functions-tasks.js';
-import type {
-  AslDefinition,
-  JsonValue,
-  LocalLambdaHandler,
-  TaskHandler,
-  TimeoutErrors,
-} from './step-functions-tasks.js';
+import { namedError, unrefTimer, waitingTask } from './step-functions-tasks.js';
+import type { AslDefinition, JsonValue, LocalLambdaHandler, TaskHandler, TaskScope } from './step-functions-tasks.js';
+import type { TimeoutErrors, WaitingTask } from './step-functions-tasks.js';
 
 export interface LocalStepFunctionsOptions {
   /** ASL definition, `${Token}`s filled in. JSONPath only; taskHandlers says what else is refused. */
   definition: Record<string, unknown>;
   /** e.g. arn:aws:states:us-east-1:000000000000:stateMachine:task-lifecycle */
   stateMachineArn: string;
-  /** Lambda function ARN, exactly as it appears in the ASL (Resource, or FunctionName) → in-process handler. */
+  /** Lambda function ARN, exactly as in the ASL (Resource, or FunctionName) → in-process handler. */
   lambdaHandlers: Record<string, LocalLambdaHandler>;
   /** Pointed at the local SQS, for sqs:sendMessage states. */
   sqs: SQSClient;
-  /** Milliseconds a state's retriers wait instead of their backoff, by state name: the library's option. */
+  /** Milliseconds a state's retriers wait instead of their backoff, by state name (the library's option). */
   retryIntervalOverrides?: Record<string, number | number[]>;
   /** History events an execution may have before it fails (AWS: HISTORY_EVENT_LIMIT); tests lower it. */
   historyEventLimit?: number;
@@ -35,6 +30,7 @@ export const HISTORY_EVENT_LIMIT = 25_000;
 
 export type ExecutionStatus = 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'ABORTED' | 'TIMED_OUT';
 
+/** As DescribeExecution gives it (`input` exactly as started, `output` JSON), with counts of its history. */
 export interface ExecutionRecord {
   executionArn: string;
   stateMachineArn: string;
@@ -42,9 +38,7 @@ export interface ExecutionRecord {
   status: ExecutionStatus;
   startDate: Date;
   stopDate?: Date;
-  /** The execution input exactly as given to StartExecution (a JSON string). */
   input: string;
-  /** JSON string, when SUCCEEDED. */
   output?: string;
   error?: string;
   cause?: string;
@@ -54,12 +48,14 @@ export interface ExecutionRecord {
   transitions: number;
 }
 
-export class ApiError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-  ) {
-    super(message);
+export class ApiError extends Error {}
+export const apiError = (type: string, message: string) => Object.assign(new ApiError(message), { name: type });
+
+export function parseJson(text: string, type: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw apiError(type, `${what}: '${(err as Error).message}'`);
   }
 }
 
@@ -90,39 +86,27 @@ export class Executions {
 
   readonly operations: Record<string, (input: ApiInput) => unknown> = {
     StartExecution: (input) => this.start(input),
-    DescribeExecution: (input) => {
-      const { record } = this.find(input.executionArn);
-      return { ...record, startDate: epochSeconds(record.startDate), stopDate: epochSeconds(record.stopDate) };
+    DescribeExecution: ({ executionArn }) => {
+      const { record: r } = this.find(executionArn);
+      return { ...r, startDate: epochSeconds(r.startDate), stopDate: epochSeconds(r.stopDate) };
     },
-    StopExecution: (input) => {
-      const execution = this.find(input.executionArn);
+    StopExecution: ({ executionArn, error, cause }) => {
+      const execution = this.find(executionArn);
       // A closed execution keeps its outcome: a cancel can race the execution's own end.
-      const { error, cause } = input as { error?: string; cause?: string };
-      if (execution.record.status === 'RUNNING') this.abort(execution, { status: 'ABORTED', error, cause });
+      this.abort(execution, { status: 'ABORTED', error, cause } as Partial<ExecutionRecord>);
       return { stopDate: epochSeconds(execution.record.stopDate) };
     },
     SendTaskSuccess: (input) => {
-      const [token, output] = [member(input, 'taskToken', 2048, true), member(input, 'output', 262_144, true)];
-      let result: unknown;
-      try {
-        result = JSON.parse(output!);
-      } catch (err) {
-        throw new ApiError('InvalidOutput', `Invalid Output: '${(err as Error).message}'`);
-      }
-      this.waitingTask(token).succeed(result);
-      return {};
+      const token = member(input, 'taskToken', true);
+      const output = parseJson(member(input, 'output', true)!, 'InvalidOutput', 'Invalid Output');
+      this.waitingTask(token).succeed(output);
     },
+    // Matched by Retry/Catch like a function error; a catcher's output is { Error, Cause }.
     SendTaskFailure: (input) => {
-      const token = member(input, 'taskToken', 2048, true);
-      const [error, cause] = [member(input, 'error', 256), member(input, 'cause', 32_768)];
-      // Matched by Retry/Catch like a function error; a catcher's output is { Error, Cause }.
-      this.waitingTask(token).fail(namedError(error ?? '', cause ?? ''));
-      return {};
+      const [error, cause] = [member(input, 'error', false) ?? '', member(input, 'cause', false) ?? ''];
+      this.waitingTask(member(input, 'taskToken', true)).fail(namedError(error, cause));
     },
-    SendTaskHeartbeat: (input) => {
-      this.waitingTask(member(input, 'taskToken', 2048, true)).beat();
-      return {};
-    },
+    SendTaskHeartbeat: (input) => this.waitingTask(member(input, 'taskToken', true)).beat(),
   };
 
   snapshot(): ExecutionRecord[] {
@@ -141,66 +125,50 @@ export class Executions {
     for (const e of this.byArn.values()) if (e.record.status === 'RUNNING') this.abort(e, { status: 'ABORTED', cause });
   }
 
-  private start(input: ApiInput) {
-    const { stateMachineArn } = this.options;
-    if (input.stateMachineArn !== stateMachineArn) {
-      throw new ApiError(
-        'StateMachineDoesNotExist',
-        `State Machine Does Not Exist: '${String(input.stateMachineArn)}'`,
-      );
+  private start({ stateMachineArn, name = randomUUID(), input = '{}' }: ApiInput) {
+    if (stateMachineArn !== this.options.stateMachineArn) {
+      throw apiError('StateMachineDoesNotExist', `State Machine Does Not Exist: '${String(stateMachineArn)}'`);
     }
     // 1-80 characters, none of whitespace, brackets, wildcards, these specials or control characters.
-    const name = input.name ?? randomUUID();
     if (typeof name !== 'string' || !/^[^\s\p{Cc}<>{}[\]?*"#%\\^|~`$&,;:/]{1,80}$/u.test(name)) {
-      throw new ApiError('InvalidName', `Invalid Name: '${String(name)}'`);
+      throw apiError('InvalidName', `Invalid Name: '${String(name)}'`);
     }
-    const rawInput = input.input === undefined ? '{}' : String(input.input);
-    const arn = `${stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
-    const existing = this.byArn.get(arn);
+    const executionArn = `${this.options.stateMachineArn.replace(':stateMachine:', ':execution:')}:${name}`;
+    const existing = this.byArn.get(executionArn)?.record;
     // The same name and input while the first runs answers with that one; any other reuse of a name is refused
     // (StartExecution API reference, `name`).
-    if (existing && (existing.record.status !== 'RUNNING' || existing.record.input !== rawInput)) {
-      throw new ApiError('ExecutionAlreadyExists', `Execution Already Exists: '${arn}'`);
+    if (existing && (existing.status !== 'RUNNING' || existing.input !== input)) {
+      throw apiError('ExecutionAlreadyExists', `Execution Already Exists: '${executionArn}'`);
     }
-    let parsed: JsonValue;
-    try {
-      parsed = JSON.parse(rawInput) as JsonValue;
-    } catch (err) {
-      throw new ApiError('InvalidExecutionInput', `Invalid State Machine Execution Input: '${(err as Error).message}'`);
-    }
-    const { record } = existing ?? this.launch(arn, name, rawInput, parsed);
-    return { executionArn: record.executionArn, startDate: epochSeconds(record.startDate) };
+    const parsed = parseJson(String(input), 'InvalidExecutionInput', 'Invalid State Machine Execution Input');
+    const started = { executionArn, stateMachineArn: this.options.stateMachineArn, name, input: String(input) };
+    const record = existing ?? this.launch(started, parsed);
+    return { executionArn, startDate: epochSeconds(record.startDate) };
   }
 
-  private launch(arn: string, name: string, rawInput: string, input: JsonValue): Execution {
-    const { stateMachineArn } = this.options;
-    const startDate = new Date();
+  private launch(
+    started: Pick<ExecutionRecord, 'executionArn' | 'stateMachineArn' | 'name' | 'input'>,
+    input: unknown,
+  ) {
     const record: ExecutionRecord = {
-      executionArn: arn,
-      stateMachineArn,
-      name,
+      ...started,
       status: 'RUNNING',
-      startDate,
-      input: rawInput,
+      startDate: new Date(),
       historyEvents: 0,
       transitions: 0,
     };
-    const inflight = new Set<Promise<unknown>>();
-    const waiting = new Set<WaitingTask>();
-    // `$$.Task.Token`: the library reads it while it evaluates a state's Parameters (once per reference and per
-    // attempt, from a shallow copy of this context): the first read mints one, later reads get it until the
-    // state's handler takes it, so each attempt has its own. 32 random bytes: unguessable.
+    const [inflight, waiting] = [new Set<Promise<unknown>>(), new Set<WaitingTask>()];
+    // `$$.Task.Token`, which the library reads as it evaluates a state's Parameters (once per reference and per
+    // attempt): the first read mints one, later reads get it until the state's handler takes it, so each attempt
+    // has its own. 32 random bytes: unguessable.
     let pending: string | undefined;
-    const Task = {
-      get Token() {
-        return (pending ??= randomBytes(32).toString('base64url'));
-      },
-    };
-    const scope = {
-      track: (call: Promise<unknown>) => void track(inflight, call),
-      waitForToken: (timeoutMs: number, heartbeatMs: number | undefined) => {
-        const task = new WaitingTask(timeoutMs, heartbeatMs, this.timeoutErrors);
-        this.byToken.set(pending!, task);
+    const mint = () => (pending ??= randomBytes(32).toString('base64url'));
+    const Task = Object.defineProperty({}, 'Token', { get: mint, enumerable: true });
+    const scope: TaskScope = {
+      track: (call) => void track(inflight, call),
+      waitForToken: (timeoutMs, heartbeatMs) => {
+        const task = waitingTask(timeoutMs, heartbeatMs, this.timeoutErrors);
+        this.byToken.set(mint(), task);
         pending = undefined;
         waiting.add(task);
         return task;
@@ -211,16 +179,14 @@ export class Executions {
         state,
         (taskInput: JsonValue) => {
           // The library still retries after an abort (its retry sleep just returns early): this ends that.
-          if (record.status !== 'RUNNING') throw namedError('States.Runtime', `Execution ${arn} has ended`, true);
+          if (record.status !== 'RUNNING') throw namedError('States.Runtime', 'The execution has ended', true);
           return track(inflight, handler(taskInput, scope)) as Promise<JsonValue>;
         },
       ]),
     );
-    const { retryIntervalOverrides } = this.options;
-    const run = this.machine.run(input, {
-      overrides: { taskResourceLocalHandlers: handlers, retryIntervalOverrides },
-      context: { Task },
-    });
+    const { retryIntervalOverrides, definition } = this.options;
+    const overrides = { taskResourceLocalHandlers: handlers, retryIntervalOverrides };
+    const run = this.machine.run(input as JsonValue, { overrides, context: { Task } });
     const execution: Execution = {
       record,
       inflight,
@@ -231,19 +197,16 @@ export class Executions {
         (err: unknown) => this.finish(execution, failure(err)),
       ),
     };
-    this.byArn.set(arn, execution);
+    this.byArn.set(record.executionArn, execution);
     void this.countHistory(execution, run.eventLogs);
-    const seconds = (this.options.definition as AslDefinition).TimeoutSeconds;
-    if (seconds !== undefined) {
-      // Past the machine's TimeoutSeconds: States.Timeout, status TIMED_OUT (Amazon States Language, "State machine
-      // structure"). Handlers in flight run on, as a Lambda does.
-      const cause = `The execution ran longer than the state machine's TimeoutSeconds (${seconds} s)`;
-      const timer = unrefTimer(seconds * 1000, () =>
-        this.abort(execution, { status: 'TIMED_OUT', error: 'States.Timeout', cause }),
-      );
-      void execution.ended.finally(() => clearTimeout(timer));
-    }
-    return execution;
+    // Past the machine's TimeoutSeconds: TIMED_OUT with States.Timeout (Amazon States Language, "State machine
+    // structure"). Handlers in flight run on, as a Lambda does.
+    const seconds = (definition as AslDefinition).TimeoutSeconds;
+    const cause = `The execution ran longer than the state machine's TimeoutSeconds (${seconds} s)`;
+    const timeout = { status: 'TIMED_OUT', error: 'States.Timeout', cause } as const;
+    const timer = seconds && unrefTimer(seconds * 1000, () => this.abort(execution, timeout));
+    void execution.ended.finally(() => clearTimeout(timer));
+    return record;
   }
 
   /**
@@ -253,15 +216,13 @@ export class Executions {
   private async countHistory(execution: Execution, events: AsyncGenerator<{ type: string; state?: { type: string } }>) {
     const limit = this.options.historyEventLimit ?? HISTORY_EVENT_LIMIT;
     const { record } = execution;
+    const cause = `The execution history reached ${limit} events, the Step Functions quota`;
     try {
       for await (const { type, state } of events) {
         const task = state?.type === 'Task';
         if (type === 'StateEntered' || type === 'StateRetried') record.transitions += 1;
         record.historyEvents += task && type === 'StateEntered' ? 5 : task && type === 'StateRetried' ? 4 : 1;
-        if (record.historyEvents > limit && record.status === 'RUNNING') {
-          const cause = `The execution history reached ${limit} events, the Step Functions quota`;
-          this.abort(execution, { status: 'FAILED', error: 'States.Runtime', cause });
-        }
+        if (record.historyEvents > limit) this.abort(execution, { status: 'FAILED', error: 'States.Runtime', cause });
       }
     } catch {
       // The log ends with the execution, however it ends.
@@ -269,34 +230,32 @@ export class Executions {
   }
 
   /**
-   * AWS answers a token it never issued with InvalidToken, and one whose task no longer waits (settled, timed
-   * out, its execution ended) with TaskTimedOut (SendTaskSuccess API reference). TaskDoesNotExist is about
-   * activities, which are not served.
+   * A token never issued is an InvalidToken; one whose task no longer waits (settled, timed out, its execution
+   * ended) TaskTimedOut (SendTaskSuccess API reference). TaskDoesNotExist is about activities, not served here.
    */
   private waitingTask(token: string | undefined): WaitingTask {
     const task = this.byToken.get(token!);
-    if (!task) throw new ApiError('InvalidToken', 'Invalid Token: not a task token this server issued');
-    if (!task.open) throw new ApiError('TaskTimedOut', "Task Timed Out: 'Provided task does not exist anymore'");
+    if (!task) throw apiError('InvalidToken', 'Invalid Token: not a task token this server issued');
+    if (!task.open) throw apiError('TaskTimedOut', "Task Timed Out: 'Provided task does not exist anymore'");
     return task;
   }
 
   /** First outcome wins. Waiting tasks close with an error no Retry or Catch matches: the state is not tried again. */
-  private finish(execution: Execution, outcome: Partial<ExecutionRecord>): void {
-    const { record } = execution;
+  private finish({ record, waiting }: Execution, outcome: Partial<ExecutionRecord>): void {
     if (record.status !== 'RUNNING') return;
     Object.assign(record, outcome, { stopDate: new Date() });
-    const ended = namedError('States.Runtime', `Execution ${record.executionArn} ended`, true);
-    for (const task of execution.waiting) task.fail(ended);
+    for (const task of waiting) task.fail(namedError('States.Runtime', 'The execution has ended', true));
   }
 
   private abort(execution: Execution, outcome: Partial<ExecutionRecord>): void {
+    if (execution.record.status !== 'RUNNING') return;
     this.finish(execution, outcome);
     execution.abort();
   }
 
   private find(executionArn: unknown): Execution {
     const execution = this.byArn.get(String(executionArn));
-    if (!execution) throw new ApiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${String(executionArn)}'`);
+    if (!execution) throw apiError('ExecutionDoesNotExist', `Execution Does Not Exist: '${String(executionArn)}'`);
     return execution;
   }
 }
@@ -318,24 +277,24 @@ function track<T>(inflight: Set<Promise<unknown>>, call: Promise<T>): Promise<T>
 /** awsJson1_0 timestamps are epoch seconds (fractions allowed). */
 const epochSeconds = (date: Date | undefined) => date && date.getTime() / 1000;
 
-/**
- * A string member within its API reference length limit (`output` in UTF-8 bytes), else ValidationException,
- * worded as AWS words it ("Common Errors", Step Functions API reference).
- */
-function member(input: ApiInput, name: string, max: number, required = false): string | undefined {
-  const value = input[name];
+/** SendTask* members' length limits (API reference); `output` counts UTF-8 bytes. */
+const LIMITS: Record<string, number> = { taskToken: 2048, output: 262_144, error: 256, cause: 32_768 };
+
+/** A string member within its limits, else a ValidationException worded as AWS's ("Common Errors"). */
+function member(input: ApiInput, name: string, required: boolean): string | undefined {
+  const [value, max] = [input[name], LIMITS[name]!];
   const invalid = (rule: string) =>
-    new ApiError(
+    apiError(
       'ValidationException',
-      `1 validation error detected: Value at '${name}' failed to satisfy constraint: Member must ${rule}`,
+      `1 validation error detected: Value at '${name}' failed to satisfy constraint: ${rule}`,
     );
   if (value === undefined || value === null) {
-    if (required) throw invalid('not be null');
+    if (required) throw invalid('Member must not be null');
     return undefined;
   }
-  if (typeof value !== 'string') throw new ApiError('SerializationException', `'${name}' must be a string`);
+  if (typeof value !== 'string') throw apiError('SerializationException', `'${name}' must be a string`);
   const length = name === 'output' ? Buffer.byteLength(value) : [...value].length;
-  if (name === 'taskToken' && length < 1) throw invalid('have length greater than or equal to 1');
-  if (length > max) throw invalid(`have length less than or equal to ${max}`);
+  if (length > max) throw invalid(`Member must have length less than or equal to ${max}`);
+  if (name === 'taskToken' && length < 1) throw invalid('Member must have length greater than or equal to 1');
   return value;
 }

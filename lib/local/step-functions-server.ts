@@ -5,25 +5,23 @@
  * (step-functions-executions.ts, step-functions-tasks.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { ApiError, Executions } from './step-functions-executions.js';
+import { ApiError, apiError, Executions, parseJson } from './step-functions-executions.js';
 import type { ApiInput, ExecutionRecord, LocalStepFunctionsOptions } from './step-functions-executions.js';
-import { libraryDefinition, libraryTimeoutErrors, taskHandlers } from './step-functions-tasks.js';
-import type { AslDefinition } from './step-functions-tasks.js';
+import { libraryDefinition, libraryTimeoutErrors, taskHandlers, type AslDefinition } from './step-functions-tasks.js';
 
 export { HISTORY_EVENT_LIMIT } from './step-functions-executions.js';
 export type { ExecutionRecord, ExecutionStatus, LocalStepFunctionsOptions } from './step-functions-executions.js';
-export { libraryTimeoutErrors } from './step-functions-tasks.js';
-export type { LocalLambdaHandler } from './step-functions-tasks.js';
+export { libraryTimeoutErrors, type LocalLambdaHandler } from './step-functions-tasks.js';
 
 export interface LocalStepFunctions {
   /** Base URL to give SFNClient as `endpoint`. */
   endpoint: string;
   /** Aborts running executions (their waiting tasks too) and stops the server; idle() waits for the handlers. */
   close(): Promise<void>;
-  /** Snapshot of every execution, oldest first. */
+  /** Every execution, oldest first. */
   executions(): ExecutionRecord[];
   /** Resolves when no execution is running and no task handler is still in flight. */
   idle(): Promise<void>;
@@ -40,49 +38,36 @@ export async function startLocalStepFunctions(o: LocalStepFunctionsOptions): Pro
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: async () => {
       executions.abortAll('Local Step Functions server closed');
-      await closeServer(server);
+      const closed = new Promise((resolve) => server.close(resolve));
+      server.closeAllConnections(); // SDK clients keep connections alive: close() would wait for them
+      await closed;
     },
     executions: () => executions.snapshot(),
     idle: () => executions.idle(),
   };
 }
 
-/**
- * A POST naming its action in X-Amz-Target; errors as `{ __type, message }`, which the SDK turns into its named
- * exception classes (ExecutionAlreadyExists, TaskTimedOut, ...).
- */
+/** A POST naming its action in X-Amz-Target; errors as `{ __type, message }`, the SDK's named exceptions. */
 async function handleHttp(req: IncomingMessage, res: ServerResponse, executions: Executions): Promise<void> {
-  const send = (status: number, body: unknown) => {
+  const send = (status: number, body: unknown = {}) => {
     const payload = JSON.stringify(body);
     const headers = { 'Content-Type': 'application/x-amz-json-1.0', 'x-amzn-RequestId': randomUUID() };
     res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(payload) }).end(payload);
   };
   try {
-    const target = String(req.headers['x-amz-target'] ?? '');
+    const target = String(req.headers['x-amz-target']);
     const operation = target.startsWith('AWSStepFunctions.') ? executions.operations[target.slice(17)] : undefined;
-    if (req.method !== 'POST' || !operation) {
-      throw new ApiError('UnknownOperationException', `Operation not served locally: '${target}'`);
-    }
+    if (req.method !== 'POST' || !operation)
+      throw apiError('UnknownOperationException', `Not served locally: '${target}'`);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    let input: unknown;
-    try {
-      input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-    } catch {
-      throw new ApiError('SerializationException', 'Request body is not JSON');
-    }
-    if (!input || typeof input !== 'object') throw new ApiError('SerializationException', 'Body is not an object');
-    send(200, operation(input as ApiInput));
+    send(
+      200,
+      operation(parseJson(Buffer.concat(chunks).toString() || '{}', 'SerializationException', 'Body') as ApiInput),
+    );
   } catch (err) {
-    if (err instanceof ApiError) send(400, { __type: err.type, message: err.message });
-    else send(500, { __type: 'InternalFailure', message: err instanceof Error ? err.message : String(err) });
+    const { name, message } = err as Error;
+    if (err instanceof ApiError) send(400, { __type: name, message });
+    else send(500, { __type: 'InternalFailure', message });
   }
-}
-
-/** SDK clients keep connections alive, so idle sockets are closed explicitly or close() would hang. */
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.close((err) => (err ? reject(err) : resolve()));
-    server.closeAllConnections();
-  });
 }

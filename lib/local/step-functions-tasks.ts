@@ -7,45 +7,41 @@ import { SendMessageCommand, type SendMessageCommandInput, type SQSClient } from
 import { ExecutionError, StateMachine, type RunOptions, type StateMachineDefinition } from 'aws-local-stepfunctions';
 
 export type LocalLambdaHandler = (event: unknown) => Promise<unknown>;
-type LibraryHandlers = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>;
-export type JsonValue = Parameters<LibraryHandlers[string]>[0];
-type Rule = { ErrorEquals: string[] };
+type LibraryHandler = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>[string];
+export type JsonValue = Parameters<LibraryHandler>[0];
+type Rules = { ErrorEquals: string[] }[];
 type AslState = {
   Type?: string;
   Resource?: string;
   Parameters?: Record<string, unknown>;
-  TimeoutSeconds?: number;
-  TimeoutSecondsPath?: string;
-  HeartbeatSeconds?: number;
-  Retry?: Rule[];
-  Catch?: Rule[];
+  Retry?: Rules;
+  Catch?: Rules;
 };
-export type AslDefinition = { TimeoutSeconds?: number; States: Record<string, AslState> };
+type AslTask = AslState & { TimeoutSeconds?: number; TimeoutSecondsPath?: string; HeartbeatSeconds?: number };
+export type AslDefinition = { TimeoutSeconds?: number; States: Record<string, AslTask> };
 
-/** What a Task state's handler uses of its execution: idle() counts tracked calls; a token wait per attempt. */
+/** What a handler uses of its execution: idle() waits for tracked calls; the wait on this attempt's token. */
 export interface TaskScope {
   track(call: Promise<unknown>): void;
-  /** Opens the wait on the token this attempt's Parameters read from `$$.Task.Token`. */
   waitForToken(timeoutMs: number, heartbeatMs: number | undefined): WaitingTask;
 }
 export type TaskHandler = (input: JsonValue, scope: TaskScope) => Promise<unknown>;
 export type TimeoutErrors = Record<'timeout' | 'heartbeat', () => Error>;
+export type WaitingTask = ReturnType<typeof waitingTask>;
 
-const SQS_SEND_MESSAGE = 'arn:aws:states:::sqs:sendMessage';
 const LAMBDA_INVOKE_WAIT = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
-/** The longest delay setTimeout takes (some 24 days, as good as never locally); past it, it fires at once. */
+/** setTimeout's longest delay (some 24 days, as good as never here); past it, it fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const TIMER_OFF_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 /** Where libraryDefinition puts a .waitForTaskToken state's own Parameters and its timeout. */
-const PARAMETERS = 'localParameters';
-const TIMEOUT = 'localTimeoutSeconds';
+const [PARAMETERS, TIMEOUT] = ['localParameters', 'localTimeoutSeconds'];
+const HEARTBEAT = 'States.HeartbeatTimeout';
 
 /** An error as Retry/Catch see it; a terminal one (States.Runtime) no Retry or Catch matches, as the library's. */
 export function namedError(name: string, message: string, terminal = false): Error {
   return Object.assign(new Error(message), { name }, terminal && { isRetryable: false, isCatchable: false });
 }
 
-/** A timer that does not keep the process alive; capped at MAX_TIMER_MS (AWS allows a year). */
 export function unrefTimer(ms: number, fire: () => void): NodeJS.Timeout {
   return setTimeout(fire, Math.min(ms, MAX_TIMER_MS)).unref();
 }
@@ -59,21 +55,21 @@ export function taskHandlers(
   const handlers = new Map<string, TaskHandler>();
   for (const [name, state] of Object.entries(States)) {
     const refuse = (what: string) => new Error(`State "${name}": ${what} is not served locally`);
-    // Their inner Task states would call AWS.
+    // The library would run their inner Task states on AWS.
     if (state.Type === 'Parallel' || state.Type === 'Map') throw refuse(`a ${state.Type} state`);
     if (state.Type !== 'Task') continue;
-    if (state.Resource === SQS_SEND_MESSAGE) {
+    if (state.Resource === 'arn:aws:states:::sqs:sendMessage') {
       handlers.set(name, (input) => sendMessage(sqs, input));
     } else if (state.Resource !== LAMBDA_INVOKE_WAIT) {
       const lambda = lambdas[state.Resource ?? ''];
       if (!lambda) throw refuse(`Resource "${state.Resource}" (a Lambda ARN without handler?)`);
-      // The library reads TimeoutSecondsPath after Parameters, AWS before: served on token waits only.
+      // The library reads it after Parameters, AWS before: served on token waits only (libraryDefinition).
       if (state.TimeoutSecondsPath) throw refuse('TimeoutSecondsPath on a Lambda task');
       handlers.set(name, (input) => invokeLambda(lambda, input));
     } else {
       const lambda = lambdas[String(state.Parameters?.FunctionName)];
       if (!lambda) throw refuse(`FunctionName "${String(state.Parameters?.FunctionName)}"`);
-      // AWS gives the token only there ("Discover service integration patterns in Step Functions").
+      // AWS gives the token there only ("Discover service integration patterns in Step Functions").
       if (!JSON.stringify(state.Parameters).includes('"$$.Task.Token"')) {
         throw refuse('a .waitForTaskToken state without $$.Task.Token in its Parameters');
       }
@@ -84,90 +80,69 @@ export function taskHandlers(
 }
 
 /**
- * lambda:invoke.waitForTaskToken: invokes the function with Payload, then waits for the token ("Invoke an AWS
- * Lambda function with Step Functions"). The wait opens before the call, as the function may answer its own token
- * before it returns; a function error fails the state at once; the heartbeat clock starts once it has returned.
+ * lambda:invoke.waitForTaskToken invokes the function with Payload, then waits for the token ("Invoke an AWS
+ * Lambda function with Step Functions"). The wait opens first, as the function may answer before it returns; a
+ * function error fails the state at once; the heartbeat clock starts once the function has returned.
  */
 function tokenWait(lambda: LocalLambdaHandler, heartbeatSeconds: number | undefined): TaskHandler {
   return async (carrier, scope) => {
-    const { [PARAMETERS]: parameters, [TIMEOUT]: seconds } = carrier as Record<string, unknown>;
-    if (!Number.isInteger(seconds) || (seconds as number) < 1) {
+    const { [PARAMETERS]: parameters, [TIMEOUT]: seconds } = carrier as Record<string, { Payload?: unknown }>;
+    if (!Number.isInteger(seconds) || Number(seconds) < 1) {
       throw namedError(
         'States.Runtime',
         `TimeoutSecondsPath gave ${JSON.stringify(seconds)}, not an integer > 0`,
         true,
       );
     }
-    const waiting = scope.waitForToken((seconds as number) * 1000, heartbeatSeconds && heartbeatSeconds * 1000);
-    const call = invokeLambda(lambda, (parameters as { Payload?: unknown }).Payload);
+    const waiting = scope.waitForToken(Number(seconds) * 1000, heartbeatSeconds && heartbeatSeconds * 1000);
+    const call = invokeLambda(lambda, parameters?.Payload);
     scope.track(call);
-    call.then(
-      () => waiting.functionReturned(),
-      (err: Error) => waiting.fail(err),
-    );
+    call.then(() => waiting.beat(true), waiting.fail);
     return waiting.result;
   };
 }
 
 /** A .waitForTaskToken attempt waiting on its token: the first outcome (answer, error, timeout, end) wins. */
-export class WaitingTask {
-  open = true;
-  readonly result: Promise<unknown>;
-  private settle!: (error: Error | undefined, output?: unknown) => void;
-  private readonly timeout: NodeJS.Timeout;
-  private heartbeat: NodeJS.Timeout | undefined;
-  private returned = false;
-
-  constructor(
-    timeoutMs: number,
-    private readonly heartbeatMs: number | undefined,
-    private readonly errors: TimeoutErrors,
-  ) {
-    this.result = new Promise((resolve, reject) => (this.settle = (e, output) => (e ? reject(e) : resolve(output))));
-    this.timeout = unrefTimer(timeoutMs, () => this.fail(errors.timeout()));
-  }
-
-  succeed(output: unknown): void {
-    if (this.close()) this.settle(undefined, output);
-  }
-
-  fail(error: Error): void {
-    if (this.close()) this.settle(error);
-  }
-
-  functionReturned(): void {
-    this.returned = true;
-    this.beat();
-  }
-
-  /** SendTaskHeartbeat: restarts the HeartbeatSeconds clock, once it runs. */
-  beat(): void {
-    if (!this.open || !this.returned || this.heartbeatMs === undefined) return;
-    clearTimeout(this.heartbeat);
-    this.heartbeat = unrefTimer(this.heartbeatMs, () => this.fail(this.errors.heartbeat()));
-  }
-
-  private close(): boolean {
-    const wasOpen = this.open;
-    this.open = false;
-    clearTimeout(this.timeout);
-    clearTimeout(this.heartbeat);
-    return wasOpen;
-  }
+export function waitingTask(timeoutMs: number, heartbeatMs: number | undefined, errors: TimeoutErrors) {
+  let settle!: (error: Error | undefined, output?: unknown) => void;
+  const result = new Promise((resolve, reject) => (settle = (e, output) => (e ? reject(e) : resolve(output))));
+  let heartbeat: NodeJS.Timeout | undefined;
+  let returned = false;
+  const close = (error: Error | undefined, output?: unknown) => {
+    if (!task.open) return;
+    task.open = false;
+    clearTimeout(timeout);
+    clearTimeout(heartbeat);
+    settle(error, output);
+  };
+  const task = {
+    open: true,
+    result,
+    succeed: (output: unknown) => close(undefined, output),
+    fail: (error: Error) => close(error),
+    /** SendTaskHeartbeat, or the function's return: (re)starts the HeartbeatSeconds clock, which runs from then. */
+    beat(functionReturned = false) {
+      returned ||= functionReturned;
+      if (!task.open || !returned || heartbeatMs === undefined) return;
+      clearTimeout(heartbeat);
+      heartbeat = unrefTimer(heartbeatMs, () => close(errors.heartbeat()));
+    },
+  };
+  const timeout = unrefTimer(timeoutMs, () => close(errors.timeout()));
+  return task;
 }
 
 /**
- * The event and the result cross a JSON boundary, as on Lambda. A thrown error's `name` becomes the error name
- * Retry/Catch match and Lambda's error payload the Cause ("Handling errors in Step Functions workflows").
+ * The event and the result cross a JSON boundary, as on Lambda. A thrown error's `name` is the error Retry/Catch
+ * match, Lambda's error payload its Cause ("Handling errors in Step Functions workflows").
  */
 async function invokeLambda(handler: LocalLambdaHandler, event: unknown): Promise<JsonValue> {
   let result: unknown;
   try {
     result = await handler(toJson(event));
   } catch (err) {
-    const { name, message, stack } = err instanceof Error ? err : new Error(String(err));
-    const trace = stack?.split('\n') ?? [];
-    throw namedError(name, JSON.stringify({ errorType: name, errorMessage: message, trace }));
+    const { name, message, stack = '' } = err instanceof Error ? err : new Error(String(err));
+    throw namedError(name, JSON.stringify({ errorType: name, errorMessage: message, trace: stack.split('\n') }));
   }
   return toJson(result);
 }
@@ -191,18 +166,15 @@ async function sendMessage(sqs: SQSClient, input: unknown): Promise<JsonValue> {
 const toJson = (value: unknown) => JSON.parse(JSON.stringify(value ?? null)) as JsonValue;
 
 /**
- * The definition given to the library. The machine's TimeoutSeconds is left out: the executions time themselves
- * out, as StopExecution ends them. A .waitForTaskToken state is timed by its WaitingTask (the wait outlives the
- * call the library races): its Parameters carry its timeout, read from the state input as AWS reads
- * TimeoutSecondsPath. A missed heartbeat (States.HeartbeatTimeout) is also a States.Timeout ("Error names",
- * Amazon States Language spec), so the state's rules naming the one also name the other.
+ * The definition the library runs. Without the machine's TimeoutSeconds: executions time themselves out, as
+ * StopExecution ends them. A .waitForTaskToken state is timed by its waitingTask, not by the library: its
+ * Parameters carry its timeout, read from the state input as AWS reads TimeoutSecondsPath. States.Timeout also
+ * names a missed heartbeat ("Error names", Amazon States Language spec): its rules match States.HeartbeatTimeout.
  */
 export function libraryDefinition({ TimeoutSeconds: _machine, ...definition }: AslDefinition): StateMachineDefinition {
-  const withHeartbeat = (rules: Rule[] | undefined) =>
-    rules?.map((r) =>
-      r.ErrorEquals.includes('States.Timeout')
-        ? { ...r, ErrorEquals: [...r.ErrorEquals, 'States.HeartbeatTimeout'] }
-        : r,
+  const withHeartbeat = (rules: Rules) =>
+    rules.map((r) =>
+      r.ErrorEquals.includes('States.Timeout') ? { ...r, ErrorEquals: [...r.ErrorEquals, HEARTBEAT] } : r,
     );
   const states = Object.entries(definition.States).map(([name, state]) => {
     if (state.Resource !== LAMBDA_INVOKE_WAIT) return [name, state];
@@ -210,8 +182,8 @@ export function libraryDefinition({ TimeoutSeconds: _machine, ...definition }: A
     const timeout = path === undefined ? { [TIMEOUT]: seconds } : { [`${TIMEOUT}.$`]: path };
     // Retry and Catch only when present: the library reads `"Retry" in state` as "has retriers".
     const rules = { ...(Retry && { Retry: withHeartbeat(Retry) }), ...(Catch && { Catch: withHeartbeat(Catch) }) };
-    const parameters = { [PARAMETERS]: state.Parameters, ...timeout };
-    return [name, { ...rest, ...rules, TimeoutSeconds: TIMER_OFF_SECONDS, Parameters: parameters }];
+    const Parameters = { [PARAMETERS]: state.Parameters, ...timeout };
+    return [name, { ...rest, ...rules, TimeoutSeconds: TIMER_OFF_SECONDS, Parameters }];
   });
   return { ...definition, States: Object.fromEntries(states) } as unknown as StateMachineDefinition;
 }
@@ -224,9 +196,10 @@ let timeoutErrors: Promise<TimeoutErrors> | undefined;
  */
 export function libraryTimeoutErrors(): Promise<TimeoutErrors> {
   timeoutErrors ??= (async () => {
+    const Probe = { Type: 'Task', Resource: 'probe', TimeoutSeconds: 0.001, End: true } as const; // not valid ASL
     const probe = new StateMachine(
-      { StartAt: 'Probe', States: { Probe: { Type: 'Task', Resource: 'probe', TimeoutSeconds: 0.001, End: true } } },
-      { validationOptions: { noValidate: true } }, // a fraction of a second is not valid ASL
+      { StartAt: 'Probe', States: { Probe } },
+      { validationOptions: { noValidate: true } },
     );
     const run = probe.run({}, { overrides: { taskResourceLocalHandlers: { Probe: () => new Promise(() => {}) } } });
     const failure = await run.result.catch((err: unknown) => (err instanceof ExecutionError ? err.cause : err));
@@ -234,10 +207,9 @@ export function libraryTimeoutErrors(): Promise<TimeoutErrors> {
       throw new Error('aws-local-stepfunctions no longer times a task out with its States.Timeout error');
     }
     const TimeoutError = failure.constructor as new () => Error;
-    const heartbeat = 'States.HeartbeatTimeout';
     return {
       timeout: () => new TimeoutError(),
-      heartbeat: () => Object.assign(new TimeoutError(), { name: heartbeat, message: heartbeat }),
+      heartbeat: () => Object.assign(new TimeoutError(), { name: HEARTBEAT, message: HEARTBEAT }),
     };
   })();
   return timeoutErrors;
