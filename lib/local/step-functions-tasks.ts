@@ -10,15 +10,10 @@ export type LocalLambdaHandler = (event: unknown) => Promise<unknown>;
 type LibraryHandler = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>[string];
 export type JsonValue = Parameters<LibraryHandler>[0];
 type Rules = { ErrorEquals: string[] }[];
-type AslState = {
-  Type?: string;
-  Resource?: string;
-  Parameters?: Record<string, unknown>;
-  Retry?: Rules;
-  Catch?: Rules;
-};
-type AslTask = AslState & { TimeoutSeconds?: number; TimeoutSecondsPath?: string; HeartbeatSeconds?: number };
-export type AslDefinition = { TimeoutSeconds?: number; States: Record<string, AslTask> };
+type AslState = Partial<Record<'Type' | 'Resource' | 'TimeoutSecondsPath', string>> &
+  Partial<Record<'TimeoutSeconds' | 'HeartbeatSeconds', number>> &
+  Partial<{ Parameters: Record<string, unknown>; Retry: Rules; Catch: Rules }>;
+export type AslDefinition = { TimeoutSeconds?: number; States: Record<string, AslState> };
 
 /** What a handler uses of its execution: idle() waits for tracked calls; the wait on this attempt's token. */
 export interface TaskScope {
@@ -42,16 +37,10 @@ export function namedError(name: string, message: string, terminal = false): Err
   return Object.assign(new Error(message), { name }, terminal && { isRetryable: false, isCatchable: false });
 }
 
-export function unrefTimer(ms: number, fire: () => void): NodeJS.Timeout {
-  return setTimeout(fire, Math.min(ms, MAX_TIMER_MS)).unref();
-}
+export const unrefTimer = (ms: number, fire: () => void) => setTimeout(fire, Math.min(ms, MAX_TIMER_MS)).unref();
 
 /** One handler per Task state, by state name as the library keys them. Refuses what is not served. */
-export function taskHandlers(
-  { States }: AslDefinition,
-  lambdas: Record<string, LocalLambdaHandler>,
-  sqs: SQSClient,
-): Map<string, TaskHandler> {
+export function taskHandlers({ States }: AslDefinition, lambdas: Record<string, LocalLambdaHandler>, sqs: SQSClient) {
   const handlers = new Map<string, TaskHandler>();
   for (const [name, state] of Object.entries(States)) {
     const refuse = (what: string) => new Error(`State "${name}": ${what} is not served locally`);
@@ -88,11 +77,7 @@ function tokenWait(lambda: LocalLambdaHandler, heartbeatSeconds: number | undefi
   return async (carrier, scope) => {
     const { [PARAMETERS]: parameters, [TIMEOUT]: seconds } = carrier as Record<string, { Payload?: unknown }>;
     if (!Number.isInteger(seconds) || Number(seconds) < 1) {
-      throw namedError(
-        'States.Runtime',
-        `TimeoutSecondsPath gave ${JSON.stringify(seconds)}, not an integer > 0`,
-        true,
-      );
+      throw namedError('States.Runtime', `TimeoutSecondsPath gave ${JSON.stringify(seconds)}`, true);
     }
     const waiting = scope.waitForToken(Number(seconds) * 1000, heartbeatSeconds && heartbeatSeconds * 1000);
     const call = invokeLambda(lambda, parameters?.Payload);
@@ -196,11 +181,8 @@ let timeoutErrors: Promise<TimeoutErrors> | undefined;
  */
 export function libraryTimeoutErrors(): Promise<TimeoutErrors> {
   timeoutErrors ??= (async () => {
-    const Probe = { Type: 'Task', Resource: 'probe', TimeoutSeconds: 0.001, End: true } as const; // not valid ASL
-    const probe = new StateMachine(
-      { StartAt: 'Probe', States: { Probe } },
-      { validationOptions: { noValidate: true } },
-    );
+    const States = { Probe: { Type: 'Task', Resource: 'probe', TimeoutSeconds: 0.001, End: true } } as const;
+    const probe = new StateMachine({ StartAt: 'Probe', States }, { validationOptions: { noValidate: true } }); // 0.001 s
     const run = probe.run({}, { overrides: { taskResourceLocalHandlers: { Probe: () => new Promise(() => {}) } } });
     const failure = await run.result.catch((err: unknown) => (err instanceof ExecutionError ? err.cause : err));
     if (!(failure instanceof Error) || failure.name !== 'States.Timeout') {
