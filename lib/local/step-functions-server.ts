@@ -48,7 +48,8 @@ async function handleHttp(req: IncomingMessage, res: ServerResponse, executions:
     res.writeHead(status, { 'Content-Type': 'application/x-amz-json-1.0' }).end(JSON.stringify(body));
   try {
     const target = String(req.headers['x-amz-target']);
-    const operation = target.startsWith('AWSStepFunctions.') ? executions.operations[target.slice(17)] : undefined;
+    const action = target.startsWith('AWSStepFunctions.') ? target.slice('AWSStepFunctions.'.length) : '';
+    const operation = Object.hasOwn(executions.operations, action) ? executions.operations[action] : undefined;
     if (req.method !== 'POST' || !operation) throw apiError('UnknownOperationException', `Not served: '${target}'`);
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -286,17 +287,14 @@ const LIMITS = { taskToken: [1, 2048], output: [0, 262_144], error: [0, 256], ca
 /** A string member within its limits, else a ValidationException worded as AWS's ("Common Errors"). */
 function member(input: ApiInput, name: keyof typeof LIMITS, required = false): string | undefined {
   const [value, [min, max]] = [input[name] ?? undefined, LIMITS[name]];
-  if (value !== undefined && typeof value !== 'string')
-    throw apiError('SerializationException', `${name}: not a string`);
-  const length = name === 'output' ? Buffer.byteLength(value ?? '') : [...(value ?? '')].length;
+  if (typeof (value ?? '') !== 'string') throw apiError('SerializationException', `${name}: not a string`);
+  const length = name === 'output' ? Buffer.byteLength(String(value ?? '')) : [...String(value ?? '')].length;
   const rule =
     value === undefined
       ? required && 'not be null'
       : (length < min && `have length greater than or equal to ${min}`) ||
         (length > max && `have length less than or equal to ${max}`);
-  if (!rule) return value;
-  throw apiError(
-    'ValidationException',
-    `1 validation error detected: Value at '${name}' failed to satisfy constraint: Member must ${rule}`,
-  );
+  if (!rule) return value as string | undefined;
+  const message = `1 validation error detected: Value at '${name}' failed to satisfy constraint: Member must ${rule}`;
+  throw apiError('ValidationException', message);
 }
