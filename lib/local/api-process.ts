@@ -42,14 +42,14 @@ async function start() {
   // Before any handler loads: they read their config at load time, as at a Lambda cold start.
   applyLocalHandlerEnvironment(config.names, config.endpoints, config.environment);
   const nameOf = (id: string) => `${config.names.stateMachine}-${id}`;
-  // Each with only its own variables and under its own timeout (local-function.ts), all loaded now.
+  // Each with only its own variables and under its own timeout (local-function.ts), loaded on its first
+  // request, as Lambda starts a function cold: a stack pays only for the routes it serves.
   const handlerOf = async (id: string, entry: string): Promise<HttpHandler> => {
     const run = localFunction(
       functionById(id),
       () => loadBundledHandler<HttpHandler>(config.bundles, entry),
       nameOf(id),
     );
-    await run.ready();
     return (event) => run(event);
   };
   return startApiGatewayServer({
