@@ -12,16 +12,15 @@ import { runCapacity } from '../lib/bench/capacity.js';
 import { runColdStart } from '../lib/bench/cold-start.js';
 import { runCompletion } from '../lib/bench/completion.js';
 import { runLifecycleCost } from '../lib/bench/lifecycle-cost.js';
-import { machineInfo } from '../lib/bench/machine.js';
 import { runRefusal } from '../lib/bench/refusal.js';
-import { renderReport } from '../lib/bench/report.js';
-import type { BenchResults } from '../lib/bench/report.js';
+import { machineInfo, renderReport, verdict } from '../lib/bench/report.js';
+import type { BenchResults, Section, SectionName } from '../lib/bench/report.js';
 import { runTaskThroughput } from '../lib/bench/task-throughput.js';
 import { runTransfer } from '../lib/bench/transfer.js';
 import { REPOSITORY_ROOT } from '../lib/repository-root.js';
 import { commandOptions } from '../lib/command-line.js';
 
-const SECTIONS = {
+const SECTIONS: Record<SectionName, (log: (line: string) => void) => Promise<Section>> = {
   cold: runColdStart,
   transfer: runTransfer,
   cost: runLifecycleCost,
@@ -30,7 +29,6 @@ const SECTIONS = {
   refusal: runRefusal,
   completion: runCompletion,
 };
-type Section = keyof typeof SECTIONS;
 
 const USAGE = `usage: npm run bench -- [--only=SECTIONS] [--render] [--help]
   --only=a,b  run some sections and leave RESULTS.md and results.json alone; sections: ${Object.keys(SECTIONS).join(', ')}
@@ -52,7 +50,7 @@ if (values.render) {
   console.log('rewrote test/bench/RESULTS.md from test/bench/results.json');
   process.exit(0);
 }
-const selected = (values.only?.split(',').map((name) => name.trim()) ?? Object.keys(SECTIONS)) as Section[];
+const selected = (values.only?.split(',').map((name) => name.trim()) ?? Object.keys(SECTIONS)) as SectionName[];
 const unknown = selected.filter((name) => !(name in SECTIONS));
 if (unknown.length > 0) {
   console.error(`unknown section(s): ${unknown.join(', ')}; choose from ${Object.keys(SECTIONS).join(', ')}`);
@@ -70,7 +68,9 @@ for (const name of selected) {
   const log = (line: string) =>
     console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${name.padEnd(8)} ${line}`);
   try {
-    (results as unknown as Record<Section, unknown>)[name] = await SECTIONS[name](log);
+    const section = (results[name] = await SECTIONS[name](log));
+    for (const c of section.checks)
+      log(`${c.figure}: ${c.measured}${c.target ? ` (target ${c.target}: ${verdict(c)})` : ''}`);
   } catch (error) {
     results.errors[name] = error instanceof Error ? (error.stack ?? error.message) : String(error);
     log(`FAILED: ${results.errors[name]}`);
@@ -87,7 +87,7 @@ if (all || values.merge) {
     saved = JSON.parse(readFileSync(rawFile, 'utf8')) as BenchResults;
     const when = `${machine.date.slice(0, 16).replace('T', ' ')} UTC, commit \`${machine.commit.slice(0, 10)}\`, load ${machine.loadAverage[0]!.toFixed(1)} → ${results.loadAtEnd[0]!.toFixed(1)}`;
     for (const name of selected) {
-      Object.assign(saved, { [name]: (results as unknown as Record<Section, unknown>)[name] });
+      saved[name] = results[name];
       saved.errors = { ...saved.errors, [name]: results.errors[name] } as Record<string, string>;
       if (!results.errors[name]) delete saved.errors[name];
       saved.merged = { ...saved.merged, [name]: when };

@@ -2,45 +2,39 @@
  * Section 5, upstream capacity. First the machine's own pace (whole tasks per second, no slot in the way), then
  * a burst sized so that keeping the slots full needs at most a third of that pace: two accounts whose jobs wait
  * 30 s in the upstream's queue, the simulator's cap set to our capacity. Sampled every 250 ms: jobs queued
- * upstream, our slots taken, the waiting room.
+ * upstream, our slots taken, the waiting room, the machine's CPU.
  */
-import { cpuTimes } from './machine.js';
+import { cpus } from 'node:os';
+import { check, fixed, percent, seconds } from './report.js';
+import type { Section } from './report.js';
 import { startStackProcess } from './stack-client.js';
 import type { StackProcess } from './stack-client.js';
-import { BENCH_ENVIRONMENT, FINAL, mean, measureTransfer, openAccount, pollUntil, runBurst } from './task-client.js';
-import { leftOver, sampleEvery, simulatorStats, submitAll } from './task-client.js';
+import { BENCH_ENVIRONMENT, env, mean, runBurst, sampleEvery, simulatorStats, slotsAndWaiting } from './task-client.js';
+import { warmUp } from './task-client.js';
 
-export type CapacityResult = Awaited<ReturnType<typeof runCapacity>>;
+const [QUEUED_SECONDS, RUNNING_SECONDS] = [30, 0.3];
+/** The pace the slots need, at most this share of the machine's (so it measures the code, not the box). */
+const PACE_SHARE = 1 / 3;
 
-const QUEUED_MS = 30_000;
-const RUNNING_MS = 300;
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-
-export async function runCapacity(log: (line: string) => void) {
+export async function runCapacity(log: (line: string) => void): Promise<Section> {
   const pace = await measurePace(log);
-  const queuedSeconds = QUEUED_MS / 1000;
   // A third of the pace, over two accounts, each slot held for the queued time; at most Ark's 120 each.
-  const sized = Math.min(120, Math.max(5, Math.floor((pace.tasksPerSecond / 3) * queuedSeconds * 0.5)));
+  const sized = Math.min(120, Math.max(5, Math.floor(pace.perSecond * PACE_SHARE * QUEUED_SECONDS * 0.5)));
   const capacity = env('BENCH_CAPACITY_SLOTS', sized);
-  const accounts = ['a', 'b'].map((name) => ({ name, capacity }));
   const slots = 2 * capacity;
-  const count = env('BENCH_CAPACITY_WAVES', 5) * slots;
-  const concurrency = env('BENCH_CAPACITY_SUBMIT_CONCURRENCY', 50);
-  log(
-    `machine pace ${pace.tasksPerSecond.toFixed(1)} tasks/s: 2 accounts of ${capacity} slots, jobs ${queuedSeconds} s ` +
-      `queued (needs ${(slots / queuedSeconds).toFixed(2)} tasks/s); starting the local stack ...`,
-  );
+  const [count, concurrency] = [env('BENCH_CAPACITY_WAVES', 5) * slots, env('BENCH_CAPACITY_SUBMIT_CONCURRENCY', 50)];
+  const needed = slots / QUEUED_SECONDS;
+  log(`2 accounts of ${capacity} slots (needs ${fixed(needed, 2)} tasks/s); starting the local stack ...`);
   const stack = await startStackProcess({
-    upstreamAccounts: accounts,
-    upstream: { queuedMs: QUEUED_MS, runningMs: RUNNING_MS, maxQueuedPerAccount: capacity },
+    upstreamAccounts: ['a', 'b'].map((name) => ({ name, capacity })),
+    upstream: { queuedMs: QUEUED_SECONDS * 1000, runningMs: RUNNING_SECONDS * 1000, maxQueuedPerAccount: capacity },
     environment: BENCH_ENVIRONMENT,
   });
   try {
-    const simulator = stack.ready.endpoints.upstreams.ark.baseUrl;
-    const transferSeconds = await warmUp(stack, simulator, log);
+    const transferSeconds = await warmUp(stack, log, true);
     log(`submitting ${count} tasks, ${concurrency} at a time; sampling every 250 ms ...`);
     const samples: Sample[] = [];
-    const stopSampling = sampleEvery(250, async () => void samples.push(await sample(stack, simulator)));
+    const stopSampling = sampleEvery(250, async () => void samples.push(await sample(stack)));
     const progress = () => {
       const last = samples.at(-1);
       return `upstream ${last?.upstream} queued, ${last?.taken} slots taken, ${last?.waiting} waiting; `;
@@ -49,38 +43,79 @@ export async function runCapacity(log: (line: string) => void) {
     const burst = await runBurst(stack, { prefix: 'capacity', count, concurrency, deadlineSeconds, log }, progress);
     await stopSampling();
     const backlog = samples.filter((s) => s.waiting > 0 && s.at >= burst.started);
-    const [stats, jobs] = await Promise.all([simulatorStats(simulator), stack.upstreamJobs()]);
-    const { accounts: rows, ...atEnd } = await leftOver(stack);
-    const runningSeconds = RUNNING_MS / 1000;
-    const result = {
-      ...burst.result,
-      pace,
-      accounts,
-      slots,
-      queuedSeconds,
-      runningSeconds,
-      neededPerSecond: slots / queuedSeconds,
-      submitConcurrency: concurrency,
-      transferSeconds,
-      idealSeconds: Math.ceil(burst.result.created / slots) * queuedSeconds + runningSeconds + transferSeconds,
-      backlogSeconds: backlog.length > 1 ? (backlog.at(-1)!.at - backlog[0]!.at) / 1000 : 0,
-      upstreamQueuedMean: mean(backlog.map((s) => s.upstream)),
-      slotsTakenMean: mean(backlog.map((s) => s.taken)),
-      machineBusyShare: busyShare(backlog),
-      peakQueued: Object.fromEntries(stats.accounts.map((a) => [a.account, a.peakQueued])),
-      upstreamRefusals: stats.creates - jobs.total,
-      accountsTurnedAway: rows
-        .filter((account) => (account.cool_streak ?? 0) > 0 || !account.enabled)
-        .map((account) => `${account.name}${account.enabled ? ` cooled until ${account.cool_until}` : ' disabled'}`),
-      ...atEnd,
-      timeline: perSecond(samples, burst.started),
-    };
-    log(
-      `${(result.wallSeconds / result.idealSeconds).toFixed(2)}× the ideal ${result.idealSeconds.toFixed(1)} s; ` +
-        `queued upstream while tasks waited: ${result.upstreamQueuedMean.toFixed(0)} of ${slots} on average ` +
-        `(${result.backlogSeconds.toFixed(0)} s); peak queued ${JSON.stringify(result.peakQueued)}`,
+    const [stats, jobs, end] = await Promise.all([simulatorStats(stack), stack.upstreamJobs(), slotsAndWaiting(stack)]);
+    const ideal = Math.ceil(burst.created / slots) * QUEUED_SECONDS + RUNNING_SECONDS + transferSeconds;
+    const waves = `⌈${burst.created} / ${slots}⌉ × ${QUEUED_SECONDS} s queued + ${RUNNING_SECONDS} s running`;
+    const [ratio, paceShare] = [burst.wallSeconds / ideal, needed / pace.perSecond];
+    const queued = mean(backlog.map((s) => s.upstream));
+    const [first, last] = [backlog[0], backlog.at(-1)];
+    const busy =
+      first && last && last.cpu.totalMs > first.cpu.totalMs
+        ? `${percent((last.cpu.busyMs - first.cpu.busyMs) / (last.cpu.totalMs - first.cpu.totalMs))} of the CPU`
+        : 'not measured';
+    const peaks = stats.accounts.map((a) => [a.account, a.peakQueued] as const);
+    const refused = stats.creates - jobs.total;
+    const away = end.accounts
+      .filter((account) => (account.cool_streak ?? 0) > 0 || !account.enabled)
+      .map((account) => `${account.name}${account.enabled ? ` cooled until ${account.cool_until}` : ' disabled'}`);
+    const pacePerSecond = `${fixed(pace.perSecond)} tasks/s (${pace.succeeded} tasks of 0.4 s, free slots)`;
+    const checks = [
+      check(
+        "Pace the slots need (slots / queued time), of the machine's",
+        `${fixed(needed, 2)} of ${pacePerSecond}: ${percent(paceShare)}`,
+        `≤ ${percent(PACE_SHARE)}`,
+        paceShare <= PACE_SHARE + 1e-9,
+      ),
+      ...burst.checks,
+      check(
+        `Upstream slots in use while tasks waited (${seconds(last && first ? (last.at - first.at) / 1000 : 0, 0)})`,
+        `${fixed(queued)} of ${slots} queued on average (${percent(queued / slots)})`,
+        `≥ ${percent(0.9)}`,
+        queued / slots >= 0.9,
+      ),
+      check(
+        'First submit → last success',
+        `${seconds(burst.wallSeconds)}; ideal ${seconds(ideal)} (${waves} + ${fixed(transferSeconds * 1000, 0)} ms transfer): ${fixed(ratio, 2)}×`,
+        `≤ 1.15× the ideal`,
+        ratio <= 1.15,
+      ),
+      check(
+        'Most jobs queued upstream per account at once; creates refused',
+        `${peaks.map(([name, n]) => `${name}: ${n}`).join(', ')}; ${refused}${away.length ? `; turned away: ${away.join(', ')}` : ''}`,
+        `≤ ${capacity} (the cap); 0`,
+        peaks.every(([, n]) => n <= capacity) && refused === 0 && !away.length,
+      ),
+      check('Slots taken; waiting, at the end', `${end.taken}; ${end.waiting}`, '0; 0', !end.taken && !end.waiting),
+      check('Our slots taken while tasks waited (mean)', `${fixed(mean(backlog.map((s) => s.taken)))} of ${slots}`),
+      check('Machine busy while tasks waited (all cores, everything on it)', busy),
+    ];
+    // Per second since the first submit; at most 100 bars: seconds grouped, each bar the group's mean.
+    const bySecond = new Map<number, Sample[]>();
+    for (const s of samples.filter((s) => s.at >= burst.started)) {
+      const second = Math.floor((s.at - burst.started) / 1000);
+      bySecond.set(second, [...(bySecond.get(second) ?? []), s]);
+    }
+    const timeline = [...bySecond].map(([second, group]) => ({
+      second,
+      upstream: Math.round(mean(group.map((s) => s.upstream))),
+      waiting: Math.round(mean(group.map((s) => s.waiting))),
+    }));
+    const size = Math.max(1, Math.ceil(timeline.length / 100));
+    const groups = Array.from({ length: Math.ceil(timeline.length / size) }, (_, i) =>
+      timeline.slice(i * size, (i + 1) * size),
     );
-    return result;
+    const series = (pick: (point: (typeof timeline)[number]) => number) =>
+      groups.map((group) => Math.round(mean(group.map(pick))));
+    const every = size === 1 ? 'second' : `${size} s`;
+    const chart = {
+      title: `Every ${every} since the first submit; bars: jobs queued upstream (of ${slots}), line: tasks waiting`,
+      labels: groups.map((group) => String(group[0]!.second)),
+      axis: 'tasks',
+      bars: series((p) => p.upstream),
+      line: series((p) => p.waiting),
+    };
+    const title = `5. Upstream capacity: ${count} tasks at once, 2 accounts of ${capacity} slots, jobs queued upstream ${QUEUED_SECONDS} s`;
+    return { title, checks, blocks: [chart] };
   } finally {
     await stack.stop();
   }
@@ -88,88 +123,40 @@ export async function runCapacity(log: (line: string) => void) {
 
 /** Whole tasks per second with slots to spare: a burst on a stack of its own, jobs of 0.4 s. */
 async function measurePace(log: (line: string) => void) {
-  const tasks = env('BENCH_CAPACITY_PACE_TASKS', 300);
-  log(`measuring the machine's pace: ${tasks} tasks of 0.4 s, 50 at a time, 2 accounts of 120 slots ...`);
+  const count = env('BENCH_CAPACITY_PACE_TASKS', 300);
+  log(`measuring the machine's pace: ${count} tasks of 0.4 s, 50 at a time, 2 accounts of 120 slots ...`);
   const stack = await startStackProcess({
     upstreamAccounts: ['a', 'b'].map((name) => ({ name, capacity: 120 })),
     upstream: { queuedMs: 100, runningMs: 300 },
     environment: BENCH_ENVIRONMENT,
   });
   try {
-    await warmUp(stack, undefined, log);
-    const { result } = await runBurst(stack, {
+    await warmUp(stack, log);
+    const { succeeded, wallSeconds } = await runBurst(stack, {
       prefix: 'pace',
-      count: tasks,
+      count,
       concurrency: 50,
       deadlineSeconds: 300,
       log,
     });
-    return {
-      tasks,
-      succeeded: result.succeeded,
-      wallSeconds: result.wallSeconds,
-      tasksPerSecond: result.succeeded / result.wallSeconds,
-    };
+    log(`machine pace: ${fixed(succeeded / wallSeconds)} tasks/s`);
+    return { succeeded, perSecond: succeeded / wallSeconds };
   } finally {
     await stack.stop();
   }
 }
 
-/** A few tasks first (another account): the bundles load; with `simulator`, one transfer is timed on its own. */
-export async function warmUp(stack: StackProcess, simulator: string | undefined, log: (line: string) => void) {
-  const { accountId, key } = await openAccount(stack, 'warm');
-  log('warming up: 8 tasks ...');
-  const prompts = Array.from({ length: 8 }, (_, i) => `${accountId} #${i}`);
-  await submitAll(stack.ready.baseUrl, key, prompts);
-  const tasks = await pollUntil(
-    () => stack.tasks(accountId),
-    (all) => all.every((task) => FINAL.includes(task.status)),
-    500,
-    Date.now() + 180_000,
-  );
-  const done = tasks.find((task) => task.status === 'success' && task.upstream_job_id);
-  if (!done) throw new Error(`warm-up: no task succeeded (${tasks.map((t) => t.status).join(', ')})`);
-  if (!simulator) return 0;
-  const transfer = await measureTransfer(stack, simulator, done.upstream_job_id!);
-  log(`warm-up done; one transfer of the ${transfer.bytes}-byte video: ${(transfer.seconds * 1000).toFixed(0)} ms`);
-  return transfer.seconds;
-}
-
-interface Sample {
-  at: number;
-  upstream: number;
-  taken: number;
-  waiting: number;
-  cpu: { busyMs: number; totalMs: number };
-}
-
-async function sample(stack: StackProcess, simulator: string): Promise<Sample> {
+type Sample = Awaited<ReturnType<typeof sample>>;
+const sample = async (stack: StackProcess) => {
   const at = Date.now();
-  const [stats, { accounts, waiting }] = await Promise.all([simulatorStats(simulator), stack.admin.upstreamAccounts()]);
-  return {
-    at,
-    upstream: stats.accounts.reduce((sum, account) => sum + account.queued, 0),
-    taken: accounts.reduce((sum, account) => sum + account.in_use, 0),
-    waiting: Object.values(waiting).reduce((sum, n) => sum + n, 0),
-    cpu: cpuTimes(),
-  };
-}
+  const [stats, ours] = await Promise.all([simulatorStats(stack), slotsAndWaiting(stack)]);
+  const upstream = stats.accounts.reduce((sum, account) => sum + account.queued, 0);
+  return { at, upstream, taken: ours.taken, waiting: ours.waiting, cpu: cpuTimes() };
+};
 
-function busyShare(window: Sample[]): number {
-  const [first, last] = [window[0]?.cpu, window.at(-1)?.cpu];
-  if (!first || !last || last.totalMs <= first.totalMs) return Number.NaN;
-  return (last.busyMs - first.busyMs) / (last.totalMs - first.totalMs);
-}
-
-function perSecond(samples: Sample[], started: number) {
-  const buckets = new Map<number, Sample[]>();
-  for (const s of samples.filter((s) => s.at >= started)) {
-    const second = Math.floor((s.at - started) / 1000);
-    buckets.set(second, [...(buckets.get(second) ?? []), s]);
-  }
-  return [...buckets.entries()].map(([second, group]) => ({
-    second,
-    upstream: Math.round(mean(group.map((s) => s.upstream))),
-    waiting: Math.round(mean(group.map((s) => s.waiting))),
-  }));
+/** All cores' time since boot, in ms: busy (anything but idle) and in all. Two readings give a window's load. */
+function cpuTimes() {
+  const all = cpus().map(({ times: t }) => ({ idle: t.idle, total: t.user + t.nice + t.sys + t.irq + t.idle }));
+  const totalMs = all.reduce((sum, core) => sum + core.total, 0);
+  return { busyMs: totalMs - all.reduce((sum, core) => sum + core.idle, 0), totalMs };
 }

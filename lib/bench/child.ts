@@ -1,73 +1,43 @@
 /**
- * Child processes of the bench and of the reliability tests: a TypeScript entry run by the repository's
- * tsx (on the Node 22 of the devDependencies), in its own process group so that a kill takes everything
- * it started (DynamoDB Local's JVM included). Children talk back with one JSON object per stdout line,
- * prefixed by MESSAGE_PREFIX; anything else they print is kept for error messages.
+ * Child processes of the bench and of the reliability tests: a TypeScript entry run by the repository's tsx, in
+ * a process group of its own so that a kill takes everything it started (DynamoDB Local's JVM included). A child
+ * answers with one JSON line behind MESSAGE_PREFIX; the rest of its output is kept for error messages.
  */
 import { spawn } from 'node:child_process';
 import { delimiter, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 
-export const MESSAGE_PREFIX = '@@bench ';
-const TSX = join(REPOSITORY_ROOT, 'node_modules', '.bin', 'tsx');
+const MESSAGE_PREFIX = '@@bench ';
+const BIN = join(REPOSITORY_ROOT, 'node_modules', '.bin');
 /** The Node 22 of the devDependencies (the `node` package), whatever node started the parent. */
-export const NODE_22 = join(REPOSITORY_ROOT, 'node_modules', '.bin', 'node');
+export const NODE_22 = join(BIN, 'node');
 
-/** For the child's side: one message to the parent. */
-export function sendToParent(message: Record<string, unknown>): void {
-  process.stdout.write(`${MESSAGE_PREFIX}${JSON.stringify(message)}\n`);
-}
+/** The child's side: its answer to the parent. */
+export const sendToParent = (message: object) =>
+  void process.stdout.write(`${MESSAGE_PREFIX}${JSON.stringify(message)}\n`);
 
-export interface ChildMessage {
-  type: string;
-  [key: string]: unknown;
-}
+export type Child = ReturnType<typeof spawnTsx>;
 
-export interface Child {
-  /** Resolves with the first message of this type (or rejects when the child exits first or the time is up). */
-  waitFor<T = ChildMessage>(type: string, timeoutMs?: number): Promise<T>;
-  exited: Promise<number | null>;
-  /** The child's last 60 lines of output that were not messages (logs, errors). */
-  recentOutput(): string;
-  /** Sends `signal` to the child's whole process group. */
-  kill(signal?: NodeJS.Signals): void;
-  /** SIGTERM to the group, SIGKILL after `graceMs`; resolves when the child has exited. */
-  stop(graceMs?: number): Promise<void>;
-}
-
-export function spawnTsx(entry: string, options: { env?: Record<string, string> } = {}): Child {
-  const child = spawn(TSX, ['--disable-warning=ExperimentalWarning', entry], {
+export function spawnTsx(entry: string, env: Record<string, string> = {}) {
+  const child = spawn(join(BIN, 'tsx'), ['--disable-warning=ExperimentalWarning', entry], {
     cwd: REPOSITORY_ROOT,
-    env: {
-      ...process.env,
-      PATH: `${join(REPOSITORY_ROOT, 'node_modules', '.bin')}${delimiter}${process.env['PATH'] ?? ''}`,
-      ...options.env,
-    },
+    env: { ...process.env, PATH: `${BIN}${delimiter}${process.env['PATH'] ?? ''}`, ...env },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (child.pid === undefined) throw new Error(`could not start ${entry}`);
   const pid = child.pid;
-  const messages: ChildMessage[] = [];
-  const waiters: { type: string; resolve: (message: ChildMessage) => void }[] = [];
   const tail: string[] = [];
-  const remember = (line: string) => {
-    tail.push(line);
-    if (tail.length > 60) tail.shift();
-  };
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    if (!line.startsWith(MESSAGE_PREFIX)) return remember(line);
-    const message = JSON.parse(line.slice(MESSAGE_PREFIX.length)) as ChildMessage;
-    messages.push(message);
-    for (const waiter of waiters.filter((w) => w.type === message.type)) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve(message);
-    }
-  });
-  createInterface({ input: child.stderr! }).on('line', remember);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-
+  const remember = (line: string) => tail.push(line) > 60 && tail.shift();
+  let answered: (message: unknown) => void;
+  const message = new Promise((resolve) => (answered = resolve));
+  createInterface({ input: child.stdout }).on('line', (line) =>
+    line.startsWith(MESSAGE_PREFIX) ? answered(JSON.parse(line.slice(MESSAGE_PREFIX.length))) : remember(line),
+  );
+  createInterface({ input: child.stderr }).on('line', remember);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  /** To the whole process group. */
   const kill = (signal: NodeJS.Signals = 'SIGTERM') => {
     try {
       process.kill(-pid, signal);
@@ -75,32 +45,21 @@ export function spawnTsx(entry: string, options: { env?: Record<string, string> 
       // already gone
     }
   };
+  /** The child's last 60 lines of output that were not its answer. */
+  const recentOutput = () => tail.join('\n');
   return {
     exited,
     kill,
-    recentOutput: () => tail.join('\n'),
-    waitFor: <T>(type: string, timeoutMs = 120_000) => {
-      const seen = messages.find((message) => message.type === type);
-      if (seen) return Promise.resolve(seen as unknown as T);
-      return new Promise<T>((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`${entry}: no "${type}" within ${timeoutMs} ms\n${tail.join('\n')}`)),
-          timeoutMs,
-        );
-        timer.unref();
-        void exited.then((code) => {
-          clearTimeout(timer);
-          reject(new Error(`${entry} exited (${code}) before "${type}"\n${tail.join('\n')}`));
-        });
-        waiters.push({
-          type,
-          resolve: (message) => {
-            clearTimeout(timer);
-            resolve(message as unknown as T);
-          },
-        });
-      });
-    },
+    recentOutput,
+    /** The child's answer; rejects when the child exits first or the time is up. */
+    answer: <T>(timeoutMs: number) =>
+      new Promise<T>((resolve, reject) => {
+        const fail = (why: string) => reject(new Error(`${entry}: ${why}\n${recentOutput()}`));
+        setTimeout(() => fail(`no answer within ${timeoutMs} ms`), timeoutMs).unref();
+        void exited.then((code) => fail(`exited (${code}) before answering`));
+        void message.then((value) => resolve(value as T));
+      }),
+    /** SIGTERM, SIGKILL after `graceMs`; then SIGKILL to what the group may have left (a JVM). */
     stop: async (graceMs = 10_000) => {
       if (child.exitCode === null && child.signalCode === null) {
         kill('SIGTERM');
@@ -108,7 +67,6 @@ export function spawnTsx(entry: string, options: { env?: Record<string, string> 
         await exited;
         clearTimeout(timer);
       }
-      // The group may outlive its leader (a JVM the child started, if the child crashed): nothing is left.
       kill('SIGKILL');
     },
   };

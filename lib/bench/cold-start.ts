@@ -14,75 +14,85 @@ import { LAMBDA_ESBUILD_OPTIONS } from '../lambda-bundle-options.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { ALL_FUNCTIONS } from '../routes.js';
 import { NODE_22 } from './child.js';
+import { check, fixed, table } from './report.js';
+import type { Section } from './report.js';
+import { env, percentile } from './task-client.js';
 
-export interface ColdStartRow {
-  id: string;
-  bundleBytes: number;
-  /** Medians of the runs, of `await import(bundle)` alone: wall time, and the CPU time it took. */
-  importMs: number;
-  importCpuMs: number;
-  /** Why the bundle could not be imported (the import figures are then 0). */
-  error?: string;
-}
-
-const run = promisify(execFile);
+const [BUNDLE_KIB, IMPORT_MS] = [500, 150];
 // Wall time, and CPU time (user + system): the gap is other work on this machine's cores.
 const PROBE =
   'const t = performance.now(), c = process.cpuUsage(); const m = await import(process.argv[1]);' +
   "if (typeof m.handler !== 'function') throw new Error('no handler export');" +
   'const { user, system } = process.cpuUsage(c); console.log(performance.now() - t, (user + system) / 1000);';
 
-export async function runColdStart(log: (line: string) => void): Promise<ColdStartRow[]> {
-  const runs = Number(process.env['BENCH_COLD_RUNS'] ?? 10);
+export async function runColdStart(log: (line: string) => void): Promise<Section> {
+  const runs = env('BENCH_COLD_RUNS', 10);
   const names = physicalNames('bench');
-  const env = {
+  const environment = {
     ...resourceEnvironment(names),
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'bench',
-    AWS_SECRET_ACCESS_KEY: 'bench',
+    ...{ AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench' },
     STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:bench',
-    ARK_BASE_URL: 'https://ark.example.com',
-    ARK_API_KEY: 'bench',
+    ...{ ARK_BASE_URL: 'https://ark.example.com', ARK_API_KEY: 'bench' },
     [WEBHOOK_QUEUE.envVar]: `https://sqs.us-east-1.amazonaws.com/000000000000/${names.webhookQueue}`,
-    POWERTOOLS_SERVICE_NAME: 'video-generation',
-    AWS_LAMBDA_FUNCTION_NAME: 'bench',
+    ...{ POWERTOOLS_SERVICE_NAME: 'video-generation', AWS_LAMBDA_FUNCTION_NAME: 'bench' },
   };
   const dir = mkdtempSync(join(tmpdir(), 'vgs-bench-bundles-'));
-  const rows: ColdStartRow[] = [];
+  const rows: { id: string; bytes: number; kib: number; importMs: number; cpuMs: number; error?: string }[] = [];
   try {
     for (const { id, entry } of ALL_FUNCTIONS) {
       const outfile = join(dir, id, 'index.mjs');
-      const options = {
-        entryPoints: [join(REPOSITORY_ROOT, entry)],
-        outfile,
-        bundle: true,
-        logLevel: 'silent' as const,
-      };
-      await build({ ...LAMBDA_ESBUILD_OPTIONS, ...options });
-      const bundleBytes = statSync(outfile).size;
+      const entryPoints = [join(REPOSITORY_ROOT, entry)];
+      await build({ ...LAMBDA_ESBUILD_OPTIONS, entryPoints, outfile, bundle: true, logLevel: 'silent' });
+      const bytes = statSync(outfile).size;
+      const kib = Math.round(bytes / 1024);
       const samples: number[][] = [];
       try {
         for (let i = 0; i < runs; i += 1) {
-          const options = { cwd: dir, env, timeout: 30_000 };
-          const { stdout } = await run(NODE_22, ['--input-type=module', '-e', PROBE, outfile], options);
+          const options = { cwd: dir, env: environment, timeout: 30_000 };
+          const { stdout } = await promisify(execFile)(NODE_22, ['--input-type=module', '-e', PROBE, outfile], options);
           samples.push(stdout.trim().split('\n').pop()!.split(' ').map(Number));
         }
       } catch (error) {
         // A handler that cannot load is a finding, not the end of the section.
         const message = String((error as { stderr?: string }).stderr || error);
-        const reason = message.match(/^\w*Error.*$/m)?.[0] ?? message;
-        rows.push({ id, bundleBytes, importMs: 0, importCpuMs: 0, error: reason });
+        rows.push({ id, bytes, kib, importMs: 0, cpuMs: 0, error: message.match(/^\w*Error.*$/m)?.[0] ?? message });
         log(`${id.padEnd(16)} import FAILED: ${rows.at(-1)!.error}`);
         continue;
       }
-      const median = (index: number) => samples.map((sample) => sample[index]!).sort((a, b) => a - b)[(runs - 1) >> 1]!;
-      const row = { id, bundleBytes, importMs: median(0), importCpuMs: median(1) };
-      rows.push(row);
-      const kib = (row.bundleBytes / 1024).toFixed(0).padStart(4);
-      log(`${id.padEnd(16)} ${kib} KiB, import ${row.importMs.toFixed(0)} ms (CPU ${row.importCpuMs.toFixed(0)} ms)`);
+      const median = (i: number) =>
+        percentile(
+          samples.map((sample) => sample[i]!),
+          0.5,
+        );
+      rows.push({ id, bytes, kib, importMs: median(0), cpuMs: median(1) });
+      log(
+        `${id.padEnd(16)} ${String(kib).padStart(4)} KiB, import ${fixed(median(0), 0)} ms (CPU ${fixed(median(1), 0)} ms)`,
+      );
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return rows;
+  const big = rows.reduce((a, b) => (b.kib > a.kib ? b : a));
+  const slow = rows.reduce((a, b) => (b.importMs > a.importMs ? b : a));
+  const failed = rows.filter((row) => row.error).map((row) => row.id);
+  const time = `${fixed(slow.importMs, 0)} ms (${slow.id})${failed.length ? `; failed: ${failed.join(', ')}` : ''}`;
+  const checks = [
+    check('Largest bundle', `${big.kib} KiB (${big.id})`, `≤ ${BUNDLE_KIB} KiB each`, big.kib <= BUNDLE_KIB),
+    check('Slowest import (median)', time, `≤ ${IMPORT_MS} ms each`, slow.importMs <= IMPORT_MS && !failed.length),
+  ];
+  const bundles = table(rows, {
+    Handler: (r) => r.id,
+    'Bundle (KiB)': (r) => r.kib,
+    'Import (ms)': (r) => (r.error ? `failed: ${r.error}` : fixed(r.importMs, 0)),
+    'Import CPU time (ms)': (r) => fixed(r.cpuMs, 0),
+  });
+  const chart = {
+    title: `Bundle size (KiB); line: the ${BUNDLE_KIB} KiB target`,
+    labels: rows.map((row) => row.id),
+    axis: 'KiB',
+    bars: rows.map((row) => row.bytes / 1024),
+    line: rows.map(() => BUNDLE_KIB),
+    flip: true,
+  };
+  return { checks, blocks: [bundles, chart] };
 }

@@ -1,29 +1,35 @@
 /**
- * Section 6, completion latency: from the moment the upstream job succeeded (the simulator's history) to the
+ * Section 7, completion latency: from the moment the upstream job succeeded (the simulator's history) to the
  * task's success (its finished_at, set by CompleteTask), with a small video. Three ways a finished job is
  * noticed, on one local stack: the upstream's callback; a customer's GET that sees the job finished (jobs that
  * never call back, whose fallback look is a minute away); and that fallback look alone, every 60 s as in AWS
  * without callbacks (COMPLETION_POLL_SECONDS' default).
  */
-import { getItem } from '../../functions/adapters/dynamodb-client.js';
 import type { TaskRecord } from '../../functions/core/task.js';
-import { startStackProcess } from './stack-client.js';
+import { check, fixed, seconds, table } from './report.js';
+import type { Section } from './report.js';
+import { getJson, startStackProcess } from './stack-client.js';
 import type { StackProcess } from './stack-client.js';
-import { BENCH_ENVIRONMENT, countBy, FINAL, mean, measureTransfer, openAccount, percentile } from './task-client.js';
-import { pollUntil, simulatedJob, submitTask, succeededAt } from './task-client.js';
+import {
+  BENCH_ENVIRONMENT,
+  countBy,
+  env,
+  FINAL,
+  mean,
+  measureTransfer,
+  openAccount,
+  percentile,
+} from './task-client.js';
+import { pollUntil, sleep, submitTask } from './task-client.js';
 
-export type LatencyFigures = ReturnType<typeof figures>;
-export type CompletionResult = Awaited<ReturnType<typeof runCompletion>>;
-
-const QUEUED_MS = 100;
-const RUNNING_MS = 2_000;
 /** AwaitCompletion's timeout for jobs that do not call back here: AWS's COMPLETION_POLL_SECONDS default. */
 const CHECK_SECONDS = 60;
 const NO_CALLBACK = '[simulate:no-callback]';
 /** Job lengths spread over the fallback's period (+0, +20, +30, +50 s), so its phase is sampled. */
 const SPREAD = ['', '[simulate:slow]', '[simulate:queued]', '[simulate:slow] [simulate:queued]'];
+const [CALLBACK_P50, CALLBACK_P99, QUERY_OVER_TRANSFER] = [1, 3, 2];
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+type Latency = ReturnType<typeof figures>;
 /** Seconds. */
 const figures = (values: number[]) => ({
   count: values.length,
@@ -32,73 +38,71 @@ const figures = (values: number[]) => ({
   max: values.length ? Math.max(...values) : Number.NaN,
   mean: values.length ? mean(values) : Number.NaN,
 });
-const seconds = (value: LatencyFigures) => `p50 ${value.p50.toFixed(2)} s, p99 ${value.p99.toFixed(2)} s`;
-const succeededOf = (tasks: TaskRecord[]) => tasks.filter((task) => task.status === 'success').length;
+const latency = (l: Latency) =>
+  `p50 ${seconds(l.p50, 2)}, p99 ${seconds(l.p99, 2)}, max ${seconds(l.max, 2)} (${l.count} tasks)`;
+/** The simulator's view of one job (GET /simulator/jobs/{id}): its status changes, its callbacks. */
+type SimulatedJob = {
+  status: string;
+  history: { status: string; at: string }[];
+  callbacks: { status: string; attempt: number; acknowledged: boolean }[];
+};
 
-export async function runCompletion(log: (line: string) => void) {
-  const callbackTasks = Number(process.env['BENCH_COMPLETION_TASKS'] ?? 50);
-  const queryTasks = Number(process.env['BENCH_COMPLETION_QUERY_TASKS'] ?? 20);
-  const pollingTasks = Number(process.env['BENCH_COMPLETION_POLLING_TASKS'] ?? 20);
-  const submitEveryMs = 200;
+export async function runCompletion(log: (line: string) => void): Promise<Section> {
+  const callbackTasks = env('BENCH_COMPLETION_TASKS', 50);
+  const [queryTasks, pollingTasks] = [
+    env('BENCH_COMPLETION_QUERY_TASKS', 20),
+    env('BENCH_COMPLETION_POLLING_TASKS', 20),
+  ];
   log(
-    `starting the local stack (simulated upstream: ${QUEUED_MS} ms queued, ${RUNNING_MS / 1000} s running; ` +
-      `a job that does not call back is looked at every ${CHECK_SECONDS} s) ...`,
+    `starting the local stack (jobs: 100 ms queued, 2 s running; without callbacks looked at every ${CHECK_SECONDS} s) ...`,
   );
   const stack = await startStackProcess({
-    upstream: { queuedMs: QUEUED_MS, runningMs: RUNNING_MS },
+    upstream: { queuedMs: 100, runningMs: 2_000 },
     pollIntervalSeconds: CHECK_SECONDS,
     // Jobs here are made with a callback URL; [simulate:no-callback] ones stay silent and wait for this look.
     environment: { ...BENCH_ENVIRONMENT, COMPLETION_CHECK_SECONDS: String(CHECK_SECONDS) },
   });
   try {
-    const simulator = stack.ready.endpoints.upstreams.ark.baseUrl;
+    const job = (id: string) => getJson<SimulatedJob>(`${stack.simulator}/simulator/jobs/${encodeURIComponent(id)}`);
     const { accountId, key } = await openAccount(stack, 'completion');
     const submit = async (prompt: string) => {
       const answer = await submitTask(stack.ready.baseUrl, key, prompt);
       if (!answer.taskId) throw new Error(`submit failed: ${answer.outcome}`);
       return answer.taskId;
     };
-
-    log(`callbacks: ${callbackTasks} tasks, one every ${submitEveryMs} ms ...`);
-    const callbackIds: string[] = [];
-    for (let i = 0; i < callbackTasks; i += 1) {
-      callbackIds.push(await submit(`${accountId} callback #${i}`));
-      await sleep(submitEveryMs);
-    }
-    const callbackRecords = await finalTasks(stack, callbackIds, Date.now() + 60_000);
-    const callbackLatency = await latencies(simulator, callbackRecords);
-    const acknowledged = await Promise.all(
-      callbackRecords
-        .filter((task) => task.upstream_job_id)
-        .map(async (task) => {
-          const job = await simulatedJob(simulator, task.upstream_job_id!);
-          return job.callbacks.some((c) => c.status === 'succeeded' && c.attempt === 1 && c.acknowledged);
-        }),
-    );
-    /** Jobs that call back: job succeeded → task success; final callbacks acknowledged (2xx in 5 s) at once. */
-    const callback = {
-      tasks: callbackTasks,
-      submitEveryMs,
-      succeeded: succeededOf(callbackRecords),
-      latency: figures(callbackLatency),
-      finalCallbacksAcknowledged: acknowledged.filter(Boolean).length,
+    /** `count` tasks, one every 200 ms, until all are final: the records, and job succeeded → success each. */
+    const oneByOne = async (what: string, count: number, marker = (_i: number) => '', waitSeconds = 60) => {
+      log(`${what}: ${count} tasks, one every 200 ms ...`);
+      const ids: string[] = [];
+      for (let i = 0; i < count; i += 1) {
+        ids.push(await submit(`${accountId} ${what} #${i}${marker(i)}`));
+        await sleep(200);
+      }
+      const records = await finalTasks(stack, ids, Date.now() + waitSeconds * 1000);
+      const withJob = records.filter((task) => task.upstream_job_id);
+      const jobs = await Promise.all(withJob.map((task) => job(task.upstream_job_id!)));
+      const values = withJob.map((task, i) => {
+        const at = jobs[i]!.history.find((step) => step.status === 'succeeded')?.at;
+        return task.status === 'success' ? (Date.parse(task.finished_at ?? 'x') - Date.parse(at ?? 'x')) / 1000 : NaN;
+      });
+      const succeeded = records.filter((task) => task.status === 'success').length;
+      return { records, jobs, succeeded, count, latency: figures(values.filter(Number.isFinite)) };
     };
-    log(
-      `callbacks: ${callback.succeeded}/${callbackTasks} succeeded; job succeeded → success ${seconds(callback.latency)}`,
-    );
 
-    const done = callbackRecords.find((task) => task.status === 'success' && task.upstream_job_id);
-    const transfer = done ? await measureTransfer(stack, simulator, done.upstream_job_id!) : undefined;
+    const callbacks = await oneByOne('callback', callbackTasks);
+    const acknowledged = callbacks.jobs.filter((j) =>
+      j.callbacks.some((c) => c.status === 'succeeded' && c.attempt === 1 && c.acknowledged),
+    ).length;
+    const done = callbacks.records.find((task) => task.status === 'success' && task.upstream_job_id);
+    const transfer = done ? await measureTransfer(stack, done.upstream_job_id!) : undefined;
     const transferSeconds = transfer?.seconds ?? Number.NaN;
-    log(
-      `one transfer of the ${transfer?.bytes ?? '?'}-byte video on its own: ${(transferSeconds * 1000).toFixed(0)} ms`,
-    );
+    log(`one transfer of the ${transfer?.bytes ?? '?'}-byte video on its own: ${fixed(transferSeconds * 1000, 0)} ms`);
 
     log(`queries: ${queryTasks} tasks whose jobs never call back, each GET as soon as its job succeeded ...`);
     const queries = await Promise.all(
       Array.from({ length: queryTasks }, async (_, i) => {
         await sleep(i * 250);
-        return queryAfterSuccess(stack, simulator, key, await submit(`${accountId} query #${i} ${NO_CALLBACK}`));
+        return queryAfterSuccess(stack, job, key, await submit(`${accountId} query #${i} ${NO_CALLBACK}`));
       }),
     );
     const queryRecords = await finalTasks(
@@ -106,98 +110,98 @@ export async function runCompletion(log: (line: string) => void) {
       queries.map((q) => q.taskId),
       Date.now() + 60_000,
     );
-    const measured = queries.filter((q) => q.sentAt !== undefined);
     const finishedAt = new Map(queryRecords.map((task) => [task.task_id, Date.parse(task.finished_at ?? 'x')]));
-    // Jobs that never call back, each GET as soon as its job succeeded: GET sent → success, and → its answer.
     // A task settled before its GET came (by AwaitCompletion's own look) is counted, not measured.
-    const query = {
-      tasks: queryTasks,
-      succeeded: succeededOf(queryRecords),
-      settledBeforeQuery: queries.length - measured.length,
-      latency: figures(measured.map((q) => (finishedAt.get(q.taskId)! - q.sentAt!) / 1000).filter(Number.isFinite)),
-      answer: figures(measured.map((q) => (q.answeredAt! - q.sentAt!) / 1000)),
-      answeredStatus: countBy(measured, (q) => q.answeredStatus ?? 'none'),
-    };
-    log(
-      `queries: ${query.succeeded}/${queryTasks} succeeded; GET → success ${seconds(query.latency)} ` +
-        `(max ${query.latency.max.toFixed(2)} s; the GET itself ${seconds(query.answer)})`,
-    );
+    const measured = queries.filter((q) => q.sentAt !== undefined);
+    const query = figures(measured.map((q) => (finishedAt.get(q.taskId)! - q.sentAt!) / 1000).filter(Number.isFinite));
+    const answer = figures(measured.map((q) => (q.answeredAt! - q.sentAt!) / 1000));
+    const answered = Object.entries(countBy(measured, (q) => q.status ?? 'none')).map(([s, n]) => `${n}× ${s}`);
+    const querySucceeded = queryRecords.filter((task) => task.status === 'success').length;
 
     // Last, on its own: these wait up to a minute for their look.
-    log(`fallback look: ${pollingTasks} tasks whose jobs never call back, looked at every ${CHECK_SECONDS} s ...`);
-    const pollingIds: string[] = [];
-    for (let i = 0; i < pollingTasks; i += 1) {
-      pollingIds.push(await submit(`${accountId} polling #${i} ${NO_CALLBACK} ${SPREAD[i % SPREAD.length]}`));
-      await sleep(submitEveryMs);
-    }
-    const pollingRecords = await finalTasks(stack, pollingIds, Date.now() + (CHECK_SECONDS * 2 + 30) * 1000);
-    const polling = {
-      tasks: pollingTasks,
-      succeeded: succeededOf(pollingRecords),
-      checkSeconds: CHECK_SECONDS,
-      latency: figures(await latencies(simulator, pollingRecords)),
-    };
-    log(
-      `fallback look: ${polling.succeeded}/${pollingTasks} succeeded; job succeeded → success ${seconds(polling.latency)}, ` +
-        `mean ${polling.latency.mean.toFixed(1)} s`,
-    );
-    return { generationSeconds: (QUEUED_MS + RUNNING_MS) / 1000, transferSeconds, callback, query, polling };
+    const spread = (i: number) => ` ${NO_CALLBACK} ${SPREAD[i % SPREAD.length]}`;
+    const polling = await oneByOne('polling', pollingTasks, spread, CHECK_SECONDS * 2 + 30);
+    const cb = callbacks.latency;
+    const limit = transferSeconds + QUERY_OVER_TRANSFER;
+    const checks = [
+      check(
+        'Callbacks: job succeeded → success, p50',
+        seconds(cb.p50, 2),
+        `≤ ${CALLBACK_P50} s`,
+        cb.p50 <= CALLBACK_P50,
+      ),
+      check(
+        'Callbacks: job succeeded → success, p99',
+        seconds(cb.p99, 2),
+        `≤ ${CALLBACK_P99} s`,
+        cb.p99 <= CALLBACK_P99,
+      ),
+      check(
+        'A GET that sees the job finished → success (no callback)',
+        `${latency(query)}; the GET itself p50 ${seconds(answer.p50, 2)}`,
+        `≤ ${seconds(limit, 2)} each (transfer ${fixed(transferSeconds * 1000, 0)} ms + ${QUERY_OVER_TRANSFER} s)`,
+        query.count > 0 && query.max <= limit,
+      ),
+      check(
+        'Tasks succeeded (callbacks; queries; fallback)',
+        `${callbacks.succeeded} / ${callbackTasks}; ${querySucceeded} / ${queryTasks}; ${polling.succeeded} / ${pollingTasks}`,
+        'all',
+        callbacks.succeeded === callbackTasks && querySucceeded === queryTasks && polling.succeeded === pollingTasks,
+      ),
+      check(
+        `No callback, nobody asks: the look every ${CHECK_SECONDS} s`,
+        `${latency(polling.latency)}, mean ${seconds(polling.latency.mean)}`,
+      ),
+      check('Callbacks: final callback acknowledged at its first attempt', `${acknowledged} / ${callbackTasks}`),
+      check(
+        'Queries: answered; settled before the GET (not measured)',
+        `${answered.join(', ')}; ${queries.length - measured.length}`,
+      ),
+    ];
+    const groups: [string, Latency][] = [
+      ['Callback', cb],
+      ['GET that sees the job finished (from the GET)', query],
+      [`Fallback look every ${CHECK_SECONDS} s`, polling.latency],
+    ];
+    const latencies = table(groups, {
+      'Job end noticed by': ([name]) => name,
+      Tasks: ([, l]) => l.count,
+      'p50 (s)': ([, l]) => fixed(l.p50, 2),
+      'p99 (s)': ([, l]) => fixed(l.p99, 2),
+      'Max (s)': ([, l]) => fixed(l.max, 2),
+      'Mean (s)': ([, l]) => fixed(l.mean, 2),
+    });
+    return { checks, blocks: [latencies] };
   } finally {
     await stack.stop();
   }
 }
 
-const readTask = (stack: StackProcess, taskId: string) =>
-  getItem<TaskRecord>(stack.db, stack.ready.names.tables['tasks']!, { task_id: taskId });
-
 /** The tasks' records once all are final (or at the deadline). */
 async function finalTasks(stack: StackProcess, taskIds: string[], deadline: number): Promise<TaskRecord[]> {
-  const records = await pollUntil(
-    () => Promise.all(taskIds.map((id) => readTask(stack, id))),
-    (all) => all.every((task) => task && FINAL.includes(task.status)),
-    500,
-    deadline,
-  );
-  return records.filter((task): task is TaskRecord => task !== undefined);
-}
-
-/** Job succeeded upstream → task success, in seconds, for each task that succeeded. */
-async function latencies(simulator: string, tasks: TaskRecord[]): Promise<number[]> {
-  const values = await Promise.all(
-    tasks
-      .filter((task) => task.status === 'success' && task.upstream_job_id && task.finished_at)
-      .map(async (task) => {
-        const at = succeededAt(await simulatedJob(simulator, task.upstream_job_id!));
-        return at === undefined ? Number.NaN : (Date.parse(task.finished_at!) - at) / 1000;
-      }),
-  );
-  return values.filter(Number.isFinite);
-}
-
-interface Query {
-  taskId: string;
-  sentAt?: number;
-  answeredAt?: number;
-  answeredStatus?: string;
+  const read = () => Promise.all(taskIds.map((id) => stack.task(id)));
+  const records = await pollUntil(read, (all) => all.every((t) => t && FINAL.includes(t.status)), 500, deadline);
+  return records.filter((task) => task !== undefined);
 }
 
 /** Waits for the task's job to succeed upstream (polling the simulator), then GETs the task once. */
-async function queryAfterSuccess(stack: StackProcess, simulator: string, key: string, taskId: string): Promise<Query> {
+async function queryAfterSuccess(
+  stack: StackProcess,
+  job: (id: string) => Promise<SimulatedJob>,
+  key: string,
+  taskId: string,
+): Promise<{ taskId: string; sentAt?: number; answeredAt?: number; status?: string }> {
   const deadline = Date.now() + 60_000;
-  const task = await pollUntil(
-    () => readTask(stack, taskId),
-    (t) => t?.upstream_job_id !== undefined || (t !== undefined && FINAL.includes(t.status)),
-    50,
-    deadline,
-  );
+  const started = (t?: TaskRecord) => t?.upstream_job_id !== undefined || (t !== undefined && FINAL.includes(t.status));
+  const task = await pollUntil(() => stack.task(taskId), started, 50, deadline);
   if (!task?.upstream_job_id) return { taskId };
   await pollUntil(
-    () => simulatedJob(simulator, task.upstream_job_id!),
-    (job) => job.status === 'succeeded',
+    () => job(task.upstream_job_id!),
+    (j) => j.status === 'succeeded',
     50,
     deadline,
   );
-  const before = await readTask(stack, taskId);
+  const before = await stack.task(taskId);
   if (!before || (before.status !== 'pending' && before.status !== 'running')) return { taskId };
   const sentAt = Date.now();
   const answer = await fetch(`${stack.ready.baseUrl}/api/v1/video/tasks/${taskId}`, {
@@ -205,5 +209,5 @@ async function queryAfterSuccess(stack: StackProcess, simulator: string, key: st
   });
   const answeredAt = Date.now();
   const body = (await answer.json()) as { data?: { status?: string } };
-  return { taskId, sentAt, answeredAt, answeredStatus: body.data?.status ?? `HTTP ${answer.status}` };
+  return { taskId, sentAt, answeredAt, status: body.data?.status ?? `HTTP ${answer.status}` };
 }

@@ -3,7 +3,7 @@
  * its waits at zero; a virtual clock says how long the job has run, and when each task-token wait would time out
  * or be answered by the upstream's callback), so a 1-hour task takes a second. Storage calls are counted where they
  * arrive: a proxy in front of DynamoDB Local (asking it for each call's capacity) and fauxqs, and a stand-in Step
- * Functions API (StartExecution, SendTaskSuccess). Answers one `result` message.
+ * Functions API (StartExecution, SendTaskSuccess). Answers the runs.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
@@ -39,20 +39,10 @@ import { ASSUMPTIONS } from './pricing.js';
 export type StepUsage = ReturnType<typeof newUsage>;
 /** One task's run; `apiRequests`: the submit and the callbacks (client queries left out). */
 export type ProbeRun = Awaited<ReturnType<typeof runTask>>;
-export interface ProbeResult {
-  type: 'result';
-  runs: ProbeRun[];
-}
 
 const newUsage = () => ({
-  invocations: 0,
-  ms: [] as number[],
-  errors: 0,
-  calls: {} as Record<string, number>,
-  readUnits: 0,
-  writeUnits: 0,
-  upstreamCalls: 0,
-  logBytes: 0,
+  ...{ invocations: 0, ms: [] as number[], errors: 0, calls: {} as Record<string, number> },
+  ...{ readUnits: 0, writeUnits: 0, upstreamCalls: 0, logBytes: 0 },
 });
 let steps: Record<string, StepUsage> = {};
 let current: string | undefined;
@@ -84,7 +74,8 @@ process.stdout.write = ((chunk: string | Uint8Array, ...rest: []) => {
 }) as typeof process.stdout.write;
 
 const body = async (req: IncomingMessage) => Buffer.concat(await req.toArray());
-const json = (res: ServerResponse, value: unknown, type = 'application/json', status = 200) =>
+const AMZ_JSON = 'application/x-amz-json-1.0';
+const json = (res: ServerResponse, value: unknown, status = 200, type = AMZ_JSON) =>
   void res.writeHead(status, { 'content-type': type }).end(JSON.stringify(value));
 async function listen(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<string> {
   const server = createServer((req, res) => void handle(req, res).catch(() => res.writeHead(500).end()));
@@ -114,14 +105,14 @@ const countingProxy = (target: string) =>
     const answerBody = await body(answer);
     if (dynamo && answer.statusCode === 200) {
       const consumed = (JSON.parse(answerBody.toString()) as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      const reported = [consumed ?? []]
+      const units = [consumed ?? []]
         .flat()
         .reduce((n: number, c) => n + ((c as { CapacityUnits?: number }).CapacityUnits ?? 0), 0);
       // DynamoDB Local books a transaction's items at the standard rate; AWS bills 2 units per item and KB
       // (its index writes included here: an upper bound).
-      const units = /Transact/.test(call) ? 2 * reported : reported;
-      if (/Get|Query|Scan/.test(call)) usage().readUnits += units;
-      else usage().writeUnits += units;
+      const billed = /Transact/.test(call) ? 2 * units : units;
+      if (/Get|Query|Scan/.test(call)) usage().readUnits += billed;
+      else usage().writeUnits += billed;
     }
     const { 'transfer-encoding': _chunked, ...answerHeaders } = answer.headers;
     res.writeHead(answer.statusCode ?? 502, { ...answerHeaders, 'content-length': answerBody.length }).end(answerBody);
@@ -142,44 +133,39 @@ const upstream: string = await listen(async (req, res) => {
   if (path.startsWith('/files/')) return void res.writeHead(200, { 'content-type': 'video/mp4' }).end(VIDEO);
   usage().upstreamCalls += 1;
   const sent = await body(req);
-  if (req.method === 'POST') {
-    clock = 0;
-    callbackUrl = (JSON.parse(sent.toString()) as { callback_url?: string }).callback_url;
-    return json(res, { id: `cgt-${randomUUID()}` });
-  }
-  json(res, jobBody(path.split('/').pop()));
+  if (req.method !== 'POST') return json(res, jobBody(path.split('/').pop()), 200, 'application/json');
+  clock = 0;
+  callbackUrl = (JSON.parse(sent.toString()) as { callback_url?: string }).callback_url;
+  json(res, { id: `cgt-${randomUUID()}` }, 200, 'application/json');
 });
 
 // Step Functions' API: StartExecution (the task starter's call: the input is kept, the probe runs the execution)
-// and the task-token answers (SendTaskSuccess/SendTaskFailure), kept by token for the wait that issued it.
+// and the task-token answers, kept by token for the wait that issued it (a token no longer waiting: refused).
 let executionInput: string | undefined;
 const openTokens = new Set<string>();
 const answers = new Map<string, { output?: unknown; error?: string; cause?: string }>();
-const sfnError = (res: ServerResponse, type: string, message: string) =>
-  json(res, { __type: type, message }, 'application/x-amz-json-1.0', 400);
 const sfn = await listen(async (req, res) => {
   const action = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
   const input = JSON.parse((await body(req)).toString()) as Record<string, string>;
   count(`SFN ${action}`);
+  const token = input['taskToken'] ?? '';
   if (action === 'StartExecution') {
     executionInput = input['input'];
     const executionArn = `arn:aws:states:${LOCAL_REGION}:${LOCAL_ACCOUNT}:execution:bench:${randomUUID()}`;
-    return json(res, { executionArn, startDate: 0 }, 'application/x-amz-json-1.0');
+    return json(res, { executionArn, startDate: 0 });
   }
-  const token = input['taskToken'] ?? '';
-  if (action !== 'SendTaskSuccess' && action !== 'SendTaskFailure') return sfnError(res, 'UnknownOperation', action);
-  if (!openTokens.has(token)) {
-    const known = answers.has(token);
-    return sfnError(res, known ? 'TaskTimedOut' : 'InvalidToken', 'the token does not wait (any more)');
+  if (action !== 'SendTaskSuccess' && action !== 'SendTaskFailure')
+    return json(res, { __type: 'UnknownOperation', message: action }, 400);
+  if (!openTokens.delete(token)) {
+    const type = answers.has(token) ? 'TaskTimedOut' : 'InvalidToken';
+    return json(res, { __type: type, message: 'the token does not wait (any more)' }, 400);
   }
-  openTokens.delete(token);
+  const success = action === 'SendTaskSuccess';
   answers.set(
     token,
-    action === 'SendTaskSuccess'
-      ? { output: JSON.parse(input['output'] ?? 'null') }
-      : { error: input['error'], cause: input['cause'] },
+    success ? { output: JSON.parse(input['output'] ?? 'null') } : { error: input['error'], cause: input['cause'] },
   );
-  json(res, {}, 'application/x-amz-json-1.0');
+  json(res, {});
 });
 
 const dynamoDbLocal = await startDynamoDbLocal(undefined);
@@ -218,38 +204,26 @@ Object.assign(process.env, {
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const route = (id: string) => API_ROUTES.find((r) => r.id === id)!;
-const submitRoute = route('SubmitTask');
-const submit = await loadHandler<HttpHandler>(submitRoute.entry);
-const callback = await loadHandler<HttpHandler>(route('UpstreamCallback').entry);
-const starter = await loadHandler<Handler>(TASK_STARTS.starter.entry);
+const apiRoute = async (id: string) => {
+  const handler = await loadHandler<HttpHandler>(route(id).entry);
+  return { ...route(id), handler: ((event, context) => invoke(id, () => handler(event, context))) as HttpHandler };
+};
 const api = await startApiGatewayServer({
-  routes: [
-    { ...submitRoute, handler: (event, context) => invoke('SubmitTask', () => submit(event, context)) },
-    {
-      ...route('UpstreamCallback'),
-      handler: (event, context) => invoke('UpstreamCallback', () => callback(event, context)),
-    },
-  ],
+  routes: [await apiRoute('SubmitTask'), await apiRoute('UpstreamCallback')],
   defaultRoute: { id: DEFAULT_ROUTE.id, handler: async () => ({ statusCode: 404 }) },
   contextFor: (id) => lambdaContext(id),
   port: 0,
 });
+const starter = await loadHandler<Handler>(TASK_STARTS.starter.entry);
 
-type ProbeState = {
-  Type: string;
-  Resource?: string;
-  Parameters?: { FunctionName?: string };
-  TimeoutSeconds?: number;
-  TimeoutSecondsPath?: string;
-  Retry?: { ErrorEquals: string[]; IntervalSeconds: number; BackoffRate: number }[];
-};
+type State = { Type: string; Resource?: string; Parameters?: { FunctionName?: string }; TimeoutSeconds?: number };
+type Retrier = { ErrorEquals: string[]; IntervalSeconds: number };
 const definition = loadDefinition(functionArn, webhookQueueUrl) as unknown as StateMachineDefinition & {
-  States: Record<string, ProbeState>;
+  States: Record<string, State & { TimeoutSecondsPath?: string; Retry?: Retrier[] }>;
 };
 const WAIT_FOR_TOKEN = 'arn:aws:states:::lambda:invoke.waitForTaskToken';
 // The task-token waits are timed here, on the virtual clock: the library's own timer is set out of the way.
-for (const state of Object.values(definition.States)) {
-  if (state.Resource !== WAIT_FOR_TOKEN) continue;
+for (const state of Object.values(definition.States).filter((s) => s.Resource === WAIT_FOR_TOKEN)) {
   delete state.TimeoutSecondsPath;
   state.TimeoutSeconds = 86_400;
 }
@@ -257,7 +231,6 @@ for (const state of Object.values(definition.States)) {
 const timeoutRetryInterval = definition.States['AwaitCompletion']!.Retry!.find((retrier) =>
   retrier.ErrorEquals.includes('States.Timeout'),
 )!.IntervalSeconds;
-
 const timeoutError = (await libraryTimeoutErrors()).timeout;
 
 let checks = 0;
@@ -278,55 +251,46 @@ async function deliverCallback(status: string): Promise<void> {
 }
 
 const toJson = (value: unknown) => JSON.parse(JSON.stringify(value ?? null)) as never;
-const handlers = Object.fromEntries(
-  WORKFLOW_FUNCTIONS.map((fn) => [functionArn(fn.id), loadHandler<Handler>(fn.entry)]),
-);
+const handlers = Object.fromEntries(WORKFLOW_FUNCTIONS.map((fn) => [fn.id, loadHandler<Handler>(fn.entry)]));
 const call = async (id: string, event: unknown) =>
-  toJson(await invoke(id, async () => (await handlers[functionArn(id)]!)(toJson(event), lambdaContext(id, 900_000))));
+  toJson(await invoke(id, async () => (await handlers[id]!)(toJson(event), lambdaContext(id, 900_000))));
 
 /** What a .waitForTaskToken state's wait ends with once its token is answered: the output, or the error thrown. */
-function answered(token: string): unknown {
+function answered(token: string, why: string): never {
   const answer = answers.get(token);
-  if (!answer) return undefined;
+  if (!answer) throw new Error(`probe: ${why}`);
   if (answer.error !== undefined) throw Object.assign(new Error(answer.cause), { name: answer.error });
-  return answer.output ?? null;
+  return (answer.output ?? null) as never;
 }
 
 type TaskHandlers = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>;
-type JsonValue = Parameters<TaskHandlers[string]>[0];
 type Input = { Payload: { task_id: string; task_token: string } };
 const stateHandlers: TaskHandlers = {};
 for (const [name, state] of Object.entries(definition.States)) {
   if (state.Type !== 'Task' || state.Resource === 'arn:aws:states:::sqs:sendMessage') continue;
-  const id = WORKFLOW_FUNCTIONS.find(
-    (fn) =>
-      functionArn(fn.id) === (state.Resource === WAIT_FOR_TOKEN ? state.Parameters?.FunctionName : state.Resource),
-  )!.id;
-  stateHandlers[name] = async (input: JsonValue): Promise<JsonValue> => {
+  const arn = state.Resource === WAIT_FOR_TOKEN ? state.Parameters?.FunctionName : state.Resource;
+  const id = WORKFLOW_FUNCTIONS.find((fn) => functionArn(fn.id) === arn)!.id;
+  stateHandlers[name] = async (input) => {
+    const { Payload } = input as unknown as Input;
     if (name === 'WaitForUpstreamSlot') {
-      const { Payload } = input as unknown as Input;
       openTokens.add(Payload.task_token);
       await call(id, Payload);
       // One task and free slots: the dispatch in this very call answers the token.
-      if (!answers.has(Payload.task_token)) throw new Error('probe: the waiting room did not answer at once');
-      return answered(Payload.task_token) as JsonValue;
+      return answered(Payload.task_token, 'the waiting room did not answer at once');
     }
     if (name === 'AwaitCompletion') {
-      const { Payload } = input as unknown as Input;
       openTokens.add(Payload.task_token);
       if (checks > 0) clock += timeoutRetryInterval;
       checks += 1;
       await call(id, Payload);
-      if (answers.has(Payload.task_token)) return answered(Payload.task_token) as JsonValue;
+      if (answers.has(Payload.task_token)) return answered(Payload.task_token, '');
       // The wait, on the virtual clock: the job's final callback if it comes before the timeout, else the timeout.
-      const timeoutAt = clock + checkSeconds;
-      if (callbacksOn && jobSeconds <= timeoutAt) {
+      if (callbacksOn && jobSeconds <= clock + checkSeconds) {
         clock = jobSeconds;
         await deliverCallback('succeeded');
-        if (!answers.has(Payload.task_token)) throw new Error('probe: the callback did not wake the execution');
-        return answered(Payload.task_token) as JsonValue;
+        return answered(Payload.task_token, 'the callback did not wake the execution');
       }
-      clock = timeoutAt;
+      clock += checkSeconds;
       openTokens.delete(Payload.task_token);
       answers.set(Payload.task_token, {});
       throw timeoutError();
@@ -337,32 +301,24 @@ for (const [name, state] of Object.entries(definition.States)) {
       // As the simulator does (Ark: "on status changes"): queued and running come right after the create.
       if (callbacksOn) for (let i = 0; i < ASSUMPTIONS.progressCallbacks; i += 1) await deliverCallback('running');
     }
-    return output as JsonValue;
+    return output;
   };
 }
 const machine = new StateMachine(definition);
 
 async function runTask(minutes: number, callbacks: boolean) {
-  steps = {};
-  checks = 0;
-  callbacksDelivered = 0;
-  callbacksOn = callbacks;
-  callbackUrl = undefined;
-  jobSeconds = minutes * 60;
-  executionInput = undefined;
+  [steps, checks, callbacksDelivered, callbacksOn, jobSeconds] = [{}, 0, 0, callbacks, minutes * 60];
+  [callbackUrl, executionInput] = [undefined, undefined];
   process.env[ENV.callbackBaseUrl.name] = callbacks ? api.url : '';
-  const answer = await fetch(`${api.url}${submitRoute.path}`, {
+  const answer = await fetch(`${api.url}${route('SubmitTask').path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'seedance-1.5-pro', prompt: `a fox in the snow, ${minutes} min`, duration: 5 }),
   });
   const taskId = ((await answer.json()) as { data: { task_id: string } }).data.task_id;
   // The tasks stream's delivery of the new task, one record per invocation (Lambda batches up to 100: high).
-  const record = {
-    eventID: randomUUID(),
-    eventName: 'INSERT',
-    dynamodb: { NewImage: { task_id: { S: taskId }, status: { S: 'pending' } }, SequenceNumber: '1' },
-  };
+  const NewImage = { task_id: { S: taskId }, status: { S: 'pending' } };
+  const record = { eventID: randomUUID(), eventName: 'INSERT', dynamodb: { NewImage, SequenceNumber: '1' } };
   await invoke('StartExecutions', () => starter({ Records: [record] }, lambdaContext('StartExecutions')));
   if (!executionInput) throw new Error(`task ${taskId}: the starter started no execution`);
   // Each state's `$$.Task.Token` read (once per attempt of a .waitForTaskToken state) is a new token.
@@ -380,8 +336,8 @@ async function runTask(minutes: number, callbacks: boolean) {
   });
   let transitions = 0;
   const transitionsByState: Record<string, number> = {};
-  let executionLogBytes = 0;
-  const { eventsPerTaskState: taskEvents, eventsPerOtherState: other, historyEventBytes } = ASSUMPTIONS;
+  const { eventsPerTaskState, eventsPerOtherState, historyEventBytes } = ASSUMPTIONS;
+  let executionLogBytes = 2 * historyEventBytes;
   for await (const event of execution.eventLogs) {
     // Each state entered and each retry is a billed transition; the log holds every event with the state's data.
     if (event.type === 'StateEntered' || event.type === 'StateRetried') {
@@ -389,22 +345,23 @@ async function runTask(minutes: number, callbacks: boolean) {
       const label = `${event.state.name}${event.type === 'StateRetried' ? ' (retry)' : ''}`;
       transitionsByState[label] = (transitionsByState[label] ?? 0) + 1;
       executionLogBytes += JSON.stringify(event.state.input ?? null).length;
-      executionLogBytes += (event.state.type === 'Task' ? taskEvents : other) * historyEventBytes;
+      executionLogBytes += (event.state.type === 'Task' ? eventsPerTaskState : eventsPerOtherState) * historyEventBytes;
     } else if (event.type === 'StateExited') executionLogBytes += JSON.stringify(event.state.output ?? null).length;
   }
   const output = (await execution.result) as { upstream?: { state?: string } };
   if (output.upstream?.state !== 'succeeded')
     throw new Error(`task ${taskId} did not succeed: ${JSON.stringify(output)}`);
+  const apiRequests = 1 + callbacksDelivered;
   return {
     minutes,
     callbacks,
     checkSeconds,
     checks,
     callbacksDelivered,
-    apiRequests: 1 + callbacksDelivered,
+    apiRequests,
     transitions,
     transitionsByState,
-    executionLogBytes: executionLogBytes + 2 * historyEventBytes,
+    executionLogBytes,
     videoBytes: VIDEO.length,
     steps,
   };
@@ -416,7 +373,7 @@ await runTask(1, true);
 await runTask(1, false);
 const runs: ProbeRun[] = [];
 for (const callbacks of [true, false]) for (const length of minutes) runs.push(await runTask(length, callbacks));
-sendToParent({ type: 'result', runs } satisfies ProbeResult);
+sendToParent(runs);
 await api.close();
 dynamoClient.destroy();
 s3.destroy();

@@ -1,7 +1,7 @@
 /**
- * Section 2, transfer memory: a generated "video" (made on the fly, with Content-Length) streamed into
- * fauxqs at 100 MiB, 500 MiB and 1 GiB by the TransferVideo step's adapter and by a plain lib-storage
- * Upload, each in a fresh child process (lib/bench/transfer-process.ts) whose RSS alone is measured.
+ * Section 2, transfer memory: a generated "video" (made on the fly, with Content-Length) streamed into fauxqs at
+ * 100 MiB, 500 MiB and 1 GiB by the TransferVideo step's adapter and by a plain lib-storage Upload, each in a
+ * fresh child process (lib/bench/transfer-process.ts) whose RSS alone is measured.
  */
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
@@ -13,16 +13,18 @@ import { join } from 'node:path';
 import { startS3AndSqs } from '../local/emulators.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
 import { spawnTsx } from './child.js';
+import { check, fixed, MiB, table } from './report.js';
+import type { Section } from './report.js';
 import type { TransferJob, TransferOutcome } from './transfer-process.js';
 
-export type TransferRow = Omit<TransferOutcome, 'type'>;
-
-const MiB = 2 ** 20;
+/** Peak RSS increase at every size; and flat: the largest size's within this factor of the smallest's. */
+const [RSS_MIB, GROWTH] = [100, 1.25];
 const CHUNK = randomBytes(MiB);
+const mib = (bytes: number) => `${bytes / MiB} MiB`;
 
-export async function runTransfer(log: (line: string) => void): Promise<TransferRow[]> {
-  const sizes = (process.env['BENCH_TRANSFER_MIB'] ?? '100,500,1024').split(',').map(Number);
-  // Bytes on demand, never held: /video/<bytes>.mp4.
+export async function runTransfer(log: (line: string) => void): Promise<Section> {
+  const sizes = (process.env['BENCH_TRANSFER_MIB'] ?? '100,500,1024').split(',').map((n) => Number(n) * MiB);
+  // Bytes on demand, never held: /<bytes>.mp4.
   const generator = createServer((req, res) => {
     let left = Number(/(\d+)\.mp4$/.exec(req.url ?? '')?.[1]);
     res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': left });
@@ -38,36 +40,32 @@ export async function runTransfer(log: (line: string) => void): Promise<Transfer
     pump();
   });
   await new Promise<void>((resolve) => generator.listen(0, '127.0.0.1', resolve));
-  const source = `http://127.0.0.1:${(generator.address() as AddressInfo).port}`;
   // fauxqs (file-backed) in this process: only the child's memory is measured.
   const dir = mkdtempSync(join(tmpdir(), 'vgs-bench-s3-'));
   const fauxqs = await startS3AndSqs(dir);
-  const aws = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
-  const s3 = new S3Client({ ...aws, endpoint: fauxqs.endpoint, forcePathStyle: true });
+  const s3 = new S3Client({
+    region: LOCAL_REGION,
+    credentials: LOCAL_CREDENTIALS,
+    endpoint: fauxqs.endpoint,
+    forcePathStyle: true,
+  });
+  const rows: (TransferJob & TransferOutcome)[] = [];
   try {
     await s3.send(new CreateBucketCommand({ Bucket: 'bench' }));
-    const rows: TransferRow[] = [];
-    for (const mib of sizes) {
+    for (const bytes of sizes) {
       for (const mode of ['ours', 'plain Upload'] as const) {
-        const job: TransferJob = {
-          mode,
-          sourceUrl: `${source}/video/${mib * MiB}.mp4`,
-          endpoint: fauxqs.endpoint,
-          bucket: 'bench',
-          key: `videos/${mode.replace(' ', '-')}-${mib}.mp4`,
-          bytes: mib * MiB,
-        };
-        const child = spawnTsx('lib/bench/transfer-process.ts', { env: { BENCH_TRANSFER: JSON.stringify(job) } });
-        const { type: _type, ...row } = await child.waitFor<TransferOutcome>('done', 600_000);
+        const source = `http://127.0.0.1:${(generator.address() as AddressInfo).port}/${bytes}.mp4`;
+        const job: TransferJob = { mode, source, endpoint: fauxqs.endpoint, bytes };
+        const child = spawnTsx('lib/bench/transfer-process.ts', { BENCH_TRANSFER: JSON.stringify(job) });
+        const row = { ...job, ...(await child.answer<TransferOutcome>(600_000)) };
         await child.stop();
         rows.push(row);
         log(
-          `${String(mib).padStart(4)} MiB ${mode.padEnd(12)} peak RSS +${(row.peakIncreaseBytes / MiB).toFixed(1)} MiB ` +
-            `(from ${(row.rssBeforeBytes / MiB).toFixed(0)} MiB), ${(mib / row.seconds).toFixed(0)} MiB/s`,
+          `${mib(bytes).padStart(8)} ${mode.padEnd(12)} peak RSS +${fixed(row.peakIncreaseBytes / MiB)} MiB ` +
+            `(from ${fixed(row.rssBeforeBytes / MiB, 0)} MiB), ${fixed(bytes / MiB / row.seconds, 0)} MiB/s`,
         );
       }
     }
-    return rows;
   } finally {
     s3.destroy();
     generator.closeAllConnections();
@@ -75,4 +73,39 @@ export async function runTransfer(log: (line: string) => void): Promise<Transfer
     await fauxqs.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+  const increase = (mode: TransferJob['mode']) => rows.filter((r) => r.mode === mode).map((r) => r.peakIncreaseBytes);
+  const ours = rows.filter((row) => row.mode === 'ours');
+  const [first, last] = [ours[0]!, ours.at(-1)!];
+  const growth = last.peakIncreaseBytes / first.peakIncreaseBytes;
+  const checks = [
+    ...ours.map((r) =>
+      check(
+        `Peak RSS increase, ${mib(r.bytes)}`,
+        `+${fixed(r.peakIncreaseBytes / MiB)} MiB`,
+        `≤ ${RSS_MIB} MiB`,
+        r.peakIncreaseBytes <= RSS_MIB * MiB,
+      ),
+    ),
+    check(
+      `Growth of the increase, ${first.bytes / MiB} → ${mib(last.bytes)}`,
+      `${fixed(growth, 2)}×`,
+      `≤ ${GROWTH}× (flat)`,
+      growth <= GROWTH,
+    ),
+  ];
+  const numbers = table(rows, {
+    Size: (r) => mib(r.bytes),
+    Mode: (r) => r.mode,
+    'Peak RSS increase (MiB)': (r) => fixed(r.peakIncreaseBytes / MiB),
+    'RSS before (MiB)': (r) => fixed(r.rssBeforeBytes / MiB, 0),
+    'MiB/s': (r) => fixed(r.bytes / MiB / r.seconds, 0),
+  });
+  const chart = {
+    title: 'Peak RSS increase (MiB); bars: ours, line: plain Upload',
+    labels: sizes.map(mib),
+    axis: 'MiB',
+    bars: increase('ours').map((bytes) => bytes / MiB),
+    line: increase('plain Upload').map((bytes) => bytes / MiB),
+  };
+  return { checks, blocks: [numbers, chart] };
 }
