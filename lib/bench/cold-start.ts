@@ -9,7 +9,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { physicalNames, resourceEnvironment, WEBHOOK_QUEUE } from '../../functions/adapters/resources.js';
+import { physicalNames } from '../../functions/adapters/resources.js';
+import { everyProviderAt, localHandlerEnvironment } from '../local/handler-environment.js';
 import { LAMBDA_ESBUILD_OPTIONS } from '../lambda-bundle-options.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { ALL_FUNCTIONS } from '../routes.js';
@@ -27,14 +28,15 @@ const PROBE =
 
 export async function runColdStart(log: (line: string) => void): Promise<Section> {
   const runs = env('BENCH_COLD_RUNS', 10);
-  const names = physicalNames('bench');
+  // Every variable CDK sets, every provider's included; the endpoints are placeholders nothing calls at import.
+  const nowhere = 'https://bench.example.com';
   const environment = {
-    ...resourceEnvironment(names),
-    ...{ AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'bench', AWS_SECRET_ACCESS_KEY: 'bench' },
-    STATE_MACHINE_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:bench',
-    ...{ ARK_BASE_URL: 'https://ark.example.com', ARK_API_KEY: 'bench' },
-    [WEBHOOK_QUEUE.envVar]: `https://sqs.us-east-1.amazonaws.com/000000000000/${names.webhookQueue}`,
-    ...{ POWERTOOLS_SERVICE_NAME: 'video-generation', AWS_LAMBDA_FUNCTION_NAME: 'bench' },
+    ...localHandlerEnvironment(physicalNames('bench'), {
+      ...{ dynamodb: nowhere, s3AndSqs: nowhere, sfn: nowhere, webhookQueueUrl: nowhere },
+      upstreams: everyProviderAt(nowhere, 'bench'),
+      stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:bench',
+    }),
+    AWS_LAMBDA_FUNCTION_NAME: 'bench',
   };
   const dir = mkdtempSync(join(tmpdir(), 'vgs-bench-bundles-'));
   const rows: { id: string; bytes: number; kib: number; importMs: number; cpuMs: number; error?: string }[] = [];
