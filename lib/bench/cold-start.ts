@@ -15,7 +15,7 @@ import { LAMBDA_ESBUILD_OPTIONS } from '../lambda-bundle-options.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { ALL_FUNCTIONS } from '../routes.js';
 import { NODE_22 } from './child.js';
-import { check, fixed, table } from './report.js';
+import { chart, check, fixed, table } from './report.js';
 import type { Section } from './report.js';
 import { env, percentile } from './task-client.js';
 
@@ -88,13 +88,14 @@ export async function runColdStart(log: (line: string) => void): Promise<Section
     'Import (ms)': (r) => (r.error ? `failed: ${r.error}` : fixed(r.importMs, 0)),
     'Import CPU time (ms)': (r) => fixed(r.cpuMs, 0),
   });
-  const chart = {
-    title: `Bundle size (KiB); line: the ${BUNDLE_KIB} KiB target`,
-    labels: rows.map((row) => row.id),
-    axis: 'KiB',
-    bars: rows.map((row) => row.bytes / 1024),
-    line: rows.map(() => BUNDLE_KIB),
-    flip: true,
-  };
-  return { checks, blocks: [bundles, chart] };
+  const ids = rows.map((row) => row.id);
+  const sizes = chart(
+    `Bundle size (KiB); line: the ${BUNDLE_KIB} KiB target`,
+    'KiB',
+    ids,
+    rows.map((row) => row.bytes / 1024),
+    rows.map(() => BUNDLE_KIB),
+    true,
+  );
+  return { checks, blocks: [bundles, sizes] };
 }

@@ -7,7 +7,7 @@
 import { spawnTsx } from './child.js';
 import type { ProbeRun, StepUsage } from './lifecycle-probe.js';
 import { ASSUMPTIONS as A, PRICES, PRICES_CHECKED_ON } from './pricing.js';
-import { check, fixed, table, usd } from './report.js';
+import { chart, check, fixed, table, usd } from './report.js';
 import type { Section } from './report.js';
 
 /** With callbacks (as deployed): a 5-minute task's transitions and AWS $ per 1,000 tasks; a 1-hour task's transitions. */
@@ -109,13 +109,7 @@ function report(rows: Row[]): Section {
         return row ? pick(row) : 0;
       });
     const labels = lengths.map((m) => `${m} min`);
-    return {
-      title: `${title}; bars: callbacks, line: no callbacks`,
-      labels,
-      axis,
-      bars: series(true),
-      line: series(false),
-    };
+    return chart(`${title}; bars: callbacks, line: no callbacks`, axis, labels, series(true), series(false));
   };
   const retries = (row: Row) =>
     Object.entries(row.transitionsByState)

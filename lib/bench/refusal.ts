@@ -7,15 +7,8 @@
 import { check, fixed, seconds } from './report.js';
 import type { Section } from './report.js';
 import { startStackProcess } from './stack-client.js';
-import {
-  BENCH_ENVIRONMENT,
-  env,
-  runBurst,
-  sampleEvery,
-  simulatorStats,
-  slotsAndWaiting,
-  warmUp,
-} from './task-client.js';
+import { BENCH_ENVIRONMENT, env, runBurst, sampleEvery, simulatorStats, slotsAndWaiting } from './task-client.js';
+import { warmUp } from './task-client.js';
 
 /** After the first burst: creates per account and minute. */
 const REFUSED_PER_ACCOUNT_MINUTE = 3;

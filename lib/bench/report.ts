@@ -1,7 +1,6 @@
 /**
- * test/bench/RESULTS.md from results.json. Each section hands over data (figures beside their targets, table
- * rows, chart series); all the Markdown is here: a table of the figures with verdicts, then the section's tables
- * and Mermaid charts (GitHub renders them). How to read it: test/bench/README.md. Formatted by Prettier.
+ * test/bench/RESULTS.md from results.json: sections hand over data (figures beside their targets, table rows, chart
+ * series), rendered here as Markdown tables and Mermaid charts. How to read it: test/bench/README.md.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
@@ -10,14 +9,11 @@ import { REPOSITORY_ROOT } from '../repository-root.js';
 import { NODE_22 } from './child.js';
 
 /** A figure as measured, beside its target (none: no verdict). */
-export type Check = { figure: string; measured: string; target?: string; pass?: boolean };
-export type Table = { head: string[]; rows: (string | number | null)[][] };
-export type Chart = { title: string; labels: string[]; axis: string; bars: number[]; line?: number[]; flip?: boolean };
-export interface Section {
-  title?: string;
-  checks: Check[];
-  blocks?: (Table | Chart)[];
-}
+type Check = { figure: string; measured: string; target?: string; pass?: boolean };
+type Table = { head: string[]; rows: (string | number | null)[][] };
+/** Bars, and optionally a line (a target, or a second series named in the title); `flip`: horizontal. */
+type Chart = { title: string; axis: string; labels: string[]; bars: number[]; line?: number[]; flip?: boolean };
+export type Section = { title?: string; checks: Check[]; blocks?: (Table | Chart)[] };
 
 export const TITLES = {
   cold: '1. Cold start: bundle size and import time',
@@ -85,7 +81,11 @@ export function table<R>(rows: R[], columns: Record<string, (row: R) => string |
 const line = (cells: unknown[]) => `| ${cells.map((c) => String(c ?? '–').replaceAll('|', '\\|')).join(' | ')} |`;
 const markdown = ({ head, rows }: Table) => [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
 
-/** A Mermaid xychart: bars, and optionally a line (a target, or a second series named in the title). */
+export const chart = (title: string, axis: string, labels: string[], bars: number[], line?: number[], flip?: true) => ({
+  ...{ title, axis, labels, bars },
+  ...(line && { line }),
+  ...(flip && { flip }),
+});
 function mermaid({ title, labels, axis, bars, line, flip }: Chart) {
   const list = (values: number[]) => `[${values.map((value) => Number(value.toPrecision(4))).join(', ')}]`;
   const highest = Math.max(1, ...bars, ...(line ?? [])) * 1.1;

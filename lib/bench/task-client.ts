@@ -44,12 +44,12 @@ const imageUrl = () =>
   }));
 
 /** `ok`, or the answer's status and the start of its body (or why none came). A 429 is sent again after its Retry-After. */
-export async function submitTask(baseUrl: string, key: string, prompt: string, retries = 60) {
+export async function submitTask(stack: StackProcess, key: string, prompt: string, retries = 60) {
   const sentAt = Date.now();
   // An image-to-video model: an image is required.
   const body = JSON.stringify({ model: 'seedance-1.0-lite-i2v', duration: 5, image_urls: [await imageUrl()], prompt });
   for (let attempt = 0; ; attempt += 1) {
-    const answer = await fetch(`${baseUrl}/api/v1/video/generate`, {
+    const answer = await fetch(`${stack.ready.baseUrl}/api/v1/video/generate`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body,
@@ -64,23 +64,22 @@ export async function submitTask(baseUrl: string, key: string, prompt: string, r
   }
 }
 
-/** Submits every prompt, at most `concurrency` in flight (Infinity: all at once); answers in prompt order. */
-export async function submitAll(baseUrl: string, key: string, prompts: string[], concurrency = Infinity) {
-  const answers: Awaited<ReturnType<typeof submitTask>>[] = [];
-  let next = 0;
-  const worker = async () => {
-    for (let i = next++; i < prompts.length; i = next++) answers[i] = await submitTask(baseUrl, key, prompts[i]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, prompts.length) }, worker));
-  return answers;
-}
-
-/** A new account of 100,000 CNY with a key of no practical rate limit. */
+/** A new account of 100,000 CNY with a key of no practical rate limit; `submit` sends `count` tasks on it. */
 export async function openAccount(stack: StackProcess, prefix: string) {
   const accountId = `${prefix}-${randomUUID().slice(0, 8)}`;
   await stack.admin.createAccount(accountId, '100000');
   const { key } = await stack.admin.createKey({ accountId, ratePerSecond: 1_000_000 });
-  return { accountId, key };
+  /** At most `concurrency` in flight (Infinity: all at once); the answers in order. */
+  const submit = async (count: number, concurrency = Infinity) => {
+    const answers: Awaited<ReturnType<typeof submitTask>>[] = [];
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < count; i = next++) answers[i] = await submitTask(stack, key, `${accountId} #${i}`);
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+    return answers;
+  };
+  return { accountId, key, submit };
 }
 
 /** Polls `read` every `everyMs` until `done` holds for its value or `deadline` (epoch ms) passes; the last value. */
@@ -104,14 +103,9 @@ export async function runBurst(
   o: { prefix: string; count: number; concurrency?: number; deadlineSeconds: number; log: (line: string) => void },
   progress: () => string = () => '',
 ) {
-  const { accountId, key } = await openAccount(stack, o.prefix);
+  const { accountId, key, submit } = await openAccount(stack, o.prefix);
   const started = Date.now();
-  const answers = await submitAll(
-    stack.ready.baseUrl,
-    key,
-    Array.from({ length: o.count }, (_, i) => `${accountId} #${i}`),
-    o.concurrency,
-  );
+  const answers = await submit(o.count, o.concurrency);
   const submitSeconds = (Date.now() - started) / 1000;
   const submitErrors = countBy(
     answers.filter((a) => a.outcome !== 'ok'),
@@ -154,29 +148,16 @@ export async function runBurst(
   const reasons = countBy(unpaid, (task) => (task.error_message ?? '(none)').slice(0, 160));
   const wallSeconds =
     (Math.max(...tasks.map((task) => Date.parse(task.finished_at ?? task.updated_at))) - started) / 1000;
-  const concurrency = Number.isFinite(o.concurrency ?? Infinity) ? o.concurrency : 'all';
+  const outcome = `${succeeded.length} / ${o.count}; ${unpaid.length}${counts(notSucceeded)}${counts(reasons)}`;
+  const money = `${cny(balance)} CNY (expected ${cny(expected)}); ${cny(spent)}`;
+  const submits = `${accepted} / ${o.count} in ${seconds(submitSeconds)}${counts(submitErrors)}; ${tasks.length} tasks made`;
+  const latency = `p50 ${seconds(percentile(latencies, 0.5))}, p99 ${seconds(percentile(latencies, 0.99))}`;
   const checks = [
-    check(
-      'Tasks succeeded; refunded',
-      `${succeeded.length} / ${o.count}; ${unpaid.length}${counts(notSucceeded)}${counts(reasons)}`,
-      'all; 0',
-      succeeded.length === o.count && unpaid.length === 0,
-    ),
-    check(
-      'Balance; key spend',
-      `${cny(balance)} CNY (expected ${cny(expected)}); ${cny(spent)}`,
-      'exact to 0.0001',
-      balance === expected && spent === charged,
-    ),
+    check('Tasks succeeded; refunded', outcome, 'all; 0', succeeded.length === o.count && unpaid.length === 0),
+    check('Balance; key spend', money, 'exact to 0.0001', balance === expected && spent === charged),
     check('Tasks with one upstream job', `${oneJob} / ${tasks.length}`, 'all', oneJob === tasks.length),
-    check(
-      `Submits answered 200 (${concurrency} at a time)`,
-      `${accepted} / ${o.count} in ${seconds(submitSeconds)}${counts(submitErrors)}; ${tasks.length} tasks made`,
-    ),
-    check(
-      'Latency, created → success',
-      `p50 ${seconds(percentile(latencies, 0.5))}, p99 ${seconds(percentile(latencies, 0.99))}`,
-    ),
+    check(`Submits answered 200 (${o.concurrency ?? 'all'} at a time)`, submits),
+    check('Latency, created → success', latency),
   ];
   return { checks, tasks, started, wallSeconds, created: tasks.length, succeeded: succeeded.length };
 }
@@ -231,13 +212,9 @@ export async function measureTransfer(stack: StackProcess, jobId: string, runs =
 
 /** 8 tasks on another account, so that the bundles are loaded; with `timeTransfer`, one transfer is timed. */
 export async function warmUp(stack: StackProcess, log: (line: string) => void, timeTransfer = false) {
-  const { accountId, key } = await openAccount(stack, 'warm');
+  const { accountId, submit } = await openAccount(stack, 'warm');
   log('warming up: 8 tasks ...');
-  await submitAll(
-    stack.ready.baseUrl,
-    key,
-    Array.from({ length: 8 }, (_, i) => `${accountId} #${i}`),
-  );
+  await submit(8);
   const final = (all: TaskRecord[]) => all.every((task) => FINAL.includes(task.status));
   const tasks = await pollUntil(() => stack.tasks(accountId), final, 500, Date.now() + 180_000);
   const done = tasks.find((task) => task.status === 'success' && task.upstream_job_id);

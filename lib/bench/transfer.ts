@@ -10,10 +10,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { startS3AndSqs } from '../local/emulators.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
 import { spawnTsx } from './child.js';
-import { check, fixed, MiB, table } from './report.js';
+import { chart, check, fixed, MiB, table } from './report.js';
 import type { Section } from './report.js';
 import type { TransferJob, TransferOutcome } from './transfer-process.js';
 
@@ -26,18 +27,14 @@ export async function runTransfer(log: (line: string) => void): Promise<Section>
   const sizes = (process.env['BENCH_TRANSFER_MIB'] ?? '100,500,1024').split(',').map((n) => Number(n) * MiB);
   // Bytes on demand, never held: /<bytes>.mp4.
   const generator = createServer((req, res) => {
-    let left = Number(/(\d+)\.mp4$/.exec(req.url ?? '')?.[1]);
-    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': left });
+    const bytes = Number(/(\d+)\.mp4$/.exec(req.url ?? '')?.[1]);
+    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': bytes });
     if (req.method === 'HEAD') return void res.end();
-    const pump = () => {
-      while (left > 0) {
-        const chunk = CHUNK.subarray(0, Math.min(left, MiB));
-        left -= chunk.length;
-        if (!res.write(chunk)) return void res.once('drain', pump);
-      }
-      res.end();
-    };
-    pump();
+    Readable.from(
+      (function* () {
+        for (let left = bytes; left > 0; left -= MiB) yield CHUNK.subarray(0, Math.min(left, MiB));
+      })(),
+    ).pipe(res);
   });
   await new Promise<void>((resolve) => generator.listen(0, '127.0.0.1', resolve));
   // fauxqs (file-backed) in this process: only the child's memory is measured.
@@ -73,7 +70,8 @@ export async function runTransfer(log: (line: string) => void): Promise<Section>
     await fauxqs.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const increase = (mode: TransferJob['mode']) => rows.filter((r) => r.mode === mode).map((r) => r.peakIncreaseBytes);
+  const increase = (mode: TransferJob['mode']) =>
+    rows.filter((r) => r.mode === mode).map((r) => r.peakIncreaseBytes / MiB);
   const ours = rows.filter((row) => row.mode === 'ours');
   const [first, last] = [ours[0]!, ours.at(-1)!];
   const growth = last.peakIncreaseBytes / first.peakIncreaseBytes;
@@ -100,12 +98,6 @@ export async function runTransfer(log: (line: string) => void): Promise<Section>
     'RSS before (MiB)': (r) => fixed(r.rssBeforeBytes / MiB, 0),
     'MiB/s': (r) => fixed(r.bytes / MiB / r.seconds, 0),
   });
-  const chart = {
-    title: 'Peak RSS increase (MiB); bars: ours, line: plain Upload',
-    labels: sizes.map(mib),
-    axis: 'MiB',
-    bars: increase('ours').map((bytes) => bytes / MiB),
-    line: increase('plain Upload').map((bytes) => bytes / MiB),
-  };
-  return { checks, blocks: [numbers, chart] };
+  const title = 'Peak RSS increase (MiB); bars: ours, line: plain Upload';
+  return { checks, blocks: [numbers, chart(title, 'MiB', sizes.map(mib), increase('ours'), increase('plain Upload'))] };
 }
