@@ -186,9 +186,7 @@ async function queryAfterSuccess(
   const before = await stack.task(taskId);
   if (!before || (before.status !== 'pending' && before.status !== 'running')) return { taskId };
   const sentAt = Date.now();
-  const answer = await fetch(`${stack.ready.baseUrl}/api/v1/video/tasks/${taskId}`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
+  const answer = await stack.api(key, `/api/v1/video/tasks/${taskId}`);
   const answeredAt = Date.now();
   const body = (await answer.json()) as { data?: { status?: string } };
   return { taskId, sentAt, answeredAt, status: body.data?.status ?? `HTTP ${answer.status}` };

@@ -121,9 +121,7 @@ const countingProxy = (target: string) =>
 // The stand-in upstream answers from the virtual clock: seconds since the job was created. It keeps the
 // callback URL the job was made with, to call back as Ark does.
 const VIDEO = randomBytes(Number(process.env['BENCH_COST_VIDEO_MIB'] ?? 5) * 1024 * 1024);
-let clock = 0;
-let jobSeconds = 0;
-let callbackUrl: string | undefined;
+let [clock, jobSeconds, callbackUrl] = [0, 0, undefined as string | undefined];
 const jobBody = (id: string | undefined) =>
   clock < jobSeconds
     ? { id, status: 'running' }
@@ -233,10 +231,7 @@ const timeoutRetryInterval = definition.States['AwaitCompletion']!.Retry!.find((
 )!.IntervalSeconds;
 const timeoutError = (await libraryTimeoutErrors()).timeout;
 
-let checks = 0;
-let checkSeconds = 0;
-let callbacksDelivered = 0;
-let callbacksOn = false;
+let [checks, checkSeconds, callbacksDelivered, callbacksOn] = [0, 0, 0, false];
 
 /** The upstream calls back (Ark POSTs the job as GET shows it): one API request, one UpstreamCallback invocation. */
 async function deliverCallback(status: string): Promise<void> {
@@ -305,6 +300,8 @@ for (const [name, state] of Object.entries(definition.States)) {
   };
 }
 const machine = new StateMachine(definition);
+const retryIntervalOverrides = { AwaitCompletion: 0, WaitForUpstreamSlot: 0 };
+const overrides = { taskResourceLocalHandlers: stateHandlers, retryIntervalOverrides };
 
 async function runTask(minutes: number, callbacks: boolean) {
   [steps, checks, callbacksDelivered, callbacksOn, jobSeconds] = [{}, 0, 0, callbacks, minutes * 60];
@@ -322,18 +319,8 @@ async function runTask(minutes: number, callbacks: boolean) {
   await invoke('StartExecutions', () => starter({ Records: [record] }, lambdaContext('StartExecutions')));
   if (!executionInput) throw new Error(`task ${taskId}: the starter started no execution`);
   // Each state's `$$.Task.Token` read (once per attempt of a .waitForTaskToken state) is a new token.
-  const task = {
-    get Token() {
-      return randomBytes(32).toString('base64url');
-    },
-  };
-  const execution = machine.run(JSON.parse(executionInput) as never, {
-    overrides: {
-      taskResourceLocalHandlers: stateHandlers,
-      retryIntervalOverrides: { AwaitCompletion: 0, WaitForUpstreamSlot: 0 },
-    },
-    context: { Task: task } as never,
-  });
+  const Task = Object.defineProperty({}, 'Token', { get: () => randomBytes(32).toString('base64url') });
+  const execution = machine.run(JSON.parse(executionInput) as never, { overrides, context: { Task } as never });
   let transitions = 0;
   const transitionsByState: Record<string, number> = {};
   const { eventsPerTaskState, eventsPerOtherState, historyEventBytes } = ASSUMPTIONS;
@@ -351,20 +338,8 @@ async function runTask(minutes: number, callbacks: boolean) {
   const output = (await execution.result) as { upstream?: { state?: string } };
   if (output.upstream?.state !== 'succeeded')
     throw new Error(`task ${taskId} did not succeed: ${JSON.stringify(output)}`);
-  const apiRequests = 1 + callbacksDelivered;
-  return {
-    minutes,
-    callbacks,
-    checkSeconds,
-    checks,
-    callbacksDelivered,
-    apiRequests,
-    transitions,
-    transitionsByState,
-    executionLogBytes,
-    videoBytes: VIDEO.length,
-    steps,
-  };
+  const run = { minutes, callbacks, checkSeconds, checks, callbacksDelivered, apiRequests: 1 + callbacksDelivered };
+  return { ...run, transitions, transitionsByState, executionLogBytes, videoBytes: VIDEO.length, steps };
 }
 
 const minutes = (process.env['BENCH_COST_MINUTES'] ?? '1,5,30,60').split(',').map(Number);
@@ -374,9 +349,5 @@ await runTask(1, false);
 const runs: ProbeRun[] = [];
 for (const callbacks of [true, false]) for (const length of minutes) runs.push(await runTask(length, callbacks));
 sendToParent(runs);
-await api.close();
-dynamoClient.destroy();
-s3.destroy();
-await fauxqs.stop();
-await dynamoDbLocal.stop();
+await Promise.all([api.close(), fauxqs.stop(), dynamoDbLocal.stop()]);
 process.exit(0);

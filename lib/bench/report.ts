@@ -58,8 +58,8 @@ export function machineInfo() {
 export const check = (figure: string, measured: string, target?: string, pass?: boolean): Check => ({
   figure,
   measured,
-  ...(target !== undefined && { target }),
-  ...(pass !== undefined && { pass }),
+  target,
+  pass,
 });
 export const MiB = 2 ** 20;
 export const fixed = (value: number, digits = 1) => value.toFixed(digits);
@@ -81,11 +81,9 @@ export function table<R>(rows: R[], columns: Record<string, (row: R) => string |
 const line = (cells: unknown[]) => `| ${cells.map((c) => String(c ?? '–').replaceAll('|', '\\|')).join(' | ')} |`;
 const markdown = ({ head, rows }: Table) => [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
 
-export const chart = (title: string, axis: string, labels: string[], bars: number[], line?: number[], flip?: true) => ({
-  ...{ title, axis, labels, bars },
-  ...(line && { line }),
-  ...(flip && { flip }),
-});
+// Undefined members are left out of results.json.
+export const chart = (title: string, axis: string, labels: string[], bars: number[], line?: number[], flip?: true) =>
+  ({ title, axis, labels, bars, line, flip }) satisfies Chart;
 function mermaid({ title, labels, axis, bars, line, flip }: Chart) {
   const list = (values: number[]) => `[${values.map((value) => Number(value.toPrecision(4))).join(', ')}]`;
   const highest = Math.max(1, ...bars, ...(line ?? [])) * 1.1;
@@ -118,14 +116,11 @@ export async function renderReport(r: BenchResults, file: string): Promise<strin
     const [section, error] = [r[name], r.errors[name]];
     const title = `## ${section?.title ?? TITLES[name]}`;
     if (!section) return `${title}\n\n${error ? `Failed:\n\n\`\`\`\n${error}\n\`\`\`` : 'Not run.'}`;
-    const checks = table(section.checks, {
-      Figure: (c) => c.figure,
-      Measured: (c) => c.measured,
-      Target: (c) => c.target ?? '–',
-      Verdict: verdict,
-    });
+    const checks = section.checks.map((c) => [c.figure, c.measured, c.target ?? '–', verdict(c)]);
     const blocks = (section.blocks ?? []).map((b) => ('head' in b ? markdown(b) : mermaid(b)));
-    return [title, markdown(checks), ...blocks].join('\n\n');
+    return [title, markdown({ head: ['Figure', 'Measured', 'Target', 'Verdict'], rows: checks }), ...blocks].join(
+      '\n\n',
+    );
   });
   const text = ['# Bench results', header, ...merged, ...body].join('\n\n');
   return format(text, { ...(await resolveConfig(file)), filepath: file });

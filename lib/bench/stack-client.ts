@@ -36,6 +36,13 @@ export async function startStackProcess(options: LocalStackOptions, timeoutMs = 
     ready,
     db,
     admin: new AdminStore(db, names.tables),
+    /** The API called with `key`: a GET, or a POST of `body`. */
+    api: (key: string, path: string, body?: object) =>
+      fetch(`${ready.baseUrl}${path}`, {
+        method: body ? 'POST' : 'GET',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body && JSON.stringify(body),
+      }),
     /** The simulated Ark's base URL (its /simulator/ routes). */
     simulator: endpoints.upstreams.ark.baseUrl,
     task: (taskId: string) => getItem<TaskRecord>(db, names.tables.tasks, { task_id: taskId }),

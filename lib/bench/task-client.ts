@@ -23,11 +23,8 @@ export const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / va
 /** Nearest-rank percentile of `values` (any order); NaN when empty. */
 export const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(p * values.length) - 1)] ?? Number.NaN;
-export function countBy<T>(items: T[], key: (item: T) => string): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const item of items) counts[key(item)] = (counts[key(item)] ?? 0) + 1;
-  return counts;
-}
+export const countBy = <T>(items: T[], key: (item: T) => string) =>
+  items.map(key).reduce<Record<string, number>>((counts, k) => ({ ...counts, [k]: (counts[k] ?? 0) + 1 }), {});
 
 // The simulator downloads every reference as the real upstream does (docs/providers/ark.md, "References"): a
 // 1×1 PNG served by this process, from the first submit on, never holding the process open.
@@ -47,13 +44,11 @@ const imageUrl = () =>
 export async function submitTask(stack: StackProcess, key: string, prompt: string, retries = 60) {
   const sentAt = Date.now();
   // An image-to-video model: an image is required.
-  const body = JSON.stringify({ model: 'seedance-1.0-lite-i2v', duration: 5, image_urls: [await imageUrl()], prompt });
+  const body = { model: 'seedance-1.0-lite-i2v', duration: 5, image_urls: [await imageUrl()], prompt };
   for (let attempt = 0; ; attempt += 1) {
-    const answer = await fetch(`${stack.ready.baseUrl}/api/v1/video/generate`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body,
-    }).catch((error: Error) => String(error.cause ?? error.message));
+    const answer = await stack
+      .api(key, '/api/v1/video/generate', body)
+      .catch((error: Error) => String(error.cause ?? error.message));
     if (typeof answer === 'string') return { outcome: `no answer: ${answer}`, sentAt };
     if (answer.status === 429 && attempt < retries) {
       await answer.body?.cancel();
@@ -134,9 +129,7 @@ export async function runBurst(
   const jobs = await stack.upstreamJobs();
   const oneJob = tasks.filter((task) => jobs.prompts[task.generation.prompt] === 1).length;
   // The balance as the API shows it, the key's spend, against the tasks' costs.
-  const { data } = await getJson<{ data: { balance: number } }>(`${stack.ready.baseUrl}/api/v1/account/balance`, {
-    headers: { authorization: `Bearer ${key}` },
-  });
+  const { data } = (await (await stack.api(key, '/api/v1/account/balance')).json()) as { data: { balance: number } };
   const balance = Math.round(data.balance * 10_000);
   const spent = Number((await stack.admin.listKeys(accountId))[0]?.spent_units ?? 0);
   const charged = tasks.filter((t) => !unpaid.includes(t)).reduce((total, task) => total + task.cost_units, 0);
