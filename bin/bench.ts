@@ -79,7 +79,8 @@ for (const name of selected) {
 results.durationSeconds = (Date.now() - started) / 1000;
 results.loadAtEnd = loadavg();
 
-const all = selected.length === Object.keys(SECTIONS).length;
+// --only leaves the files alone, even when it names every section (usage above).
+const all = values.only === undefined;
 if (all || values.merge) {
   let saved = results;
   if (!all) {

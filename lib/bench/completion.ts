@@ -33,18 +33,13 @@ const figures = (values: number[]) => ({
 const latency = (l: Latency) =>
   `p50 ${seconds(l.p50, 2)}, p99 ${seconds(l.p99, 2)}, max ${seconds(l.max, 2)} (${l.count} tasks)`;
 /** The simulator's view of one job (GET /simulator/jobs/{id}): its status changes, its callbacks. */
-type SimulatedJob = {
-  status: string;
-  history: { status: string; at: string }[];
-  callbacks: { status: string; attempt: number; acknowledged: boolean }[];
-};
+type SimulatedJob = { status: string; history: { status: string; at: string }[]; callbacks: Callback[] };
+type Callback = { status: string; attempt: number; acknowledged: boolean };
 
 export async function runCompletion(log: (line: string) => void): Promise<Section> {
   const callbackTasks = env('BENCH_COMPLETION_TASKS', 50);
-  const [queryTasks, pollingTasks] = [
-    env('BENCH_COMPLETION_QUERY_TASKS', 20),
-    env('BENCH_COMPLETION_POLLING_TASKS', 20),
-  ];
+  const queryTasks = env('BENCH_COMPLETION_QUERY_TASKS', 20);
+  const pollingTasks = env('BENCH_COMPLETION_POLLING_TASKS', 20);
   log(`starting the local stack (jobs 100 ms queued, 2 s running; silent ones looked at every ${CHECK_SECONDS} s) ...`);
   const stack = await startStackProcess({
     upstream: { queuedMs: 100, runningMs: 2_000 },

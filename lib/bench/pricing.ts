@@ -7,17 +7,14 @@ export const PRICES_CHECKED_ON = '2026-11-21';
 
 const price = (usd: number, text: string, page: string) => ({ usd, text, source: `https://aws.amazon.com/${page}/` });
 
+const SFN = 'step-functions/pricing';
 export const PRICES = {
-  transition: price(
-    0.025 / 1e3,
-    'Step Functions Standard: $0.025 per 1,000 state transitions',
-    'step-functions/pricing',
-  ),
+  transition: price(0.025 / 1e3, 'Step Functions Standard: $0.025 per 1,000 state transitions', SFN),
   // Standard workflows bill state transitions only: StartExecution, SendTaskSuccess and the other API calls are free.
   sfnApiRequest: price(
     0,
     'Step Functions Standard: API requests (StartExecution, SendTaskSuccess) $0; only state transitions are billed',
-    'step-functions/pricing',
+    SFN,
   ),
   lambdaRequest: price(0.2 / 1e6, 'Lambda: $0.20 per 1M requests', 'lambda/pricing'),
   lambdaGbSecond: price(0.0000133334, 'Lambda arm64: $0.0000133334 per GB-second', 'lambda/pricing'),

@@ -4,14 +4,15 @@
  * Counted: the creates sent into the refusal, per account and minute; each waiting task's state transitions
  * and history events; whether every task then succeeds, with the money exact and no slot left taken.
  */
+import { HISTORY_EVENT_LIMIT } from '../local/step-functions-options.js';
 import { check, fixed, seconds } from './report.js';
 import type { Section } from './report.js';
-import { startStackProcess } from './stack-client.js';
+import { getJson, startStackProcess } from './stack-client.js';
 import { BENCH_ENVIRONMENT, env, runBurst, sampleEvery, simulatorStats, slotsAndWaiting } from './task-client.js';
 import { warmUp } from './task-client.js';
 
 /** After the first burst: creates per account and minute. */
-const REFUSED_PER_ACCOUNT_MINUTE = 3;
+const REFUSED_PER_MINUTE = 3;
 const ACCOUNTS = 2;
 
 export async function runRefusal(log: (line: string) => void): Promise<Section> {
@@ -25,10 +26,8 @@ export async function runRefusal(log: (line: string) => void): Promise<Section> 
   try {
     await warmUp(stack, log);
     const before = await simulatorStats(stack);
-    const refuse = await fetch(`${stack.simulator}/simulator/refuse?seconds=${refusalSeconds}&code=QuotaExceeded`, {
-      method: 'POST',
-    });
-    const { until } = (await refuse.json()) as { until: string };
+    const refuse = `${stack.simulator}/simulator/refuse?seconds=${refusalSeconds}&code=QuotaExceeded`;
+    const { until } = await getJson<{ until: string }>(refuse, { method: 'POST' });
     const windowEnd = Date.parse(until);
     log(`the upstream refuses every create until ${until}; submitting ${count} tasks at once ...`);
     // Per second: refused creates so far, and the jobs made.
@@ -58,28 +57,19 @@ export async function runRefusal(log: (line: string) => void): Promise<Section> 
     const transitions = executions.map((e) => e.transitions);
     const historyMax = Math.max(...executions.map((e) => e.historyEvents));
     const history = `${fixed(transitions.reduce((a, b) => a + b, 0) / transitions.length)}; ${Math.max(...transitions)}; ${historyMax}`;
+    const underLimit = historyMax < HISTORY_EVENT_LIMIT;
     const end = await slotsAndWaiting(stack);
+    const during = `Creates refused during the ${refusalSeconds / 60}-minute refusal, after the first burst`;
+    const perAccount = `${refused - firstBurst}: ${fixed(rate, 2)} per account and minute (${ACCOUNTS} accounts)`;
+    const recovery = `${seconds((firstJob - windowEnd) / 1000)}; ${seconds((allFinal - windowEnd) / 1000)}`;
     const checks = [
-      check(
-        `Creates refused during the ${refusalSeconds / 60}-minute refusal, after the first burst`,
-        `${refused - firstBurst}: ${fixed(rate, 2)} per account and minute (${ACCOUNTS} accounts)`,
-        `≤ ${REFUSED_PER_ACCOUNT_MINUTE} per account and minute`,
-        rate <= REFUSED_PER_ACCOUNT_MINUTE,
-      ),
+      check(during, perAccount, `≤ ${REFUSED_PER_MINUTE} per account and minute`, rate <= REFUSED_PER_MINUTE),
       check('The first burst (slots handed out before the first 429 came back)', `${firstBurst} of ${count} tasks`),
       check('Refused creates in each minute of the refusal', perMinute.join(', ')),
       ...burst.checks,
-      check(
-        'Transitions per task (mean; most); history events (most)',
-        history,
-        '< 25,000 events',
-        historyMax < 25_000,
-      ),
+      check('Transitions per task (mean; most); history events (most)', history, '< 25,000 events', underLimit),
       check('Slots taken; waiting, at the end', `${end.taken}; ${end.waiting}`, '0; 0', !end.taken && !end.waiting),
-      check(
-        'Refusal over → first job made; → every task final',
-        `${seconds((firstJob - windowEnd) / 1000)}; ${seconds((allFinal - windowEnd) / 1000)}`,
-      ),
+      check('Refusal over → first job made; → every task final', recovery),
     ];
     return { checks };
   } finally {

@@ -23,6 +23,7 @@ export const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / va
 /** Nearest-rank percentile of `values` (any order); NaN when empty. */
 export const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.max(0, Math.ceil(p * values.length) - 1)] ?? Number.NaN;
+export const median = (values: number[]) => percentile(values, 0.5);
 export const countBy = <T>(items: T[], key: (item: T) => string) =>
   items.map(key).reduce<Record<string, number>>((counts, k) => ({ ...counts, [k]: (counts[k] ?? 0) + 1 }), {});
 
@@ -200,7 +201,7 @@ export async function measureTransfer(stack: StackProcess, jobId: string, runs =
     if (run > 0) times.push((performance.now() - started) / 1000);
   }
   s3.destroy();
-  return { seconds: percentile(times, 0.5), bytes };
+  return { seconds: median(times), bytes };
 }
 
 /** 8 tasks on another account, so that the bundles are loaded; with `timeTransfer`, one transfer is timed. */
