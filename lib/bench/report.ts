@@ -15,7 +15,7 @@ type Table = { head: string[]; rows: (string | number | null)[][] };
 type Chart = { title: string; axis: string; labels: string[]; bars: number[]; line?: number[]; flip?: boolean };
 export type Section = { title?: string; checks: Check[]; blocks?: (Table | Chart)[] };
 
-export const TITLES = {
+const TITLES = {
   cold: '1. Cold start: bundle size and import time',
   transfer: '2. Transfer memory: a video streamed into S3',
   cost: '3. Lifecycle cost model',

@@ -10,7 +10,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
 import { AdminStore } from '../admin/admin-store.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { spawnTsx } from './child.js';
-import type { StackReady, UpstreamJobsSummary } from './stack-process.js';
+import type { ExecutionSummary, StackReady, UpstreamJobsSummary } from './stack-process.js';
 
 export type StackProcess = Awaited<ReturnType<typeof startStackProcess>>;
 /** A GET (or `init`) answered with JSON. */
@@ -58,8 +58,7 @@ export async function startStackProcess(options: LocalStackOptions, timeoutMs = 
       return items;
     },
     upstreamJobs: () => getJson<UpstreamJobsSummary>(`${ready.control}/upstream-jobs`),
-    executions: () =>
-      getJson<{ name: string; transitions: number; historyEvents: number }[]>(`${ready.control}/executions`),
+    executions: () => getJson<ExecutionSummary[]>(`${ready.control}/executions`),
     /** Stops the child (SIGTERM, then SIGKILL) and closes the clients. */
     stop: async () => {
       client.destroy();

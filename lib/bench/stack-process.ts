@@ -9,11 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startLocalStack } from '../local/local-stack.js';
 import type { LocalStackOptions } from '../local/local-stack.js';
+import type { ExecutionRecord } from '../local/step-functions-options.js';
 import { sendToParent } from './child.js';
 
 export type StackReady = typeof ready;
 /** GET {control}/upstream-jobs: jobs in all, by status, by prompt (a test's way to count jobs per task). */
 export type UpstreamJobsSummary = ReturnType<typeof upstreamJobs>;
+export type ExecutionSummary = ReturnType<typeof summary>;
 
 const options = JSON.parse(process.env['BENCH_STACK_OPTIONS'] ?? '{}') as LocalStackOptions;
 const stack = await startLocalStack(options);
@@ -32,26 +34,21 @@ function upstreamJobs() {
   }
   return summary;
 }
-// GET /executions: each execution's name, status, transitions and history events.
-const control = createServer((req, res) => {
+// GET /executions: each execution's name, transitions and history events.
+const summary = (e: ExecutionRecord) => ({ name: e.name, transitions: e.transitions, historyEvents: e.historyEvents });
+const server = createServer((req, res) => {
   const answer = (value: unknown) =>
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(value));
   if (req.url !== '/executions') return answer(upstreamJobs());
-  void stack.workflow
-    .executions()
-    .then((records) =>
-      answer(
-        records.map(({ name, status, transitions, historyEvents }) => ({ name, status, transitions, historyEvents })),
-      ),
-    );
+  void stack.workflow.executions().then((records) => answer(records.map(summary)));
 });
-await new Promise<void>((resolve) => control.listen(0, '127.0.0.1', resolve));
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 
 let stopping = false;
 const shutdown = async (exitCode = 0) => {
   if (stopping) return;
   stopping = true;
-  control.close();
+  server.close();
   await stack.stop();
   process.exit(exitCode);
 };
@@ -66,11 +63,6 @@ void stack.broken.then((reason) => {
 });
 
 const { baseUrl, demo, endpoints, names } = stack;
-const ready = {
-  baseUrl,
-  demo,
-  endpoints,
-  names,
-  control: `http://127.0.0.1:${(control.address() as AddressInfo).port}`,
-};
+const control = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const ready = { baseUrl, demo, endpoints, names, control };
 sendToParent(ready);

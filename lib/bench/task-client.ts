@@ -103,11 +103,8 @@ export async function runBurst(
   const started = Date.now();
   const answers = await submit(o.count, o.concurrency);
   const submitSeconds = (Date.now() - started) / 1000;
-  const submitErrors = countBy(
-    answers.filter((a) => a.outcome !== 'ok'),
-    (a) => a.outcome,
-  );
-  const accepted = answers.filter((a) => a.outcome === 'ok').length;
+  const refused = answers.filter((a) => a.outcome !== 'ok');
+  const [submitErrors, accepted] = [countBy(refused, (a) => a.outcome), o.count - refused.length];
   o.log(`${accepted} accepted in ${submitSeconds.toFixed(1)} s ${JSON.stringify(submitErrors)}`);
   let lastLog = started;
   const tasks = await pollUntil(
@@ -115,9 +112,8 @@ export async function runBurst(
       const all = await stack.tasks(accountId);
       if (Date.now() - lastLog < 5_000) return all;
       lastLog = Date.now();
-      o.log(
-        `${((lastLog - started) / 1000).toFixed(0)} s: ${progress()}${JSON.stringify(countBy(all, (t) => t.status))}`,
-      );
+      const statuses = JSON.stringify(countBy(all, (t) => t.status));
+      o.log(`${((lastLog - started) / 1000).toFixed(0)} s: ${progress()}${statuses}`);
       return all;
     },
     (all) => all.length >= accepted && all.every((task) => FINAL.includes(task.status)),
@@ -135,10 +131,8 @@ export async function runBurst(
   const spent = Number((await stack.admin.listKeys(accountId))[0]?.spent_units ?? 0);
   const charged = tasks.filter((t) => !unpaid.includes(t)).reduce((total, task) => total + task.cost_units, 0);
   const expected = 100_000 * 10_000 - charged;
-  const notSucceeded = countBy(
-    tasks.filter((task) => task.status !== 'success'),
-    (task) => task.status,
-  );
+  const notSucceeded = countBy(tasks, (task) => task.status);
+  delete notSucceeded['success'];
   const reasons = countBy(unpaid, (task) => (task.error_message ?? '(none)').slice(0, 160));
   const wallSeconds =
     (Math.max(...tasks.map((task) => Date.parse(task.finished_at ?? task.updated_at))) - started) / 1000;
@@ -157,12 +151,12 @@ export async function runBurst(
 }
 
 /** GET /simulator/stats: per master account, queued jobs now and the most at once; creates, and those refused. */
-export const simulatorStats = (stack: StackProcess) =>
-  getJson<{
-    creates: number;
-    refusedCreates: number;
-    accounts: { account: string; queued: number; peakQueued: number }[];
-  }>(`${stack.simulator}/simulator/stats`);
+export const simulatorStats = (stack: StackProcess) => getJson<Stats>(`${stack.simulator}/simulator/stats`);
+type Stats = {
+  creates: number;
+  refusedCreates: number;
+  accounts: { account: string; queued: number; peakQueued: number }[];
+};
 
 /** Calls `take` every `everyMs` until the returned stop is called; stop resolves once the last call is done. */
 export function sampleEvery(everyMs: number, take: () => Promise<void>): () => Promise<void> {
