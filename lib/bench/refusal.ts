@@ -4,7 +4,7 @@
  * Counted: the creates sent into the refusal, per account and minute; each waiting task's state transitions
  * and history events; whether every task then succeeds, with the money exact and no slot left taken.
  */
-import { HISTORY_EVENT_LIMIT } from '../local/step-functions-options.js';
+import { HISTORY_EVENT_LIMIT } from '../local/step-functions-server.js';
 import { check, fixed, seconds } from './report.js';
 import type { Section } from './report.js';
 import { getJson, startStackProcess } from './stack-client.js';

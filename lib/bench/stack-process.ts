@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startLocalStack } from '../local/local-stack.js';
 import type { LocalStackOptions } from '../local/local-stack.js';
-import type { ExecutionRecord } from '../local/step-functions-options.js';
+import type { ExecutionRecord } from '../local/step-functions-server.js';
 import { sendToParent } from './child.js';
 
 export type StackReady = typeof ready;
