@@ -64,7 +64,6 @@ export interface RuntimeUpstream {
 export interface SimulatorTiming {
   queuedMs?: number;
   runningMs?: number;
-  expiryScale?: number;
   maxQueuedPerAccount?: number;
   maxInflightPerAccount?: number;
 }

@@ -1,30 +1,25 @@
 /**
- * Fault injection through the simulated upstream's prompt markers: every fault ends in the right final
- * state with a reason the customer can read, and the balance is exact (failed tasks refunded in full; a
- * create answered 429 waits and succeeds, never refunded for it).
- * Owns its stack: the simulator's expiry clock runs 1,000 times faster, and a test-only model.
+ * Fault injection through the simulated upstream's prompt markers, on the shared stack: every fault ends in
+ * the right final state with a reason the customer can read, and the balance is exact (failed tasks refunded
+ * in full; a create answered 429 waits and succeeds, never refunded for it).
  */
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callApi, newAccount, pollUntil, startTestStack } from '../support/test-stack.js';
-import type { LocalStack } from '../support/test-stack.js';
+import { sharedStack } from '../support/shared-stack.js';
+import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
 import catalog from '../../lib/seed/model-catalog.json' with { type: 'json' };
 
-let stack: LocalStack;
+const stack = sharedStack();
+const RUN = randomUUID().slice(0, 8);
+// A model of this file's own whose generation deadline is 3 s, removed after: a hanging job times out.
+const base = catalog.models.find((model) => model.name === 'seedance-1.5-pro') as Record<string, unknown>;
+const SHORT_DEADLINE = { ...base, id: randomUUID(), name: `short-deadline-${RUN}`, max_generation_seconds: 3 };
 beforeAll(async () => {
-  // Ark keeps a job at least an hour (execution_expires_after) and the poll loop waits for it that long, as
-  // it may still finish and bill: the simulator's clock for that expiry runs 1,000 times faster here (3.6 s).
-  stack = await startTestStack({ upstream: { queuedMs: 150, runningMs: 300, expiryScale: 0.001 } });
-  // A model whose generation deadline is 3 s: a hanging job times out upstream within the test.
-  const base = catalog.models.find((model) => model.name === 'seedance-1.5-pro') as Record<string, unknown>;
-  await stack.admin.seedModels({
-    version: 1,
-    models: [
-      { ...base, id: '11111111-2222-4333-8444-555555555555', name: 'test-short-deadline', max_generation_seconds: 3 },
-    ],
-  });
+  await stack.admin.seedModels({ version: 1, models: [SHORT_DEADLINE] });
 });
 afterAll(async () => {
-  await stack?.stop();
+  await stack.db.send(new DeleteCommand({ TableName: stack.names.tables.models, Key: { id: SHORT_DEADLINE.id } }));
 });
 
 interface TaskData {
@@ -56,7 +51,14 @@ const CASES = [
     message: /^the generated file could not be stored: .*not a video/,
   },
   { marker: '[simulate:upstream-5xx]', status: 'success', message: null },
-  { marker: '[simulate:hang]', status: 'failed', message: /^generation timed out/, model: 'test-short-deadline' },
+  // Ark keeps a job at least an hour (execution_expires_after) and the poll loop waits for it that long, as
+  // it may still finish and bill: this job's expiry clock runs 1,000 times faster (3.6 s).
+  {
+    marker: '[simulate:hang] [simulate:fast-expiry]',
+    status: 'failed',
+    message: /^generation timed out/,
+    model: SHORT_DEADLINE.name,
+  },
 ] as const;
 
 describe('upstream faults', () => {
@@ -65,10 +67,18 @@ describe('upstream faults', () => {
       CASES.map(async (fault) => {
         const { key } = await newAccount(stack, '20');
         const model = 'model' in fault ? fault.model : 'seedance-1.5-pro';
-        const submit = await callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
-          key,
-          body: { model, prompt: `scene ${fault.marker}`, duration: 5 },
-        });
+        // Unique: the simulator counts a rate-limited create per exact prompt.
+        // A warm submit function may not see the new model until its catalog cache (1 s here) runs out; a
+        // refused submit charges nothing.
+        const submit = await pollUntil(
+          () =>
+            callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
+              key,
+              body: { model, prompt: `scene ${RUN} ${fault.marker}`, duration: 5 },
+            }),
+          (answer) => !(model === SHORT_DEADLINE.name && answer.status === 400),
+          { timeoutMs: 60_000, intervalMs: 500 },
+        );
         expect(submit.body.code, fault.marker).toBe(0);
         const final = await pollUntil(
           () => callApi<TaskData>(stack, 'GET', `/api/v1/video/tasks/${submit.body.data.task_id}`, { key }),

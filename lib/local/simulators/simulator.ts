@@ -37,7 +37,6 @@ export interface SimulatorStart {
   masterAccounts?: Record<string, string>;
   queuedMs?: number;
   runningMs?: number;
-  expiryScale?: number;
   stateFile?: string;
 }
 

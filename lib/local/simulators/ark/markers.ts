@@ -32,6 +32,11 @@ export interface Behaviour {
   held: boolean;
   /** Stays queued until released (POST /simulator/release), then runs as usual: it holds a queued slot. */
   heldQueued: boolean;
+  /**
+   * Multiplies the job's execution_expires_after (at least an hour, as Ark allows), so that a test sees Ark
+   * expire it within seconds. Timing only: the value sent is still checked.
+   */
+  expiryScale: number;
 }
 
 export const DEFAULT_BEHAVIOUR: Behaviour = {
@@ -47,6 +52,7 @@ export const DEFAULT_BEHAVIOUR: Behaviour = {
   noCallback: false,
   held: false,
   heldQueued: false,
+  expiryScale: 1,
 };
 
 export const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
@@ -64,6 +70,8 @@ export const MARKERS: Readonly<Record<string, Partial<Behaviour>>> = {
   '[simulate:expire]': { outcome: 'expired' },
   '[simulate:upstream-5xx]': { unavailablePolls: 2 },
   '[simulate:hang]': { outcome: 'hang' },
+  // Not a fault: Ark's clock for this job's execution_expires_after runs 1,000 times faster (an hour: 3.6 s).
+  '[simulate:fast-expiry]': { expiryScale: 0.001 },
   '[simulate:lost]': { lost: true },
   '[simulate:broken-download]': { download: 'broken' },
   '[simulate:not-video]': { download: 'not-video' },

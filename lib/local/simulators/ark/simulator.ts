@@ -46,11 +46,6 @@ export interface UpstreamSimulatorOptions {
   /** How long a job stays `running` after the queue. */
   runningMs?: number;
   /**
-   * Multiplies every job's execution_expires_after (default 1), so that a test sees Ark expire a job
-   * (at least an hour, as Ark allows) within seconds. Timing only: the value sent is still checked.
-   */
-  expiryScale?: number;
-  /**
    * When set (or `apiKeys`), task routes require `Authorization: Bearer <key>` with one of the keys (401
    * otherwise). Without either, any key (or none) is taken. Any accepted key sees and cancels any job.
    */
@@ -175,8 +170,6 @@ function normalised(job: JobRecord): JobRecord {
 interface Timings {
   queuedMs: number;
   runningMs: number;
-  /** Ark's clock for execution_expires_after, sped up by tests (1: real seconds). */
-  expiryScale: number;
 }
 
 /** A job fails at once when a reference could not be used. */
@@ -204,12 +197,12 @@ function queuedFor(job: JobRecord, timings: Timings): number {
   return job.releasedAt === undefined ? Infinity : Math.max(usual, job.releasedAt - job.createdAt);
 }
 
-const expiresAt = (job: JobRecord, timings: Timings): number =>
-  job.createdAt + job.expiresAfterSeconds * 1000 * timings.expiryScale;
+const expiresAt = (job: JobRecord): number =>
+  job.createdAt + job.expiresAfterSeconds * 1000 * (job.behaviour.expiryScale ?? 1);
 
 /** When the job reached a final status other than cancelled. */
 const endedAt = (job: JobRecord, timings: Timings): number =>
-  Math.min(finishesAt(job, timings), expiresAt(job, timings));
+  Math.min(finishesAt(job, timings), expiresAt(job));
 
 interface Transition {
   status: SimulatedStatus;
@@ -229,7 +222,7 @@ function timeline(job: JobRecord, timings: Timings): Transition[] {
   if (Math.min(queueEnds, end) > job.createdAt) planned.push({ status: 'queued', at: job.createdAt });
   if (queueEnds < end) planned.push({ status: 'running', at: queueEnds });
   // Not finished within execution_expires_after: Ark reports `expired` (so a `hang` always ends so).
-  const final = expiresAt(job, timings) <= finishesAt(job, timings) ? 'expired' : outcomeOf(job);
+  const final = expiresAt(job) <= finishesAt(job, timings) ? 'expired' : outcomeOf(job);
   if (final !== 'hang') planned.push({ status: final, at: end });
   const { cancelledAt } = job;
   if (cancelledAt === undefined) return planned;
@@ -829,7 +822,6 @@ export async function startUpstreamSimulator(options: UpstreamSimulatorOptions =
   const {
     platform = 'byteplus',
     now = Date.now,
-    expiryScale = 1,
     maxQueuedPerAccount = MAX_QUEUED_TASKS,
     maxInflightPerAccount = Number.POSITIVE_INFINITY,
   } = options;
@@ -847,7 +839,7 @@ export async function startUpstreamSimulator(options: UpstreamSimulatorOptions =
   const given = [...(options.apiKey === undefined ? [] : [options.apiKey]), ...(options.apiKeys ?? [])];
   if (options.apiKeys !== undefined && given.length === 0) throw new Error('apiKeys is empty: no key would be taken');
   const config: SimulatorConfig = {
-    timings: { queuedMs, runningMs, expiryScale },
+    timings: { queuedMs, runningMs },
     apiKeys: given.length > 0 ? [...new Set(given)] : undefined,
     maxQueuedPerAccount,
     maxInflightPerAccount,
