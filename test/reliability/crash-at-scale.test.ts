@@ -1,18 +1,23 @@
 /**
- * Crash safety at scale: 50 tasks in every state when the whole local stack is SIGKILLed; started again
- * on the same data, every task ends by itself, each has exactly one upstream job, and the balances of its
- * 10 accounts are exact to the 0.0001. Held generations and transfers, not timings, keep the `running` and
- * `transferring` waves so at the kill, however slow the machine.
+ * Crash safety: 50 tasks in every state and three webhooks owed when the whole local stack is SIGKILLed;
+ * started again on the same data, every task ends by itself with one upstream job, the balances of its 10
+ * accounts are exact, no upstream slot stays taken, a video URL given before still serves the video, and each
+ * webhook owed is delivered once per try with its one webhook-id. Held generations, transfers and webhook
+ * tries, not timings, keep each in its state at the kill, however slow the machine.
  * Owns its stack: it kills the whole stack and starts it again.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import type { TaskRecord } from '../../functions/core/task.js';
+import { pendingWebhookKeys, webhookMessageId } from '../../functions/core/webhook.js';
 import { startStackProcess } from '../../lib/bench/stack-client.js';
 import type { StackProcess } from '../../lib/bench/stack-client.js';
 import type { LocalStackOptions } from '../../lib/local/local-stack.js';
@@ -24,6 +29,7 @@ import { mediaUrl } from '../support/media-server.js';
 /** A real image the simulator downloads (it fetches every reference, as the upstream does). */
 const REFERENCE_IMAGE = await mediaUrl('png');
 
+const FIXTURE = readFileSync(new URL('../../lib/local/fixtures/sample.mp4', import.meta.url));
 const RUN = randomUUID().slice(0, 8);
 const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-scale-'));
 // The upstream finishes a job 1.5 s after creation and the first poll comes 8 s after the start: in
@@ -38,17 +44,34 @@ const OPTIONS: LocalStackOptions = {
 const LITE = { model: 'seedance-1.0-lite-i2v', modelId: '0d5a8f3e-9c2b-4a7d-b6e1-7f4c2d9a8e33', costUnits: 30_000 };
 const OPENING_YUAN = 1_000;
 // Sized so the run takes about a minute on 2 cores beside other test files; the bench goes further.
-const WAVE = { success: 12, fail: 3, cancel: 5, transferring: 12, running: 12, orphan: 6 } as const;
+const WAVE = { success: 12, fail: 3, cancel: 5, transferring: 12, running: 12, orphan: 6, hooked: 1 } as const;
 const ACCOUNTS = 10;
 
 let stack: StackProcess | undefined;
+// The customers' webhook receiver: answers 200, but holds the first try for the task named in `hold`.
+const received: { headers: IncomingHttpHeaders; taskId: string }[] = [];
+const hold = { taskId: '', held: undefined as ServerResponse | undefined };
+const receiver = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
+  req.on('end', () => {
+    const { task_id: taskId } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { task_id: string };
+    received.push({ headers: req.headers, taskId });
+    if (taskId === hold.taskId && !hold.held) hold.held = res;
+    else res.writeHead(200).end('ok');
+  });
+});
+await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const HOOK_URL = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 
 afterAll(async () => {
   await stack?.stop();
+  receiver.closeAllConnections();
+  await new Promise((resolve) => receiver.close(resolve));
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-type Wave = 'success' | 'fail' | 'cancel' | 'transferring' | 'running' | 'orphan';
+type Wave = 'success' | 'fail' | 'cancel' | 'transferring' | 'running' | 'orphan' | 'hooked';
 interface Submitted {
   id: string;
   prompt: string;
@@ -57,7 +80,7 @@ interface Submitted {
   costUnits: number;
 }
 
-it('50 tasks in every state at a kill -9 all finish after a restart, one upstream job each, balances exact', async () => {
+it('every task and webhook in flight at a kill -9 finishes after a restart, once, with balances exact', async () => {
   stack = await startStackProcess(OPTIONS);
   let api = { baseUrl: stack.ready.baseUrl };
   const accounts = await Promise.all(
@@ -69,13 +92,19 @@ it('50 tasks in every state at a kill -9 all finish after a restart, one upstrea
   );
   const tasks: Submitted[] = [];
   const waves = (...names: Wave[]) => tasks.filter((task) => names.includes(task.wave));
-  const submit = async (wave: Wave, index: number, marker = ''): Promise<Submitted> => {
+  const submit = async (wave: Wave, index: number, marker = '', webhookUrl?: string): Promise<Submitted> => {
     const prompt = `${wave}-${index}-${RUN}${marker}`;
     const account = accounts[index % ACCOUNTS]!;
     const response = await askedAgainWhileBusy(() =>
       callApi<{ task_id: string; cost: number }>(api, 'POST', '/api/v1/video/generate', {
         key: account.key,
-        body: { model: LITE.model, prompt, duration: 5, image_urls: [REFERENCE_IMAGE] },
+        body: {
+          model: LITE.model,
+          prompt,
+          duration: 5,
+          image_urls: [REFERENCE_IMAGE],
+          ...(webhookUrl && { webhook_url: webhookUrl }),
+        },
       }),
     );
     expect(response.status, `${JSON.stringify(response.body)}\n${stack!.child.recentOutput()}`).toBe(200);
@@ -212,8 +241,50 @@ it('50 tasks in every state at a kill -9 all finish after a restart, one upstrea
       tasks.push({ id: orphan.task_id, prompt: orphan.generation.prompt, wave: 'orphan', account, costUnits: 30_000 });
     }),
   );
-  expect(tasks).toHaveLength(Object.values(WAVE).reduce((sum, count) => sum + count, 0));
   phase('orphans written');
+  // A video URL given out before the kill (it names the local S3's port, which the data directory keeps).
+  const videoTask = waves('success')[0]!;
+  const videoOf = async (task: Submitted) =>
+    (
+      await callApi<{ video_url: string | null }>(api, 'GET', `/api/v1/video/tasks/${task.id}`, {
+        key: task.account.key,
+      })
+    ).body.data.video_url;
+  const videoUrl = (await videoOf(videoTask))!;
+  expect(videoUrl).toMatch(/^http/);
+  // Two tasks as a crash would leave them, written straight to the table: final, webhook owed, no message.
+  const owner = accounts[0]!;
+  const owed = (fields: Partial<TaskRecord>) => {
+    const task = taskRecordFor({ accountId: owner.accountId, keyHash: hashApiKey(owner.key) }, fields);
+    task.generation.webhookUrl = HOOK_URL;
+    Object.assign(task, pendingWebhookKeys(task.task_id, task.created_at));
+    return task;
+  };
+  const neverQueued = owed({
+    status: 'failed',
+    error_message: 'generation failed: upstream said no',
+    finished_at: new Date().toISOString(),
+  });
+  const lostRetry = owed({
+    status: 'success',
+    video_url: 'https://videos.example.com/lost.mp4',
+    video_url_expires_at: new Date(Date.now() + 24 * 3600_000).toISOString(),
+    finished_at: new Date().toISOString(),
+    webhook_state: 'retrying',
+    webhook_attempts: 2,
+  });
+  lostRetry.webhook_due_at = new Date(Date.now() - 60_000).toISOString();
+  for (const task of [neverQueued, lostRetry]) {
+    await stack.db.send(new PutCommand({ TableName: tables.tasks, Item: task }));
+  }
+  // Last, a task whose webhook's first try is held by the receiver at the kill (its message in flight in the
+  // in-memory queue).
+  const live = await submit('hooked', 0, '', HOOK_URL);
+  hold.taskId = live.id;
+  tasks.push(live);
+  await pollUntil(async () => hold.held !== undefined, Boolean, { timeoutMs: 240_000, intervalMs: 100 });
+  expect(tasks).toHaveLength(Object.values(WAVE).reduce((sum, count) => sum + count, 0));
+  phase('webhook try held');
   const atKill = await statuses();
   const output = stack.child.recentOutput();
   await stack.crash();
@@ -225,7 +296,10 @@ it('50 tasks in every state at a kill -9 all finish after a restart, one upstrea
     transferring: { transferring: WAVE.transferring },
     running: { running: WAVE.running },
     orphan: { pending: WAVE.orphan },
+    hooked: { success: WAVE.hooked },
   });
+  // The held try ends with the crash: its connection is gone.
+  hold.held?.destroy();
 
   // The same data; polls every second now, so that the test need not wait out the first long delay. The
   // held generations and transfers go on, the transfers from the start, as after any crash.
@@ -250,6 +324,7 @@ it('50 tasks in every state at a kill -9 all finish after a restart, one upstrea
     transferring: 'success',
     running: 'success',
     orphan: 'success',
+    hooked: 'success',
   };
   phase('all final');
   console.log(`crash at scale: ${phases.join(', ')}`);
@@ -273,6 +348,50 @@ it('50 tasks in every state at a kill -9 all finish after a restart, one upstrea
     );
     expect(key.Item?.['spent_units'], account.accountId).toBe(charged);
   }
+
+  // The URL given before the kill serves the same video after the restart.
+  expect(await videoOf(videoTask)).toBe(videoUrl);
+  const video = await fetch(videoUrl);
+  expect(video.status).toBe(200);
+  expect(Buffer.from(await video.arrayBuffer()).equals(FIXTURE)).toBe(true);
+
+  // No upstream slot outlives the crash: every job is final, so every slot was given back (or repaired).
+  const slots = await pollUntil(
+    async () => (await stack!.admin.upstreamAccounts()).accounts.map((account) => account.in_use),
+    (inUse) => inUse.every((count) => count === 0),
+    { timeoutMs: 60_000 },
+  );
+  expect(slots.length).toBeGreaterThan(0);
+
+  // Every webhook owed at the kill is delivered. The held try was never recorded (the kill came first): one
+  // try for it, as for the never-queued one; the lost retry carries on from its two.
+  const webhookOf = async (taskId: string) =>
+    (
+      await callApi<{ webhook: { state: string; attempts: number } }>(api, 'GET', `/api/v1/video/tasks/${taskId}`, {
+        key: owner.key,
+      })
+    ).body.data.webhook;
+  const views = await Promise.all(
+    [live.id, neverQueued.task_id, lostRetry.task_id].map((taskId) =>
+      pollUntil(
+        () => webhookOf(taskId),
+        (view) => view.state === 'delivered',
+        { timeoutMs: 120_000, intervalMs: 250 },
+      ),
+    ),
+  );
+  expect(views.map((view) => view.attempts)).toEqual([1, 1, 3]);
+  const requestsOf = (taskId: string) => received.filter((request) => request.taskId === taskId);
+  expect(requestsOf(live.id)).toHaveLength(2);
+  expect(new Set(requestsOf(live.id).map((request) => request.headers['webhook-id']))).toEqual(
+    new Set([webhookMessageId(live.id, 'task.success')]),
+  );
+  expect(requestsOf(neverQueued.task_id).map((request) => request.headers['webhook-id'])).toEqual([
+    webhookMessageId(neverQueued.task_id, 'task.failed'),
+  ]);
+  expect(requestsOf(lostRetry.task_id).map((request) => request.headers['webhook-id'])).toEqual([
+    webhookMessageId(lostRetry.task_id, 'task.success'),
+  ]);
 }, 600_000);
 
 function orphanTask(accountId: string, keyHash: string, prompt: string): TaskRecord {

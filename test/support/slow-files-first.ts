@@ -9,7 +9,6 @@ import type { TestSpecification } from 'vitest/node';
 const SLOW_FILES = [
   'test/reliability/crash-at-scale.test.ts',
   'test/e2e/upstream-capacity.test.ts',
-  'test/e2e/crash-recovery.test.ts',
   'test/e2e/real-upstream.test.ts',
   'test/infra/lambda-bundles.test.ts',
   'test/reliability/money-concurrency.test.ts',

@@ -67,7 +67,7 @@ export interface UpstreamSimulatorOptions {
   callbackRetryDelayMs?: number;
   /**
    * When set, jobs are kept in this JSON file and reloaded on start: the real upstream outlives a crash
-   * of our service, so the simulated one must too (crash-recovery tests rely on it).
+   * of our service, so the simulated one must too (the crash test relies on it).
    */
   stateFile?: string;
   /** Whose model ids are known: BytePlus (`seedance-…`, `dreamina-…`, default) or Volcengine (`doubao-…`). */
