@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# `npm test`: the checks (type check, lint) run beside every test, since neither needs the other; their output
-# is printed once the tests end. Both always run to the end, and either failing fails the command.
+# `npm test`: the checks (type check, lint) and the unit tests run beside the tests that need a stack, since
+# none needs the others: the unit tests fill the minute in which the stack project builds the bundles and
+# starts the shared stack. Their output is printed once the stack project ends; all always run to the end,
+# and any failing fails the command.
 set -u
-log=$(mktemp)
-npm run --silent checks >"$log" 2>&1 &
+checks_log=$(mktemp)
+unit_log=$(mktemp)
+npm run --silent checks >"$checks_log" 2>&1 &
 checks=$!
-vitest run "$@"
+vitest run --project unit --passWithNoTests "$@" >"$unit_log" 2>&1 &
+unit=$!
+vitest run --project stack --passWithNoTests "$@"
 tests=$?
+wait "$unit"
+units=$?
+cat "$unit_log"
 wait "$checks"
 checked=$?
 if [ "$checked" -eq 0 ]; then
   echo "npm run checks: type check and lint passed"
 else
-  cat "$log"
+  cat "$checks_log"
   echo "npm run checks failed (exit $checked)"
 fi
-rm -f "$log"
-[ "$tests" -eq 0 ] && [ "$checked" -eq 0 ]
+rm -f "$checks_log" "$unit_log"
+[ "$tests" -eq 0 ] && [ "$units" -eq 0 ] && [ "$checked" -eq 0 ]

@@ -201,8 +201,7 @@ const expiresAt = (job: JobRecord): number =>
   job.createdAt + job.expiresAfterSeconds * 1000 * (job.behaviour.expiryScale ?? 1);
 
 /** When the job reached a final status other than cancelled. */
-const endedAt = (job: JobRecord, timings: Timings): number =>
-  Math.min(finishesAt(job, timings), expiresAt(job));
+const endedAt = (job: JobRecord, timings: Timings): number => Math.min(finishesAt(job, timings), expiresAt(job));
 
 interface Transition {
   status: SimulatedStatus;
