@@ -14,8 +14,7 @@ import { everyProviderAt, localHandlerEnvironment } from '../local/handler-envir
 import { LAMBDA_ESBUILD_OPTIONS } from '../lambda-bundle-options.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { ALL_FUNCTIONS } from '../routes.js';
-import { NODE_22 } from './child.js';
-import { chart, check, fixed, table } from './report.js';
+import { chart, check, fixed, NODE_22, table } from './report.js';
 import type { Section } from './report.js';
 import { env, median } from './task-client.js';
 
@@ -84,15 +83,7 @@ export async function runColdStart(log: (line: string) => void): Promise<Section
     'Import (ms)': (r) => (r.error ? `failed: ${r.error}` : fixed(r.importMs, 0)),
     'Import CPU time (ms)': (r) => fixed(r.cpuMs, 0),
   });
-  const [ids, kib] = [rows.map((row) => row.id), rows.map((row) => row.bytes / 1024)];
-  const title = `Bundle size (KiB); line: the ${BUNDLE_KIB} KiB target`;
-  const sizes = chart(
-    title,
-    'KiB',
-    ids,
-    kib,
-    ids.map(() => BUNDLE_KIB),
-    true,
-  );
+  const [ids, kib, target] = [rows.map((r) => r.id), rows.map((r) => r.bytes / 1024), rows.map(() => BUNDLE_KIB)];
+  const sizes = chart(`Bundle size (KiB); line: the ${BUNDLE_KIB} KiB target`, 'KiB', ids, kib, target, true);
   return { checks, blocks: [bundles, sizes] };
 }

@@ -4,7 +4,7 @@
  * COMPLETION_POLL_SECONDS). lib/bench/lifecycle-probe.ts counts what the real handlers and ASL do; here the
  * counts are priced.
  */
-import { spawnTsx } from './child.js';
+import { forkLocalProcess } from '../local/forked-process.js';
 import type { ProbeRun, StepUsage } from './lifecycle-probe.js';
 import { ASSUMPTIONS as A, PRICES, PRICES_CHECKED_ON } from './pricing.js';
 import { chart, check, fixed, table, usd } from './report.js';
@@ -17,15 +17,18 @@ type Row = ReturnType<typeof price>;
 
 export async function runLifecycleCost(log: (line: string) => void): Promise<Section> {
   log('running tasks through the real handlers and ASL (DynamoDB Local and fauxqs start first) ...');
-  const probe = spawnTsx('lib/bench/lifecycle-probe.ts');
-  try {
-    const rows = (await probe.answer<ProbeRun[]>(240_000)).map(price);
-    for (const r of rows)
-      log(`${r.label.padEnd(24)}: ${r.transitions} transitions, ${usd(r.totalUsd)} per 1,000 tasks`);
-    return report(rows);
-  } finally {
-    await probe.stop(5_000);
-  }
+  const entry = 'lib/bench/lifecycle-probe.ts';
+  const probe = await forkLocalProcess<{ runs: ProbeRun[] }>({
+    name: entry,
+    entry,
+    config: {},
+    timeoutMs: 240_000,
+    group: true,
+  });
+  await probe.stop(5_000);
+  const rows = probe.ready.runs.map(price);
+  for (const r of rows) log(`${r.label.padEnd(24)}: ${r.transitions} transitions, ${usd(r.totalUsd)} per 1,000 tasks`);
+  return report(rows);
 }
 
 /** One task priced: its counts, USD per task by service. */
@@ -79,23 +82,18 @@ function price(run: ProbeRun) {
 function report(rows: Row[]): Section {
   const find = (minutes: number) => rows.find((row) => row.minutes === minutes && row.callbacks);
   const [five, hour] = [find(5), find(60)];
+  const name = (r: Row) => `${r.minutes === 60 ? '1-hour' : '5-minute'} task, ${r.callbacks ? '' : 'no '}callbacks`;
+  const transitions = (r: Row | undefined, most: number) =>
+    r && check(`${name(r)}: state transitions`, `${r.transitions}`, `≤ ${most}`, r.transitions <= most);
   const checks = [
-    five &&
-      check('5-minute task, callbacks: state transitions', `${five.transitions}`, `≤ ${T5}`, five.transitions <= T5),
-    five &&
-      check(
-        '5-minute task, callbacks: AWS per 1,000 tasks',
-        usd(five.totalUsd),
-        `≤ $${USD5}`,
-        five.totalUsd * 1000 <= USD5,
-      ),
-    hour &&
-      check('1-hour task, callbacks: state transitions', `${hour.transitions}`, `≤ ${T60}`, hour.transitions <= T60),
+    transitions(five, T5),
+    five && check(`${name(five)}: AWS per 1,000 tasks`, usd(five.totalUsd), `≤ $${USD5}`, five.totalUsd * 1000 <= USD5),
+    transitions(hour, T60),
     ...rows
       .filter((r) => !r.callbacks && (r.minutes === 5 || r.minutes === 60))
       .map((r) =>
         check(
-          `${r.minutes === 60 ? '1-hour' : '5-minute'} task, no callbacks (a look every ${r.checkSeconds} s)`,
+          `${name(r)} (a look every ${r.checkSeconds} s)`,
           `${r.transitions} transitions, ${usd(r.totalUsd)} per 1,000 tasks`,
         ),
       ),

@@ -24,6 +24,7 @@ import { AdminStore } from '../admin/admin-store.js';
 import { startApiGatewayServer } from '../local/api-gateway-server.js';
 import type { HttpHandler } from '../local/api-gateway-server.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from '../local/emulators.js';
+import { childOfLocalStack, sendToParent } from '../local/forked-process.js';
 import { everyProviderAt, localHandlerEnvironment } from '../local/handler-environment.js';
 import { loadHandler } from '../local/handler-loader.js';
 import { lambdaContext } from '../local/lambda-context.js';
@@ -32,7 +33,6 @@ import { loadDefinition, localFunctionArn, localStateMachineArn } from '../local
 import { libraryTimeoutErrors } from '../local/step-functions-server.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { API_ROUTES, DEFAULT_ROUTE, WORKFLOW_FUNCTIONS } from '../routes.js';
-import { sendToParent } from './child.js';
 import { ASSUMPTIONS } from './pricing.js';
 
 /** One Lambda function's share of a task; `calls`: `DynamoDB GetItem`, `S3 PUT`, `SFN SendTaskSuccess` → count. */
@@ -104,10 +104,11 @@ const countingProxy = (target: string) =>
     );
     const answerBody = await body(answer);
     if (dynamo && answer.statusCode === 200) {
-      const consumed = (JSON.parse(answerBody.toString()) as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      const units = [consumed ?? []]
-        .flat()
-        .reduce((n: number, c) => n + ((c as { CapacityUnits?: number }).CapacityUnits ?? 0), 0);
+      type Consumed = { CapacityUnits?: number };
+      const { ConsumedCapacity = [] } = JSON.parse(answerBody.toString()) as {
+        ConsumedCapacity?: Consumed | Consumed[];
+      };
+      const units = [ConsumedCapacity].flat().reduce((n, c) => n + (c.CapacityUnits ?? 0), 0);
       // DynamoDB Local books a transaction's items at the standard rate; AWS bills 2 units per item and KB
       // (its index writes included here: an upper bound).
       const billed = /Transact/.test(call) ? 2 * units : units;
@@ -158,14 +159,17 @@ const sfn = await listen(async (req, res) => {
     const type = answers.has(token) ? 'TaskTimedOut' : 'InvalidToken';
     return json(res, { __type: type, message: 'the token does not wait (any more)' }, 400);
   }
-  const success = action === 'SendTaskSuccess';
-  answers.set(
-    token,
-    success ? { output: JSON.parse(input['output'] ?? 'null') } : { error: input['error'], cause: input['cause'] },
-  );
+  const { output, error, cause } = input;
+  answers.set(token, action === 'SendTaskSuccess' ? { output: JSON.parse(output ?? 'null') } : { error, cause });
   json(res, {});
 });
 
+// The parent gone: the whole group goes, DynamoDB Local's JVM with it.
+childOfLocalStack(
+  'lifecycle-probe',
+  () => false,
+  () => process.kill(-process.pid, 'SIGKILL'),
+);
 const dynamoDbLocal = await startDynamoDbLocal(undefined);
 const fauxqs = await startS3AndSqs(undefined);
 const names = physicalNames('bench-cost');
@@ -348,6 +352,6 @@ await runTask(1, true);
 await runTask(1, false);
 const runs: ProbeRun[] = [];
 for (const callbacks of [true, false]) for (const length of minutes) runs.push(await runTask(length, callbacks));
-sendToParent(runs);
+await sendToParent({ type: 'ready', runs });
 await Promise.all([api.close(), fauxqs.stop(), dynamoDbLocal.stop()]);
 process.exit(0);
