@@ -22,21 +22,16 @@ export async function runCapacity(log: (line: string) => void): Promise<Section>
   const [count, concurrency] = [env('BENCH_CAPACITY_WAVES', 5) * slots, env('BENCH_CAPACITY_SUBMIT_CONCURRENCY', 50)];
   const needed = slots / QUEUED_SECONDS;
   log(`2 accounts of ${capacity} slots (needs ${fixed(needed, 2)} tasks/s); starting the local stack ...`);
-  const upstream = {
-    queuedMs: QUEUED_SECONDS * 1000,
-    runningMs: RUNNING_SECONDS * 1000,
-    maxQueuedPerAccount: capacity,
-  };
+  const [queuedMs, runningMs] = [QUEUED_SECONDS * 1000, RUNNING_SECONDS * 1000];
+  const upstream = { queuedMs, runningMs, maxQueuedPerAccount: capacity };
   const upstreamAccounts = ['a', 'b'].map((name) => ({ name, capacity }));
   return withStack({ upstreamAccounts, upstream }, async (stack) => {
     const transferSeconds = await warmUp(stack, log, true);
     log(`submitting ${count} tasks, ${concurrency} at a time; sampling every 250 ms ...`);
     const samples: Sample[] = [];
     const stopSampling = sampleEvery(250, async () => void samples.push(await sample(stack)));
-    const progress = () => {
-      const last = samples.at(-1);
-      return `upstream ${last?.upstream} queued, ${last?.taken} slots taken, ${last?.waiting} waiting; `;
-    };
+    const progress = (s = samples.at(-1)) =>
+      `upstream ${s?.upstream} queued, ${s?.taken} slots taken, ${s?.waiting} waiting; `;
     const deadlineSeconds = env('BENCH_CAPACITY_DEADLINE_SECONDS', 600);
     const burst = await runBurst(stack, { prefix: 'capacity', count, concurrency, deadlineSeconds, log }, progress);
     await stopSampling();
@@ -61,6 +56,7 @@ export async function runCapacity(log: (line: string) => void): Promise<Section>
       inUse: `${fixed(queued)} of ${slots} queued on average (${percent(queued / slots)})`,
       wall: `${seconds(burst.wallSeconds)}; ideal ${seconds(ideal)} (${waves} + ${fixed(transferSeconds * 1000, 0)} ms transfer): ${fixed(ratio, 2)}×`,
       peaks: `${peaks.map(([name, n]) => `${name}: ${n}`).join(', ')}; ${refused}${away.length ? `; turned away: ${away.join(', ')}` : ''}`,
+      cap: `≤ ${capacity} (the cap); 0`,
       backlog: seconds(last && first ? (last.at - first.at) / 1000 : 0, 0),
     };
     const capped = peaks.every(([, n]) => n <= capacity) && refused === 0 && !away.length;
@@ -69,12 +65,7 @@ export async function runCapacity(log: (line: string) => void): Promise<Section>
       ...burst.checks,
       check(`Upstream slots in use while tasks waited (${m.backlog})`, m.inUse, '≥ 90 %', queued / slots >= 0.9),
       check('First submit → last success', m.wall, '≤ 1.15× the ideal', ratio <= 1.15),
-      check(
-        'Most jobs queued upstream per account at once; creates refused',
-        m.peaks,
-        `≤ ${capacity} (the cap); 0`,
-        capped,
-      ),
+      check('Most jobs queued upstream per account at once; creates refused', m.peaks, m.cap, capped),
       check('Slots taken; waiting, at the end', `${end.taken}; ${end.waiting}`, '0; 0', !end.taken && !end.waiting),
       check('Our slots taken while tasks waited (mean)', `${fixed(mean(backlog.map((s) => s.taken)))} of ${slots}`),
       check('Machine busy while tasks waited (all cores, everything on it)', busy),
@@ -90,13 +81,8 @@ export async function runCapacity(log: (line: string) => void): Promise<Section>
     const series = (pick: (s: Sample) => number) => [...buckets.values()].map((g) => Math.round(mean(g.map(pick))));
     const title = `Every ${size === 1 ? 'second' : `${size} s`} since the first submit; bars: jobs queued upstream (of ${slots}), line: tasks waiting`;
     const labels = [...buckets.keys()].map(String);
-    const timelineChart = chart(
-      title,
-      'tasks',
-      labels,
-      series((s) => s.upstream),
-      series((s) => s.waiting),
-    );
+    const [upstreamQueued, waiting] = [series((s) => s.upstream), series((s) => s.waiting)];
+    const timelineChart = chart(title, 'tasks', labels, upstreamQueued, waiting);
     const heading = `5. Upstream capacity: ${count} tasks at once, 2 accounts of ${capacity} slots, jobs queued upstream ${QUEUED_SECONDS} s`;
     return { title: heading, checks, blocks: [timelineChart] };
   });

@@ -62,9 +62,8 @@ export async function runColdStart(log: (line: string) => void): Promise<Section
       }
       const [importMs, cpuMs] = [0, 1].map((i) => median(samples.map((sample) => sample[i]!))) as [number, number];
       rows.push({ id, bytes, kib, importMs, cpuMs });
-      log(
-        `${id.padEnd(16)} ${String(kib).padStart(4)} KiB, import ${fixed(importMs, 0)} ms (CPU ${fixed(cpuMs, 0)} ms)`,
-      );
+      const cpu = `(CPU ${fixed(cpuMs, 0)} ms)`;
+      log(`${id.padEnd(16)} ${String(kib).padStart(4)} KiB, import ${fixed(importMs, 0)} ms ${cpu}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });

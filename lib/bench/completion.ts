@@ -35,6 +35,9 @@ const latency = (l: Latency) =>
 /** The simulator's view of one job (GET /simulator/jobs/{id}): its status changes, its callbacks. */
 type SimulatedJob = { status: string; history: { status: string; at: string }[]; callbacks: Callback[] };
 type Callback = { status: string; attempt: number; acknowledged: boolean };
+const simulatedJob = (stack: StackProcess, id: string) =>
+  getJson<SimulatedJob>(`${stack.simulator}/simulator/jobs/${encodeURIComponent(id)}`);
+type QueryOutcome = { taskId: string; sentAt?: number; answeredAt?: number; status?: string };
 
 export async function runCompletion(log: (line: string) => void): Promise<Section> {
   const callbackTasks = env('BENCH_COMPLETION_TASKS', 50);
@@ -45,7 +48,6 @@ export async function runCompletion(log: (line: string) => void): Promise<Sectio
   const environment = { ...BENCH_ENVIRONMENT, COMPLETION_CHECK_SECONDS: String(CHECK_SECONDS) };
   const options = { upstream: { queuedMs: 100, runningMs: 2_000 }, pollIntervalSeconds: CHECK_SECONDS, environment };
   return withStack(options, async (stack) => {
-    const job = (id: string) => getJson<SimulatedJob>(`${stack.simulator}/simulator/jobs/${encodeURIComponent(id)}`);
     const { accountId, key } = await openAccount(stack, 'completion');
     const submit = async (prompt: string) => {
       const answer = await submitTask(stack, key, `${accountId} ${prompt}`);
@@ -61,7 +63,7 @@ export async function runCompletion(log: (line: string) => void): Promise<Sectio
         await sleep(200);
       }
       const records = (await finalTasks(stack, ids, Date.now() + waitSeconds * 1000)).filter((t) => t.upstream_job_id);
-      const jobs = await Promise.all(records.map((task) => job(task.upstream_job_id!)));
+      const jobs = await Promise.all(records.map((task) => simulatedJob(stack, task.upstream_job_id!)));
       const values = records.map((task, i) => {
         const at = jobs[i]!.history.find((step) => step.status === 'succeeded')?.at ?? 'x';
         return task.status === 'success' ? (Date.parse(task.finished_at ?? 'x') - Date.parse(at)) / 1000 : NaN;
@@ -83,7 +85,7 @@ export async function runCompletion(log: (line: string) => void): Promise<Sectio
     const queries = await Promise.all(
       Array.from({ length: queryTasks }, async (_, i) => {
         await sleep(i * 250);
-        return queryAfterSuccess(stack, job, key, await submit(`query #${i} ${NO_CALLBACK}`));
+        return queryAfterSuccess(stack, key, await submit(`query #${i} ${NO_CALLBACK}`));
       }),
     );
     const ids = queries.map((q) => q.taskId);
@@ -147,22 +149,13 @@ async function finalTasks(stack: StackProcess, taskIds: string[], deadline: numb
 }
 
 /** Waits for the task's job to succeed upstream (polling the simulator), then GETs the task once. */
-async function queryAfterSuccess(
-  stack: StackProcess,
-  job: (id: string) => Promise<SimulatedJob>,
-  key: string,
-  taskId: string,
-): Promise<{ taskId: string; sentAt?: number; answeredAt?: number; status?: string }> {
+async function queryAfterSuccess(stack: StackProcess, key: string, taskId: string): Promise<QueryOutcome> {
   const deadline = Date.now() + 60_000;
   const started = (t?: TaskRecord) => t?.upstream_job_id !== undefined || (t !== undefined && FINAL.includes(t.status));
   const task = await pollUntil(() => stack.task(taskId), started, 50, deadline);
   if (!task?.upstream_job_id) return { taskId };
-  await pollUntil(
-    () => job(task.upstream_job_id!),
-    (j) => j.status === 'succeeded',
-    50,
-    deadline,
-  );
+  const succeeded = (j: SimulatedJob) => j.status === 'succeeded';
+  await pollUntil(() => simulatedJob(stack, task.upstream_job_id!), succeeded, 50, deadline);
   const before = await stack.task(taskId);
   if (!before || (before.status !== 'pending' && before.status !== 'running')) return { taskId };
   const sentAt = Date.now();

@@ -14,20 +14,16 @@ import type { Section } from './report.js';
 const [T5, USD5, T60] = [12, 0.35, 30];
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 type Row = ReturnType<typeof price>;
+const perTask = (r: Row) => `${r.transitions} transitions, ${usd(r.totalUsd)} per 1,000 tasks`;
 
 export async function runLifecycleCost(log: (line: string) => void): Promise<Section> {
   log('running tasks through the real handlers and ASL (DynamoDB Local and fauxqs start first) ...');
   const entry = 'lib/bench/lifecycle-probe.ts';
-  const probe = await forkLocalProcess<{ runs: ProbeRun[] }>({
-    name: entry,
-    entry,
-    config: {},
-    timeoutMs: 240_000,
-    group: true,
-  });
+  const options = { name: entry, entry, config: {}, timeoutMs: 240_000, group: true };
+  const probe = await forkLocalProcess<{ runs: ProbeRun[] }>(options);
   await probe.stop(5_000);
   const rows = probe.ready.runs.map(price);
-  for (const r of rows) log(`${r.label.padEnd(24)}: ${r.transitions} transitions, ${usd(r.totalUsd)} per 1,000 tasks`);
+  for (const r of rows) log(`${r.label.padEnd(24)}: ${perTask(r)}`);
   return report(rows);
 }
 
@@ -85,27 +81,18 @@ function report(rows: Row[]): Section {
   const name = (r: Row) => `${r.minutes === 60 ? '1-hour' : '5-minute'} task, ${r.callbacks ? '' : 'no '}callbacks`;
   const transitions = (r: Row | undefined, most: number) =>
     r && check(`${name(r)}: state transitions`, `${r.transitions}`, `≤ ${most}`, r.transitions <= most);
+  const noCallbacks = rows.filter((r) => !r.callbacks && [5, 60].includes(r.minutes));
   const checks = [
     transitions(five, T5),
     five && check(`${name(five)}: AWS per 1,000 tasks`, usd(five.totalUsd), `≤ $${USD5}`, five.totalUsd * 1000 <= USD5),
     transitions(hour, T60),
-    ...rows
-      .filter((r) => !r.callbacks && (r.minutes === 5 || r.minutes === 60))
-      .map((r) =>
-        check(
-          `${name(r)} (a look every ${r.checkSeconds} s)`,
-          `${r.transitions} transitions, ${usd(r.totalUsd)} per 1,000 tasks`,
-        ),
-      ),
+    ...noCallbacks.map((r) => check(`${name(r)} (a look every ${r.checkSeconds} s)`, perTask(r))),
   ].filter((c) => c !== undefined);
   const sample = five ?? rows[0]!;
   const lengths = [...new Set(rows.map((row) => row.minutes))];
   const byLength = (title: string, axis: string, pick: (row: Row) => number) => {
     const series = (callbacks: boolean) =>
-      lengths.map((m) => {
-        const row = rows.find((r) => r.minutes === m && r.callbacks === callbacks);
-        return row ? pick(row) : 0;
-      });
+      lengths.map((m) => rows.filter((r) => r.minutes === m && r.callbacks === callbacks).map(pick)[0] ?? 0);
     const labels = lengths.map((m) => `${m} min`);
     return chart(`${title}; bars: callbacks, line: no callbacks`, axis, labels, series(true), series(false));
   };
@@ -119,10 +106,7 @@ function report(rows: Row[]): Section {
       .join(', ');
   const assumptions = [
     ['Lambda memory (lib/cdk/service-functions.ts), arm64', '512 MB; TransferVideo 1,024 MB'],
-    [
-      'Billed Lambda time',
-      `local + ${A.upstreamCallMs} ms per upstream call + ${A.transferMsPerMiB} ms per MiB of video`,
-    ],
+    ['Billed Lambda time', `local + ${A.upstreamCallMs} ms per upstream call + ${A.transferMsPerMiB} ms per MiB`],
     ['Fallback look', 'AWS defaults: COMPLETION_CHECK_SECONDS 300 with callbacks, COMPLETION_POLL_SECONDS 60 without'],
     ["Upstream's callbacks", `${A.progressCallbacks} before the final one (queued, running), as the simulator sends`],
     ['DynamoDB transactions', '2 write units per item and KB (DynamoDB Local reports 1: doubled, index writes too)'],

@@ -120,9 +120,8 @@ export async function renderReport(r: BenchResults, file: string): Promise<strin
     if (!section) return `${title}\n\n${error ? `Failed:\n\n\`\`\`\n${error}\n\`\`\`` : 'Not run.'}`;
     const checks = section.checks.map((c) => [c.figure, c.measured, c.target ?? '–', verdict(c)]);
     const blocks = (section.blocks ?? []).map((b) => ('head' in b ? markdown(b) : mermaid(b)));
-    return [title, markdown({ head: ['Figure', 'Measured', 'Target', 'Verdict'], rows: checks }), ...blocks].join(
-      '\n\n',
-    );
+    const figures = markdown({ head: ['Figure', 'Measured', 'Target', 'Verdict'], rows: checks });
+    return [title, figures, ...blocks].join('\n\n');
   });
   const text = ['# Bench results', header, ...merged, ...body].join('\n\n');
   return format(text, { ...(await resolveConfig(file)), filepath: file });

@@ -94,15 +94,13 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (v: T) => boole
   return value;
 }
 
+type BurstOptions = { prefix: string; count: number; concurrency?: number; deadlineSeconds: number; log: Log };
+type Log = (line: string) => void;
 /**
  * Submits `count` tasks on a new account (`concurrency` at a time) and polls until every one is final or the
  * deadline passes, logging `progress` every 5 s; then the checks every burst is held to.
  */
-export async function runBurst(
-  stack: StackProcess,
-  o: { prefix: string; count: number; concurrency?: number; deadlineSeconds: number; log: (line: string) => void },
-  progress: () => string = () => '',
-) {
+export async function runBurst(stack: StackProcess, o: BurstOptions, progress = () => '') {
   const { accountId, key, submit } = await openAccount(stack, o.prefix);
   const started = Date.now();
   const answers = await submit(o.count, o.concurrency);
@@ -111,19 +109,17 @@ export async function runBurst(
   const [submitErrors, accepted] = [countBy(refused, (a) => a.outcome), o.count - refused.length];
   o.log(`${accepted} accepted in ${submitSeconds.toFixed(1)} s ${JSON.stringify(submitErrors)}`);
   let lastLog = started;
-  const tasks = await pollUntil(
-    async () => {
-      const all = await stack.tasks(accountId);
-      if (Date.now() - lastLog < 5_000) return all;
-      lastLog = Date.now();
-      const statuses = JSON.stringify(countBy(all, (t) => t.status));
-      o.log(`${((lastLog - started) / 1000).toFixed(0)} s: ${progress()}${statuses}`);
-      return all;
-    },
-    (all) => all.length >= accepted && all.every((task) => FINAL.includes(task.status)),
-    1_000,
-    started + o.deadlineSeconds * 1000,
-  );
+  const read = async () => {
+    const all = await stack.tasks(accountId);
+    if (Date.now() - lastLog < 5_000) return all;
+    lastLog = Date.now();
+    o.log(
+      `${((lastLog - started) / 1000).toFixed(0)} s: ${progress()}${JSON.stringify(countBy(all, (t) => t.status))}`,
+    );
+    return all;
+  };
+  const allFinal = (all: TaskRecord[]) => all.length >= accepted && all.every((task) => FINAL.includes(task.status));
+  const tasks = await pollUntil(read, allFinal, 1_000, started + o.deadlineSeconds * 1000);
   const succeeded = tasks.filter((task) => task.status === 'success');
   const unpaid = tasks.filter((task) => task.status === 'failed' || task.status === 'refunded');
   const latencies = succeeded.map((task) => (Date.parse(task.finished_at!) - Date.parse(task.created_at)) / 1000);
@@ -203,7 +199,7 @@ export async function measureTransfer(stack: StackProcess, jobId: string, runs =
 }
 
 /** 8 tasks on another account, so that the bundles are loaded; with `timeTransfer`, one transfer is timed. */
-export async function warmUp(stack: StackProcess, log: (line: string) => void, timeTransfer = false) {
+export async function warmUp(stack: StackProcess, log: Log, timeTransfer = false) {
   const { accountId, submit } = await openAccount(stack, 'warm');
   log('warming up: 8 tasks ...');
   await submit(8);
