@@ -17,21 +17,12 @@ export type StackProcess = Awaited<ReturnType<typeof startStackProcess>>;
 export const getJson = async <T>(url: string, init?: RequestInit) => (await (await fetch(url, init)).json()) as T;
 
 export async function startStackProcess(options: LocalStackOptions, timeoutMs = 300_000) {
-  const config = { port: 0, ...options };
-  const child = await forkLocalProcess<StackReady>({
-    name: 'the stack',
-    entry: 'lib/local/stack-child.ts',
-    config,
-    timeoutMs,
-    group: true,
-  });
+  const [entry, config] = ['lib/local/stack-child.ts', { port: 0, ...options }];
+  const child = await forkLocalProcess<StackReady>({ name: 'the stack', entry, config, timeoutMs, group: true });
   const { ready } = child;
   const { endpoints, names } = ready;
-  const client = new DynamoDBClient({
-    endpoint: endpoints.dynamodb,
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-  });
+  const aws = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const client = new DynamoDBClient({ ...aws, endpoint: endpoints.dynamodb });
   const db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   return {
     child,

@@ -25,11 +25,8 @@ async function shutdown(exitCode: number) {
   process.exit(exitCode);
 }
 // The parent gone (a bench killed): the stack stops in order, its JVM with it.
-const options = childOfLocalStack<LocalStackOptions>(
-  'stack-child',
-  () => stopping,
-  () => void shutdown(1),
-);
+const onParentGone = () => void shutdown(1);
+const options = childOfLocalStack<LocalStackOptions>('stack-child', () => stopping, onParentGone);
 process.on('message', (message: { type: string }) => message.type === 'stop' && void shutdown(0));
 stack = await startLocalStack(options).catch(reportStartFailure);
 // A child of the stack (API, workflow) that dies ends this process too, loudly: the bench or test then fails on
