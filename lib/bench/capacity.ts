@@ -7,10 +7,9 @@
 import { cpus } from 'node:os';
 import { chart, check, fixed, percent, seconds } from './report.js';
 import type { Section } from './report.js';
-import { startStackProcess } from './stack-client.js';
-import type { StackProcess } from './stack-client.js';
-import { BENCH_ENVIRONMENT, env, mean, runBurst, sampleEvery, simulatorStats, slotsAndWaiting } from './task-client.js';
-import { warmUp } from './task-client.js';
+import type { StackProcess } from '../local/stack-child-client.js';
+import { env, FAST_TWO_ACCOUNTS, mean, runBurst, sampleEvery, simulatorStats, slotsAndWaiting } from './task-client.js';
+import { warmUp, withStack } from './task-client.js';
 
 const [QUEUED_SECONDS, RUNNING_SECONDS] = [30, 0.3];
 
@@ -23,20 +22,16 @@ export async function runCapacity(log: (line: string) => void): Promise<Section>
   const [count, concurrency] = [env('BENCH_CAPACITY_WAVES', 5) * slots, env('BENCH_CAPACITY_SUBMIT_CONCURRENCY', 50)];
   const needed = slots / QUEUED_SECONDS;
   log(`2 accounts of ${capacity} slots (needs ${fixed(needed, 2)} tasks/s); starting the local stack ...`);
-  const stack = await startStackProcess({
-    upstreamAccounts: ['a', 'b'].map((name) => ({ name, capacity })),
-    upstream: { queuedMs: QUEUED_SECONDS * 1000, runningMs: RUNNING_SECONDS * 1000, maxQueuedPerAccount: capacity },
-    environment: BENCH_ENVIRONMENT,
-  });
-  try {
+  const [queuedMs, runningMs] = [QUEUED_SECONDS * 1000, RUNNING_SECONDS * 1000];
+  const upstream = { queuedMs, runningMs, maxQueuedPerAccount: capacity };
+  const upstreamAccounts = ['a', 'b'].map((name) => ({ name, capacity }));
+  return withStack({ upstreamAccounts, upstream }, async (stack) => {
     const transferSeconds = await warmUp(stack, log, true);
     log(`submitting ${count} tasks, ${concurrency} at a time; sampling every 250 ms ...`);
     const samples: Sample[] = [];
     const stopSampling = sampleEvery(250, async () => void samples.push(await sample(stack)));
-    const progress = () => {
-      const last = samples.at(-1);
-      return `upstream ${last?.upstream} queued, ${last?.taken} slots taken, ${last?.waiting} waiting; `;
-    };
+    const progress = (s = samples.at(-1)) =>
+      `upstream ${s?.upstream} queued, ${s?.taken} slots taken, ${s?.waiting} waiting; `;
     const deadlineSeconds = env('BENCH_CAPACITY_DEADLINE_SECONDS', 600);
     const burst = await runBurst(stack, { prefix: 'capacity', count, concurrency, deadlineSeconds, log }, progress);
     await stopSampling();
@@ -61,6 +56,7 @@ export async function runCapacity(log: (line: string) => void): Promise<Section>
       inUse: `${fixed(queued)} of ${slots} queued on average (${percent(queued / slots)})`,
       wall: `${seconds(burst.wallSeconds)}; ideal ${seconds(ideal)} (${waves} + ${fixed(transferSeconds * 1000, 0)} ms transfer): ${fixed(ratio, 2)}×`,
       peaks: `${peaks.map(([name, n]) => `${name}: ${n}`).join(', ')}; ${refused}${away.length ? `; turned away: ${away.join(', ')}` : ''}`,
+      cap: `≤ ${capacity} (the cap); 0`,
       backlog: seconds(last && first ? (last.at - first.at) / 1000 : 0, 0),
     };
     const capped = peaks.every(([, n]) => n <= capacity) && refused === 0 && !away.length;
@@ -69,73 +65,40 @@ export async function runCapacity(log: (line: string) => void): Promise<Section>
       ...burst.checks,
       check(`Upstream slots in use while tasks waited (${m.backlog})`, m.inUse, '≥ 90 %', queued / slots >= 0.9),
       check('First submit → last success', m.wall, '≤ 1.15× the ideal', ratio <= 1.15),
-      check(
-        'Most jobs queued upstream per account at once; creates refused',
-        m.peaks,
-        `≤ ${capacity} (the cap); 0`,
-        capped,
-      ),
+      check('Most jobs queued upstream per account at once; creates refused', m.peaks, m.cap, capped),
       check('Slots taken; waiting, at the end', `${end.taken}; ${end.waiting}`, '0; 0', !end.taken && !end.waiting),
       check('Our slots taken while tasks waited (mean)', `${fixed(mean(backlog.map((s) => s.taken)))} of ${slots}`),
       check('Machine busy while tasks waited (all cores, everything on it)', busy),
     ];
-    // Per second since the first submit; at most 100 bars: seconds grouped, each bar the group's mean.
-    const bySecond = new Map<number, Sample[]>();
-    for (const s of samples.filter((s) => s.at >= burst.started)) {
-      const second = Math.floor((s.at - burst.started) / 1000);
-      bySecond.set(second, [...(bySecond.get(second) ?? []), s]);
+    // Since the first submit, at most 100 bars of `size` seconds, each the mean of its samples.
+    const since = samples.filter((s) => s.at >= burst.started);
+    const size = Math.max(1, Math.ceil(((since.at(-1)?.at ?? burst.started) - burst.started) / 100_000));
+    const buckets = new Map<number, Sample[]>();
+    for (const s of since) {
+      const start = Math.floor((s.at - burst.started) / 1000 / size) * size;
+      buckets.set(start, [...(buckets.get(start) ?? []), s]);
     }
-    const timeline = [...bySecond].map(([second, group]) => ({
-      second,
-      upstream: Math.round(mean(group.map((s) => s.upstream))),
-      waiting: Math.round(mean(group.map((s) => s.waiting))),
-    }));
-    const size = Math.max(1, Math.ceil(timeline.length / 100));
-    const groups = Array.from({ length: Math.ceil(timeline.length / size) }, (_, i) =>
-      timeline.slice(i * size, (i + 1) * size),
-    );
-    const series = (pick: (point: (typeof timeline)[number]) => number) =>
-      groups.map((group) => Math.round(mean(group.map(pick))));
-    const every = size === 1 ? 'second' : `${size} s`;
-    const labels = groups.map((group) => String(group[0]!.second));
-    const title = `Every ${every} since the first submit; bars: jobs queued upstream (of ${slots}), line: tasks waiting`;
-    const timelineChart = chart(
-      title,
-      'tasks',
-      labels,
-      series((p) => p.upstream),
-      series((p) => p.waiting),
-    );
+    const series = (pick: (s: Sample) => number) => [...buckets.values()].map((g) => Math.round(mean(g.map(pick))));
+    const title = `Every ${size === 1 ? 'second' : `${size} s`} since the first submit; bars: jobs queued upstream (of ${slots}), line: tasks waiting`;
+    const labels = [...buckets.keys()].map(String);
+    const [upstreamQueued, waiting] = [series((s) => s.upstream), series((s) => s.waiting)];
+    const timelineChart = chart(title, 'tasks', labels, upstreamQueued, waiting);
     const heading = `5. Upstream capacity: ${count} tasks at once, 2 accounts of ${capacity} slots, jobs queued upstream ${QUEUED_SECONDS} s`;
     return { title: heading, checks, blocks: [timelineChart] };
-  } finally {
-    await stack.stop();
-  }
+  });
 }
 
 /** Whole tasks per second with slots to spare: a burst on a stack of its own, jobs of 0.4 s. */
 async function measurePace(log: (line: string) => void) {
   const count = env('BENCH_CAPACITY_PACE_TASKS', 300);
   log(`measuring the machine's pace: ${count} tasks of 0.4 s, 50 at a time, 2 accounts of 120 slots ...`);
-  const stack = await startStackProcess({
-    upstreamAccounts: ['a', 'b'].map((name) => ({ name, capacity: 120 })),
-    upstream: { queuedMs: 100, runningMs: 300 },
-    environment: BENCH_ENVIRONMENT,
-  });
-  try {
+  return withStack(FAST_TWO_ACCOUNTS, async (stack) => {
     await warmUp(stack, log);
-    const { succeeded, wallSeconds } = await runBurst(stack, {
-      prefix: 'pace',
-      count,
-      concurrency: 50,
-      deadlineSeconds: 300,
-      log,
-    });
+    const burst = { prefix: 'pace', count, concurrency: 50, deadlineSeconds: 300, log };
+    const { succeeded, wallSeconds } = await runBurst(stack, burst);
     log(`machine pace: ${fixed(succeeded / wallSeconds)} tasks/s`);
     return { succeeded, perSecond: succeeded / wallSeconds };
-  } finally {
-    await stack.stop();
-  }
+  });
 }
 
 type Sample = Awaited<ReturnType<typeof sample>>;

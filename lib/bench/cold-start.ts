@@ -14,8 +14,7 @@ import { everyProviderAt, localHandlerEnvironment } from '../local/handler-envir
 import { LAMBDA_ESBUILD_OPTIONS } from '../lambda-bundle-options.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { ALL_FUNCTIONS } from '../routes.js';
-import { NODE_22 } from './child.js';
-import { chart, check, fixed, table } from './report.js';
+import { chart, check, fixed, NODE_22, table } from './report.js';
 import type { Section } from './report.js';
 import { env, median } from './task-client.js';
 
@@ -63,9 +62,8 @@ export async function runColdStart(log: (line: string) => void): Promise<Section
       }
       const [importMs, cpuMs] = [0, 1].map((i) => median(samples.map((sample) => sample[i]!))) as [number, number];
       rows.push({ id, bytes, kib, importMs, cpuMs });
-      log(
-        `${id.padEnd(16)} ${String(kib).padStart(4)} KiB, import ${fixed(importMs, 0)} ms (CPU ${fixed(cpuMs, 0)} ms)`,
-      );
+      const cpu = `(CPU ${fixed(cpuMs, 0)} ms)`;
+      log(`${id.padEnd(16)} ${String(kib).padStart(4)} KiB, import ${fixed(importMs, 0)} ms ${cpu}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -84,15 +82,7 @@ export async function runColdStart(log: (line: string) => void): Promise<Section
     'Import (ms)': (r) => (r.error ? `failed: ${r.error}` : fixed(r.importMs, 0)),
     'Import CPU time (ms)': (r) => fixed(r.cpuMs, 0),
   });
-  const [ids, kib] = [rows.map((row) => row.id), rows.map((row) => row.bytes / 1024)];
-  const title = `Bundle size (KiB); line: the ${BUNDLE_KIB} KiB target`;
-  const sizes = chart(
-    title,
-    'KiB',
-    ids,
-    kib,
-    ids.map(() => BUNDLE_KIB),
-    true,
-  );
+  const [ids, kib, target] = [rows.map((r) => r.id), rows.map((r) => r.bytes / 1024), rows.map(() => BUNDLE_KIB)];
+  const sizes = chart(`Bundle size (KiB); line: the ${BUNDLE_KIB} KiB target`, 'KiB', ids, kib, target, true);
   return { checks, blocks: [bundles, sizes] };
 }

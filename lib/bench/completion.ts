@@ -8,10 +8,10 @@
 import type { TaskRecord } from '../../functions/core/task.js';
 import { check, fixed, seconds, table } from './report.js';
 import type { Section } from './report.js';
-import { getJson, startStackProcess } from './stack-client.js';
-import type { StackProcess } from './stack-client.js';
+import { getJson } from '../local/stack-child-client.js';
+import type { StackProcess } from '../local/stack-child-client.js';
 import { BENCH_ENVIRONMENT, countBy, env, FINAL, mean, measureTransfer, openAccount } from './task-client.js';
-import { percentile, pollUntil, sleep, submitTask } from './task-client.js';
+import { percentile, pollUntil, sleep, submitTask, withStack } from './task-client.js';
 
 /** AwaitCompletion's timeout for jobs that do not call back here: AWS's COMPLETION_POLL_SECONDS default. */
 const CHECK_SECONDS = 60;
@@ -35,20 +35,19 @@ const latency = (l: Latency) =>
 /** The simulator's view of one job (GET /simulator/jobs/{id}): its status changes, its callbacks. */
 type SimulatedJob = { status: string; history: { status: string; at: string }[]; callbacks: Callback[] };
 type Callback = { status: string; attempt: number; acknowledged: boolean };
+const simulatedJob = (stack: StackProcess, id: string) =>
+  getJson<SimulatedJob>(`${stack.simulator}/simulator/jobs/${encodeURIComponent(id)}`);
+type QueryOutcome = { taskId: string; sentAt?: number; answeredAt?: number; status?: string };
 
 export async function runCompletion(log: (line: string) => void): Promise<Section> {
   const callbackTasks = env('BENCH_COMPLETION_TASKS', 50);
   const queryTasks = env('BENCH_COMPLETION_QUERY_TASKS', 20);
   const pollingTasks = env('BENCH_COMPLETION_POLLING_TASKS', 20);
   log(`starting the local stack (jobs 100 ms queued, 2 s running; silent ones looked at every ${CHECK_SECONDS} s) ...`);
-  const stack = await startStackProcess({
-    upstream: { queuedMs: 100, runningMs: 2_000 },
-    pollIntervalSeconds: CHECK_SECONDS,
-    // Jobs here are made with a callback URL; [simulate:no-callback] ones stay silent and wait for this look.
-    environment: { ...BENCH_ENVIRONMENT, COMPLETION_CHECK_SECONDS: String(CHECK_SECONDS) },
-  });
-  try {
-    const job = (id: string) => getJson<SimulatedJob>(`${stack.simulator}/simulator/jobs/${encodeURIComponent(id)}`);
+  // Jobs here are made with a callback URL; [simulate:no-callback] ones stay silent and wait for this look.
+  const environment = { ...BENCH_ENVIRONMENT, COMPLETION_CHECK_SECONDS: String(CHECK_SECONDS) };
+  const options = { upstream: { queuedMs: 100, runningMs: 2_000 }, pollIntervalSeconds: CHECK_SECONDS, environment };
+  return withStack(options, async (stack) => {
     const { accountId, key } = await openAccount(stack, 'completion');
     const submit = async (prompt: string) => {
       const answer = await submitTask(stack, key, `${accountId} ${prompt}`);
@@ -64,7 +63,7 @@ export async function runCompletion(log: (line: string) => void): Promise<Sectio
         await sleep(200);
       }
       const records = (await finalTasks(stack, ids, Date.now() + waitSeconds * 1000)).filter((t) => t.upstream_job_id);
-      const jobs = await Promise.all(records.map((task) => job(task.upstream_job_id!)));
+      const jobs = await Promise.all(records.map((task) => simulatedJob(stack, task.upstream_job_id!)));
       const values = records.map((task, i) => {
         const at = jobs[i]!.history.find((step) => step.status === 'succeeded')?.at ?? 'x';
         return task.status === 'success' ? (Date.parse(task.finished_at ?? 'x') - Date.parse(at)) / 1000 : NaN;
@@ -86,7 +85,7 @@ export async function runCompletion(log: (line: string) => void): Promise<Sectio
     const queries = await Promise.all(
       Array.from({ length: queryTasks }, async (_, i) => {
         await sleep(i * 250);
-        return queryAfterSuccess(stack, job, key, await submit(`query #${i} ${NO_CALLBACK}`));
+        return queryAfterSuccess(stack, key, await submit(`query #${i} ${NO_CALLBACK}`));
       }),
     );
     const ids = queries.map((q) => q.taskId);
@@ -106,15 +105,11 @@ export async function runCompletion(log: (line: string) => void): Promise<Sectio
     const all = [callbacks.all, querySucceeded, polling.all];
     const got = `${latency(query)}; the GET itself p50 ${seconds(answer.p50, 2)}`;
     const getLimit = `≤ ${seconds(limit, 2)} each (transfer ${fixed(transfer.seconds * 1000, 0)} ms + ${OVER_TRANSFER} s)`;
+    const getMet = query.count > 0 && query.max <= limit;
     const checks = [
       check('Callbacks: job succeeded → success, p50', seconds(cb.p50, 2), `≤ ${P50} s`, cb.p50 <= P50),
       check('Callbacks: job succeeded → success, p99', seconds(cb.p99, 2), `≤ ${P99} s`, cb.p99 <= P99),
-      check(
-        'A GET that sees the job finished → success (no callback)',
-        got,
-        getLimit,
-        query.count > 0 && query.max <= limit,
-      ),
+      check('A GET that sees the job finished → success (no callback)', got, getLimit, getMet),
       check('Tasks succeeded (callbacks; queries; fallback)', all.join('; '), 'all', all.every(isAll)),
       check(
         `No callback, nobody asks: the look every ${CHECK_SECONDS} s`,
@@ -140,9 +135,7 @@ export async function runCompletion(log: (line: string) => void): Promise<Sectio
       'Mean (s)': ([, l]) => fixed(l.mean, 2),
     });
     return { checks, blocks: [latencies] };
-  } finally {
-    await stack.stop();
-  }
+  });
 }
 
 /** "n / n". */
@@ -156,22 +149,13 @@ async function finalTasks(stack: StackProcess, taskIds: string[], deadline: numb
 }
 
 /** Waits for the task's job to succeed upstream (polling the simulator), then GETs the task once. */
-async function queryAfterSuccess(
-  stack: StackProcess,
-  job: (id: string) => Promise<SimulatedJob>,
-  key: string,
-  taskId: string,
-): Promise<{ taskId: string; sentAt?: number; answeredAt?: number; status?: string }> {
+async function queryAfterSuccess(stack: StackProcess, key: string, taskId: string): Promise<QueryOutcome> {
   const deadline = Date.now() + 60_000;
   const started = (t?: TaskRecord) => t?.upstream_job_id !== undefined || (t !== undefined && FINAL.includes(t.status));
   const task = await pollUntil(() => stack.task(taskId), started, 50, deadline);
   if (!task?.upstream_job_id) return { taskId };
-  await pollUntil(
-    () => job(task.upstream_job_id!),
-    (j) => j.status === 'succeeded',
-    50,
-    deadline,
-  );
+  const succeeded = (j: SimulatedJob) => j.status === 'succeeded';
+  await pollUntil(() => simulatedJob(stack, task.upstream_job_id!), succeeded, 50, deadline);
   const before = await stack.task(taskId);
   if (!before || (before.status !== 'pending' && before.status !== 'running')) return { taskId };
   const sentAt = Date.now();

@@ -4,7 +4,7 @@
  * COMPLETION_POLL_SECONDS). lib/bench/lifecycle-probe.ts counts what the real handlers and ASL do; here the
  * counts are priced.
  */
-import { spawnTsx } from './child.js';
+import { forkLocalProcess } from '../local/forked-process.js';
 import type { ProbeRun, StepUsage } from './lifecycle-probe.js';
 import { ASSUMPTIONS as A, PRICES, PRICES_CHECKED_ON } from './pricing.js';
 import { chart, check, fixed, table, usd } from './report.js';
@@ -14,18 +14,17 @@ import type { Section } from './report.js';
 const [T5, USD5, T60] = [12, 0.35, 30];
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 type Row = ReturnType<typeof price>;
+const perTask = (r: Row) => `${r.transitions} transitions, ${usd(r.totalUsd)} per 1,000 tasks`;
 
 export async function runLifecycleCost(log: (line: string) => void): Promise<Section> {
   log('running tasks through the real handlers and ASL (DynamoDB Local and fauxqs start first) ...');
-  const probe = spawnTsx('lib/bench/lifecycle-probe.ts');
-  try {
-    const rows = (await probe.answer<ProbeRun[]>(240_000)).map(price);
-    for (const r of rows)
-      log(`${r.label.padEnd(24)}: ${r.transitions} transitions, ${usd(r.totalUsd)} per 1,000 tasks`);
-    return report(rows);
-  } finally {
-    await probe.stop(5_000);
-  }
+  const entry = 'lib/bench/lifecycle-probe.ts';
+  const options = { name: entry, entry, config: {}, timeoutMs: 240_000, group: true };
+  const probe = await forkLocalProcess<{ runs: ProbeRun[] }>(options);
+  await probe.stop(5_000);
+  const rows = probe.ready.runs.map(price);
+  for (const r of rows) log(`${r.label.padEnd(24)}: ${perTask(r)}`);
+  return report(rows);
 }
 
 /** One task priced: its counts, USD per task by service. */
@@ -79,35 +78,21 @@ function price(run: ProbeRun) {
 function report(rows: Row[]): Section {
   const find = (minutes: number) => rows.find((row) => row.minutes === minutes && row.callbacks);
   const [five, hour] = [find(5), find(60)];
+  const name = (r: Row) => `${r.minutes === 60 ? '1-hour' : '5-minute'} task, ${r.callbacks ? '' : 'no '}callbacks`;
+  const transitions = (r: Row | undefined, most: number) =>
+    r && check(`${name(r)}: state transitions`, `${r.transitions}`, `≤ ${most}`, r.transitions <= most);
+  const noCallbacks = rows.filter((r) => !r.callbacks && [5, 60].includes(r.minutes));
   const checks = [
-    five &&
-      check('5-minute task, callbacks: state transitions', `${five.transitions}`, `≤ ${T5}`, five.transitions <= T5),
-    five &&
-      check(
-        '5-minute task, callbacks: AWS per 1,000 tasks',
-        usd(five.totalUsd),
-        `≤ $${USD5}`,
-        five.totalUsd * 1000 <= USD5,
-      ),
-    hour &&
-      check('1-hour task, callbacks: state transitions', `${hour.transitions}`, `≤ ${T60}`, hour.transitions <= T60),
-    ...rows
-      .filter((r) => !r.callbacks && (r.minutes === 5 || r.minutes === 60))
-      .map((r) =>
-        check(
-          `${r.minutes === 60 ? '1-hour' : '5-minute'} task, no callbacks (a look every ${r.checkSeconds} s)`,
-          `${r.transitions} transitions, ${usd(r.totalUsd)} per 1,000 tasks`,
-        ),
-      ),
+    transitions(five, T5),
+    five && check(`${name(five)}: AWS per 1,000 tasks`, usd(five.totalUsd), `≤ $${USD5}`, five.totalUsd * 1000 <= USD5),
+    transitions(hour, T60),
+    ...noCallbacks.map((r) => check(`${name(r)} (a look every ${r.checkSeconds} s)`, perTask(r))),
   ].filter((c) => c !== undefined);
   const sample = five ?? rows[0]!;
   const lengths = [...new Set(rows.map((row) => row.minutes))];
   const byLength = (title: string, axis: string, pick: (row: Row) => number) => {
     const series = (callbacks: boolean) =>
-      lengths.map((m) => {
-        const row = rows.find((r) => r.minutes === m && r.callbacks === callbacks);
-        return row ? pick(row) : 0;
-      });
+      lengths.map((m) => rows.filter((r) => r.minutes === m && r.callbacks === callbacks).map(pick)[0] ?? 0);
     const labels = lengths.map((m) => `${m} min`);
     return chart(`${title}; bars: callbacks, line: no callbacks`, axis, labels, series(true), series(false));
   };
@@ -121,10 +106,7 @@ function report(rows: Row[]): Section {
       .join(', ');
   const assumptions = [
     ['Lambda memory (lib/cdk/service-functions.ts), arm64', '512 MB; TransferVideo 1,024 MB'],
-    [
-      'Billed Lambda time',
-      `local + ${A.upstreamCallMs} ms per upstream call + ${A.transferMsPerMiB} ms per MiB of video`,
-    ],
+    ['Billed Lambda time', `local + ${A.upstreamCallMs} ms per upstream call + ${A.transferMsPerMiB} ms per MiB`],
     ['Fallback look', 'AWS defaults: COMPLETION_CHECK_SECONDS 300 with callbacks, COMPLETION_POLL_SECONDS 60 without'],
     ["Upstream's callbacks", `${A.progressCallbacks} before the final one (queued, running), as the simulator sends`],
     ['DynamoDB transactions', '2 write units per item and KB (DynamoDB Local reports 1: doubled, index writes too)'],

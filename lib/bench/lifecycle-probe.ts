@@ -24,6 +24,7 @@ import { AdminStore } from '../admin/admin-store.js';
 import { startApiGatewayServer } from '../local/api-gateway-server.js';
 import type { HttpHandler } from '../local/api-gateway-server.js';
 import { createBucket, createTables, startDynamoDbLocal, startS3AndSqs } from '../local/emulators.js';
+import { childOfLocalStack, sendToParent } from '../local/forked-process.js';
 import { everyProviderAt, localHandlerEnvironment } from '../local/handler-environment.js';
 import { loadHandler } from '../local/handler-loader.js';
 import { lambdaContext } from '../local/lambda-context.js';
@@ -32,7 +33,6 @@ import { loadDefinition, localFunctionArn, localStateMachineArn } from '../local
 import { libraryTimeoutErrors } from '../local/step-functions-server.js';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { API_ROUTES, DEFAULT_ROUTE, WORKFLOW_FUNCTIONS } from '../routes.js';
-import { sendToParent } from './child.js';
 import { ASSUMPTIONS } from './pricing.js';
 
 /** One Lambda function's share of a task; `calls`: `DynamoDB GetItem`, `S3 PUT`, `SFN SendTaskSuccess` → count. */
@@ -83,6 +83,7 @@ async function listen(handle: (req: IncomingMessage, res: ServerResponse) => Pro
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+type Consumed = { ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[] };
 /** Forwards to `target`, counting each call; DynamoDB calls ask for (and book) their consumed capacity. */
 const countingProxy = (target: string) =>
   listen(async (req, res) => {
@@ -104,10 +105,8 @@ const countingProxy = (target: string) =>
     );
     const answerBody = await body(answer);
     if (dynamo && answer.statusCode === 200) {
-      const consumed = (JSON.parse(answerBody.toString()) as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      const units = [consumed ?? []]
-        .flat()
-        .reduce((n: number, c) => n + ((c as { CapacityUnits?: number }).CapacityUnits ?? 0), 0);
+      const { ConsumedCapacity = [] } = JSON.parse(answerBody.toString()) as Consumed;
+      const units = [ConsumedCapacity].flat().reduce((n, c) => n + (c.CapacityUnits ?? 0), 0);
       // DynamoDB Local books a transaction's items at the standard rate; AWS bills 2 units per item and KB
       // (its index writes included here: an upper bound).
       const billed = /Transact/.test(call) ? 2 * units : units;
@@ -158,14 +157,14 @@ const sfn = await listen(async (req, res) => {
     const type = answers.has(token) ? 'TaskTimedOut' : 'InvalidToken';
     return json(res, { __type: type, message: 'the token does not wait (any more)' }, 400);
   }
-  const success = action === 'SendTaskSuccess';
-  answers.set(
-    token,
-    success ? { output: JSON.parse(input['output'] ?? 'null') } : { error: input['error'], cause: input['cause'] },
-  );
+  const { output, error, cause } = input;
+  answers.set(token, action === 'SendTaskSuccess' ? { output: JSON.parse(output ?? 'null') } : { error, cause });
   json(res, {});
 });
 
+// The parent gone: the whole group goes, DynamoDB Local's JVM with it.
+const killGroup = () => process.kill(-process.pid, 'SIGKILL');
+childOfLocalStack('lifecycle-probe', () => false, killGroup);
 const dynamoDbLocal = await startDynamoDbLocal(undefined);
 const fauxqs = await startS3AndSqs(undefined);
 const names = physicalNames('bench-cost');
@@ -226,22 +225,23 @@ for (const state of Object.values(definition.States).filter((s) => s.Resource ==
   state.TimeoutSeconds = 86_400;
 }
 // AwaitCompletion's timeout retrier: its interval comes on top of each fallback look's wait.
-const timeoutRetryInterval = definition.States['AwaitCompletion']!.Retry!.find((retrier) =>
-  retrier.ErrorEquals.includes('States.Timeout'),
-)!.IntervalSeconds;
+const onTimeout = (retrier: Retrier) => retrier.ErrorEquals.includes('States.Timeout');
+const timeoutRetryInterval = definition.States['AwaitCompletion']!.Retry!.find(onTimeout)!.IntervalSeconds;
 const timeoutError = (await libraryTimeoutErrors()).timeout;
 
 let [checks, checkSeconds, callbacksDelivered, callbacksOn] = [0, 0, 0, false];
 
+const post = (url: string, value: object, headers = {}) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(value),
+  });
 /** The upstream calls back (Ark POSTs the job as GET shows it): one API request, one UpstreamCallback invocation. */
 async function deliverCallback(status: string): Promise<void> {
   if (!callbackUrl) throw new Error('the job was made without a callback URL');
   callbacksDelivered += 1;
-  const answer = await fetch(callbackUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...jobBody('job'), status }),
-  });
+  const answer = await post(callbackUrl, { ...jobBody('job'), status });
   if (!answer.ok) throw new Error(`the callback answered ${answer.status}: ${await answer.text()}`);
 }
 
@@ -307,11 +307,8 @@ async function runTask(minutes: number, callbacks: boolean) {
   [steps, checks, callbacksDelivered, callbacksOn, jobSeconds] = [{}, 0, 0, callbacks, minutes * 60];
   [callbackUrl, executionInput] = [undefined, undefined];
   process.env[ENV.callbackBaseUrl.name] = callbacks ? api.url : '';
-  const answer = await fetch(`${api.url}${route('SubmitTask').path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'seedance-1.5-pro', prompt: `a fox in the snow, ${minutes} min`, duration: 5 }),
-  });
+  const task = { model: 'seedance-1.5-pro', prompt: `a fox in the snow, ${minutes} min`, duration: 5 };
+  const answer = await post(`${api.url}${route('SubmitTask').path}`, task, { authorization: `Bearer ${key}` });
   const taskId = ((await answer.json()) as { data: { task_id: string } }).data.task_id;
   // The tasks stream's delivery of the new task, one record per invocation (Lambda batches up to 100: high).
   const NewImage = { task_id: { S: taskId }, status: { S: 'pending' } };
@@ -348,6 +345,6 @@ await runTask(1, true);
 await runTask(1, false);
 const runs: ProbeRun[] = [];
 for (const callbacks of [true, false]) for (const length of minutes) runs.push(await runTask(length, callbacks));
-sendToParent(runs);
+await sendToParent({ type: 'ready', runs });
 await Promise.all([api.close(), fauxqs.stop(), dynamoDbLocal.stop()]);
 process.exit(0);

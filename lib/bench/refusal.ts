@@ -7,9 +7,9 @@
 import { HISTORY_EVENT_LIMIT } from '../local/step-functions-server.js';
 import { check, fixed, seconds } from './report.js';
 import type { Section } from './report.js';
-import { getJson, startStackProcess } from './stack-client.js';
-import { BENCH_ENVIRONMENT, env, runBurst, sampleEvery, simulatorStats, slotsAndWaiting } from './task-client.js';
-import { warmUp } from './task-client.js';
+import { getJson } from '../local/stack-child-client.js';
+import { env, FAST_TWO_ACCOUNTS, runBurst, sampleEvery, simulatorStats, slotsAndWaiting } from './task-client.js';
+import { warmUp, withStack } from './task-client.js';
 
 /** After the first burst: creates per account and minute. */
 const REFUSED_PER_MINUTE = 3;
@@ -18,12 +18,7 @@ const ACCOUNTS = 2;
 export async function runRefusal(log: (line: string) => void): Promise<Section> {
   const [refusalSeconds, count] = [env('BENCH_REFUSAL_SECONDS', 600), env('BENCH_REFUSAL_TASKS', 40)];
   log(`starting the local stack (${ACCOUNTS} accounts of 120 slots; jobs of 0.4 s) ...`);
-  const stack = await startStackProcess({
-    upstreamAccounts: ['a', 'b'].map((name) => ({ name, capacity: 120 })),
-    upstream: { queuedMs: 100, runningMs: 300 },
-    environment: BENCH_ENVIRONMENT,
-  });
-  try {
+  return withStack(FAST_TWO_ACCOUNTS, async (stack) => {
     await warmUp(stack, log);
     const before = await simulatorStats(stack);
     const refuse = `${stack.simulator}/simulator/refuse?seconds=${refusalSeconds}&code=QuotaExceeded`;
@@ -72,7 +67,5 @@ export async function runRefusal(log: (line: string) => void): Promise<Section> 
       check('Refusal over → first job made; → every task final', recovery),
     ];
     return { checks };
-  } finally {
-    await stack.stop();
-  }
+  });
 }

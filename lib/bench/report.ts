@@ -5,8 +5,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { format, resolveConfig } from 'prettier';
+import { join } from 'node:path';
 import { REPOSITORY_ROOT } from '../repository-root.js';
-import { NODE_22 } from './child.js';
 
 /** A figure as measured, beside its target (none: no verdict). */
 type Check = { figure: string; measured: string; target?: string; pass?: boolean };
@@ -25,6 +25,8 @@ const TITLES = {
   completion: '7. Completion latency: job succeeded → task success',
 };
 export type SectionName = keyof typeof TITLES;
+/** The Node 22 of the devDependencies (the `node` package), whatever node started the bench. */
+export const NODE_22 = join(REPOSITORY_ROOT, 'node_modules', '.bin', 'node');
 
 export type BenchResults = Partial<Record<SectionName, Section>> & {
   machine: ReturnType<typeof machineInfo>;
@@ -118,9 +120,8 @@ export async function renderReport(r: BenchResults, file: string): Promise<strin
     if (!section) return `${title}\n\n${error ? `Failed:\n\n\`\`\`\n${error}\n\`\`\`` : 'Not run.'}`;
     const checks = section.checks.map((c) => [c.figure, c.measured, c.target ?? '–', verdict(c)]);
     const blocks = (section.blocks ?? []).map((b) => ('head' in b ? markdown(b) : mermaid(b)));
-    return [title, markdown({ head: ['Figure', 'Measured', 'Target', 'Verdict'], rows: checks }), ...blocks].join(
-      '\n\n',
-    );
+    const figures = markdown({ head: ['Figure', 'Measured', 'Target', 'Verdict'], rows: checks });
+    return [title, figures, ...blocks].join('\n\n');
   });
   const text = ['# Bench results', header, ...merged, ...body].join('\n\n');
   return format(text, { ...(await resolveConfig(file)), filepath: file });

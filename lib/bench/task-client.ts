@@ -11,11 +11,22 @@ import { HttpToS3VideoTransfer } from '../../functions/adapters/s3-video-storage
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { check, cny, counts, seconds } from './report.js';
-import { getJson } from './stack-client.js';
-import type { StackProcess } from './stack-client.js';
+import type { LocalStackOptions } from '../local/local-stack.js';
+import { getJson, startStackProcess } from '../local/stack-child-client.js';
+import type { StackProcess } from '../local/stack-child-client.js';
 
 export const FINAL = ['success', 'failed', 'refunded'];
 export const BENCH_ENVIRONMENT = { DEFAULT_RATE_LIMIT_PER_SECOND: '1000000', POWERTOOLS_LOG_LEVEL: 'ERROR' };
+/** Two upstream accounts of 120 slots, jobs of 0.4 s: slots to spare. */
+export const FAST_TWO_ACCOUNTS = {
+  upstreamAccounts: ['a', 'b'].map((name) => ({ name, capacity: 120 })),
+  upstream: { queuedMs: 100, runningMs: 300 },
+};
+/** `work` on a local stack in a child process (BENCH_ENVIRONMENT unless `options` says), stopped after it. */
+export async function withStack<T>(options: LocalStackOptions, work: (stack: StackProcess) => Promise<T>) {
+  const stack = await startStackProcess({ environment: BENCH_ENVIRONMENT, ...options });
+  return work(stack).finally(() => stack.stop());
+}
 /** A knob (test/bench/README.md) or its default. */
 export const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -29,10 +40,8 @@ export const countBy = <T>(items: T[], key: (item: T) => string) =>
 
 // The simulator downloads every reference as the real upstream does (docs/providers/ark.md, "References"): a
 // 1×1 PNG served by this process, from the first submit on, never holding the process open.
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+const PNG = Buffer.from(PNG_BASE64, 'base64');
 let image: Promise<string> | undefined;
 const imageUrl = () =>
   (image ??= new Promise((resolve) => {
@@ -79,26 +88,19 @@ export async function openAccount(stack: StackProcess, prefix: string) {
 }
 
 /** Polls `read` every `everyMs` until `done` holds for its value or `deadline` (epoch ms) passes; the last value. */
-export async function pollUntil<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  everyMs: number,
-  deadline: number,
-) {
+export async function pollUntil<T>(read: () => Promise<T>, done: (v: T) => boolean, everyMs: number, deadline: number) {
   let value = await read();
   while (!done(value) && Date.now() < deadline) value = await sleep(everyMs).then(read);
   return value;
 }
 
+type BurstOptions = { prefix: string; count: number; concurrency?: number; deadlineSeconds: number; log: Log };
+type Log = (line: string) => void;
 /**
  * Submits `count` tasks on a new account (`concurrency` at a time) and polls until every one is final or the
  * deadline passes, logging `progress` every 5 s; then the checks every burst is held to.
  */
-export async function runBurst(
-  stack: StackProcess,
-  o: { prefix: string; count: number; concurrency?: number; deadlineSeconds: number; log: (line: string) => void },
-  progress: () => string = () => '',
-) {
+export async function runBurst(stack: StackProcess, o: BurstOptions, progress = () => '') {
   const { accountId, key, submit } = await openAccount(stack, o.prefix);
   const started = Date.now();
   const answers = await submit(o.count, o.concurrency);
@@ -107,19 +109,17 @@ export async function runBurst(
   const [submitErrors, accepted] = [countBy(refused, (a) => a.outcome), o.count - refused.length];
   o.log(`${accepted} accepted in ${submitSeconds.toFixed(1)} s ${JSON.stringify(submitErrors)}`);
   let lastLog = started;
-  const tasks = await pollUntil(
-    async () => {
-      const all = await stack.tasks(accountId);
-      if (Date.now() - lastLog < 5_000) return all;
-      lastLog = Date.now();
-      const statuses = JSON.stringify(countBy(all, (t) => t.status));
-      o.log(`${((lastLog - started) / 1000).toFixed(0)} s: ${progress()}${statuses}`);
-      return all;
-    },
-    (all) => all.length >= accepted && all.every((task) => FINAL.includes(task.status)),
-    1_000,
-    started + o.deadlineSeconds * 1000,
-  );
+  const read = async () => {
+    const all = await stack.tasks(accountId);
+    if (Date.now() - lastLog < 5_000) return all;
+    lastLog = Date.now();
+    o.log(
+      `${((lastLog - started) / 1000).toFixed(0)} s: ${progress()}${JSON.stringify(countBy(all, (t) => t.status))}`,
+    );
+    return all;
+  };
+  const allFinal = (all: TaskRecord[]) => all.length >= accepted && all.every((task) => FINAL.includes(task.status));
+  const tasks = await pollUntil(read, allFinal, 1_000, started + o.deadlineSeconds * 1000);
   const succeeded = tasks.filter((task) => task.status === 'success');
   const unpaid = tasks.filter((task) => task.status === 'failed' || task.status === 'refunded');
   const latencies = succeeded.map((task) => (Date.parse(task.finished_at!) - Date.parse(task.created_at)) / 1000);
@@ -199,7 +199,7 @@ export async function measureTransfer(stack: StackProcess, jobId: string, runs =
 }
 
 /** 8 tasks on another account, so that the bundles are loaded; with `timeTransfer`, one transfer is timed. */
-export async function warmUp(stack: StackProcess, log: (line: string) => void, timeTransfer = false) {
+export async function warmUp(stack: StackProcess, log: Log, timeTransfer = false) {
   const { accountId, submit } = await openAccount(stack, 'warm');
   log('warming up: 8 tasks ...');
   await submit(8);

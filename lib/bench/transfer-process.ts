@@ -9,20 +9,16 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { Readable } from 'node:stream';
 import type { ReadableStream } from 'node:stream/web';
 import { HttpToS3VideoTransfer } from '../../functions/adapters/s3-video-storage.js';
+import { childOfLocalStack, sendToParent } from '../local/forked-process.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
-import { sendToParent } from './child.js';
 
 export type TransferJob = { mode: 'ours' | 'plain Upload'; source: string; endpoint: string; bytes: number };
 export type TransferOutcome = { seconds: number; rssBeforeBytes: number; peakIncreaseBytes: number };
 
-const job = JSON.parse(process.env['BENCH_TRANSFER'] ?? '{}') as TransferJob;
+const job = childOfLocalStack<TransferJob>('transfer-process', () => false);
 const [Bucket, Key] = ['bench', `videos/${job.mode.replace(' ', '-')}-${job.bytes}.mp4`];
-const s3 = new S3Client({
-  endpoint: job.endpoint,
-  region: LOCAL_REGION,
-  credentials: LOCAL_CREDENTIALS,
-  forcePathStyle: true,
-});
+const aws = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, forcePathStyle: true };
+const s3 = new S3Client({ ...aws, endpoint: job.endpoint });
 // fetch and the S3 client are loaded and warm before the reading the increase is measured from.
 await fetch(job.source, { method: 'HEAD' });
 await s3.send(new HeadBucketCommand({ Bucket }));
@@ -41,5 +37,11 @@ clearInterval(sampler);
 peak = Math.max(peak, process.resourceUsage().maxRSS * 1024);
 const stored = (await s3.send(new HeadObjectCommand({ Bucket, Key }))).ContentLength;
 if (stored !== job.bytes) throw new Error(`stored ${stored} of ${job.bytes} bytes`);
-sendToParent({ seconds, rssBeforeBytes, peakIncreaseBytes: peak - rssBeforeBytes } satisfies TransferOutcome);
 s3.destroy();
+await sendToParent<TransferOutcome>({
+  type: 'ready',
+  seconds,
+  rssBeforeBytes,
+  peakIncreaseBytes: peak - rssBeforeBytes,
+});
+process.exit(0);

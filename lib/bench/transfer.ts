@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { startS3AndSqs } from '../local/emulators.js';
+import { forkLocalProcess } from '../local/forked-process.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
-import { spawnTsx } from './child.js';
 import { chart, check, fixed, MiB, table } from './report.js';
 import type { Section } from './report.js';
 import type { TransferJob, TransferOutcome } from './transfer-process.js';
@@ -30,22 +30,15 @@ export async function runTransfer(log: (line: string) => void): Promise<Section>
     const bytes = Number(/(\d+)\.mp4$/.exec(req.url ?? '')?.[1]);
     res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': bytes });
     if (req.method === 'HEAD') return void res.end();
-    Readable.from(
-      (function* () {
-        for (let left = bytes; left > 0; left -= MiB) yield CHUNK.subarray(0, Math.min(left, MiB));
-      })(),
-    ).pipe(res);
+    const chunks = Array.from({ length: Math.ceil(bytes / MiB) }, (_, i) => CHUNK.subarray(0, bytes - i * MiB));
+    Readable.from(chunks).pipe(res);
   });
   await new Promise<void>((resolve) => generator.listen(0, '127.0.0.1', resolve));
   // fauxqs (file-backed) in this process: only the child's memory is measured.
   const dir = mkdtempSync(join(tmpdir(), 'vgs-bench-s3-'));
   const fauxqs = await startS3AndSqs(dir);
-  const s3 = new S3Client({
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-    endpoint: fauxqs.endpoint,
-    forcePathStyle: true,
-  });
+  const aws = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, forcePathStyle: true };
+  const s3 = new S3Client({ ...aws, endpoint: fauxqs.endpoint });
   const rows: (TransferJob & TransferOutcome)[] = [];
   try {
     await s3.send(new CreateBucketCommand({ Bucket: 'bench' }));
@@ -53,9 +46,10 @@ export async function runTransfer(log: (line: string) => void): Promise<Section>
       for (const mode of ['ours', 'plain Upload'] as const) {
         const source = `http://127.0.0.1:${(generator.address() as AddressInfo).port}/${bytes}.mp4`;
         const job: TransferJob = { mode, source, endpoint: fauxqs.endpoint, bytes };
-        const child = spawnTsx('lib/bench/transfer-process.ts', { BENCH_TRANSFER: JSON.stringify(job) });
-        const row = { ...job, ...(await child.answer<TransferOutcome>(600_000)) };
-        await child.stop();
+        const entry = 'lib/bench/transfer-process.ts';
+        const child = await forkLocalProcess<TransferOutcome>({ name: entry, entry, config: job, timeoutMs: 600_000 });
+        await child.stop(10_000);
+        const row = { ...job, ...child.ready };
         rows.push(row);
         log(
           `${mib(bytes).padStart(8)} ${mode.padEnd(12)} peak RSS +${fixed(row.peakIncreaseBytes / MiB)} MiB ` +
@@ -75,21 +69,13 @@ export async function runTransfer(log: (line: string) => void): Promise<Section>
   const ours = rows.filter((row) => row.mode === 'ours');
   const [first, last] = [ours[0]!, ours.at(-1)!];
   const growth = last.peakIncreaseBytes / first.peakIncreaseBytes;
+  const growthFigure = `Growth of the increase, ${first.bytes / MiB} → ${mib(last.bytes)}`;
   const checks = [
-    ...ours.map((r) =>
-      check(
-        `Peak RSS increase, ${mib(r.bytes)}`,
-        `+${fixed(r.peakIncreaseBytes / MiB)} MiB`,
-        `≤ ${RSS_MIB} MiB`,
-        r.peakIncreaseBytes <= RSS_MIB * MiB,
-      ),
-    ),
-    check(
-      `Growth of the increase, ${first.bytes / MiB} → ${mib(last.bytes)}`,
-      `${fixed(growth, 2)}×`,
-      `≤ ${GROWTH}× (flat)`,
-      growth <= GROWTH,
-    ),
+    ...ours.map((r) => {
+      const [increase, met] = [`+${fixed(r.peakIncreaseBytes / MiB)} MiB`, r.peakIncreaseBytes <= RSS_MIB * MiB];
+      return check(`Peak RSS increase, ${mib(r.bytes)}`, increase, `≤ ${RSS_MIB} MiB`, met);
+    }),
+    check(growthFigure, `${fixed(growth, 2)}×`, `≤ ${GROWTH}× (flat)`, growth <= GROWTH),
   ];
   const numbers = table(rows, {
     Size: (r) => mib(r.bytes),

@@ -21,7 +21,7 @@ export async function startApiProcess(
 ): Promise<ApiProcess> {
   const forked = await forkLocalProcess<ApiReady>({
     name: 'the API process',
-    entry: 'api-process.ts',
+    entry: 'lib/local/api-process.ts',
     config: { ...config, accessLog: accessLog !== undefined } satisfies LocalApiConfig,
     timeoutMs,
   });

@@ -28,7 +28,7 @@ export interface WorkflowProcess {
 export async function startWorkflowProcess(config: LocalWorkflowConfig, timeoutMs = 180_000): Promise<WorkflowProcess> {
   const forked = await forkLocalProcess<WorkflowReady>({
     name: 'the workflow process',
-    entry: 'workflow-process.ts',
+    entry: 'lib/local/workflow-process.ts',
     config,
     timeoutMs,
   });

@@ -1,35 +1,28 @@
 /**
- * The parent's side of lib/bench/stack-process.ts: starts the local stack in a child process, and reaches its
- * emulators directly (accounts, keys, task records) with the AdminStore the CLI uses.
+ * The parent's side of stack-child.ts: starts the local stack in a child process (for the bench and the tests
+ * that kill it), and reaches its emulators directly (accounts, keys, task records) with the CLI's AdminStore.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { getItem } from '../../functions/adapters/dynamodb-client.js';
-import type { LocalStackOptions } from '../local/local-stack.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../local/local-aws.js';
-import { AdminStore } from '../admin/admin-store.js';
 import type { TaskRecord } from '../../functions/core/task.js';
-import { spawnTsx } from './child.js';
-import type { ExecutionSummary, StackReady, UpstreamJobsSummary } from './stack-process.js';
+import { AdminStore } from '../admin/admin-store.js';
+import { forkLocalProcess } from './forked-process.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './local-aws.js';
+import type { LocalStackOptions } from './local-stack.js';
+import type { ExecutionSummary, StackReady, UpstreamJobsSummary } from './stack-child.js';
 
 export type StackProcess = Awaited<ReturnType<typeof startStackProcess>>;
 /** A GET (or `init`) answered with JSON. */
 export const getJson = async <T>(url: string, init?: RequestInit) => (await (await fetch(url, init)).json()) as T;
 
 export async function startStackProcess(options: LocalStackOptions, timeoutMs = 300_000) {
-  const child = spawnTsx('lib/bench/stack-process.ts', {
-    BENCH_STACK_OPTIONS: JSON.stringify({ port: 0, ...options }),
-  });
-  const ready = await child.answer<StackReady>(timeoutMs).catch(async (error: unknown) => {
-    await child.stop(1_000);
-    throw error;
-  });
+  const [entry, config] = ['lib/local/stack-child.ts', { port: 0, ...options }];
+  const child = await forkLocalProcess<StackReady>({ name: 'the stack', entry, config, timeoutMs, group: true });
+  const { ready } = child;
   const { endpoints, names } = ready;
-  const client = new DynamoDBClient({
-    endpoint: endpoints.dynamodb,
-    region: LOCAL_REGION,
-    credentials: LOCAL_CREDENTIALS,
-  });
+  const aws = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
+  const client = new DynamoDBClient({ ...aws, endpoint: endpoints.dynamodb });
   const db = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   return {
     child,
@@ -62,7 +55,7 @@ export async function startStackProcess(options: LocalStackOptions, timeoutMs = 
     /** Stops the child (SIGTERM, then SIGKILL) and closes the clients. */
     stop: async () => {
       client.destroy();
-      await child.stop();
+      await child.stop(10_000);
     },
     /** kill -9 of the whole process group; resolves once the child is gone. */
     crash: async () => {
