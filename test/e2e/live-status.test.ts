@@ -1,8 +1,9 @@
 /**
  * A query of an in-progress task asks the upstream first. Here the job never calls back and is held upstream until
  * the execution has looked at it once (the look that found it running); then it ends, and the execution looks again
- * only after 30 s, so the query sees the upstream's success first: it shows `transferring` (with the contract's
- * message), and the task still reaches `success` exactly once.
+ * only after 30 s, so a query finds the upstream's success first. Its download is slow (15 s more), so the task
+ * stays `transferring` long enough to be seen however slow the machine (should the execution's look come first):
+ * it shows `transferring` (with the contract's message), and the task still reaches `success` exactly once.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
@@ -24,7 +25,7 @@ it('shows transferring as soon as the upstream has finished, then success once',
   const { key } = await newAccount(stack, '10');
   // The job never calls back, and runs until released; the execution's fallback look comes 30 s after its first.
   const run = randomUUID();
-  const prompt = `a lighthouse ${run} [simulate:no-callback] [simulate:held]`;
+  const prompt = `a lighthouse ${run} [simulate:no-callback] [simulate:held] [simulate:slow-download]`;
   const created = await callApi<TaskData>(stack, 'POST', '/api/v1/video/generate', {
     key,
     body: { model: 'seedance-1.5-pro', prompt, duration: 5 },
@@ -47,8 +48,7 @@ it('shows transferring as soon as the upstream has finished, then success once',
   const transferring = await pollUntil(
     get,
     (response) => response.body.data.status !== 'running' && response.body.data.status !== 'pending',
-    // Before the execution's next look (30 s after its first): only the query can have moved it.
-    { timeoutMs: 25_000, intervalMs: 50 },
+    { timeoutMs: 60_000, intervalMs: 50 },
   );
   expect(transferring.body).toMatchObject({
     code: 0,
