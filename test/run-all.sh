@@ -4,6 +4,9 @@
 # starts the shared stack. Their output is printed once the stack project ends; all always run to the end,
 # and any failing fails the command.
 set -u
+# Every Node process of the run (workers, stack children, synths, CLIs) keeps V8's compiled code of the
+# modules it loads here, and the next one that loads them starts from it (Node's module compile cache).
+export NODE_COMPILE_CACHE="${NODE_COMPILE_CACHE:-$PWD/node_modules/.cache/node-compile}"
 checks_log=$(mktemp)
 unit_log=$(mktemp)
 npm run --silent checks >"$checks_log" 2>&1 &

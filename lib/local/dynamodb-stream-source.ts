@@ -26,6 +26,8 @@ export type DynamoDbStreamHandler = (
 /** Lambda filter criteria, equality only: `{ field: [value, ...], nested: { field: [value] } }`. */
 export type FilterPattern = { readonly [key: string]: readonly (string | number | boolean)[] | FilterPattern };
 
+const IDLE_POLL_MS = 250;
+
 export interface DynamoDbStreamSourceOptions {
   /** Reaches DynamoDB Local (for the table's stream ARN). */
   dynamoDb: DynamoDBClient;
@@ -39,7 +41,10 @@ export interface DynamoDbStreamSourceOptions {
   batchSize: number;
   filterPattern: FilterPattern;
   retryAttempts: number;
-  /** Pause between reads of a shard that had nothing new. Default 100 ms. */
+  /**
+   * Pause between reads of a shard that had nothing new. Default 250 ms: Lambda polls each shard of a
+   * DynamoDB stream four times a second (AWS Lambda Developer Guide, "Using AWS Lambda with Amazon DynamoDB").
+   */
   idlePollMs?: number;
   /** Pause before a failed batch is retried. Default 1 s. */
   retryPauseMs?: number;
@@ -200,14 +205,14 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
         const last = records.at(-1)?.dynamodb?.SequenceNumber;
         if (last !== undefined) lastSeen = BigInt(last);
         next = page.NextShardIterator;
-        if (next && records.length === 0) await wait(options.idlePollMs ?? 100);
+        if (next && records.length === 0) await wait(options.idlePollMs ?? IDLE_POLL_MS);
       } catch (error) {
         if (abort.signal.aborted) return;
         // See `discover`: the iterator of a shard that was empty lies before its first record. Anything
         // else (DynamoDB Local restarting, a refused iterator) is reported once per streak.
         if ((error as Error).name !== 'TrimmedDataAccessException' && !failing) reportError(error);
         failing = (error as Error).name !== 'TrimmedDataAccessException';
-        await wait(failing ? (options.retryPauseMs ?? 1_000) : (options.idlePollMs ?? 100));
+        await wait(failing ? (options.retryPauseMs ?? 1_000) : (options.idlePollMs ?? IDLE_POLL_MS));
         next = await iterator(shardId, 'TRIM_HORIZON').catch(() => next);
       }
     }
