@@ -7,8 +7,9 @@ export default defineConfig({
     pool: 'forks',
     // fauxqs uses node:sqlite, which warns on every start under Node 22.
     execArgv: ['--disable-warning=ExperimentalWarning'],
-    // Most of an e2e file's time is spent waiting on a stack: three files at a time keep 2 cores busy.
-    maxWorkers: 3,
+    // Most of an e2e file's time is spent waiting on a stack: four files at a time keep 2 cores busy, also
+    // when other work shares the machine.
+    maxWorkers: 4,
     // Generous, for a machine other work shares: nothing asserts on time, these only end a hung test.
     testTimeout: 180_000,
     hookTimeout: 300_000,
