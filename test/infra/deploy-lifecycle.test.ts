@@ -6,7 +6,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MISSING_KEYS_PARAMETER, SIGNING_KEYS_CONTEXT } from '../../lib/cdk/video-delivery.js';
@@ -19,6 +18,7 @@ import {
   resourcesOfType,
   resourceWith,
   synthesizeService,
+  withApp,
 } from './synth.js';
 
 type TemplateJson = {
@@ -38,9 +38,10 @@ const keys = (publicKeys: Record<string, string>, active: string) => ({
 /** The stateful stack alone (cheap: no functions), as `cdk synth` would render it with this context. */
 function statefulTemplate(context: Record<string, unknown>): TemplateJson {
   // Without the built-in validation, which test/infra/video-service-stack.test.ts runs once.
-  const app = new App({ context: { ...cdkJson().context, ...context }, builtinCloudFormationValidation: false });
-  const stack = new StatefulStack(app, 'vgs-stateful', { serviceConfig: configFromContext(app) });
-  return Template.fromStack(stack).toJSON() as TemplateJson;
+  return withApp({ context: { ...cdkJson().context, ...context }, builtinCloudFormationValidation: false }, (app) => {
+    const stack = new StatefulStack(app, 'vgs-stateful', { serviceConfig: configFromContext(app) });
+    return Template.fromStack(stack).toJSON() as TemplateJson;
+  });
 }
 
 /** CloudFront public keys by logical id → their encoded key. */

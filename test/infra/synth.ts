@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
+import type { AppProps } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { addVideoService, configFromContext } from '../../lib/cdk/video-service-stack.js';
 import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
@@ -14,6 +15,19 @@ export { REPOSITORY_ROOT };
 
 export function cdkJson(): { app: string; context: Record<string, unknown> } {
   return JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'cdk.json'), 'utf8'));
+}
+
+/**
+ * Runs `use` on a CDK app whose cloud assembly goes to a directory removed after: an app without `outdir`
+ * makes a `cdk.out…` directory in the system's temporary directory and leaves it there.
+ */
+export function withApp<T>(props: Omit<AppProps, 'outdir'>, use: (app: App) => T): T {
+  const outdir = mkdtempSync(join(tmpdir(), 'vgs-app-'));
+  try {
+    return use(new App({ ...props, outdir }));
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }
 
 export interface SynthOptions {

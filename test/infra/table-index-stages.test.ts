@@ -3,7 +3,6 @@
  * from the previous schema's template, each stage's template differs from the one before by at most one
  * global secondary index per table, as DynamoDB and CloudFormation require, and the last is the plain one.
  */
-import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import type { TableId } from '../../functions/adapters/resources.js';
 import { physicalNames } from '../../functions/adapters/resources.js';
@@ -11,20 +10,24 @@ import { planStages } from '../../lib/admin/index-plan.js';
 import { configFromContext, StatefulStack } from '../../lib/cdk/video-service-stack.js';
 import { allReleaseIndexes, perTable, TABLE_INDEXES_CONTEXT, tableIndexesContext } from '../../lib/table-indexes.js';
 import type { IndexSpec, TableIndexes } from '../../lib/table-indexes.js';
-import { cdkJson, resourcesOfType } from './synth.js';
+import { cdkJson, resourcesOfType, withApp } from './synth.js';
 import type { CfnResource } from './synth.js';
 
 type Gsi = { IndexName: string; KeySchema: unknown; Projection: unknown };
 
 /** The stateful stack alone (what a staged deploy deploys), with `-c` context as a string as the CLI gives it. */
 function statefulIndexes(context: Record<string, string> = {}): Record<string, Gsi[]> {
-  const app = new App({
-    builtinCloudFormationValidation: false,
-    context: { ...cdkJson().context, 'aws:cdk:bundling-stacks': [], ...context },
-  });
-  const serviceConfig = configFromContext(app);
-  const stack = new StatefulStack(app, `${serviceConfig.prefix}-stateful`, { serviceConfig });
-  const template = app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, CfnResource> };
+  const template = withApp(
+    {
+      builtinCloudFormationValidation: false,
+      context: { ...cdkJson().context, 'aws:cdk:bundling-stacks': [], ...context },
+    },
+    (app) => {
+      const serviceConfig = configFromContext(app);
+      const stack = new StatefulStack(app, `${serviceConfig.prefix}-stateful`, { serviceConfig });
+      return app.synth().getStackByName(stack.stackName).template as { Resources: Record<string, CfnResource> };
+    },
+  );
   return Object.fromEntries(
     resourcesOfType(template, 'AWS::DynamoDB::Table').map(([, table]) => [
       table.Properties['TableName'],
@@ -48,7 +51,9 @@ function changedIndexes(before: Record<string, Gsi[]>, after: Record<string, Gsi
 }
 
 /** The tables' physical names under cdk.json's prefix. */
-const TABLE_NAMES = physicalNames(configFromContext(new App({ context: cdkJson().context })).prefix).tables;
+const TABLE_NAMES = physicalNames(
+  withApp({ context: cdkJson().context }, (app) => configFromContext(app)).prefix,
+).tables;
 const BY_STATUS: IndexSpec = { name: 'by-status', partitionKey: 'status', sortKey: 'updated_at' };
 
 describe('staged index deploys of the stateful stack', () => {
