@@ -29,14 +29,10 @@ export default defineConfig({
           // These files share their workers too: a fresh process per file cost about 2 CPU-s of imports each,
           // a fifth of the run. A file that changes process.env or loads handlers in-process restores both.
           isolate: false,
-          // Kills what a failed or timed-out test left running (local stacks, DynamoDB Local JVMs). The Lambda
-          // bundles are built once (test/support/prebuilt-bundles.ts), then the run's one shared stack starts
+          // Kills what a failed or timed-out test left running (local stacks, DynamoDB Local JVMs), then starts
+          // the run's one shared stack while the Lambda bundles are built for every file
           // (test/support/shared-stack-setup.ts), with the DynamoDB Local of the integration files' tables.
-          globalSetup: [
-            'test/support/leftover-processes.ts',
-            'test/support/prebuilt-bundles.ts',
-            'test/support/shared-stack-setup.ts',
-          ],
+          globalSetup: ['test/support/leftover-processes.ts', 'test/support/shared-stack-setup.ts'],
         },
       },
     ],

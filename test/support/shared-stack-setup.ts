@@ -1,7 +1,8 @@
 /**
  * Vitest global setup: one local stack for the whole run, shared by every test file that only needs a running
  * service (test/support/shared-stack.ts). Files isolate themselves as customers are isolated (their own
- * accounts and keys, unique prompts); the few that must own a stack say why in their header.
+ * accounts and keys, unique prompts); the few that must own a stack say why in their header. Its start builds
+ * the Lambda bundles beside the emulators, so every file finds them built.
  */
 import type { TestProject } from 'vitest/node';
 import { startDynamoDbLocal } from '../../lib/local/emulators.js';

@@ -23,6 +23,10 @@ const SLOW_FILES = [
   'test/e2e/live-status.test.ts',
   'test/integration/local-step-functions-task-tokens.test.ts',
   'test/e2e/console-browser.test.ts',
+  'test/e2e/upstream-faults.test.ts',
+  'test/e2e/task-lifecycle.test.ts',
+  'test/e2e/local-stack-children.test.ts',
+  'test/integration/command-help.test.ts',
 ];
 
 export class SlowFilesFirst extends BaseSequencer {
