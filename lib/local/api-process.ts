@@ -44,7 +44,7 @@ async function start() {
   const nameOf = (id: string) => `${config.names.stateMachine}-${id}`;
   // Each with only its own variables and under its own timeout (local-function.ts), loaded on its first
   // request, as Lambda starts a function cold: a stack pays only for the routes it serves.
-  const handlerOf = async (id: string, entry: string): Promise<HttpHandler> => {
+  const handlerOf = (id: string, entry: string): HttpHandler => {
     const run = localFunction(
       functionById(id),
       () => loadBundledHandler<HttpHandler>(config.bundles, entry),
@@ -53,10 +53,8 @@ async function start() {
     return (event) => run(event);
   };
   return startApiGatewayServer({
-    routes: await Promise.all(
-      API_ROUTES.map(async (route) => ({ ...route, handler: await handlerOf(route.id, route.entry) })),
-    ),
-    defaultRoute: { id: DEFAULT_ROUTE.id, handler: await handlerOf(DEFAULT_ROUTE.id, DEFAULT_ROUTE.entry) },
+    routes: API_ROUTES.map((route) => ({ ...route, handler: handlerOf(route.id, route.entry) })),
+    defaultRoute: { id: DEFAULT_ROUTE.id, handler: handlerOf(DEFAULT_ROUTE.id, DEFAULT_ROUTE.entry) },
     contextFor: (routeId) => lambdaContext(nameOf(routeId), localTimeoutMs(functionById(routeId))),
     port: config.port,
     ...(config.gateway?.jwtAuthorizer && { jwtAuthorizer: config.gateway.jwtAuthorizer }),

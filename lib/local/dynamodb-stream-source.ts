@@ -78,6 +78,8 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
   const seen = new Set<string>();
   const readers = new Set<Promise<void>>();
   let handler: Promise<DynamoDbStreamHandler> | undefined;
+  const idlePollMs = options.idlePollMs ?? IDLE_POLL_MS;
+  const retryPauseMs = options.retryPauseMs ?? 1_000;
   const reportError = options.onError ?? ((error: unknown) => console.error(`${options.functionName}:`, error));
 
   const iterator = async (shardId: string, type: ShardIteratorType, sequenceNumber?: string) =>
@@ -174,7 +176,7 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
         if (!next) {
           // The shard has closed: its children are listed once DynamoDB has made them.
           if ((await discover('start', shardId)) > 0) return;
-          await wait(options.retryPauseMs ?? 1_000);
+          await wait(retryPauseMs);
           continue;
         }
         const page = await streams.send(new GetRecordsCommand({ ShardIterator: next, Limit: options.batchSize }), {
@@ -192,7 +194,7 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
           const failedAt = await deliver(matching);
           if (failedAt !== undefined && attempts < options.retryAttempts) {
             attempts += 1;
-            await wait(options.retryPauseMs ?? 1_000);
+            await wait(retryPauseMs);
             lastSeen = BigInt(failedAt) - 1n;
             next = await iterator(shardId, 'AT_SEQUENCE_NUMBER', failedAt);
             continue;
@@ -205,14 +207,14 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
         const last = records.at(-1)?.dynamodb?.SequenceNumber;
         if (last !== undefined) lastSeen = BigInt(last);
         next = page.NextShardIterator;
-        if (next && records.length === 0) await wait(options.idlePollMs ?? IDLE_POLL_MS);
+        if (next && records.length === 0) await wait(idlePollMs);
       } catch (error) {
         if (abort.signal.aborted) return;
         // See `discover`: the iterator of a shard that was empty lies before its first record. Anything
         // else (DynamoDB Local restarting, a refused iterator) is reported once per streak.
         if ((error as Error).name !== 'TrimmedDataAccessException' && !failing) reportError(error);
         failing = (error as Error).name !== 'TrimmedDataAccessException';
-        await wait(failing ? (options.retryPauseMs ?? 1_000) : (options.idlePollMs ?? IDLE_POLL_MS));
+        await wait(failing ? retryPauseMs : idlePollMs);
         next = await iterator(shardId, 'TRIM_HORIZON').catch(() => next);
       }
     }
