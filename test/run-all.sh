@@ -11,7 +11,7 @@ checks_log=$(mktemp)
 unit_log=$(mktemp)
 npm run --silent checks >"$checks_log" 2>&1 &
 checks=$!
-# One worker: the unit files take 17 CPU-s in one worker and 25 in four (docs/testing.md).
+# One worker: the least CPU for the unit files (docs/testing.md).
 vitest run --project unit --maxWorkers=1 --passWithNoTests "$@" >"$unit_log" 2>&1 &
 unit=$!
 vitest run --project stack --passWithNoTests "$@"
