@@ -53,12 +53,26 @@ function dynamoDbLocalHome(): string {
   return join(lib, homes[0]!);
 }
 
+/** Compiles in flight, by cache key: two starts in one process (a stack and its tests' tables) share one javac. */
+const compiling = new Map<string, Promise<string>>();
+
 /**
  * The directory holding the compiled launcher, compiled now if this source and jar have none yet. Compiled
  * into a fresh directory and renamed into place, so test files starting at once never see half a class.
  */
-async function compiledLauncher(jar: string): Promise<string> {
+function compiledLauncher(jar: string): Promise<string> {
   const key = createHash('sha256').update(readFileSync(SOURCE)).update(jar).digest('hex').slice(0, 16);
+  let compiled = compiling.get(key);
+  if (!compiled) {
+    compiled = compileLauncher(jar, key);
+    compiling.set(key, compiled);
+    // A failed compile is tried again by the next start.
+    compiled.catch(() => compiling.delete(key));
+  }
+  return compiled;
+}
+
+async function compileLauncher(jar: string, key: string): Promise<string> {
   const cache = join(REPOSITORY_ROOT, 'node_modules', '.cache', 'dynamodb-loopback');
   const target = join(cache, key);
   if (existsSync(join(target, `${MAIN_CLASS}.class`))) return target;
