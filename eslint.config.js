@@ -14,6 +14,11 @@ const providers = readdirSync(new URL('./functions/providers', import.meta.url),
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
 const layers = ['**/adapters/**', '**/http/**', '**/workflow/**', '**/webhooks/**'];
+const noDynamoDb = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'].map((name) => ({
+  name,
+  allowTypeImports: true,
+  message: 'DynamoDB is reached through functions/adapters only',
+}));
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/', 'bench/results/'] },
@@ -71,15 +76,24 @@ export default tseslint.config(
   // The operator CLI reads and writes data through functions/adapters, as the API does: no DynamoDB command here.
   {
     files: ['lib/admin/**/*.ts', 'bin/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: noDynamoDb }] },
+  },
+  // Help and usage errors answer at once: what a command needs (the AWS SDK, a bench section, Prettier) is
+  // imported when it runs.
+  {
+    files: ['lib/admin/cli.ts', 'bin/bench.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'].map((name) => ({
-            name,
-            allowTypeImports: true,
-            message: 'DynamoDB is reached through functions/adapters only',
-          })),
+          paths: noDynamoDb,
+          patterns: [
+            {
+              group: ['**/admin-store.js', '**/adapters/**', '@aws-sdk/*', '**/bench/**', 'prettier'],
+              allowTypeImports: true,
+              message: 'import it when the command runs (`await import`): help and usage errors need none of it',
+            },
+          ],
         },
       ],
     },

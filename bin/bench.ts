@@ -7,27 +7,22 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { format, resolveConfig } from 'prettier';
-import { runCapacity } from '../lib/bench/capacity.js';
-import { runColdStart } from '../lib/bench/cold-start.js';
-import { runCompletion } from '../lib/bench/completion.js';
-import { runLifecycleCost } from '../lib/bench/lifecycle-cost.js';
-import { runRefusal } from '../lib/bench/refusal.js';
-import { machineInfo, renderReport, verdict } from '../lib/bench/report.js';
 import type { BenchResults, Section, SectionName } from '../lib/bench/report.js';
-import { runTaskThroughput } from '../lib/bench/task-throughput.js';
-import { runTransfer } from '../lib/bench/transfer.js';
 import { REPOSITORY_ROOT } from '../lib/repository-root.js';
 import { commandOptions } from '../lib/command-line.js';
 
-const SECTIONS: Record<SectionName, (log: (line: string) => void) => Promise<Section>> = {
-  cold: runColdStart,
-  transfer: runTransfer,
-  cost: runLifecycleCost,
-  tasks: runTaskThroughput,
-  capacity: runCapacity,
-  refusal: runRefusal,
-  completion: runCompletion,
+type Run = (log: (line: string) => void) => Promise<Section>;
+
+// Each section (and the report, which loads Prettier) is imported when it runs: `--help` and a mistyped
+// option answer at once.
+const SECTIONS: Record<SectionName, Run> = {
+  cold: async (log) => (await import('../lib/bench/cold-start.js')).runColdStart(log),
+  transfer: async (log) => (await import('../lib/bench/transfer.js')).runTransfer(log),
+  cost: async (log) => (await import('../lib/bench/lifecycle-cost.js')).runLifecycleCost(log),
+  tasks: async (log) => (await import('../lib/bench/task-throughput.js')).runTaskThroughput(log),
+  capacity: async (log) => (await import('../lib/bench/capacity.js')).runCapacity(log),
+  refusal: async (log) => (await import('../lib/bench/refusal.js')).runRefusal(log),
+  completion: async (log) => (await import('../lib/bench/completion.js')).runCompletion(log),
 };
 
 const USAGE = `usage: npm run bench -- [--only=SECTIONS] [--render] [--help]
@@ -43,6 +38,7 @@ const values = commandOptions(USAGE, {
   merge: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h' },
 });
+const { machineInfo, renderReport, verdict } = await import('../lib/bench/report.js');
 const reportFile = join(REPOSITORY_ROOT, 'test', 'bench', 'RESULTS.md');
 const rawFile = join(REPOSITORY_ROOT, 'test', 'bench', 'results.json');
 if (values.render) {
@@ -95,6 +91,7 @@ if (all || values.merge) {
     }
   }
   writeFileSync(reportFile, await renderReport(saved, reportFile));
+  const { format, resolveConfig } = await import('prettier');
   const options = { ...(await resolveConfig(rawFile)), filepath: rawFile };
   writeFileSync(rawFile, await format(JSON.stringify(saved), options));
   console.log(`wrote test/bench/RESULTS.md and test/bench/results.json in ${results.durationSeconds.toFixed(0)} s`);

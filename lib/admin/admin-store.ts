@@ -26,6 +26,7 @@ import {
 } from '../../functions/adapters/dynamodb-webhooks.js';
 import type { TableId } from '../../functions/adapters/resources.js';
 import { AdminError } from './errors.js';
+import { TOPUP_REQUEST_ID } from './request-id.js';
 import type { LedgerEntry } from '../../functions/core/ledger.js';
 import { ledgerEntry, ledgerEntryId } from '../../functions/core/ledger.js';
 import { DynamoDbOperatorAccounts } from '../../functions/adapters/dynamodb-operator-accounts.js';
@@ -62,8 +63,6 @@ export interface AccountSummary {
 }
 
 const KEY_ID_PATTERN = /^key_[A-Za-z0-9]{1,64}$/;
-/** A top-up's or adjustment's request id (its ledger entry is `topup:<id>`): a UUID by default. */
-export const TOPUP_REQUEST_ID = /^[A-Za-z0-9_.:-]{1,128}$/;
 
 function checkedRequestId(requestId: string): string {
   if (!TOPUP_REQUEST_ID.test(requestId)) {

@@ -29,7 +29,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { TableId } from '../../functions/adapters/resources.js';
 import type { AdminStore } from './admin-store.js';
-import { TOPUP_REQUEST_ID } from './admin-store.js';
+import { TOPUP_REQUEST_ID } from './request-id.js';
 import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import { AdminError, TargetError, UsageError } from './errors.js';
 
