@@ -7,10 +7,10 @@ import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { lambdaBundles } from '../../lib/local/lambda-bundles.js';
+import { importEachInNode22 } from '../support/bundle-imports.js';
 import { ALL_FUNCTIONS } from '../../lib/routes.js';
 import type { CfnResource } from './synth.js';
 import { cdkJson, REPOSITORY_ROOT } from './synth.js';
@@ -93,42 +93,6 @@ function withoutAwsCredentials(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !/^AWS_|^CDK_DEFAULT_/.test(name)));
 }
 
-/**
- * Imports every bundle, each copied outside the repository, in one Node 22 whose environment is replaced by
- * the bundle's own function environment before each import: what each function's Lambda runtime would have.
- * One process, not one per bundle: each bundle carries all of its code, so none can lean on another's, and a
- * process per bundle cost 12 CPU-s a run against 3 (docs/testing.md). Answers the failures, by function name.
- */
-async function importEachInNode22(list: Bundle[]): Promise<Record<string, string>> {
-  const jobs = list.map((bundle) => {
-    const copy = join(loadRoot, bundle.functionName);
-    cpSync(bundle.dir, copy, { recursive: true });
-    const environment = { AWS_REGION: 'us-east-1', AWS_DEFAULT_REGION: 'us-east-1', ...bundle.environment };
-    return { name: bundle.functionName, url: pathToFileURL(join(copy, 'index.mjs')).href, dir: copy, environment };
-  });
-  const script = `
-    const failures = {};
-    for (const job of JSON.parse(process.argv[1])) {
-      for (const name of Object.keys(process.env)) delete process.env[name];
-      Object.assign(process.env, job.environment);
-      process.chdir(job.dir);
-      try {
-        const m = await import(job.url);
-        if (typeof m.handler !== 'function') failures[job.name] = 'no handler export';
-      } catch (error) {
-        failures[job.name] = String(error?.stack ?? error);
-      }
-    }
-    process.stdout.write(JSON.stringify(failures));`;
-  const { stdout } = await run(NODE_22, ['--input-type=module', '-e', script, JSON.stringify(jobs)], {
-    cwd: loadRoot,
-    env: {},
-    timeout: 170_000,
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  return JSON.parse(stdout) as Record<string, string>;
-}
-
 it('runs the Node 22 of the devDependencies', () => {
   expect(execFileSync(NODE_22, ['--version'], { encoding: 'utf8' })).toMatch(/^v22\./);
 });
@@ -167,7 +131,14 @@ it('every bundle stays within the 550 KiB budget', () => {
 });
 
 it('every bundle loads under Node 22 with its function environment, and exports handler', async () => {
-  expect(await importEachInNode22(bundles)).toEqual({});
+  const jobs = bundles.map((bundle) => {
+    // Outside the repository: nothing can be found in its node_modules.
+    const copy = join(loadRoot, bundle.functionName);
+    cpSync(bundle.dir, copy, { recursive: true });
+    const environment = { AWS_REGION: 'us-east-1', AWS_DEFAULT_REGION: 'us-east-1', ...bundle.environment };
+    return { name: bundle.functionName, file: join(copy, 'index.mjs'), environment, cwd: copy };
+  });
+  expect(await importEachInNode22(jobs)).toEqual({});
   const rows = bundles
     .map((b) => ({
       name: b.functionName,

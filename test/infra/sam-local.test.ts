@@ -4,10 +4,6 @@
  * them, unresolvable references become "" (samcli/local/lambdafn/env_vars.py; aws-sam-cli #1553, #6145), and
  * a route's function is found through its integration. Each API handler must load with what SAM gives it.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { physicalNames } from '../../functions/adapters/resources.js';
 import { SAM_LOCAL_CONTEXT } from '../../lib/cdk/sam-local.js';
@@ -17,12 +13,9 @@ import { functionsMissingSamVariables, functionVariables, realUpstreams, samEnvV
 import { simulatorApiKey } from '../../lib/local/upstreams.js';
 import { lambdaBundles } from '../../lib/local/lambda-bundles.js';
 import { ALL_FUNCTIONS } from '../../lib/routes.js';
-import { mapAtMost } from '../support/at-most.js';
+import { importEachInNode22 } from '../support/bundle-imports.js';
 import type { SynthesizedService } from './synth.js';
 import { REPOSITORY_ROOT, resourcesOfType, synthesizeService } from './synth.js';
-
-const run = promisify(execFile);
-const NODE_22 = join(REPOSITORY_ROOT, 'node_modules', '.bin', 'node');
 
 const RUNTIME: LocalStackRuntime = {
   endpoints: {
@@ -168,24 +161,12 @@ it('each API route handler loads with what SAM gives it, and without env.json fa
   const load = (logicalId: string, environment: Record<string, string>) => {
     const resource = service.statelessJson.Resources[logicalId];
     const entry = entries[resource?.Properties['FunctionName'] as string] as string;
-    const script = "const m = await import(process.argv[1]); if (typeof m.handler !== 'function') process.exit(3);";
-    return run(NODE_22, ['--input-type=module', '-e', script, pathToFileURL(files[entry]!).href], {
-      cwd: REPOSITORY_ROOT,
-      env: environment,
-      timeout: 170_000,
-    });
+    return { name: logicalId, file: files[entry]!, environment, cwd: REPOSITORY_ROOT };
   };
   const routes = [...new Set(Object.values(routeFunctions()))];
-  const failures = await mapAtMost(routes, 4, (id) =>
-    load(id, samEnvironment(id, env[id])).then(
-      () => '',
-      (error: { stderr?: string }) => `${id}: ${error.stderr ?? String(error)}`,
-    ),
-  );
-  expect(failures.filter(Boolean)).toEqual([]);
+  expect(await importEachInNode22(routes.map((id) => load(id, samEnvironment(id, env[id]))))).toEqual({});
 
   const listModels = routes.find((id) => id.startsWith('ListModels')) as string;
-  await expect(load(listModels, samEnvironment(listModels))).rejects.toMatchObject({
-    stderr: expect.stringMatching(/environment variable \w+_TABLE is required/),
-  });
+  const withoutEnvJson = await importEachInNode22([load(listModels, samEnvironment(listModels))]);
+  expect(withoutEnvJson[listModels]).toMatch(/environment variable \w+_TABLE is required/);
 }, 300_000);
