@@ -40,6 +40,9 @@ const SCRIPT = `
 
 /** Imports each bundle in turn and checks it exports `handler`; answers the failures by name ({} when none). */
 export async function importEachInNode22(jobs: readonly BundleImport[]): Promise<Record<string, string>> {
+  // Node evaluates a module once per process: a second import of a file would not see its environment.
+  const files = jobs.map(({ file }) => file);
+  if (new Set(files).size !== files.length) throw new Error('each bundle file can be imported once per process');
   const list = jobs.map(({ file, ...job }) => ({ ...job, url: pathToFileURL(file).href }));
   const { stdout } = await promisify(execFile)(NODE_22, ['--input-type=module', '-e', SCRIPT, JSON.stringify(list)], {
     cwd: REPOSITORY_ROOT,
