@@ -6,7 +6,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
+import { askedAgainWhileBusy, callApi, newAccount, pollUntil } from '../support/test-stack.js';
 import { sharedStack } from '../support/shared-stack.js';
 
 interface ListedTask {
@@ -87,7 +87,10 @@ describe('GET /api/v1/video/tasks', () => {
       await fetch(release, { method: 'POST' });
     });
     const cancelled = await submit(key, `${held} [simulate:held-queued]`);
-    const cancel = await callApi(stack, 'POST', `/api/v1/video/tasks/${cancelled}/cancel`, { key });
+    // Asked again on a 429: the cancel may land while the task is being started upstream.
+    const cancel = await askedAgainWhileBusy(() =>
+      callApi(stack, 'POST', `/api/v1/video/tasks/${cancelled}/cancel`, { key }),
+    );
     expect(cancel.status).toBe(200);
     const refunded = await pollUntil(
       async () => (await list(key, '?status=refunded')).body.data.items,
