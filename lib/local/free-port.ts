@@ -5,7 +5,7 @@
  * at once picked the same port in the seconds before either bound it (seen in CI).
  */
 import { randomInt } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,7 +17,7 @@ const LOWEST = 20_000;
 const DEFAULT_EPHEMERAL_START = 32_768;
 /** Longer than any pick takes to be bound (a Java or Node child starting on a busy machine); after, it is in use. */
 const RESERVATION_MS = 5 * 60_000;
-const RESERVATIONS = join(tmpdir(), 'vgs-port-reservations');
+export const RESERVATIONS = join(tmpdir(), 'vgs-port-reservations');
 
 /**
  * A port no one listens on right now and no other picker has reserved, from `range` (by default below the
@@ -25,6 +25,7 @@ const RESERVATIONS = join(tmpdir(), 'vgs-port-reservations');
  */
 export async function freePort(range = defaultRange()): Promise<number> {
   if (range) {
+    removeStaleReservations();
     for (let attempt = 0; attempt < 100; attempt += 1) {
       const port = randomInt(range.lowest, range.highest + 1);
       if ((await tryListen(port)) !== undefined && reserve(port)) return port;
@@ -55,6 +56,24 @@ function reserve(port: number): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/** Reservations past RESERVATION_MS hold nothing: removed, so the folder does not grow with every run. */
+function removeStaleReservations(): void {
+  let names: string[];
+  try {
+    names = readdirSync(RESERVATIONS);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    try {
+      const file = join(RESERVATIONS, name);
+      if (Date.now() - statSync(file).mtimeMs >= RESERVATION_MS) unlinkSync(file);
+    } catch {
+      // Removed by another picker meanwhile.
+    }
   }
 }
 

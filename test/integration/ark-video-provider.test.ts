@@ -30,13 +30,13 @@ const [IMAGE, VIDEO, AUDIO] = await Promise.all([mediaUrl('png'), mediaUrl('mp4'
 
 const FIXTURE = new URL('../../lib/local/fixtures/sample.mp4', import.meta.url);
 
-/** Polls every 50 ms until `done` holds or 5 s pass; never a fixed sleep. */
+/** Polls every 50 ms until `done` holds or a generous minute passes; never a fixed sleep. */
 async function pollUntil(
   provider: ArkVideoProvider,
   jobId: string,
   done: (status: ProviderJobStatus) => boolean,
 ): Promise<ProviderJobStatus> {
-  const deadline = Date.now() + 5000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const status = await provider.getJob(jobId, 'default');
     if (done(status) || Date.now() > deadline) return status;

@@ -3,10 +3,11 @@
  * each reserved so that no other picker (another stack starting at the same time) gets it before it is bound.
  */
 import { randomInt } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { expect, it } from 'vitest';
-import { freePort } from '../../lib/local/free-port.js';
+import { freePort, RESERVATIONS } from '../../lib/local/free-port.js';
 
 const ephemeralStart = (): number => {
   try {
@@ -39,4 +40,24 @@ it('never hands out a port it reserved, though nothing listens on it yet', async
   // All ten reserved (or held by someone else): the next pick comes from outside the range.
   const next = await freePort(range);
   expect(next < lowest || next > lowest + 9).toBe(true);
+});
+
+it('removes reservations older than five minutes, and only those', async () => {
+  // Ports 1 and 2: below any range a picker draws from, so no other picker on the machine holds them.
+  const range = { lowest: 20_000, highest: 31_000 };
+  await freePort(range);
+  const stale = join(RESERVATIONS, '1');
+  const fresh = join(RESERVATIONS, '2');
+  writeFileSync(stale, '0');
+  writeFileSync(fresh, '0');
+  const sixMinutesAgo = new Date(Date.now() - 6 * 60_000);
+  utimesSync(stale, sixMinutesAgo, sixMinutesAgo);
+  try {
+    await freePort(range);
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(fresh)).toBe(true);
+  } finally {
+    rmSync(stale, { force: true });
+    rmSync(fresh, { force: true });
+  }
 });

@@ -116,7 +116,7 @@ async function startMachine(
   return machine;
 }
 
-async function eventually<T>(probe: () => T | Promise<T>, ok: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+async function eventually<T>(probe: () => T | Promise<T>, ok: (value: T) => boolean, timeoutMs = 120_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

@@ -139,7 +139,7 @@ afterAll(async () => {
   sqs?.destroy();
 });
 
-async function waitForEnd(executionArn: string, timeoutMs = 10_000): Promise<DescribeExecutionCommandOutput> {
+async function waitForEnd(executionArn: string, timeoutMs = 120_000): Promise<DescribeExecutionCommandOutput> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const execution = await sfn.send(new DescribeExecutionCommand({ executionArn }));
@@ -294,7 +294,7 @@ describe('local Step Functions server', () => {
         new StartExecutionCommand({ stateMachineArn, name: `timeout-${suffix}`, input: '{"waitSeconds":300}' }),
       );
       let execution = await client.send(new DescribeExecutionCommand({ executionArn }));
-      while (execution.status === 'RUNNING' && Date.now() - started < 10_000) {
+      while (execution.status === 'RUNNING' && Date.now() - started < 120_000) {
         await new Promise((r) => setTimeout(r, 50));
         execution = await client.send(new DescribeExecutionCommand({ executionArn }));
       }

@@ -6,7 +6,7 @@
  */
 import { CreateTableCommand, DescribeTableCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -250,6 +250,7 @@ describe('admin upgrade', () => {
     } finally {
       if (saved === undefined) delete process.env['DATA_DIR'];
       else process.env['DATA_DIR'] = saved;
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

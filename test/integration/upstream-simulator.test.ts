@@ -517,7 +517,7 @@ async function receiver(answer: (body: Record<string, unknown>) => number | 'han
 
 /** Polls `probe` until it gives something other than undefined; a generous deadline, no fixed sleeps. */
 async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 120_000;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;

@@ -70,7 +70,7 @@ it('two messages for one try of a webhook make one POST; the second finds the ev
   const first = await pollUntil(
     async () => received[0],
     (request) => request !== undefined,
-    { timeoutMs: 30_000, intervalMs: 10 },
+    { timeoutMs: 120_000, intervalMs: 10 },
   );
   // The first POST is in hand (unanswered) while the second message is handled from start to end.
   const second = await deliverWebhook({ task_id: task.task_id, event: 'task.success', attempts: 0 }, deps);

@@ -3,7 +3,7 @@
  * a 64×64 image, a 1-s 64×64 clip in H.264 (MP4) and H.265 (MOV), a 1-s tone. Made once per process.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -36,18 +36,17 @@ const RECIPES = {
 export type MediaName = keyof typeof RECIPES;
 
 const made = new Map<MediaName, Promise<Buffer>>();
-let dir: string | undefined;
 
 export function testMedia(name: MediaName): Promise<Buffer> {
   let media = made.get(name);
   if (!media) {
-    dir ??= mkdtempSync(join(tmpdir(), 'test-media-'));
-    const workDir = dir;
+    // A folder of its own for each file, removed once read: the bytes are kept in memory, nothing in /tmp.
+    const workDir = mkdtempSync(join(tmpdir(), 'test-media-'));
     const args = [...RECIPES[name]];
     const output = join(workDir, `${name}-${args.pop() as string}`);
-    media = run(FFMPEG_BINARY, ['-hide_banner', '-loglevel', 'error', '-y', ...args, output]).then(() =>
-      readFileSync(output),
-    );
+    media = run(FFMPEG_BINARY, ['-hide_banner', '-loglevel', 'error', '-y', ...args, output])
+      .then(() => readFileSync(output))
+      .finally(() => rmSync(workDir, { recursive: true, force: true }));
     made.set(name, media);
   }
   return media;
