@@ -147,13 +147,16 @@ describe('two upstream accounts with 3 slots in all', () => {
     onTestFinished(async () => {
       await releaseHeld();
     });
-    for (let i = 0; i < 5; i += 1) ids.push((await submit(stack, key, prompt(i))).body.data.task_id);
-    // A release finds only jobs that exist: wait for the three held ones first.
+    // The held three first, and their jobs made, before the others come: a task takes a free slot when its
+    // execution enters the waiting room, so a later task whose execution entered first would take one of the
+    // three (seen beside two CPU-bound processes), and its job's end would let a fourth job in.
+    for (let i = 0; i < 3; i += 1) ids.push((await submit(stack, key, prompt(i))).body.data.task_id);
     await pollUntil(
       async () => stack.upstream.jobs().filter((job) => job.prompt.includes(run)).length,
       (count) => count === 3,
       { timeoutMs: 120_000, intervalMs: 250 },
     );
+    for (let i = 3; i < 5; i += 1) ids.push((await submit(stack, key, prompt(i))).body.data.task_id);
     const last = ids[4] as string;
     await pollUntil(
       () => task(stack, key, last),
