@@ -69,19 +69,19 @@ export default tseslint.config(
   { files: ['functions/webhooks/**/*.ts'], rules: boundary(...outside, '**/http/**', '**/workflow/**') },
   { files: ['lib/**/*.ts', 'bin/**/*.ts'], rules: boundary('**/test/**') },
   // Each home in lib/ has one job; none imports another that imports it back. Local emulation runs what CDK
-  // deploys, but reads nothing of CDK's; CDK builds with the local bundler (lib/local/lambda-bundles.ts).
-  { files: ['lib/local/**/*.ts'], rules: boundary('**/test/**', '**/cdk/**', '**/bench/**', '**/console/**') },
-  { files: ['lib/cdk/**/*.ts'], rules: boundary('**/test/**', '**/bench/**', '**/admin/**', '**/console/**') },
-  { files: ['lib/admin/**/*.ts'], rules: boundary('**/test/**', '**/local/**', '**/cdk/**', '**/bench/**') },
+  // deploys, but reads nothing of CDK's; CDK builds with the local bundler (lib/ship/build/lambda-bundles.ts).
+  { files: ['lib/dev/local/**/*.ts'], rules: boundary('**/test/**', '**/cdk/**', '**/bench/**', '**/console/**') },
+  { files: ['lib/ship/cdk/**/*.ts'], rules: boundary('**/test/**', '**/bench/**', '**/admin/**', '**/console/**') },
+  { files: ['lib/ship/admin/**/*.ts'], rules: boundary('**/test/**', '**/local/**', '**/cdk/**', '**/bench/**') },
   // The operator CLI reads and writes data through functions/adapters, as the API does: no DynamoDB command here.
   {
-    files: ['lib/admin/**/*.ts', 'bin/**/*.ts'],
+    files: ['lib/ship/admin/**/*.ts', 'bin/**/*.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: noDynamoDb }] },
   },
   // Help and usage errors answer at once: what a command needs (the AWS SDK, a bench section, Prettier) is
   // imported when it runs.
   {
-    files: ['lib/admin/cli.ts', 'bin/bench.ts'],
+    files: ['lib/ship/admin/cli.ts', 'bin/bench.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
@@ -99,5 +99,5 @@ export default tseslint.config(
     },
   },
   // A simulator is its own reading of the provider's documents: nothing from the gateway's code.
-  { files: ['lib/local/simulators/**/*.ts'], rules: boundary('**/test/**', '**/functions/**', '**/cdk/**') },
+  { files: ['lib/dev/simulators/**/*.ts'], rules: boundary('**/test/**', '**/functions/**', '**/cdk/**') },
 );

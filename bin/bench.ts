@@ -1,36 +1,36 @@
 /**
  * `npm run bench`: cold start, transfer memory, the lifecycle cost model, 1,000 whole tasks, upstream capacity,
  * a sustained refusal and completion latency, measured on this machine with progress lines; writes
- * test/bench/RESULTS.md and results.json (how to read them, the knobs: test/bench/README.md). `--only=cold,cost`
+ * lib/dev/bench/RESULTS.md and results.json (how to read them, the knobs: lib/dev/bench/README.md). `--only=cold,cost`
  * runs some sections (`--merge`: into the files); `--render` rewrites RESULTS.md from results.json.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import type { BenchResults, Section, SectionName } from '../lib/bench/report.js';
-import { REPOSITORY_ROOT } from '../lib/repository-root.js';
-import { commandOptions } from '../lib/command-line.js';
+import type { BenchResults, Section, SectionName } from '../lib/dev/bench/report.js';
+import { REPOSITORY_ROOT } from '../lib/ship/repository-root.js';
+import { commandOptions } from '../lib/ship/command-line.js';
 
 type Run = (log: (line: string) => void) => Promise<Section>;
 
 // Each section (and the report, which loads Prettier) is imported when it runs: `--help` and a mistyped
 // option answer at once.
 const SECTIONS: Record<SectionName, Run> = {
-  cold: async (log) => (await import('../lib/bench/cold-start.js')).runColdStart(log),
-  transfer: async (log) => (await import('../lib/bench/transfer.js')).runTransfer(log),
-  cost: async (log) => (await import('../lib/bench/lifecycle-cost.js')).runLifecycleCost(log),
-  tasks: async (log) => (await import('../lib/bench/task-throughput.js')).runTaskThroughput(log),
-  capacity: async (log) => (await import('../lib/bench/capacity.js')).runCapacity(log),
-  refusal: async (log) => (await import('../lib/bench/refusal.js')).runRefusal(log),
-  completion: async (log) => (await import('../lib/bench/completion.js')).runCompletion(log),
+  cold: async (log) => (await import('../lib/dev/bench/cold-start.js')).runColdStart(log),
+  transfer: async (log) => (await import('../lib/dev/bench/transfer.js')).runTransfer(log),
+  cost: async (log) => (await import('../lib/dev/bench/lifecycle-cost.js')).runLifecycleCost(log),
+  tasks: async (log) => (await import('../lib/dev/bench/task-throughput.js')).runTaskThroughput(log),
+  capacity: async (log) => (await import('../lib/dev/bench/capacity.js')).runCapacity(log),
+  refusal: async (log) => (await import('../lib/dev/bench/refusal.js')).runRefusal(log),
+  completion: async (log) => (await import('../lib/dev/bench/completion.js')).runCompletion(log),
 };
 
 const USAGE = `usage: npm run bench -- [--only=SECTIONS] [--render] [--help]
   --only=a,b  run some sections and leave RESULTS.md and results.json alone; sections: ${Object.keys(SECTIONS).join(', ')}
   --merge     with --only: put those sections into results.json (the others kept) and rewrite RESULTS.md
-  --render    rewrite test/bench/RESULTS.md from test/bench/results.json, measuring nothing
+  --render    rewrite lib/dev/bench/RESULTS.md from lib/dev/bench/results.json, measuring nothing
   --help      this text
-All sections take about 35 minutes on 2 cores (the refusal alone 15 to 25); the knobs (environment variables) are in test/bench/README.md.`;
+All sections take about 35 minutes on 2 cores (the refusal alone 15 to 25); the knobs (environment variables) are in lib/dev/bench/README.md.`;
 
 const values = commandOptions(USAGE, {
   only: { type: 'string' },
@@ -38,12 +38,12 @@ const values = commandOptions(USAGE, {
   merge: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h' },
 });
-const { machineInfo, renderReport, verdict } = await import('../lib/bench/report.js');
-const reportFile = join(REPOSITORY_ROOT, 'test', 'bench', 'RESULTS.md');
-const rawFile = join(REPOSITORY_ROOT, 'test', 'bench', 'results.json');
+const { machineInfo, renderReport, verdict } = await import('../lib/dev/bench/report.js');
+const reportFile = join(REPOSITORY_ROOT, 'lib', 'dev', 'bench', 'RESULTS.md');
+const rawFile = join(REPOSITORY_ROOT, 'lib', 'dev', 'bench', 'results.json');
 if (values.render) {
   writeFileSync(reportFile, await renderReport(JSON.parse(readFileSync(rawFile, 'utf8')) as BenchResults, reportFile));
-  console.log('rewrote test/bench/RESULTS.md from test/bench/results.json');
+  console.log('rewrote lib/dev/bench/RESULTS.md from lib/dev/bench/results.json');
   process.exit(0);
 }
 const selected = (values.only?.split(',').map((name) => name.trim()) ?? Object.keys(SECTIONS)) as SectionName[];
@@ -94,8 +94,10 @@ if (all || values.merge) {
   const { format, resolveConfig } = await import('prettier');
   const options = { ...(await resolveConfig(rawFile)), filepath: rawFile };
   writeFileSync(rawFile, await format(JSON.stringify(saved), options));
-  console.log(`wrote test/bench/RESULTS.md and test/bench/results.json in ${results.durationSeconds.toFixed(0)} s`);
+  console.log(
+    `wrote lib/dev/bench/RESULTS.md and lib/dev/bench/results.json in ${results.durationSeconds.toFixed(0)} s`,
+  );
 } else {
-  console.log(`\n${await renderReport(results, reportFile)}\n(partial run: test/bench/RESULTS.md left as it was)`);
+  console.log(`\n${await renderReport(results, reportFile)}\n(partial run: lib/dev/bench/RESULTS.md left as it was)`);
 }
 process.exit(Object.keys(results.errors).length > 0 ? 1 : 0);

@@ -1,15 +1,15 @@
 /**
- * The CDK app (`npx cdk synth`, `npx cdk deploy --all`): the stacks of lib/cdk/video-service-stack.ts.
+ * The CDK app (`npx cdk synth`, `npx cdk deploy --all`): the stacks of lib/ship/cdk/video-service-stack.ts.
  * Context (cdk.json, so a plain deploy repeats the last one): see configFromContext. A missing or wrong input
  * (SetupError) is one line naming the fix, without a stack trace. cdk-nag's AwsSolutions pack runs on every
  * synthesis: an unacknowledged finding stops it.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { describeAlarmDestination } from '../lib/cdk/alarm-destination.js';
-import { SIGNING_KEYS_CONTEXT } from '../lib/cdk/video-delivery.js';
-import { addVideoService, configFromContext } from '../lib/cdk/video-service-stack.js';
-import { SetupError } from '../lib/setup-error.js';
+import { describeAlarmDestination } from '../lib/ship/cdk/alarm-destination.js';
+import { SIGNING_KEYS_CONTEXT } from '../lib/ship/cdk/video-delivery.js';
+import { addVideoService, configFromContext } from '../lib/ship/cdk/video-service-stack.js';
+import { SetupError } from '../lib/ship/setup-error.js';
 
 try {
   const app = new App();

@@ -3,13 +3,13 @@
  * Env: PORT (default 3000), DEMO_API_KEY (fixes the demo key), DEMO_CONSOLE_PASSWORD (fixes the demo console
  * login's password), DATA_DIR (default .data); ARK_API_KEY (then the
  * real Ark instead of its simulator), ARK_BASE_URL, ARK_PLATFORM. Only here is the upstream read from the
- * environment: tests and the bench start the stack with explicit choices (lib/local/upstream-environment.ts).
+ * environment: tests and the bench start the stack with explicit choices (lib/dev/local/upstream-environment.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { REPOSITORY_ROOT } from '../lib/repository-root.js';
-import { commandOptions } from '../lib/command-line.js';
+import { REPOSITORY_ROOT } from '../lib/ship/repository-root.js';
+import { commandOptions } from '../lib/ship/command-line.js';
 
 const USAGE = `usage: npm start [-- --memory]
   --memory   keep everything in memory (nothing persists)
@@ -30,8 +30,8 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   process.exit(2);
 }
 // Loaded once the options are known, so that `--help` and a bad option answer at once.
-const { ENV, MissingConfigError } = await import('../functions/adapters/config.js');
-const { upstreamChoicesFromEnvironment } = await import('../lib/local/upstream-environment.js');
+const { ENV, MissingConfigError } = await import('../functions/adapters/runtime/config.js');
+const { upstreamChoicesFromEnvironment } = await import('../lib/dev/local/upstream-environment.js');
 // Each provider's real upstream when its key is set, else its simulator; a bad value stops here, named.
 const upstreams = (() => {
   try {
@@ -45,9 +45,9 @@ const upstreams = (() => {
 for (const warning of upstreams.warnings) console.warn(warning);
 const [{ generateApiKey }, { startLocalStack }, { describeUpstream }, { runtimeFile }] = await Promise.all([
   import('../functions/core/api-key.js'),
-  import('../lib/local/local-stack.js'),
-  import('../lib/local/upstreams.js'),
-  import('../lib/admin/target.js'),
+  import('../lib/dev/local/local-stack.js'),
+  import('../lib/dev/local/upstreams.js'),
+  import('../lib/ship/admin/target.js'),
 ]);
 
 mkdirSync(dataDir, { recursive: true });
@@ -85,7 +85,7 @@ writeFileSync(
     {
       endpoints: stack.endpoints,
       names: stack.names,
-      // For `admin account:invite` (lib/admin/console-invite.ts).
+      // For `admin account:invite` (lib/ship/admin/console-invite.ts).
       cognito: {
         endpoint: stack.console.cognito.endpoint,
         region: stack.console.cognito.region,
@@ -150,9 +150,9 @@ void stack.broken.then(async (reason) => {
   await shutdown('failure', 1);
 });
 
-/** lib/console/build.ts's buildConsole(), loaded at run time (a variable specifier: no compile-time dependency). */
+/** lib/ship/console/build.ts's buildConsole(), loaded at run time (a variable specifier: no compile-time dependency). */
 async function buildConsole(): Promise<string> {
-  const modulePath = '../lib/console/build.js';
+  const modulePath = '../lib/ship/console/build.js';
   const { buildConsole: build } = (await import(modulePath)) as { buildConsole: () => Promise<string> };
   return build();
 }

@@ -5,10 +5,10 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEFAULT_PREFIX } from '../functions/adapters/resources.js';
-import type { CfnTemplate, LocalStackRuntime } from '../lib/local/sam-env.js';
-import { REPOSITORY_ROOT } from '../lib/repository-root.js';
-import { commandOptions } from '../lib/command-line.js';
+import { DEFAULT_PREFIX } from '../functions/adapters/runtime/resources.js';
+import type { CfnTemplate, LocalStackRuntime } from '../lib/dev/local/sam-env.js';
+import { REPOSITORY_ROOT } from '../lib/ship/repository-root.js';
+import { commandOptions } from '../lib/ship/command-line.js';
 
 const USAGE = `usage: npm run --silent sam:env -- [--template FILE] [--host NAME] [--out FILE]
   --template  the stateless template of \`npx cdk synth -c samLocal=true\` (default cdk.out/${DEFAULT_PREFIX}-stateless.template.json)
@@ -28,10 +28,10 @@ const [
   { functionsMissingSamVariables, realUpstreams, samEnvVars },
   { LOCAL_REGION },
 ] = await Promise.all([
-  import('../functions/adapters/config.js'),
-  import('../lib/admin/target.js'),
-  import('../lib/local/sam-env.js'),
-  import('../lib/local/local-aws.js'),
+  import('../functions/adapters/runtime/config.js'),
+  import('../lib/ship/admin/target.js'),
+  import('../lib/dev/local/sam-env.js'),
+  import('../lib/ship/sam-local/local-aws.js'),
 ]);
 
 function fail(message: string): never {

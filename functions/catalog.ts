@@ -1,10 +1,10 @@
 /**
  * Every function of the service, declared once: its trigger, handler entry, timeout and memory where not the
  * default, and what it uses (named groups of access: the tables, queues, secrets and settings its handler reads
- * at cold start, functions/adapters/*-dependencies.ts). Plain data: lib/cdk derives functions, grants and
- * environment from it, lib/local each handler's own environment and timeout, lib/routes.ts the routes.
+ * at cold start, functions/adapters/*-dependencies.ts). Plain data: lib/ship/cdk derives functions, grants and
+ * environment from it, lib/dev/local each handler's own environment and timeout, lib/ship/routes.ts the routes.
  */
-import { ENV, providerEnv } from './adapters/config.js';
+import { ENV, providerEnv } from './adapters/runtime/config.js';
 import {
   API_KEYS_BY_ACCOUNT_INDEX,
   LEDGER_BY_TIME_INDEX,
@@ -18,8 +18,8 @@ import {
   TASKS_WEBHOOK_PENDING_INDEX,
   VIDEO_BUCKET,
   WEBHOOK_QUEUE,
-} from './adapters/resources.js';
-import type { TableId } from './adapters/resources.js';
+} from './adapters/runtime/resources.js';
+import type { TableId } from './adapters/runtime/resources.js';
 import { METRIC } from './core/metric-names.js';
 import { PROVIDER_NAMES } from './providers/registry.js';
 import type { ProviderName } from './providers/registry.js';
@@ -45,7 +45,7 @@ export type Access =
   | { kind: 'webhookQueue' }
   /** Answers the lifecycle's task tokens (SendTaskSuccess/SendTaskFailure); no variable. */
   | { kind: 'taskTokens' }
-  /** Settings: the deployment's value (lib/cdk), else the variable's default. */
+  /** Settings: the deployment's value (lib/ship/cdk), else the variable's default. */
   | { kind: 'config'; variables: string[] }
   /** A secret's ARN; `plain` carries the value itself where no secret store is (the local stack). */
   | { kind: 'secret'; variable: string; secret: 'cloudFrontPrivateKey' | ProviderName; plain?: string }
@@ -166,7 +166,7 @@ export interface FunctionDeclaration {
   timeoutSeconds?: number;
   /** @default 512 */
   memoryMb?: number;
-  /** ffmpeg: x86_64 with the ffmpeg layer (lib/ffmpeg-binary.ts). */
+  /** ffmpeg: x86_64 with the ffmpeg layer (lib/ship/build/ffmpeg-binary.ts). */
   ffmpeg?: true;
   uses: (GroupName | Access | Access[])[];
   /** Its count of the errors it throws by design (functions/core/metric-names.ts), left out of its error alarm. */
@@ -380,7 +380,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     id: 'StartUpstream',
     trigger: { state: 'StartUpstreamFunctionArn' },
     entry: 'functions/workflow/start-upstream.ts',
-    // Its claim on the task outlives it (lib/cdk/service-functions.ts checks UPSTREAM_CLAIM_LEASE_MS).
+    // Its claim on the task outlives it (lib/ship/cdk/service-functions.ts checks UPSTREAM_CLAIM_LEASE_MS).
     timeoutSeconds: 50,
     // "No room upstream after all" (429, account problems) sends the task back to the waiting room.
     designedErrorsMetric: METRIC.upstreamStartsDeferred,
@@ -433,7 +433,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   {
     id: WEBHOOK_QUEUE.consumer.id,
     trigger: { queue: WEBHOOK_QUEUE.name },
-    // Its entry and timeout with the queue's settings, which depend on them (functions/adapters/resources.ts).
+    // Its entry and timeout with the queue's settings, which depend on them (functions/adapters/runtime/resources.ts).
     entry: WEBHOOK_QUEUE.consumer.entry,
     timeoutSeconds: WEBHOOK_QUEUE.consumer.timeoutSeconds,
     uses: [

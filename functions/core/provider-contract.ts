@@ -57,7 +57,7 @@ export interface CostedRequest {
   videoReferenceCount: number;
 }
 
-/** A model's price on one platform (lib/seed/upstream-prices.json, rates as numbers): how it bills is the provider's. */
+/** A model's price on one platform (lib/ship/seed/upstream-prices.json, rates as numbers): how it bills is the provider's. */
 export interface UpstreamPrice {
   currency: 'CNY' | 'USD';
   [rates: string]: unknown;

@@ -76,7 +76,7 @@ export interface TaskRecord {
 
 /**
  * What a Task view is made of: the task list reads it from the account index, which projects exactly these
- * (TASKS_BY_ACCOUNT_INDEX in functions/adapters/resources.ts).
+ * (TASKS_BY_ACCOUNT_INDEX in functions/adapters/runtime/resources.ts).
  */
 export type TaskViewSource = Pick<
   TaskRecord,

@@ -80,7 +80,7 @@ export class ContentModerationError extends Error {
   }
 }
 
-/** Errors only an operator can fix: they feed the provider's operator alarm (lib/cdk/alarms.ts). */
+/** Errors only an operator can fix: they feed the provider's operator alarm (lib/ship/cdk/alarms.ts). */
 export function needsOperator(error: unknown): boolean {
   return error instanceof UpstreamAccountError || error instanceof UpstreamConfigurationError;
 }

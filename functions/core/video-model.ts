@@ -1,7 +1,7 @@
 /**
  * A model of the catalog: what it costs and which upstream model runs it. What it accepts comes from
  * that upstream model's documented contract (docs/api-contract.md, "References"; docs/providers/ark.md); the record may only narrow it
- * (priced resolutions, max_duration). The catalog is data (lib/seed/model-catalog.json).
+ * (priced resolutions, max_duration). The catalog is data (lib/ship/seed/model-catalog.json).
  */
 import * as v from 'valibot';
 import { type Decimal, isZero, parseDecimal } from './decimal.js';

@@ -232,7 +232,7 @@ export interface WebhookAttemptRecord {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The pending-webhooks index (TASKS_WEBHOOK_PENDING_INDEX in functions/adapters/resources.ts)
+// The pending-webhooks index (TASKS_WEBHOOK_PENDING_INDEX in functions/adapters/runtime/resources.ts)
 
 /**
  * A task that asks for a webhook carries `webhook_pending` (the index's partition key) and

@@ -9,14 +9,14 @@ import { InvalidRequestError } from '../core/api-error.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../core/idempotency.js';
 import { checkJsonContentType, parseJsonBody } from '../core/json-body.js';
 import type { Caller } from '../core/use-cases/authenticate.js';
-import { logger } from '../adapters/logger.js';
-import { authenticationDependencies } from '../adapters/service-dependencies.js';
+import { logger } from '../adapters/runtime/logger.js';
+import { authenticationDependencies } from '../adapters/wiring/service-dependencies.js';
 import { apiEnvelope } from './middleware/api-envelope.js';
 import type { ApiResult } from './middleware/api-envelope.js';
 import { authenticateCaller } from './middleware/authenticate-caller.js';
 import { requestId } from './middleware/request-id.js';
 import type { CallerContext } from './middleware/authenticate-caller.js';
-import { publishMetrics } from '../adapters/metrics.js';
+import { publishMetrics } from '../adapters/runtime/metrics.js';
 
 /**
  * A route gets its caller as a promise: it may start reads that do not depend on the caller meanwhile (one

@@ -1,14 +1,14 @@
 /** POST /api/v1/video/tasks/{id}/cancel (beyond spec: docs/task-lifecycle.md, "Cancel") */
 import { cancelTask } from '../core/use-cases/cancel-task.js';
-import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
-import { logger } from '../adapters/logger.js';
-import { awaitWhileTimeLeft } from '../adapters/time-left.js';
-import { CANCEL_UPSTREAM_TIMEOUT_MS, videoProviders } from '../adapters/provider-dependencies.js';
-import { taskRepository } from '../adapters/service-dependencies.js';
-import { taskWorkflow } from '../adapters/workflow-dependencies.js';
+import { waitingRoomDependencies } from '../adapters/wiring/capacity-dependencies.js';
+import { logger } from '../adapters/runtime/logger.js';
+import { awaitWhileTimeLeft } from '../adapters/runtime/time-left.js';
+import { CANCEL_UPSTREAM_TIMEOUT_MS, videoProviders } from '../adapters/wiring/provider-dependencies.js';
+import { taskRepository } from '../adapters/wiring/service-dependencies.js';
+import { taskWorkflow } from '../adapters/wiring/workflow-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
-import { countMetric, METRIC } from '../adapters/metrics.js';
-import { claimReports } from '../adapters/claim-reports.js';
+import { countMetric, METRIC } from '../adapters/runtime/metrics.js';
+import { claimReports } from '../adapters/wiring/claim-reports.js';
 
 /** Kept for the answer itself once the clean-up is left to go on without us. */
 const ANSWER_MARGIN_MS = 2_000;

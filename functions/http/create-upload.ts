@@ -1,8 +1,8 @@
 /** POST /api/v1/uploads (with an optional Idempotency-Key: docs/api-contract.md, "Idempotency-Key") */
 import { randomUUID } from 'node:crypto';
 import { createUpload } from '../core/use-cases/create-upload.js';
-import { idempotencyStore } from '../adapters/service-dependencies.js';
-import { uploadRepository, uploadStorage } from '../adapters/upload-dependencies.js';
+import { idempotencyStore } from '../adapters/wiring/service-dependencies.js';
+import { uploadRepository, uploadStorage } from '../adapters/wiring/upload-dependencies.js';
 import { authenticatedRoute, bodyOf, idempotencyKeyOf, idempotentResult } from './api-handler.js';
 
 const deps = {

@@ -1,7 +1,7 @@
 /**
  * GET /docs: the OpenAPI document rendered by Swagger UI. Its files (1.7 MB) are far over a function bundle's
  * 500 KiB budget, so they come from the npm package `swagger-ui-dist`, built into the console's site under
- * /console/docs/ (lib/console/build.ts): the page loads nothing from another origin. In AWS, open /docs on the
+ * /console/docs/ (lib/ship/console/build.ts): the page loads nothing from another origin. In AWS, open /docs on the
  * console's CloudFront domain, which serves both (docs/console.md).
  */
 import { publicDocumentRoute } from './api-handler.js';

@@ -1,6 +1,6 @@
 /** GET /api/v1/video/tasks/{id} */
 import { getTask } from '../core/use-cases/get-task.js';
-import { taskQueryDependencies } from '../adapters/task-query-dependencies.js';
+import { taskQueryDependencies } from '../adapters/wiring/task-query-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
 
 const deps = taskQueryDependencies();

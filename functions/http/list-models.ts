@@ -1,6 +1,6 @@
 /** GET /api/v1/models */
 import { listModels } from '../core/use-cases/list-models.js';
-import { modelCatalog } from '../adapters/service-dependencies.js';
+import { modelCatalog } from '../adapters/wiring/service-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
 
 const models = modelCatalog();

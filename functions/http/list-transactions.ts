@@ -1,6 +1,6 @@
 /** GET /api/v1/account/transactions (docs/money-and-ledger.md, "Ledger") */
 import { listTransactions } from '../core/use-cases/list-transactions.js';
-import { ledgerRepository } from '../adapters/service-dependencies.js';
+import { ledgerRepository } from '../adapters/wiring/service-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
 
 const ledger = ledgerRepository();

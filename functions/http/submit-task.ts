@@ -1,11 +1,16 @@
 /** POST /api/v1/video/generate (with an optional Idempotency-Key: docs/api-contract.md, "Idempotency-Key") */
 import { randomUUID } from 'node:crypto';
 import { submitTaskIdempotently } from '../core/use-cases/submit-task.js';
-import { apiKeyRepository, idempotencyStore, modelCatalog, taskRepository } from '../adapters/service-dependencies.js';
-import { outboundUrlPolicy } from '../adapters/url-policy-dependencies.js';
-import { uploadChecks } from '../adapters/upload-dependencies.js';
+import {
+  apiKeyRepository,
+  idempotencyStore,
+  modelCatalog,
+  taskRepository,
+} from '../adapters/wiring/service-dependencies.js';
+import { outboundUrlPolicy } from '../adapters/wiring/url-policy-dependencies.js';
+import { uploadChecks } from '../adapters/wiring/upload-dependencies.js';
 import { authenticatedRoute, bodyOf, idempotencyKeyOf, idempotentResult } from './api-handler.js';
-import { countMetric, METRIC } from '../adapters/metrics.js';
+import { countMetric, METRIC } from '../adapters/runtime/metrics.js';
 
 const deps = {
   keys: apiKeyRepository(),

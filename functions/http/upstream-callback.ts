@@ -4,9 +4,9 @@
  * again from the upstream before anything moves. Answers within Ark's 5 s (a 2 s read, then our writes).
  */
 import { acceptCallback } from '../core/use-cases/upstream-completion.js';
-import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
-import { LIVE_QUERY_TIMEOUT_MS, videoProviders } from '../adapters/provider-dependencies.js';
-import { taskRepository } from '../adapters/service-dependencies.js';
+import { waitingRoomDependencies } from '../adapters/wiring/capacity-dependencies.js';
+import { LIVE_QUERY_TIMEOUT_MS, videoProviders } from '../adapters/wiring/provider-dependencies.js';
+import { taskRepository } from '../adapters/wiring/service-dependencies.js';
 import { publicRoute } from './api-handler.js';
 import { isTaskId } from '../core/use-cases/get-task.js';
 import { NotFoundError } from '../core/api-error.js';

@@ -1,7 +1,7 @@
 /**
  * Every upstream provider, listed once: one line each, its folder's `provider` (docs/providers/README.md). The
  * catalog's provider picklist, the environment each adapter reads, CDK's secret and access, the local stack's
- * simulators (lib/local/simulators/<name>/) and the metric dimensions all derive from this list.
+ * simulators (lib/dev/simulators/<name>/) and the metric dimensions all derive from this list.
  */
 import type { ProviderDefinition } from '../core/ports/video-provider.js';
 import { toVideoModel } from '../core/video-model.js';

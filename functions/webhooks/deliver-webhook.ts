@@ -11,18 +11,18 @@ import { deliverWebhook } from '../core/use-cases/deliver-webhook.js';
 import type { DeliveryDecision } from '../core/use-cases/deliver-webhook.js';
 import { InvalidWebhookMessageError, parseWebhookMessage } from '../core/webhook.js';
 import type { WebhookMessage } from '../core/webhook.js';
-import { logger } from '../adapters/logger.js';
-import { taskRepository } from '../adapters/service-dependencies.js';
-import { videoUrlSigner } from '../adapters/url-signer-dependencies.js';
+import { logger } from '../adapters/runtime/logger.js';
+import { taskRepository } from '../adapters/wiring/service-dependencies.js';
+import { videoUrlSigner } from '../adapters/wiring/url-signer-dependencies.js';
 import {
   webhookAttemptLog,
   webhookQueue,
   webhookRetrySchedule,
   webhookSecrets,
   webhookSender,
-} from '../adapters/webhook-dependencies.js';
-import { countMetric, METRIC, publishMetrics } from '../adapters/metrics.js';
-import { WEBHOOK_QUEUE } from '../adapters/resources.js';
+} from '../adapters/wiring/webhook-dependencies.js';
+import { countMetric, METRIC, publishMetrics } from '../adapters/runtime/metrics.js';
+import { WEBHOOK_QUEUE } from '../adapters/runtime/resources.js';
 
 const deps = {
   tasks: taskRepository(),

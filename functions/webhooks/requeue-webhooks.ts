@@ -5,10 +5,10 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { requeueWebhooks } from '../core/use-cases/requeue-webhooks.js';
-import { readEnv } from '../adapters/config.js';
-import { logger } from '../adapters/logger.js';
-import { countMetric, METRIC, publishMetrics } from '../adapters/metrics.js';
-import { pendingWebhooks, webhookQueue } from '../adapters/webhook-dependencies.js';
+import { readEnv } from '../adapters/runtime/config.js';
+import { logger } from '../adapters/runtime/logger.js';
+import { countMetric, METRIC, publishMetrics } from '../adapters/runtime/metrics.js';
+import { pendingWebhooks, webhookQueue } from '../adapters/wiring/webhook-dependencies.js';
 
 const deps = {
   pending: pendingWebhooks(),

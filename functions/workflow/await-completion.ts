@@ -5,9 +5,9 @@
  */
 import * as v from 'valibot';
 import { awaitCompletion } from '../core/use-cases/upstream-completion.js';
-import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
-import { videoProviders } from '../adapters/provider-dependencies.js';
-import { taskRepository } from '../adapters/service-dependencies.js';
+import { waitingRoomDependencies } from '../adapters/wiring/capacity-dependencies.js';
+import { videoProviders } from '../adapters/wiring/provider-dependencies.js';
+import { taskRepository } from '../adapters/wiring/service-dependencies.js';
 import { stepHandler, taskId, taskToken } from './step-handler.js';
 
 const deps = { ...waitingRoomDependencies(), tasks: taskRepository(), providers: videoProviders() };

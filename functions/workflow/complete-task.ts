@@ -7,12 +7,12 @@
 import * as v from 'valibot';
 import { completeTask } from '../core/use-cases/lifecycle-steps.js';
 import { webhookNotice } from '../core/use-cases/webhook-notice.js';
-import { logger } from '../adapters/logger.js';
-import { taskRepository } from '../adapters/service-dependencies.js';
-import { videoUrlSigner } from '../adapters/url-signer-dependencies.js';
-import { webhookQueue } from '../adapters/webhook-dependencies.js';
+import { logger } from '../adapters/runtime/logger.js';
+import { taskRepository } from '../adapters/wiring/service-dependencies.js';
+import { videoUrlSigner } from '../adapters/wiring/url-signer-dependencies.js';
+import { webhookQueue } from '../adapters/wiring/webhook-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
-import { countMetric, METRIC } from '../adapters/metrics.js';
+import { countMetric, METRIC } from '../adapters/runtime/metrics.js';
 
 const deps = { tasks: taskRepository(), signer: videoUrlSigner(), queue: webhookQueue(), now: () => new Date() };
 

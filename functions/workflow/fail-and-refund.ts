@@ -2,13 +2,13 @@
 import * as v from 'valibot';
 import { failAndRefund } from '../core/use-cases/lifecycle-steps.js';
 import { webhookNotice } from '../core/use-cases/webhook-notice.js';
-import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
-import { logger } from '../adapters/logger.js';
-import { videoProviders } from '../adapters/provider-dependencies.js';
-import { taskRepository } from '../adapters/service-dependencies.js';
+import { waitingRoomDependencies } from '../adapters/wiring/capacity-dependencies.js';
+import { logger } from '../adapters/runtime/logger.js';
+import { videoProviders } from '../adapters/wiring/provider-dependencies.js';
+import { taskRepository } from '../adapters/wiring/service-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
-import { countMetric, METRIC } from '../adapters/metrics.js';
-import { claimReports } from '../adapters/claim-reports.js';
+import { countMetric, METRIC } from '../adapters/runtime/metrics.js';
+import { claimReports } from '../adapters/wiring/claim-reports.js';
 
 const deps = {
   ...waitingRoomDependencies(),

@@ -5,15 +5,20 @@
  */
 import * as v from 'valibot';
 import { prepareInputs } from '../core/use-cases/prepare-inputs.js';
-import { readEnv } from '../adapters/config.js';
-import { lambdaInvoker } from '../adapters/lambda-invoker.js';
-import { UPLOAD_TRANSCODER } from '../adapters/resources.js';
-import { TranscoderFunction } from '../adapters/transcoder-function.js';
-import { S3UploadFiles } from '../adapters/s3-upload-files.js';
-import { taskRepository } from '../adapters/service-dependencies.js';
-import { taskInputs, uploadObjectSigner, uploadRepository, uploadStorage } from '../adapters/upload-dependencies.js';
-import { S3UploadCopies } from '../adapters/upload-copies.js';
-import { videoUrlSigner } from '../adapters/url-signer-dependencies.js';
+import { readEnv } from '../adapters/runtime/config.js';
+import { lambdaInvoker } from '../adapters/media/lambda-invoker.js';
+import { UPLOAD_TRANSCODER } from '../adapters/runtime/resources.js';
+import { TranscoderFunction } from '../adapters/media/transcoder-function.js';
+import { S3UploadFiles } from '../adapters/storage/s3-upload-files.js';
+import { taskRepository } from '../adapters/wiring/service-dependencies.js';
+import {
+  taskInputs,
+  uploadObjectSigner,
+  uploadRepository,
+  uploadStorage,
+} from '../adapters/wiring/upload-dependencies.js';
+import { S3UploadCopies } from '../adapters/storage/upload-copies.js';
+import { videoUrlSigner } from '../adapters/wiring/url-signer-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 
 /** TranscodeUpload's whole timeout and a little more: its own timeout is what ends a stuck transcode. */

@@ -7,12 +7,12 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { PROVIDER_NAMES } from '../providers/registry.js';
 import { reconcileTasks } from '../core/use-cases/reconcile-tasks.js';
 import { repairSlots } from '../core/use-cases/repair-slots.js';
-import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
-import { readEnv } from '../adapters/config.js';
-import { logger } from '../adapters/logger.js';
-import { taskRepository } from '../adapters/service-dependencies.js';
-import { taskWorkflow } from '../adapters/workflow-dependencies.js';
-import { countMetric, METRIC, publishMetrics } from '../adapters/metrics.js';
+import { waitingRoomDependencies } from '../adapters/wiring/capacity-dependencies.js';
+import { readEnv } from '../adapters/runtime/config.js';
+import { logger } from '../adapters/runtime/logger.js';
+import { taskRepository } from '../adapters/wiring/service-dependencies.js';
+import { taskWorkflow } from '../adapters/wiring/workflow-dependencies.js';
+import { countMetric, METRIC, publishMetrics } from '../adapters/runtime/metrics.js';
 
 const deps = {
   tasks: taskRepository(),

@@ -1,5 +1,5 @@
 /**
- * The tasks table's stream consumer (TASK_STARTS in functions/adapters/resources.ts): starts each new task's
+ * The tasks table's stream consumer (TASK_STARTS in functions/adapters/runtime/resources.ts): starts each new task's
  * execution, so the submit never waits for StartExecution. A failed start is reported by its record; the
  * event source retries from there, and after its last retry the reconciler starts the task.
  */
@@ -7,8 +7,8 @@ import middy from '@middy/core';
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '../adapters/logger.js';
-import { taskWorkflow } from '../adapters/workflow-dependencies.js';
+import { logger } from '../adapters/runtime/logger.js';
+import { taskWorkflow } from '../adapters/wiring/workflow-dependencies.js';
 
 const workflow = taskWorkflow();
 

@@ -7,14 +7,14 @@
 import * as v from 'valibot';
 import { startUpstreamJob } from '../core/use-cases/lifecycle-steps.js';
 import { WaitingForUpstreamError } from '../core/workflow-errors.js';
-import { callbackUrl, waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
-import { readEnv } from '../adapters/config.js';
-import { countMetric, METRIC } from '../adapters/metrics.js';
-import { videoProviders } from '../adapters/provider-dependencies.js';
-import { logger } from '../adapters/logger.js';
-import { taskRepository } from '../adapters/service-dependencies.js';
+import { callbackUrl, waitingRoomDependencies } from '../adapters/wiring/capacity-dependencies.js';
+import { readEnv } from '../adapters/runtime/config.js';
+import { countMetric, METRIC } from '../adapters/runtime/metrics.js';
+import { videoProviders } from '../adapters/wiring/provider-dependencies.js';
+import { logger } from '../adapters/runtime/logger.js';
+import { taskRepository } from '../adapters/wiring/service-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
-import { claimReports } from '../adapters/claim-reports.js';
+import { claimReports } from '../adapters/wiring/claim-reports.js';
 
 const deps = {
   ...waitingRoomDependencies(),

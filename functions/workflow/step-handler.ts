@@ -5,8 +5,8 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import * as v from 'valibot';
-import { logger } from '../adapters/logger.js';
-import { publishMetrics } from '../adapters/metrics.js';
+import { logger } from '../adapters/runtime/logger.js';
+import { publishMetrics } from '../adapters/runtime/metrics.js';
 import { namedError } from '../core/named-error.js';
 
 export class InvalidStepInputError extends namedError('InvalidStepInputError') {}

@@ -5,13 +5,13 @@
  * key when it is not H.265).
  */
 import * as v from 'valibot';
-import { UPLOADS } from '../adapters/resources.js';
-import { readEnv } from '../adapters/config.js';
-import { FfmpegTranscoder } from '../adapters/ffmpeg-transcoder.js';
-import { S3H264Copies } from '../adapters/h264-copies.js';
-import { S3UploadFiles } from '../adapters/s3-upload-files.js';
-import type { TranscodeResult } from '../adapters/transcoder-function.js';
-import { uploadObjectSigner } from '../adapters/upload-dependencies.js';
+import { UPLOADS } from '../adapters/runtime/resources.js';
+import { readEnv } from '../adapters/runtime/config.js';
+import { FfmpegTranscoder } from '../adapters/media/ffmpeg-transcoder.js';
+import { S3H264Copies } from '../adapters/media/h264-copies.js';
+import { S3UploadFiles } from '../adapters/storage/s3-upload-files.js';
+import type { TranscodeResult } from '../adapters/media/transcoder-function.js';
+import { uploadObjectSigner } from '../adapters/wiring/upload-dependencies.js';
 import { stepHandler } from './step-handler.js';
 
 /** Within the function's 130 s with the two copies, so a stuck ffmpeg is reported as such, not as a timeout. */

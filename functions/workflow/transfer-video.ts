@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { transferVideo } from '../core/use-cases/lifecycle-steps.js';
-import { videoTransfer } from '../adapters/storage-dependencies.js';
+import { videoTransfer } from '../adapters/wiring/storage-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 
 const deps = { transfer: videoTransfer() };

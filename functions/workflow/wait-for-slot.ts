@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { waitForSlot } from '../core/use-cases/waiting-room.js';
-import { waitingRoomDependencies } from '../adapters/capacity-dependencies.js';
+import { waitingRoomDependencies } from '../adapters/wiring/capacity-dependencies.js';
 import { stepHandler, taskId, taskToken } from './step-handler.js';
 
 const deps = waitingRoomDependencies();

@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TABLES } from '../../functions/adapters/resources.js';
-import { runAdmin } from '../../lib/admin/cli.js';
-import { runtimeFile } from '../../lib/admin/target.js';
+import { TABLES } from '../../functions/adapters/runtime/resources.js';
+import { runAdmin } from '../../lib/ship/admin/cli.js';
+import { runtimeFile } from '../../lib/ship/admin/target.js';
 import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
 import { sharedStack } from '../support/shared-stack.js';
 

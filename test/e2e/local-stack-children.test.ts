@@ -1,5 +1,5 @@
 /**
- * The local stack's processes (lib/local/api-process.ts, workflow-process.ts): every server they hold listens
+ * The local stack's processes (lib/dev/local/api-process.ts, workflow-process.ts): every server they hold listens
  * on loopback only; a child that dies while the stack runs is reported (LocalStack.broken), never left as a
  * stack that silently stops answering; `npm start` refuses a PORT that is not a port number.
  * Owns its stack: it reads the sockets of the processes it started, then kills one of them.
@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
 import { isLoopback, listenersOf, processTree } from '../support/process-sockets.js';
 import { callApi, startTestStack } from '../support/test-stack.js';
 import type { LocalStack } from '../support/test-stack.js';

@@ -8,12 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
 import { sharedStack } from '../support/shared-stack.js';
 import { askedAgainWhileBusy, callApi, newAccount, pollUntil } from '../support/test-stack.js';
 
 const stack = sharedStack();
-const seeded = JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'lib/seed/model-catalog.json'), 'utf8')) as {
+const seeded = JSON.parse(readFileSync(join(REPOSITORY_ROOT, 'lib/ship/seed/model-catalog.json'), 'utf8')) as {
   models: { id: string; name: string }[];
 };
 const original = seeded.models.find((model) => model.name === 'seedance-1.5-pro')!;

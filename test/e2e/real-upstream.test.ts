@@ -12,10 +12,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { startUpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
-import type { UpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
-import { withoutUpstreamVariables } from '../../lib/local/upstream-environment.js';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { startUpstreamSimulator } from '../../lib/dev/simulators/ark/simulator.js';
+import type { UpstreamSimulator } from '../../lib/dev/simulators/ark/simulator.js';
+import { withoutUpstreamVariables } from '../../lib/dev/local/upstream-environment.js';
+import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
 import { stopService } from '../support/service-process.js';
 import { callApi, pollUntil } from '../support/test-stack.js';
 

@@ -8,7 +8,7 @@ import { mediaUrl } from '../support/media-server.js';
 /** A real image the simulator downloads (it fetches every reference, as the upstream does). */
 const REFERENCE_IMAGE = await mediaUrl('png');
 
-const FIXTURE = readFileSync(new URL('../../lib/local/fixtures/sample.mp4', import.meta.url));
+const FIXTURE = readFileSync(new URL('../../lib/dev/fixtures/sample.mp4', import.meta.url));
 
 interface TaskData {
   task_id: string;

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sharedStack } from '../support/shared-stack.js';
 import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
-import catalog from '../../lib/seed/model-catalog.json' with { type: 'json' };
+import catalog from '../../lib/ship/seed/model-catalog.json' with { type: 'json' };
 
 const stack = sharedStack();
 const RUN = randomUUID().slice(0, 8);

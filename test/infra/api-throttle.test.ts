@@ -1,7 +1,7 @@
 /** The stage's own throttle is a backstop far above the per-key limits, within the account's API Gateway quota. */
 import { describe, expect, it } from 'vitest';
-import { ENV } from '../../functions/adapters/config.js';
-import { DEFAULT_API_THROTTLE, EXPECTED_CONCURRENT_KEYS } from '../../lib/cdk/api.js';
+import { ENV } from '../../functions/adapters/runtime/config.js';
+import { DEFAULT_API_THROTTLE, EXPECTED_CONCURRENT_KEYS } from '../../lib/ship/cdk/api.js';
 
 describe('DEFAULT_API_THROTTLE', () => {
   const perKey = Number(ENV.defaultRateLimitPerSecond.default);

@@ -16,7 +16,7 @@ import {
   buildConsoleSync,
   CONSOLE_VIEWER_REQUEST_CODE,
   ConsoleSite,
-} from '../../lib/cdk/console-site.js';
+} from '../../lib/ship/cdk/console-site.js';
 import { FAKE_APP_JS, FAKE_INDEX_HTML } from './fixtures/console-build.js';
 import type { CfnResource } from './synth.js';
 import { cdkJson, REPOSITORY_ROOT, resourcesOfType } from './synth.js';

@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CachePolicy, OriginRequestPolicy, ResponseHeadersPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSOLE_PASSWORD_POLICY } from '../../lib/cdk/console-users.js';
-import { CONSOLE_ROUTE_SCOPES } from '../../lib/routes.js';
-import { CONSOLE_VIEWER_REQUEST_CODE } from '../../lib/cdk/console-site.js';
-import { API_ROUTES } from '../../lib/routes.js';
+import { CONSOLE_PASSWORD_POLICY } from '../../lib/ship/cdk/console-users.js';
+import { CONSOLE_ROUTE_SCOPES } from '../../lib/ship/routes.js';
+import { CONSOLE_VIEWER_REQUEST_CODE } from '../../lib/ship/cdk/console-site.js';
+import { API_ROUTES } from '../../lib/ship/routes.js';
 import type { CfnResource, SynthesizedService } from './synth.js';
 import { crossStackResource, crossStackTarget, resourcesOfType, resourceWith, synthesizeService } from './synth.js';
 

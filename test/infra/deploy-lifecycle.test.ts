@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MISSING_KEYS_PARAMETER, SIGNING_KEYS_CONTEXT } from '../../lib/cdk/video-delivery.js';
-import { configFromContext, StatefulStack } from '../../lib/cdk/video-service-stack.js';
+import { MISSING_KEYS_PARAMETER, SIGNING_KEYS_CONTEXT } from '../../lib/ship/cdk/video-delivery.js';
+import { configFromContext, StatefulStack } from '../../lib/ship/cdk/video-service-stack.js';
 import type { CfnResource, SynthesizedService } from './synth.js';
 import {
   cdkJson,

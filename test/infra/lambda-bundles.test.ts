@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { lambdaBundles } from '../../lib/local/lambda-bundles.js';
+import { lambdaBundles } from '../../lib/ship/build/lambda-bundles.js';
 import { importEachInNode22 } from '../support/bundle-imports.js';
-import { ALL_FUNCTIONS } from '../../lib/routes.js';
+import { ALL_FUNCTIONS } from '../../lib/ship/routes.js';
 import type { CfnResource } from './synth.js';
 import { cdkJson, REPOSITORY_ROOT } from './synth.js';
 
@@ -114,7 +114,7 @@ it('bundles are ESM with the AWS SDK inside and a require shim', () => {
   }
 });
 
-it('the local stack runs these very bundles: its build (lib/local/lambda-bundles.ts) is the same, byte for byte', async () => {
+it('the local stack runs these very bundles: its build (lib/ship/build/lambda-bundles.ts) is the same, byte for byte', async () => {
   const local = await lambdaBundles();
   const differing = bundles.filter((bundle) => {
     const { entry } = ALL_FUNCTIONS.find(({ id }) => bundle.functionName === `vgs-${id}`)!;

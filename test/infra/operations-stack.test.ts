@@ -4,20 +4,25 @@
  * the workflow's functions reserve concurrency and each route's throttle fits in what the API's share.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alarmDestination, MISSING_ALARMS_PARAMETER } from '../../lib/cdk/alarm-destination.js';
+import { alarmDestination, MISSING_ALARMS_PARAMETER } from '../../lib/ship/cdk/alarm-destination.js';
 import {
   apiConcurrency,
   DEFAULT_LAMBDA_CONCURRENCY_QUOTA,
   MIN_UNRESERVED_CONCURRENCY,
   RESERVED_CONCURRENCY,
   TOTAL_RESERVED,
-} from '../../lib/cdk/concurrency.js';
-import { ACCOUNT_API_BURST, ACCOUNT_API_RATE, ROUTE_BUDGETS, routeThrottles } from '../../lib/cdk/route-throttles.js';
-import { SetupError } from '../../lib/setup-error.js';
-import { videoStorageFromContext } from '../../lib/cdk/video-service-stack.js';
-import { TABLES } from '../../functions/adapters/resources.js';
-import { ENV } from '../../functions/adapters/config.js';
-import { ALL_FUNCTIONS, API_ROUTES } from '../../lib/routes.js';
+} from '../../lib/ship/cdk/concurrency.js';
+import {
+  ACCOUNT_API_BURST,
+  ACCOUNT_API_RATE,
+  ROUTE_BUDGETS,
+  routeThrottles,
+} from '../../lib/ship/cdk/route-throttles.js';
+import { SetupError } from '../../lib/ship/setup-error.js';
+import { videoStorageFromContext } from '../../lib/ship/cdk/video-service-stack.js';
+import { TABLES } from '../../functions/adapters/runtime/resources.js';
+import { ENV } from '../../functions/adapters/runtime/config.js';
+import { ALL_FUNCTIONS, API_ROUTES } from '../../lib/ship/routes.js';
 import type { CfnResource, SynthesizedService } from './synth.js';
 import { resourcesOfType, resourceWith, synthesizeService } from './synth.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_SIGNING_KEYS, SIGNING_KEYS_CONTEXT, signingKeysFromContext } from '../../lib/cdk/video-delivery.js';
+import { MAX_SIGNING_KEYS, SIGNING_KEYS_CONTEXT, signingKeysFromContext } from '../../lib/ship/cdk/video-delivery.js';
 import type { SynthesizedService } from './synth.js';
 import { resourcesOfType, synthesizeService } from './synth.js';
 

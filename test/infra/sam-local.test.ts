@@ -5,14 +5,19 @@
  * a route's function is found through its integration. Each API handler must load with what SAM gives it.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { physicalNames } from '../../functions/adapters/resources.js';
-import { SAM_LOCAL_CONTEXT } from '../../lib/cdk/sam-local.js';
-import { LAMBDA_RESERVED_VARIABLES, samLocalVariables } from '../../lib/local/sam-variables.js';
-import type { LocalStackRuntime } from '../../lib/local/sam-env.js';
-import { functionsMissingSamVariables, functionVariables, realUpstreams, samEnvVars } from '../../lib/local/sam-env.js';
-import { simulatorApiKey } from '../../lib/local/upstreams.js';
-import { lambdaBundles } from '../../lib/local/lambda-bundles.js';
-import { ALL_FUNCTIONS } from '../../lib/routes.js';
+import { physicalNames } from '../../functions/adapters/runtime/resources.js';
+import { SAM_LOCAL_CONTEXT } from '../../lib/ship/cdk/sam-local.js';
+import { LAMBDA_RESERVED_VARIABLES, samLocalVariables } from '../../lib/ship/sam-local/sam-variables.js';
+import type { LocalStackRuntime } from '../../lib/dev/local/sam-env.js';
+import {
+  functionsMissingSamVariables,
+  functionVariables,
+  realUpstreams,
+  samEnvVars,
+} from '../../lib/dev/local/sam-env.js';
+import { simulatorApiKey } from '../../lib/dev/local/upstreams.js';
+import { lambdaBundles } from '../../lib/ship/build/lambda-bundles.js';
+import { ALL_FUNCTIONS } from '../../lib/ship/routes.js';
 import { importEachInNode22 } from '../support/bundle-imports.js';
 import type { SynthesizedService } from './synth.js';
 import { REPOSITORY_ROOT, resourcesOfType, synthesizeService } from './synth.js';

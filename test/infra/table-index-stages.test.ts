@@ -1,15 +1,20 @@
 /**
- * The stateful stack under an upgrade's staged deploys (lib/table-indexes.ts, docs/operations.md "Upgrades"):
+ * The stateful stack under an upgrade's staged deploys (lib/ship/table-indexes.ts, docs/operations.md "Upgrades"):
  * from the previous schema's template, each stage's template differs from the one before by at most one
  * global secondary index per table, as DynamoDB and CloudFormation require, and the last is the plain one.
  */
 import { describe, expect, it } from 'vitest';
-import type { TableId } from '../../functions/adapters/resources.js';
-import { physicalNames } from '../../functions/adapters/resources.js';
-import { planStages } from '../../lib/admin/index-plan.js';
-import { configFromContext, StatefulStack } from '../../lib/cdk/video-service-stack.js';
-import { allReleaseIndexes, perTable, TABLE_INDEXES_CONTEXT, tableIndexesContext } from '../../lib/table-indexes.js';
-import type { IndexSpec, TableIndexes } from '../../lib/table-indexes.js';
+import type { TableId } from '../../functions/adapters/runtime/resources.js';
+import { physicalNames } from '../../functions/adapters/runtime/resources.js';
+import { planStages } from '../../lib/ship/admin/index-plan.js';
+import { configFromContext, StatefulStack } from '../../lib/ship/cdk/video-service-stack.js';
+import {
+  allReleaseIndexes,
+  perTable,
+  TABLE_INDEXES_CONTEXT,
+  tableIndexesContext,
+} from '../../lib/ship/table-indexes.js';
+import type { IndexSpec, TableIndexes } from '../../lib/ship/table-indexes.js';
 import { cdkJson, resourcesOfType, withApp } from './synth.js';
 import type { CfnResource } from './synth.js';
 

@@ -4,13 +4,13 @@
  */
 import { ARK_EXPIRY_SECONDS } from '../../functions/providers/ark/contract.js';
 import { UPSTREAM_EXPIRY_GRACE_MS } from '../../functions/core/use-cases/upstream-completion.js';
-import { ENV } from '../../functions/adapters/config.js';
+import { ENV } from '../../functions/adapters/runtime/config.js';
 import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
 import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { aslTokens, readAslDefinition } from '../../lib/cdk/task-workflow.js';
-import { FFMPEG_BUILD } from '../../lib/ffmpeg-binary.js';
-import { WEBHOOK_IN_FLIGHT_ALARM_MESSAGES } from '../../lib/cdk/alarms.js';
+import { aslTokens, readAslDefinition } from '../../lib/ship/cdk/task-workflow.js';
+import { FFMPEG_BUILD } from '../../lib/ship/build/ffmpeg-binary.js';
+import { WEBHOOK_IN_FLIGHT_ALARM_MESSAGES } from '../../lib/ship/cdk/alarms.js';
 import {
   physicalNames,
   TABLES,
@@ -21,8 +21,8 @@ import {
   TASKS_WEBHOOK_PENDING_INDEX,
   UPLOAD_TRANSCODER,
   WEBHOOK_QUEUE,
-} from '../../functions/adapters/resources.js';
-import type { TableId } from '../../functions/adapters/resources.js';
+} from '../../functions/adapters/runtime/resources.js';
+import type { TableId } from '../../functions/adapters/runtime/resources.js';
 import {
   ALL_FUNCTIONS,
   API_ROUTES,
@@ -30,7 +30,7 @@ import {
   DEFAULT_ROUTE,
   SCHEDULED_FUNCTIONS,
   WORKFLOW_FUNCTIONS,
-} from '../../lib/routes.js';
+} from '../../lib/ship/routes.js';
 import type { CfnResource, SynthesizedService } from './synth.js';
 import {
   cdkJson,
@@ -146,7 +146,7 @@ describe('functions', () => {
     }
   });
 
-  it('are given table names that resolve to the physical names of functions/adapters/resources.ts', () => {
+  it('are given table names that resolve to the physical names of functions/adapters/runtime/resources.ts', () => {
     const names = physicalNames(service.prefix);
     for (const id of ALL_FUNCTION_IDS) {
       for (const [tableId, definition] of Object.entries(TABLES) as [TableId, (typeof TABLES)[TableId]][]) {
@@ -596,7 +596,7 @@ describe('HTTP API', () => {
 });
 
 describe('DynamoDB', () => {
-  it('has every table of functions/adapters/resources.ts: on demand, PITR, encrypted, protected and retained', () => {
+  it('has every table of functions/adapters/runtime/resources.ts: on demand, PITR, encrypted, protected and retained', () => {
     const names = physicalNames(service.prefix);
     service.stateful.resourceCountIs('AWS::DynamoDB::Table', Object.keys(TABLES).length);
     for (const [tableId, definition] of Object.entries(TABLES) as [TableId, (typeof TABLES)[TableId]][]) {

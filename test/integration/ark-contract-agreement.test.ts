@@ -13,8 +13,8 @@ import { InvalidRequestError } from '../../functions/core/api-error.js';
 import { RATIOS, RESOLUTIONS } from '../../functions/core/generation-options.js';
 import { parseGenerationBody } from '../../functions/core/generation-request.js';
 import { resolveGeneration } from '../../functions/core/resolve-generation.js';
-import { startUpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
-import type { UpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
+import { startUpstreamSimulator } from '../../lib/dev/simulators/ark/simulator.js';
+import type { UpstreamSimulator } from '../../lib/dev/simulators/ark/simulator.js';
 import { catalogModel, catalogRecords } from '../unit/support.js';
 import { mediaServer } from '../support/media-server.js';
 

@@ -18,8 +18,8 @@ import {
   UpstreamRejectedError,
   UpstreamTransientError,
 } from '../../functions/core/upstream-errors.js';
-import { startUpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
-import type { UpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
+import { startUpstreamSimulator } from '../../lib/dev/simulators/ark/simulator.js';
+import type { UpstreamSimulator } from '../../lib/dev/simulators/ark/simulator.js';
 
 const API_KEY = 'test-key';
 import { jobRequest } from '../support/job-requests.js';
@@ -28,7 +28,7 @@ import { mediaUrl } from '../support/media-server.js';
 /** Real files: the simulator downloads every reference, as Ark does. */
 const [IMAGE, VIDEO, AUDIO] = await Promise.all([mediaUrl('png'), mediaUrl('mp4'), mediaUrl('mp3')]);
 
-const FIXTURE = new URL('../../lib/local/fixtures/sample.mp4', import.meta.url);
+const FIXTURE = new URL('../../lib/dev/fixtures/sample.mp4', import.meta.url);
 
 /** Polls every 50 ms until `done` holds or a generous minute passes; never a fixed sleep. */
 async function pollUntil(

@@ -13,12 +13,12 @@ import { KeyChangedError } from '../../functions/core/ports/task-repository.js';
 import { reauthenticate } from '../../functions/core/use-cases/authenticate.js';
 import { submitTask } from '../../functions/core/use-cases/submit-task.js';
 import { catalogVideoModel } from '../../functions/providers/registry.js';
-import { DynamoDbApiKeyRepository } from '../../functions/adapters/dynamodb-accounts.js';
+import { DynamoDbApiKeyRepository } from '../../functions/adapters/dynamodb/accounts.js';
 import { InMemoryCatalog } from '../unit/fakes.js';
 import { catalogRecords, PRO } from '../unit/support.js';
-import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
-import { DynamoDbIdempotencyStore } from '../../functions/adapters/dynamodb-idempotency.js';
-import { AdminStore } from '../../lib/admin/admin-store.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb/task-repository.js';
+import { DynamoDbIdempotencyStore } from '../../functions/adapters/dynamodb/idempotency.js';
+import { AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';
 

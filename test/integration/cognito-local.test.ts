@@ -1,7 +1,7 @@
 /**
- * The console's sign-in locally: cognito-local as the local stack starts it (lib/local/cognito.ts), driven by
+ * The console's sign-in locally: cognito-local as the local stack starts it (lib/dev/local/cognito.ts), driven by
  * the same SDK calls the console makes in AWS, its tokens checked by the local gateway's JWT authorizer
- * (lib/local/api-gateway-server.ts). Self sign-up confirms with the fixed code; an invited user sets a password
+ * (lib/dev/local/api-gateway-server.ts). Self sign-up confirms with the fixed code; an invited user sets a password
  * at the first sign-in; a token of another pool or client, or a tampered one, is refused. The pool survives a
  * restart on the same port (tokens name it), and no cognito-local process outlives its stack, not even one
  * whose parent was killed with -9.
@@ -21,12 +21,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureConsoleUser, inviteConsoleUser, temporaryPassword } from '../../lib/admin/console-invite.js';
-import { jwtAuthorizer } from '../../lib/local/api-gateway-server.js';
-import type { JwtAuthorizer } from '../../lib/local/api-gateway-server.js';
-import { LOCAL_CONFIRMATION_CODE, POOL_FILE, startLocalCognito } from '../../lib/local/cognito.js';
-import type { LocalCognito } from '../../lib/local/cognito.js';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { ensureConsoleUser, inviteConsoleUser, temporaryPassword } from '../../lib/ship/admin/console-invite.js';
+import { jwtAuthorizer } from '../../lib/dev/local/api-gateway-server.js';
+import type { JwtAuthorizer } from '../../lib/dev/local/api-gateway-server.js';
+import { LOCAL_CONFIRMATION_CODE, POOL_FILE, startLocalCognito } from '../../lib/dev/local/cognito.js';
+import type { LocalCognito } from '../../lib/dev/local/cognito.js';
+import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
 
 const PASSWORD = 'Sign-up-Passw0rd';
 
@@ -319,7 +319,7 @@ describe('a restart and the end of the process', () => {
   it('exits with its parent, even one killed with -9', async () => {
     const dir = join(dataDir, 'orphan');
     const script =
-      `const { startLocalCognito } = await import(${JSON.stringify(join(REPOSITORY_ROOT, 'lib/local/cognito.ts'))});` +
+      `const { startLocalCognito } = await import(${JSON.stringify(join(REPOSITORY_ROOT, 'lib/dev/local/cognito.ts'))});` +
       `const cognito = await startLocalCognito({ dataDir: ${JSON.stringify(dir)} });` +
       'console.log(cognito.pid); setInterval(() => {}, 60_000);';
     const parent = spawn(

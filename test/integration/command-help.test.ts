@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
 
 const run = promisify(execFile);
 const NODE_22 = join(REPOSITORY_ROOT, 'node_modules', '.bin', 'node');

@@ -6,13 +6,13 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DynamoDbApiKeyRepository } from '../../functions/adapters/dynamodb-accounts.js';
-import { DynamoDbConsoleKeys } from '../../functions/adapters/dynamodb-console-keys.js';
-import { DynamoDbConsoleUsers } from '../../functions/adapters/dynamodb-console-users.js';
-import { ledgerPut } from '../../functions/adapters/dynamodb-ledger.js';
-import { DynamoDbMonthlySpend } from '../../functions/adapters/dynamodb-monthly-spend.js';
-import { DynamoDbRedeemCodes } from '../../functions/adapters/dynamodb-redeem-codes.js';
-import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
+import { DynamoDbApiKeyRepository } from '../../functions/adapters/dynamodb/accounts.js';
+import { DynamoDbConsoleKeys } from '../../functions/adapters/dynamodb/console-keys.js';
+import { DynamoDbConsoleUsers } from '../../functions/adapters/dynamodb/console-users.js';
+import { ledgerPut } from '../../functions/adapters/dynamodb/ledger.js';
+import { DynamoDbMonthlySpend } from '../../functions/adapters/dynamodb/monthly-spend.js';
+import { DynamoDbRedeemCodes } from '../../functions/adapters/dynamodb/redeem-codes.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb/task-repository.js';
 import {
   AuthenticationError,
   ForbiddenError,
@@ -32,8 +32,8 @@ import { createKey } from '../../functions/core/use-cases/console/create-key.js'
 import { listKeys } from '../../functions/core/use-cases/console/list-keys.js';
 import { redeemCode } from '../../functions/core/use-cases/console/redeem-code.js';
 import { updateKey } from '../../functions/core/use-cases/console/update-key.js';
-import { AdminStore } from '../../lib/admin/admin-store.js';
-import { verifyLedger } from '../../lib/admin/ledger-check.js';
+import { AdminStore } from '../../lib/ship/admin/admin-store.js';
+import { verifyLedger } from '../../lib/ship/admin/ledger-check.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';
 

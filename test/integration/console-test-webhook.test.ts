@@ -6,8 +6,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateWebhookSecret } from '../../functions/adapters/dynamodb-webhooks.js';
-import { HttpWebhookSender } from '../../functions/adapters/webhook-sender.js';
+import { generateWebhookSecret } from '../../functions/adapters/dynamodb/webhooks.js';
+import { HttpWebhookSender } from '../../functions/adapters/outbound/webhook-sender.js';
 import { sendTestWebhook } from '../../functions/core/use-cases/console/send-test-webhook.js';
 
 const secret = generateWebhookSecret();

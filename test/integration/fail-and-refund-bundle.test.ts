@@ -11,12 +11,12 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
-import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
-import { AdminStore } from '../../lib/admin/admin-store.js';
-import { CHILD_EXEC_ARGV } from '../../lib/local/forked-process.js';
-import { everyProviderAt, localHandlerEnvironment } from '../../lib/local/handler-environment.js';
-import { lambdaBundles } from '../../lib/local/lambda-bundles.js';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb/task-repository.js';
+import { AdminStore } from '../../lib/ship/admin/admin-store.js';
+import { CHILD_EXEC_ARGV } from '../../lib/dev/local/forked-process.js';
+import { everyProviderAt, localHandlerEnvironment } from '../../lib/ship/sam-local/handler-environment.js';
+import { lambdaBundles } from '../../lib/ship/build/lambda-bundles.js';
+import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';
 
@@ -128,7 +128,9 @@ describe('the FailAndRefund bundle', () => {
   });
 
   it('loaded as the local stack loads it (under tsx), throws with stack traces in our TypeScript', async () => {
-    const loader = JSON.stringify(pathToFileURL(join(REPOSITORY_ROOT, 'lib', 'local', 'handler-loader.ts')).href);
+    const loader = JSON.stringify(
+      pathToFileURL(join(REPOSITORY_ROOT, 'lib', 'dev', 'local', 'handler-loader.ts')).href,
+    );
     const entry = JSON.stringify(ENTRY);
     const load = `(await import(${loader})).loadBundledHandler({ [${entry}]: bundle }, ${entry})`;
     const answer = await invoke({ task_id: 'not-a-uuid' }, CHILD_EXEC_ARGV, load);

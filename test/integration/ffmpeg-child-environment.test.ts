@@ -10,14 +10,14 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { ENV } from '../../functions/adapters/config.js';
-import { FfmpegTranscoder } from '../../functions/adapters/ffmpeg-transcoder.js';
-import { UPLOAD_TRANSCODER } from '../../functions/adapters/resources.js';
+import { ENV } from '../../functions/adapters/runtime/config.js';
+import { FfmpegTranscoder } from '../../functions/adapters/media/ffmpeg-transcoder.js';
+import { UPLOAD_TRANSCODER } from '../../functions/adapters/runtime/resources.js';
 import { transcodedObjectKey } from '../../functions/core/uploads.js';
-import { loadBundledHandler } from '../../lib/local/handler-loader.js';
-import { lambdaContext } from '../../lib/local/lambda-context.js';
-import { lambdaBundles } from '../../lib/local/lambda-bundles.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
+import { loadBundledHandler } from '../../lib/dev/local/handler-loader.js';
+import { lambdaContext } from '../../lib/dev/local/lambda-context.js';
+import { lambdaBundles } from '../../lib/ship/build/lambda-bundles.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/ship/sam-local/local-aws.js';
 import { sharedStack } from '../support/shared-stack.js';
 import { testMedia } from '../support/test-media.js';
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { expect, it } from 'vitest';
-import { freePort, RESERVATIONS } from '../../lib/local/free-port.js';
+import { freePort, RESERVATIONS } from '../../lib/dev/local/free-port.js';
 
 const ephemeralStart = (): number => {
   try {

@@ -5,11 +5,11 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DynamoDbTaskRepository, inFlightShard } from '../../functions/adapters/dynamodb-task-repository.js';
-import { TASKS_IN_FLIGHT_INDEX } from '../../functions/adapters/resources.js';
+import { DynamoDbTaskRepository, inFlightShard } from '../../functions/adapters/dynamodb/task-repository.js';
+import { TASKS_IN_FLIGHT_INDEX } from '../../functions/adapters/runtime/resources.js';
 import type { StaleTask } from '../../functions/core/ports/task-repository.js';
 import type { TaskRecord } from '../../functions/core/task.js';
-import { AdminStore } from '../../lib/admin/admin-store.js';
+import { AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';

@@ -1,5 +1,5 @@
 /**
- * The local stack's bundle cache (lib/local/lambda-bundles.ts) with two processes building into one empty
+ * The local stack's bundle cache (lib/ship/build/lambda-bundles.ts) with two processes building into one empty
  * cache at once, as two test workers do after a change: both get the same complete build, nothing half-made
  * is ever seen or left behind, and the next call builds nothing.
  */
@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, expect, it } from 'vitest';
-import type { LambdaBundles } from '../../lib/local/lambda-bundles.js';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
-import { ALL_FUNCTIONS } from '../../lib/routes.js';
+import type { LambdaBundles } from '../../lib/ship/build/lambda-bundles.js';
+import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
+import { ALL_FUNCTIONS } from '../../lib/ship/routes.js';
 
 const run = promisify(execFile);
 const NODE_22 = join(REPOSITORY_ROOT, 'node_modules', '.bin', 'node');
@@ -25,7 +25,7 @@ const FUNCTIONS = ALL_FUNCTIONS.filter(({ id }) => id === 'Health' || id === 'Ge
 
 /** lambdaBundles(cacheDir, FUNCTIONS) in a process of its own. */
 async function bundlesInNewProcess(): Promise<LambdaBundles> {
-  const module = JSON.stringify(pathToFileURL(join(REPOSITORY_ROOT, 'lib', 'local', 'lambda-bundles.ts')).href);
+  const module = JSON.stringify(pathToFileURL(join(REPOSITORY_ROOT, 'lib', 'ship', 'build', 'lambda-bundles.ts')).href);
   const script = `const { lambdaBundles } = await import(${module}); console.log(JSON.stringify(await lambdaBundles(process.argv[1], JSON.parse(process.argv[2]))));`;
   const { stdout } = await run(
     NODE_22,
@@ -58,7 +58,7 @@ it('two processes building at once both end with the one complete build; the nex
 it('a build says so when it starts and when it ends; a cached one says nothing', async () => {
   const own = mkdtempSync(join(tmpdir(), 'vgs-bundle-progress-'));
   const four = ALL_FUNCTIONS.filter(({ id }) => ['Health', 'GetBalance', 'GetOpenApi', 'GetDocs'].includes(id));
-  const { lambdaBundles } = await import('../../lib/local/lambda-bundles.js');
+  const { lambdaBundles } = await import('../../lib/ship/build/lambda-bundles.js');
   try {
     const lines: string[] = [];
     expect((await lambdaBundles(own, four, (line) => lines.push(line))).built).toBe(true);

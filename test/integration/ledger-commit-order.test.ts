@@ -6,12 +6,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DynamoDbLedger } from '../../functions/adapters/dynamodb-ledger.js';
-import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
+import { DynamoDbLedger } from '../../functions/adapters/dynamodb/ledger.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb/task-repository.js';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import type { LedgerEntry } from '../../functions/core/ledger.js';
 import { InsufficientBalanceError } from '../../functions/core/api-error.js';
-import { AdminStore } from '../../lib/admin/admin-store.js';
+import { AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';
 

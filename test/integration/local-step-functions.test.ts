@@ -17,7 +17,7 @@ import {
   startLocalStepFunctions,
   type LocalStepFunctions,
   type LocalStepFunctionsOptions,
-} from '../../lib/local/step-functions-server.js';
+} from '../../lib/dev/local/step-functions-server.js';
 
 const region = 'us-east-1';
 const account = '000000000000';

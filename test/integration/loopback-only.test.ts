@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { createBucket, startS3AndSqs } from '../../lib/local/emulators.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
+import { createBucket, startS3AndSqs } from '../../lib/dev/local/emulators.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/ship/sam-local/local-aws.js';
 import { listenersOf } from '../support/process-sockets.js';
 
 it('keeps S3 objects as files across a restart of the local S3 (listening on loopback)', async () => {

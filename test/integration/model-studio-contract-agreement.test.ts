@@ -13,8 +13,8 @@ import { resolveGeneration } from '../../functions/core/resolve-generation.js';
 import { MODEL_STUDIO_BASE_URLS } from '../../functions/providers/model-studio/contract.js';
 import type { ModelStudioRegion } from '../../functions/providers/model-studio/contract.js';
 import { ModelStudioVideoProvider } from '../../functions/providers/model-studio/video-provider.js';
-import { startModelStudioSimulator } from '../../lib/local/simulators/model-studio/simulator.js';
-import type { ModelStudioSimulator } from '../../lib/local/simulators/model-studio/simulator.js';
+import { startModelStudioSimulator } from '../../lib/dev/simulators/model-studio/simulator.js';
+import type { ModelStudioSimulator } from '../../lib/dev/simulators/model-studio/simulator.js';
 import { catalogModel, catalogRecords } from '../unit/support.js';
 import { mediaServer } from '../support/media-server.js';
 

@@ -7,10 +7,10 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbAccountRepository } from '../../functions/adapters/dynamodb-accounts.js';
+import { DynamoDbAccountRepository } from '../../functions/adapters/dynamodb/accounts.js';
 import { balanceToYuan, InvalidAmountError, MAX_BALANCE_UNITS, MAX_BALANCE_YUAN } from '../../functions/core/money.js';
 import { getBalance } from '../../functions/core/use-cases/get-balance.js';
-import { AdminError, AdminStore } from '../../lib/admin/admin-store.js';
+import { AdminError, AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 
 const local = useDynamoDbLocal('money-bounds');

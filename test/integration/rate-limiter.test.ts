@@ -1,7 +1,7 @@
 /** The per-key limiter on DynamoDB Local: one count per key and second, shared by every instance. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { DynamoDbRateLimiter } from '../../functions/adapters/dynamodb-rate-limiter.js';
+import { DynamoDbRateLimiter } from '../../functions/adapters/dynamodb/rate-limiter.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 
 const local = useDynamoDbLocal('limits');

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderJobStatus, ReferenceProblem, VideoProvider } from '../../functions/core/ports/video-provider.js';
 import { ArkVideoProvider } from '../../functions/providers/ark/video-provider.js';
 import { ModelStudioVideoProvider } from '../../functions/providers/model-studio/video-provider.js';
-import { startUpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
-import type { UpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
-import { startModelStudioSimulator } from '../../lib/local/simulators/model-studio/simulator.js';
-import type { ModelStudioSimulator } from '../../lib/local/simulators/model-studio/simulator.js';
+import { startUpstreamSimulator } from '../../lib/dev/simulators/ark/simulator.js';
+import type { UpstreamSimulator } from '../../lib/dev/simulators/ark/simulator.js';
+import { startModelStudioSimulator } from '../../lib/dev/simulators/model-studio/simulator.js';
+import type { ModelStudioSimulator } from '../../lib/dev/simulators/model-studio/simulator.js';
 import { jobRequest } from '../support/job-requests.js';
 import { mediaServer, mediaUrl, unreachableUrl } from '../support/media-server.js';
 

@@ -9,10 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import type { VideoProvider } from '../../functions/core/ports/video-provider.js';
 import { failAndRefund } from '../../functions/core/use-cases/lifecycle-steps.js';
-import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
-import { DynamoDbUpstreamCapacity } from '../../functions/adapters/dynamodb-upstream-capacity.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb/task-repository.js';
+import { DynamoDbUpstreamCapacity } from '../../functions/adapters/dynamodb/upstream-capacity.js';
 import { RecordingWaker } from '../unit/fakes.js';
-import { AdminStore } from '../../lib/admin/admin-store.js';
+import { AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';
 

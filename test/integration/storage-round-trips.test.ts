@@ -6,13 +6,13 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ENV, providerEnv } from '../../functions/adapters/config.js';
-import { resourceEnvironment } from '../../functions/adapters/resources.js';
+import { ENV, providerEnv } from '../../functions/adapters/runtime/config.js';
+import { resourceEnvironment } from '../../functions/adapters/runtime/resources.js';
 import { PROVIDER_NAMES } from '../../functions/providers/registry.js';
-import { AdminStore } from '../../lib/admin/admin-store.js';
-import { loadHandler } from '../../lib/local/handler-loader.js';
-import { lambdaContext } from '../../lib/local/lambda-context.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
+import { AdminStore } from '../../lib/ship/admin/admin-store.js';
+import { loadHandler } from '../../lib/dev/local/handler-loader.js';
+import { lambdaContext } from '../../lib/dev/local/lambda-context.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/ship/sam-local/local-aws.js';
 import { taskRecord } from '../support/task-records.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 
@@ -52,7 +52,7 @@ beforeAll(async () => {
       ]),
     ),
   });
-  const { dynamoDocumentClient } = await import('../../functions/adapters/dynamodb-client.js');
+  const { dynamoDocumentClient } = await import('../../functions/adapters/dynamodb/client.js');
   dynamoDocumentClient().middlewareStack.add(
     (next) => async (args) => {
       if (trips.inFlight++ === 0) trips.count += 1;
@@ -65,7 +65,7 @@ beforeAll(async () => {
     { step: 'initialize', name: 'countRoundTrips' },
   );
   const admin = new AdminStore(local.db, local.names.tables);
-  await admin.seedModels(JSON.parse(readFileSync('lib/seed/model-catalog.json', 'utf8')));
+  await admin.seedModels(JSON.parse(readFileSync('lib/ship/seed/model-catalog.json', 'utf8')));
   accountId = `acct-${randomUUID().slice(0, 8)}`;
   await admin.createAccount(accountId, '100');
   key = (await admin.createKey({ accountId })).key;

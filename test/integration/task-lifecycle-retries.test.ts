@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { SendTaskSuccessCommand, SFNClient } from '@aws-sdk/client-sfn';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
-import { startLocalStepFunctions } from '../../lib/local/step-functions-server.js';
-import type { LocalLambdaHandler, LocalStepFunctions } from '../../lib/local/step-functions-server.js';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
-import { STATE_MACHINE } from '../../functions/adapters/resources.js';
-import { ASL_RESOURCE_TOKENS, WORKFLOW_FUNCTIONS } from '../../lib/routes.js';
+import { LOCAL_ACCOUNT, LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/ship/sam-local/local-aws.js';
+import { startLocalStepFunctions } from '../../lib/dev/local/step-functions-server.js';
+import type { LocalLambdaHandler, LocalStepFunctions } from '../../lib/dev/local/step-functions-server.js';
+import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
+import { STATE_MACHINE } from '../../functions/adapters/runtime/resources.js';
+import { ASL_RESOURCE_TOKENS, WORKFLOW_FUNCTIONS } from '../../lib/ship/routes.js';
 import { runOneExecution } from '../support/one-execution.js';
 
 const functionArn = (id: string) => `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT}:function:retries-${id}`;

@@ -1,5 +1,5 @@
 /**
- * The local stand-in for Lambda's event source on the tasks table's stream (lib/local/dynamodb-stream-source.ts),
+ * The local stand-in for Lambda's event source on the tasks table's stream (lib/dev/local/dynamodb-stream-source.ts),
  * against DynamoDB Local, with the service's own filter (TASK_STARTS): only tasks created as pending reach
  * the handler, in batches; a record the handler names as failed comes back (with those after it) until it
  * succeeds; and what was written before the source started is not replayed.
@@ -9,9 +9,9 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDynamoDbStreamSource } from '../../lib/local/dynamodb-stream-source.js';
-import type { DynamoDbStreamSource } from '../../lib/local/dynamodb-stream-source.js';
-import { TASK_STARTS } from '../../functions/adapters/resources.js';
+import { startDynamoDbStreamSource } from '../../lib/dev/local/dynamodb-stream-source.js';
+import type { DynamoDbStreamSource } from '../../lib/dev/local/dynamodb-stream-source.js';
+import { TASK_STARTS } from '../../functions/adapters/runtime/resources.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { pollUntil } from '../support/test-stack.js';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { inFlightShard } from '../../functions/adapters/dynamodb-task-repository.js';
+import { inFlightShard } from '../../functions/adapters/dynamodb/task-repository.js';
 import {
   API_KEYS_BY_ACCOUNT_INDEX,
   LEDGER_BY_TIME_INDEX,
@@ -21,13 +21,13 @@ import {
   TASKS_IN_FLIGHT_INDEX,
   TASKS_SLOT_HOLDERS_INDEX,
   TASKS_WEBHOOK_PENDING_INDEX,
-} from '../../functions/adapters/resources.js';
-import type { TableDefinition, TableId } from '../../functions/adapters/resources.js';
-import { runAdmin } from '../../lib/admin/cli.js';
-import { upgradeDeployment } from '../../lib/admin/upgrade-deployment.js';
-import { upgradeTables } from '../../lib/admin/upgrade.js';
-import { allReleaseIndexes, TABLE_INDEXES_CONTEXT, tableIndexesFromContext } from '../../lib/table-indexes.js';
-import type { IndexSpec, TableIndexes } from '../../lib/table-indexes.js';
+} from '../../functions/adapters/runtime/resources.js';
+import type { TableDefinition, TableId } from '../../functions/adapters/runtime/resources.js';
+import { runAdmin } from '../../lib/ship/admin/cli.js';
+import { upgradeDeployment } from '../../lib/ship/admin/upgrade-deployment.js';
+import { upgradeTables } from '../../lib/ship/admin/upgrade.js';
+import { allReleaseIndexes, TABLE_INDEXES_CONTEXT, tableIndexesFromContext } from '../../lib/ship/table-indexes.js';
+import type { IndexSpec, TableIndexes } from '../../lib/ship/table-indexes.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecord } from '../support/task-records.js';
 

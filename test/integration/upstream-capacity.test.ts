@@ -6,9 +6,9 @@
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DynamoDbUpstreamCapacity } from '../../functions/adapters/dynamodb-upstream-capacity.js';
-import { TASKS_SLOT_HOLDERS_INDEX } from '../../functions/adapters/resources.js';
-import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
+import { DynamoDbUpstreamCapacity } from '../../functions/adapters/dynamodb/upstream-capacity.js';
+import { TASKS_SLOT_HOLDERS_INDEX } from '../../functions/adapters/runtime/resources.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb/task-repository.js';
 import {
   dispatch,
   jobAccepted,
@@ -17,7 +17,7 @@ import {
   waitForSlot,
 } from '../../functions/core/use-cases/waiting-room.js';
 import type { TaskRecord } from '../../functions/core/task.js';
-import { AdminStore } from '../../lib/admin/admin-store.js';
+import { AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { PROVIDERS } from '../../functions/providers/registry.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';

@@ -4,10 +4,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb/task-repository.js';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { newClaim, UPSTREAM_CLAIM_LEASE_MS } from '../../functions/core/use-cases/upstream-claim.js';
-import { AdminStore } from '../../lib/admin/admin-store.js';
+import { AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';
 

@@ -1,6 +1,6 @@
 /**
  * The simulated Ark over plain HTTP: it must refuse what Ark documents as refused (its own rule table,
- * lib/local/simulators/ark/*.ts), cap unfinished tasks, expire tasks and video URLs on its clock, report
+ * lib/dev/simulators/ark/*.ts), cap unfinished tasks, expire tasks and video URLs on its clock, report
  * usage, and answer DELETE per state. The clock is injected, so nothing here sleeps. Callbacks go to a
  * local receiver and are waited for by polling (the retries run on real, shortened timers).
  */
@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startUpstreamSimulator } from '../../lib/local/simulators/ark/simulator.js';
-import type { UpstreamSimulator, UpstreamSimulatorOptions } from '../../lib/local/simulators/ark/simulator.js';
+import { startUpstreamSimulator } from '../../lib/dev/simulators/ark/simulator.js';
+import type { UpstreamSimulator, UpstreamSimulatorOptions } from '../../lib/dev/simulators/ark/simulator.js';
 import { mediaUrl } from '../support/media-server.js';
 
 /** Real files: the simulator downloads every reference of an accepted job, as Ark does. */

@@ -8,11 +8,11 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpToS3VideoTransfer } from '../../functions/adapters/s3-video-storage.js';
+import { HttpToS3VideoTransfer } from '../../functions/adapters/storage/s3-video-storage.js';
 import { VideoDownloadInterruptedError, VideoRejectedError } from '../../functions/core/workflow-errors.js';
-import { createBucket, startS3AndSqs } from '../../lib/local/emulators.js';
-import type { Fauxqs } from '../../lib/local/emulators.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
+import { createBucket, startS3AndSqs } from '../../lib/dev/local/emulators.js';
+import type { Fauxqs } from '../../lib/dev/local/emulators.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/ship/sam-local/local-aws.js';
 
 const MB = 1024 * 1024;
 const BUCKET = 'transfer-test';

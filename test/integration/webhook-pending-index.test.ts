@@ -6,7 +6,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DynamoDbPendingWebhooks, DynamoDbWebhookAttemptLog } from '../../functions/adapters/dynamodb-webhooks.js';
+import { DynamoDbPendingWebhooks, DynamoDbWebhookAttemptLog } from '../../functions/adapters/dynamodb/webhooks.js';
 import type { PendingWebhookEntry, WebhookQueue } from '../../functions/core/ports/webhooks.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { requeueWebhooks } from '../../functions/core/use-cases/requeue-webhooks.js';

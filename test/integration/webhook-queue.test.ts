@@ -16,15 +16,15 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startS3AndSqs } from '../../lib/local/emulators.js';
-import type { Fauxqs } from '../../lib/local/emulators.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
-import { createWebhookQueues } from '../../lib/local/local-queues.js';
-import type { WebhookQueues } from '../../lib/local/local-queues.js';
-import { startSqsEventSource } from '../../lib/local/sqs-event-source.js';
-import type { SqsHandler } from '../../lib/local/sqs-event-source.js';
-import { physicalNames, WEBHOOK_QUEUE, webhookDeadLetterQueueUrl } from '../../functions/adapters/resources.js';
-import { SqsWebhookQueue } from '../../functions/adapters/webhook-queue.js';
+import { startS3AndSqs } from '../../lib/dev/local/emulators.js';
+import type { Fauxqs } from '../../lib/dev/local/emulators.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/ship/sam-local/local-aws.js';
+import { createWebhookQueues } from '../../lib/dev/local/local-queues.js';
+import type { WebhookQueues } from '../../lib/dev/local/local-queues.js';
+import { startSqsEventSource } from '../../lib/dev/local/sqs-event-source.js';
+import type { SqsHandler } from '../../lib/dev/local/sqs-event-source.js';
+import { physicalNames, WEBHOOK_QUEUE, webhookDeadLetterQueueUrl } from '../../functions/adapters/runtime/resources.js';
+import { SqsWebhookQueue } from '../../functions/adapters/sqs/webhook-queue.js';
 import { pollUntil } from '../support/test-stack.js';
 
 let fauxqs: Fauxqs;

@@ -18,9 +18,9 @@ import { afterAll, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 import { pendingWebhookKeys, webhookMessageId } from '../../functions/core/webhook.js';
-import { startStackProcess } from '../../lib/local/stack-child-client.js';
-import type { StackProcess } from '../../lib/local/stack-child-client.js';
-import type { LocalStackOptions } from '../../lib/local/local-stack.js';
+import { startStackProcess } from '../../lib/dev/local/stack-child-client.js';
+import type { StackProcess } from '../../lib/dev/local/stack-child-client.js';
+import type { LocalStackOptions } from '../../lib/dev/local/local-stack.js';
 import { askedAgainWhileBusy, callApi, pollUntil } from '../support/test-stack.js';
 import { FINAL, sumUnits, toUnits } from './support/money.js';
 import { createUnstartedTask, taskRecordFor } from '../support/task-records.js';
@@ -29,7 +29,7 @@ import { mediaUrl } from '../support/media-server.js';
 /** A real image the simulator downloads (it fetches every reference, as the upstream does). */
 const REFERENCE_IMAGE = await mediaUrl('png');
 
-const FIXTURE = readFileSync(new URL('../../lib/local/fixtures/sample.mp4', import.meta.url));
+const FIXTURE = readFileSync(new URL('../../lib/dev/fixtures/sample.mp4', import.meta.url));
 const RUN = randomUUID().slice(0, 8);
 const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-scale-'));
 // The upstream finishes a job 1.5 s after creation and the first poll comes 8 s after the start: in

@@ -20,11 +20,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TaskRecord } from '../../functions/core/task.js';
-import { runtimeFile } from '../../lib/admin/target.js';
-import { freePort } from '../../lib/local/free-port.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
-import type { SimulatedJob } from '../../lib/local/simulators/ark/simulator.js';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { runtimeFile } from '../../lib/ship/admin/target.js';
+import { freePort } from '../../lib/dev/local/free-port.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/ship/sam-local/local-aws.js';
+import type { SimulatedJob } from '../../lib/dev/simulators/ark/simulator.js';
+import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
 import { killGroup, startService, stopService } from '../support/service-process.js';
 import { mediaUrl } from '../support/media-server.js';
 

@@ -8,7 +8,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
 
 const NODE_22 = join(REPOSITORY_ROOT, 'node_modules', '.bin', 'node');
 

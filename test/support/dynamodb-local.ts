@@ -7,9 +7,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { createTables } from '../../lib/local/emulators.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
-import { physicalNames } from '../../functions/adapters/resources.js';
+import { createTables } from '../../lib/dev/local/emulators.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/ship/sam-local/local-aws.js';
+import { physicalNames } from '../../functions/adapters/runtime/resources.js';
 
 export interface TestDynamoDb {
   dynamo: { endpoint: string };

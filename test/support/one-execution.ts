@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
-import type { LocalStepFunctions } from '../../lib/local/step-functions-server.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/ship/sam-local/local-aws.js';
+import type { LocalStepFunctions } from '../../lib/dev/local/step-functions-server.js';
 import { pollUntil } from './test-stack.js';
 
 export async function runOneExecution(machine: LocalStepFunctions, stateMachineArn: string) {

@@ -7,7 +7,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { matchPath } from '../../lib/routes.js';
+import { matchPath } from '../../lib/ship/routes.js';
 
 type Json = Record<string, unknown>;
 

@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { withoutUpstreamVariables } from '../../lib/local/upstream-environment.js';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { withoutUpstreamVariables } from '../../lib/dev/local/upstream-environment.js';
+import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
 import { pollUntil } from './test-stack.js';
 
 export async function startService(options: {

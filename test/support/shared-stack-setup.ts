@@ -5,8 +5,8 @@
  * the Lambda bundles beside the emulators, so every file finds them built.
  */
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '../../lib/local/emulators.js';
-import { localStateMachineArn } from '../../lib/local/local-workflow.js';
+import { startDynamoDbLocal } from '../../lib/dev/local/emulators.js';
+import { localStateMachineArn } from '../../lib/dev/local/local-workflow.js';
 import { startTestStack } from './test-stack.js';
 import { onlyUnitTests } from './run-filters.js';
 import type { SharedStackInfo } from './shared-stack.js';

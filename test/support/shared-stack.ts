@@ -7,10 +7,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeExecutionCommand, ExecutionDoesNotExist, SFNClient } from '@aws-sdk/client-sfn';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
-import { AdminStore } from '../../lib/admin/admin-store.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/local/local-aws.js';
-import type { LocalStack } from '../../lib/local/local-stack.js';
-import type { SimulatedJob } from '../../lib/local/simulators/ark/simulator.js';
+import { AdminStore } from '../../lib/ship/admin/admin-store.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../lib/ship/sam-local/local-aws.js';
+import type { LocalStack } from '../../lib/dev/local/local-stack.js';
+import type { SimulatedJob } from '../../lib/dev/simulators/ark/simulator.js';
 
 export interface SharedStackInfo extends Pick<
   LocalStack,

@@ -8,8 +8,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb-task-repository.js';
-import type { TaskTables } from '../../functions/adapters/dynamodb-task-repository.js';
+import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb/task-repository.js';
+import type { TaskTables } from '../../functions/adapters/dynamodb/task-repository.js';
 import type { TaskRecord } from '../../functions/core/task.js';
 
 export const TASK_ID = '7a0c1a8e-1f0b-4a51-9d86-6b8f5f0c2d11';

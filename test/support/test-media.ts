@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { FFMPEG_BINARY } from '../../lib/ffmpeg-binary.js';
+import { FFMPEG_BINARY } from '../../lib/ship/build/ffmpeg-binary.js';
 
 const run = promisify(execFile);
 

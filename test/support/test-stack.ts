@@ -1,10 +1,10 @@
 /** Starts the whole local stack for one test file (its handlers run in the stack's own child processes). */
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { TASKS_BY_ACCOUNT_INDEX } from '../../functions/adapters/resources.js';
+import { TASKS_BY_ACCOUNT_INDEX } from '../../functions/adapters/runtime/resources.js';
 import type { TaskRecord } from '../../functions/core/task.js';
-import { startLocalStack } from '../../lib/local/local-stack.js';
-import type { LocalStack, LocalStackOptions } from '../../lib/local/local-stack.js';
+import { startLocalStack } from '../../lib/dev/local/local-stack.js';
+import type { LocalStack, LocalStackOptions } from '../../lib/dev/local/local-stack.js';
 import { servedValidator } from './openapi-validator.js';
 
 export type { LocalStack };

@@ -1,7 +1,7 @@
 /**
  * Prices never fall below Ark's cost (docs/money-and-ledger.md, "Margins"): every option set the gateway accepts for each
- * seeded model (lib/seed/model-catalog.json), on each Ark platform, against Ark's per-token prices
- * (lib/seed/upstream-prices.json). Ark bills width × height × frames / 1024 tokens, frames = 24 × (output
+ * seeded model (lib/ship/seed/model-catalog.json), on each Ark platform, against Ark's per-token prices
+ * (lib/ship/seed/upstream-prices.json). Ark bills width × height × frames / 1024 tokens, frames = 24 × (output
  * + input video seconds) + 1; a request with reference videos counts Ark's 15 s maximum of input video.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -11,10 +11,10 @@ import type { ProviderName } from '../../functions/providers/registry.js';
 import type { Ratio, Resolution } from '../../functions/core/generation-options.js';
 import { catalogVideoModel } from '../../functions/providers/registry.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
-import { optionSets } from '../../lib/admin/margins.js';
-import type { OptionSet } from '../../lib/admin/margins.js';
-import { readUpstreamPrices, upstreamCostUnits } from '../../lib/admin/upstream-cost.js';
-import type { CostedRequest, UpstreamPrices } from '../../lib/admin/upstream-cost.js';
+import { optionSets } from '../../lib/ship/admin/margins.js';
+import type { OptionSet } from '../../lib/ship/admin/margins.js';
+import { readUpstreamPrices, upstreamCostUnits } from '../../lib/ship/admin/upstream-cost.js';
+import type { CostedRequest, UpstreamPrices } from '../../lib/ship/admin/upstream-cost.js';
 import { catalogRecord, catalogRecords, LITE, LITE_T2V, PRO, V2, V2_FAST } from './support.js';
 
 const PRICES = readUpstreamPrices();

@@ -1,7 +1,7 @@
 /** CloudFront-signed video URLs: valid 24 h, verifiable with the public key, re-signed after expiry. */
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CloudFrontUrlSigner } from '../../functions/adapters/cloudfront-url-signer.js';
+import { CloudFrontUrlSigner } from '../../functions/adapters/storage/cloudfront-url-signer.js';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const signer = new CloudFrontUrlSigner({

@@ -3,10 +3,10 @@
  * the session in sessionStorage, and a 401 answered by one REFRESH_TOKEN_AUTH and one retry.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiError, ConsoleApi, SessionExpiredError } from '../../lib/console/src/api.js';
-import { CognitoClient, CognitoError, errorTypeOf } from '../../lib/console/src/cognito.js';
-import { SessionStore } from '../../lib/console/src/session.js';
-import type { KeyValueStore } from '../../lib/console/src/session.js';
+import { ApiError, ConsoleApi, SessionExpiredError } from '../../lib/ship/console/src/api.js';
+import { CognitoClient, CognitoError, errorTypeOf } from '../../lib/ship/console/src/cognito.js';
+import { SessionStore } from '../../lib/ship/console/src/session.js';
+import type { KeyValueStore } from '../../lib/ship/console/src/session.js';
 
 const CONFIG = { endpoint: 'http://127.0.0.1:9229/', region: 'local', userPoolId: 'local_pool', clientId: 'client-1' };
 

@@ -1,5 +1,5 @@
 /**
- * lib/console/build.ts: the SPA builds with Vite into a directory keyed by its sources' hash; a second call finds
+ * lib/ship/console/build.ts: the SPA builds with Vite into a directory keyed by its sources' hash; a second call finds
  * it and does not build again; two processes building at once leave one complete directory and no temporary ones.
  */
 import { execFile } from 'node:child_process';
@@ -10,10 +10,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConsole, consoleSourceFiles, consoleSourceHash, runtimeImports } from '../../lib/console/build.js';
+import { buildConsole, consoleSourceFiles, consoleSourceHash, runtimeImports } from '../../lib/ship/console/build.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const BUILD_MODULE = fileURLToPath(new URL('../../lib/console/build.ts', import.meta.url));
+const BUILD_MODULE = fileURLToPath(new URL('../../lib/ship/console/build.ts', import.meta.url));
 
 describe('buildConsole', () => {
   let cacheRoot: string;
@@ -112,7 +112,7 @@ describe('buildConsole', () => {
 describe('the cache key', () => {
   it('covers the service code the console imports at run time (the pricing), not type-only imports', async () => {
     const files = (await consoleSourceFiles()).map((file) => path.relative(REPO_ROOT, file).split(path.sep).join('/'));
-    expect(files).toContain('lib/console/index.html');
+    expect(files).toContain('lib/ship/console/index.html');
     expect(files).toContain('functions/core/pricing.ts');
     expect(files).toContain('functions/core/decimal.ts');
     expect(files).not.toContain('functions/core/use-cases/list-models.ts');

@@ -1,5 +1,5 @@
 /**
- * The console's cost calculator (lib/console/src/pricing.ts) must quote exactly what the service charges: it
+ * The console's cost calculator (lib/ship/console/src/pricing.ts) must quote exactly what the service charges: it
  * rebuilds `costUnits`'s inputs from the API's model view (GET /api/v1/models), so every catalog model and any
  * priced request is checked against `costUnits` on the model itself.
  */
@@ -10,7 +10,7 @@ import { costUnits } from '../../functions/core/pricing.js';
 import { supportedResolutions } from '../../functions/core/video-model.js';
 import type { VideoModel } from '../../functions/core/video-model.js';
 import { toModelView } from '../../functions/core/use-cases/list-models.js';
-import { estimateYuan } from '../../lib/console/src/pricing.js';
+import { estimateYuan } from '../../lib/ship/console/src/pricing.js';
 import { buildModel, catalogModel, catalogRecords, PRO } from './support.js';
 
 function charged(model: VideoModel, input: Parameters<typeof estimateYuan>[1]): number {

@@ -7,10 +7,10 @@
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type * as MetricsModule from '../../functions/adapters/metrics.js';
+import type * as MetricsModule from '../../functions/adapters/runtime/metrics.js';
 import type { DeliveryDecision } from '../../functions/core/use-cases/deliver-webhook.js';
 import type { WebhookMessage } from '../../functions/core/webhook.js';
-import { lambdaContext } from '../../lib/local/lambda-context.js';
+import { lambdaContext } from '../../lib/dev/local/lambda-context.js';
 
 const fakes = vi.hoisted(() => ({
   /** What the use case answers (or throws) per task id. */
@@ -28,9 +28,9 @@ vi.mock('../../functions/core/use-cases/deliver-webhook.js', () => ({
     return decide();
   },
 }));
-vi.mock('../../functions/adapters/service-dependencies.js', () => ({ taskRepository: () => ({}) }));
-vi.mock('../../functions/adapters/url-signer-dependencies.js', () => ({ videoUrlSigner: () => ({}) }));
-vi.mock('../../functions/adapters/webhook-dependencies.js', () => ({
+vi.mock('../../functions/adapters/wiring/service-dependencies.js', () => ({ taskRepository: () => ({}) }));
+vi.mock('../../functions/adapters/wiring/url-signer-dependencies.js', () => ({ videoUrlSigner: () => ({}) }));
+vi.mock('../../functions/adapters/wiring/webhook-dependencies.js', () => ({
   webhookAttemptLog: () => ({}),
   webhookQueue: () => ({
     send: async (message: unknown, delaySeconds: number) => {
@@ -46,7 +46,7 @@ vi.mock('../../functions/adapters/webhook-dependencies.js', () => ({
   webhookSecrets: () => ({}),
   webhookSender: () => ({}),
 }));
-vi.mock('../../functions/adapters/metrics.js', async (importOriginal) => {
+vi.mock('../../functions/adapters/runtime/metrics.js', async (importOriginal) => {
   const original = await importOriginal<typeof MetricsModule>();
   return {
     METRIC: original.METRIC,
@@ -54,13 +54,13 @@ vi.mock('../../functions/adapters/metrics.js', async (importOriginal) => {
     publishMetrics: () => ({ after: () => undefined }),
   };
 });
-vi.mock('../../functions/adapters/logger.js', async () => {
+vi.mock('../../functions/adapters/runtime/logger.js', async () => {
   const { Logger } = await import('@aws-lambda-powertools/logger');
   return { logger: new Logger({ serviceName: 'video-generation', logLevel: 'SILENT' }) };
 });
 
 const { handler } = await import('../../functions/webhooks/deliver-webhook.js');
-const { METRIC } = await import('../../functions/adapters/metrics.js');
+const { METRIC } = await import('../../functions/adapters/runtime/metrics.js');
 
 beforeEach(() => {
   fakes.decisions.clear();

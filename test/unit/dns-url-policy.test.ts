@@ -1,8 +1,8 @@
 /** Reference and webhook URLs must point at public addresses; the check names the field at fault. */
 import { describe, expect, it } from 'vitest';
 import { InvalidRequestError } from '../../functions/core/api-error.js';
-import { DnsOutboundUrlPolicy } from '../../functions/adapters/dns-url-policy.js';
-import type { Resolver } from '../../functions/adapters/public-address-guard.js';
+import { DnsOutboundUrlPolicy } from '../../functions/adapters/outbound/dns-url-policy.js';
+import type { Resolver } from '../../functions/adapters/outbound/public-address-guard.js';
 
 const DNS: Record<string, string[]> = {
   'cdn.example.com': ['93.184.216.34'],

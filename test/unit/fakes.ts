@@ -516,7 +516,7 @@ export class InMemoryCapacity implements UpstreamCapacity {
   }
 }
 
-/** The adapter's admission condition (functions/adapters/dynamodb-upstream-capacity.ts, `admission`). */
+/** The adapter's admission condition (functions/adapters/dynamodb/upstream-capacity.ts, `admission`). */
 function admits(account: UpstreamAccount, now: string, options: AssignOptions): boolean {
   const inflight = account.inflight ?? 0;
   const room =

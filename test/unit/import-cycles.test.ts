@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { expect, it } from 'vitest';
-import { REPOSITORY_ROOT } from '../../lib/repository-root.js';
+import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -1,14 +1,14 @@
 /**
- * The upgrade's index plan (lib/admin/index-plan.ts): in AWS, deploys that each change at most one index per
+ * The upgrade's index plan (lib/ship/admin/index-plan.ts): in AWS, deploys that each change at most one index per
  * table, ending at the release; locally, one create or delete per step, each waited for; nothing when it matches.
  */
 import { describe, expect, it } from 'vitest';
-import type { TableId } from '../../functions/adapters/resources.js';
-import { describeStep, planIndexChanges, planStages } from '../../lib/admin/index-plan.js';
-import type { CurrentIndex } from '../../lib/admin/index-plan.js';
-import { allReleaseIndexes, perTable, releaseIndexes, tableIndexesContext } from '../../lib/table-indexes.js';
-import { tableIndexesFromContext } from '../../lib/table-indexes.js';
-import type { IndexSpec, TableIndexes } from '../../lib/table-indexes.js';
+import type { TableId } from '../../functions/adapters/runtime/resources.js';
+import { describeStep, planIndexChanges, planStages } from '../../lib/ship/admin/index-plan.js';
+import type { CurrentIndex } from '../../lib/ship/admin/index-plan.js';
+import { allReleaseIndexes, perTable, releaseIndexes, tableIndexesContext } from '../../lib/ship/table-indexes.js';
+import { tableIndexesFromContext } from '../../lib/ship/table-indexes.js';
+import type { IndexSpec, TableIndexes } from '../../lib/ship/table-indexes.js';
 
 const active = (index: IndexSpec): CurrentIndex => ({ ...index, status: 'ACTIVE' });
 const tasks = releaseIndexes('tasks');

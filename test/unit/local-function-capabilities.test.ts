@@ -1,15 +1,15 @@
 /**
- * A handler run locally sees only the variables its catalog entry declares (lib/local/local-function.ts), so
+ * A handler run locally sees only the variables its catalog entry declares (lib/dev/local/local-function.ts), so
  * a function declared without a group it uses fails at its first load, as it would in AWS; and a call that
  * outlives the function's timeout ends with Lambda's `Sandbox.Timedout`.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { physicalNames } from '../../functions/adapters/resources.js';
+import { physicalNames } from '../../functions/adapters/runtime/resources.js';
 import { CATALOG, functionById } from '../../functions/catalog.js';
 import type { FunctionDeclaration } from '../../functions/catalog.js';
-import { everyProviderAt, localHandlerEnvironment } from '../../lib/local/handler-environment.js';
-import { loadHandler } from '../../lib/local/handler-loader.js';
-import { localFunction, localTimeoutMs } from '../../lib/local/local-function.js';
+import { everyProviderAt, localHandlerEnvironment } from '../../lib/ship/sam-local/handler-environment.js';
+import { loadHandler } from '../../lib/dev/local/handler-loader.js';
+import { localFunction, localTimeoutMs } from '../../lib/dev/local/local-function.js';
 
 const saved = { ...process.env };
 beforeAll(() => {

@@ -16,9 +16,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { apiGatewayClaims, startApiGatewayServer } from '../../lib/local/api-gateway-server.js';
-import type { HttpHandler } from '../../lib/local/api-gateway-server.js';
-import { lambdaContext } from '../../lib/local/lambda-context.js';
+import { apiGatewayClaims, startApiGatewayServer } from '../../lib/dev/local/api-gateway-server.js';
+import type { HttpHandler } from '../../lib/dev/local/api-gateway-server.js';
+import { lambdaContext } from '../../lib/dev/local/lambda-context.js';
 
 const CLIENT_ID = 'console-client';
 const KID = 'test-key';

@@ -3,7 +3,7 @@
  * an error only an operator can fix is counted once more (the operator alarm).
  */
 import { describe, expect, it } from 'vitest';
-import { MeteredVideoProvider } from '../../functions/adapters/metered-video-provider.js';
+import { MeteredVideoProvider } from '../../functions/adapters/upstream/metered-video-provider.js';
 import type { VideoProvider } from '../../functions/core/ports/video-provider.js';
 import {
   UpstreamAccountError,

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI document (docs/api-contract.md, "OpenAPI document"): valid OpenAPI 3.1 by a real validator, one operation for every route
- * of lib/routes.ts and none other, every documented field described, every example valid against its schema,
+ * of lib/ship/routes.ts and none other, every documented field described, every example valid against its schema,
  * and the answers the handlers really give (the envelope, X-Request-Id) as documented.
  */
 import SwaggerParser from '@apidevtools/swagger-parser';
@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { toModelView } from '../../functions/core/use-cases/list-models.js';
 import { ERROR_MEANINGS, openApiDocument } from '../../functions/http/openapi/document.js';
 import { EXAMPLES } from '../../functions/http/openapi/examples.js';
-import { API_ROUTES } from '../../lib/routes.js';
+import { API_ROUTES } from '../../lib/ship/routes.js';
 import { OpenApiValidator } from '../support/openapi-validator.js';
 import { catalogModel, catalogRecords } from './support.js';
 
@@ -27,7 +27,7 @@ describe('the OpenAPI document', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy();
   });
 
-  it('has one operation per route of lib/routes.ts, named by its id, and no other', () => {
+  it('has one operation per route of lib/ship/routes.ts, named by its id, and no other', () => {
     const documented = validator.operations.map(({ method, path, operation }) => ({
       id: (operation as unknown as Json)['operationId'],
       method,

@@ -6,7 +6,7 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NotFoundError } from '../../functions/core/api-error.js';
-import { logger } from '../../functions/adapters/logger.js';
+import { logger } from '../../functions/adapters/runtime/logger.js';
 import { publicRoute } from '../../functions/http/api-handler.js';
 
 const context = { awsRequestId: 'lambda-invocation', functionName: 'test' } as Context;

@@ -5,7 +5,7 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { describe, expect, it } from 'vitest';
-import { S3UrlSigner } from '../../functions/adapters/s3-url-signer.js';
+import { S3UrlSigner } from '../../functions/adapters/storage/s3-url-signer.js';
 
 const credentials = {
   accessKeyId: 'AKIDEXAMPLE',

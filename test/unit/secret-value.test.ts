@@ -1,5 +1,5 @@
 /**
- * The secret cache (functions/adapters/secret-value.ts, Powertools Parameters): a secret is read from
+ * The secret cache (functions/adapters/runtime/secret-value.ts, Powertools Parameters): a secret is read from
  * Secrets Manager once and kept well past Parameters' 5 s default; a failed read is not kept, so the next
  * call reads again; a secret with no string value is refused. Secrets Manager is the SDK client, stubbed.
  */
@@ -7,7 +7,7 @@ import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-sec
 import type { GetSecretValueCommandOutput } from '@aws-sdk/client-secrets-manager';
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cachedSecret } from '../../functions/adapters/secret-value.js';
+import { cachedSecret } from '../../functions/adapters/runtime/secret-value.js';
 
 let answers: Map<string, () => Partial<GetSecretValueCommandOutput>>;
 let reads: string[];

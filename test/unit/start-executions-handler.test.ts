@@ -4,17 +4,17 @@
  * a batch that fails whole too (never thrown); records naming no task are passed over; at most 10 starts
  * at once. The workflow's composition root is replaced by a scripted fake.
  */
-import { TASK_STARTS } from '../../functions/adapters/resources.js';
+import { TASK_STARTS } from '../../functions/adapters/runtime/resources.js';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { lambdaContext } from '../../lib/local/lambda-context.js';
+import { lambdaContext } from '../../lib/dev/local/lambda-context.js';
 
 const fakes = vi.hoisted(() => ({
   started: [] as string[],
   start: async (_taskId: string): Promise<void> => undefined,
 }));
 
-vi.mock('../../functions/adapters/workflow-dependencies.js', () => ({
+vi.mock('../../functions/adapters/wiring/workflow-dependencies.js', () => ({
   taskWorkflow: () => ({
     start: async (taskId: string) => {
       await fakes.start(taskId);
@@ -22,13 +22,13 @@ vi.mock('../../functions/adapters/workflow-dependencies.js', () => ({
     },
   }),
 }));
-vi.mock('../../functions/adapters/logger.js', async () => {
+vi.mock('../../functions/adapters/runtime/logger.js', async () => {
   const { Logger } = await import('@aws-lambda-powertools/logger');
   return { logger: new Logger({ serviceName: 'video-generation', logLevel: 'SILENT' }) };
 });
 
 const { handler } = await import('../../functions/workflow/start-executions.js');
-const { logger } = await import('../../functions/adapters/logger.js');
+const { logger } = await import('../../functions/adapters/runtime/logger.js');
 
 beforeEach(() => {
   fakes.started.length = 0;

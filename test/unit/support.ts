@@ -9,9 +9,9 @@ interface CatalogFile {
   models: Record<string, unknown>[];
 }
 
-const CATALOG_URL = new URL('../../lib/seed/model-catalog.json', import.meta.url);
+const CATALOG_URL = new URL('../../lib/ship/seed/model-catalog.json', import.meta.url);
 
-/** The raw records of lib/seed/model-catalog.json (a fresh copy on every call). */
+/** The raw records of lib/ship/seed/model-catalog.json (a fresh copy on every call). */
 export function catalogRecords(): Record<string, unknown>[] {
   return (JSON.parse(readFileSync(CATALOG_URL, 'utf8')) as CatalogFile).models;
 }

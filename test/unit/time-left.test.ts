@@ -1,6 +1,6 @@
 /** awaitWhileTimeLeft: a caller that must answer within its function's timeout stops waiting, the work goes on. */
 import { describe, expect, it } from 'vitest';
-import { awaitWhileTimeLeft } from '../../functions/adapters/time-left.js';
+import { awaitWhileTimeLeft } from '../../functions/adapters/runtime/time-left.js';
 
 const contextWith = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs });
 

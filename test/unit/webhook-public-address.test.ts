@@ -12,9 +12,9 @@ import {
   ForbiddenAddressError,
   publicAddressLookup,
   refusalReason,
-} from '../../functions/adapters/public-address-guard.js';
-import type { Resolver } from '../../functions/adapters/public-address-guard.js';
-import { HttpWebhookSender } from '../../functions/adapters/webhook-sender.js';
+} from '../../functions/adapters/outbound/public-address-guard.js';
+import type { Resolver } from '../../functions/adapters/outbound/public-address-guard.js';
+import { HttpWebhookSender } from '../../functions/adapters/outbound/webhook-sender.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 

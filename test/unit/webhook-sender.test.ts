@@ -1,5 +1,5 @@
 /**
- * The HTTP side of a delivery (functions/adapters/webhook-sender.ts) against receivers on 127.0.0.1:
+ * The HTTP side of a delivery (functions/adapters/outbound/webhook-sender.ts) against receivers on 127.0.0.1:
  * Standard Webhooks headers that the `standardwebhooks` library's own verifier accepts, two signatures
  * during a rotation, no redirects, the time limit, and what a failure reports.
  */
@@ -9,8 +9,8 @@ import type { IncomingHttpHeaders, RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { generateWebhookSecret } from '../../functions/adapters/dynamodb-webhooks.js';
-import { HttpWebhookSender, signWebhook } from '../../functions/adapters/webhook-sender.js';
+import { generateWebhookSecret } from '../../functions/adapters/dynamodb/webhooks.js';
+import { HttpWebhookSender, signWebhook } from '../../functions/adapters/outbound/webhook-sender.js';
 
 const servers: Server[] = [];
 afterAll(async () => {

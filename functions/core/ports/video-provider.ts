@@ -84,7 +84,7 @@ export interface VideoProvider {
   findJobs(lookup: JobLookup): Promise<string[]>;
 }
 
-/** How the composition root builds a provider's adapter (functions/adapters/provider-dependencies.ts). */
+/** How the composition root builds a provider's adapter (functions/adapters/wiring/provider-dependencies.ts). */
 export interface VideoProviderOptions {
   /** One of the contract's platforms (checked when read from the environment). */
   platform: string;

@@ -12,7 +12,7 @@ import { isFinal } from '../task-status.js';
 
 /**
  * How long a claim is live: longer than StartUpstream can run (its Lambda timeout, 50 s in
- * lib/cdk/service-functions.ts, which checks this), with room for clocks that disagree by seconds. After it,
+ * lib/ship/cdk/service-functions.ts, which checks this), with room for clocks that disagree by seconds. After it,
  * the claimant is dead or done: a job its create made is visible upstream by then.
  */
 export const UPSTREAM_CLAIM_LEASE_MS = 120_000;

@@ -8,9 +8,9 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { InvalidRequestError } from '../../core/api-error.js';
 import { consoleCaller } from '../../core/use-cases/console/console-caller.js';
 import type { ConsoleCaller } from '../../core/use-cases/console/console-caller.js';
-import { consoleUsers } from '../../adapters/console-dependencies.js';
-import { logger } from '../../adapters/logger.js';
-import { publishMetrics } from '../../adapters/metrics.js';
+import { consoleUsers } from '../../adapters/wiring/console-dependencies.js';
+import { logger } from '../../adapters/runtime/logger.js';
+import { publishMetrics } from '../../adapters/runtime/metrics.js';
 import { apiEnvelope } from '../middleware/api-envelope.js';
 import type { ApiResult } from '../middleware/api-envelope.js';
 import { requestId } from '../middleware/request-id.js';

@@ -1,7 +1,7 @@
 /** POST /api/v1/console/keys */
 import { createKey } from '../../core/use-cases/console/create-key.js';
-import { consoleKeys } from '../../adapters/console-dependencies.js';
-import { readEnv } from '../../adapters/config.js';
+import { consoleKeys } from '../../adapters/wiring/console-dependencies.js';
+import { readEnv } from '../../adapters/runtime/config.js';
 import { consoleBody, consoleRoute } from './console-route.js';
 
 const deps = { keys: consoleKeys(), defaultRatePerSecond: readEnv('defaultRateLimitPerSecond'), now: () => new Date() };

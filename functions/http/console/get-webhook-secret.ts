@@ -1,6 +1,6 @@
 /** GET /api/v1/console/webhook-secret */
 import { getWebhookSecret } from '../../core/use-cases/console/webhook-secret.js';
-import { webhookSecrets } from '../../adapters/webhook-dependencies.js';
+import { webhookSecrets } from '../../adapters/wiring/webhook-dependencies.js';
 import { consoleRoute } from './console-route.js';
 
 const deps = { secrets: webhookSecrets(), now: () => new Date() };

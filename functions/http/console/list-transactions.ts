@@ -1,6 +1,6 @@
 /** GET /api/v1/console/transactions: the ledger, as GET /api/v1/account/transactions shows it. */
 import { listTransactions } from '../../core/use-cases/list-transactions.js';
-import { ledgerRepository } from '../../adapters/service-dependencies.js';
+import { ledgerRepository } from '../../adapters/wiring/service-dependencies.js';
 import { consoleRoute } from './console-route.js';
 
 const ledger = ledgerRepository();

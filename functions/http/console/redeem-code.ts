@@ -1,6 +1,6 @@
 /** POST /api/v1/console/redeem */
 import { redeemCode } from '../../core/use-cases/console/redeem-code.js';
-import { redeemCodes } from '../../adapters/console-dependencies.js';
+import { redeemCodes } from '../../adapters/wiring/console-dependencies.js';
 import { consoleBody, consoleRoute } from './console-route.js';
 
 const deps = { codes: redeemCodes(), now: () => new Date() };

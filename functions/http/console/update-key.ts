@@ -1,6 +1,6 @@
 /** PATCH /api/v1/console/keys/{id} */
 import { updateKey } from '../../core/use-cases/console/update-key.js';
-import { consoleKeys } from '../../adapters/console-dependencies.js';
+import { consoleKeys } from '../../adapters/wiring/console-dependencies.js';
 import { consoleBody, consoleRoute } from './console-route.js';
 
 const keys = consoleKeys();

@@ -7,7 +7,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { ApiError, InternalError, RateLimitedError } from '../../core/api-error.js';
 import { errorEnvelope, httpStatusOf, successEnvelope } from '../../core/envelope.js';
 import type { Envelope } from '../../core/envelope.js';
-import { logger } from '../../adapters/logger.js';
+import { logger } from '../../adapters/runtime/logger.js';
 
 export interface ApiResult {
   data: unknown;

@@ -5,7 +5,7 @@
  */
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { logRequestId } from '../../adapters/logger.js';
+import { logRequestId } from '../../adapters/runtime/logger.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 

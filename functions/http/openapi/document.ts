@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document of the API (docs/api-contract.md, "OpenAPI document"), built from the valibot schemas the handlers parse
  * with (the submit and upload bodies, the list queries, the Idempotency-Key) and those of the answers
  * (response-schemas.ts). GET /api/v1/openapi.json serves it from the bundle, in AWS and locally alike; a unit
- * test checks it against lib/routes.ts (every route, no other) and a real OpenAPI validator.
+ * test checks it against lib/ship/routes.ts (every route, no other) and a real OpenAPI validator.
  */
 import { httpRouteOf } from '../../catalog.js';
 import { toJsonSchema } from '@valibot/to-json-schema';

@@ -1,7 +1,7 @@
 /**
  * Ark's documented contract for its Seedance video models, the gateway's reading (docs/api-contract.md, "References"; docs/providers/ark.md):
  * ids per platform, input modes, counts, durations, resolutions, ratios, audio. The catalog draws each
- * model's capabilities from here (as core's UpstreamModel); the local simulator keeps its own reading (lib/local/simulators/ark/*).
+ * model's capabilities from here (as core's UpstreamModel); the local simulator keeps its own reading (lib/dev/simulators/ark/*).
  * Sources: Volcengine doc 82379/1520757 "创建视频生成任务 API" (current copy), BytePlus ModelArk 1520757,
  * docs/providers/ark.md; rules only third parties state are marked so and kept on the safe side.
  */

@@ -15,6 +15,6 @@ export const provider = {
   accountDefaults: ARK_ACCOUNT_DEFAULTS,
   privateWords: ARK_PRIVATE_WORDS,
   upstreamCostUnits: arkCostUnits,
-  // The platform was read with the contract's picklist (functions/adapters/config.ts), so it is one of Ark's.
+  // The platform was read with the contract's picklist (functions/adapters/runtime/config.ts), so it is one of Ark's.
   createVideoProvider: (options) => new ArkVideoProvider({ ...options, platform: options.platform as ArkPlatform }),
 } as const satisfies ProviderDefinition;

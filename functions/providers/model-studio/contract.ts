@@ -2,7 +2,7 @@
  * Alibaba Cloud Model Studio's (DashScope) documented contract for its Wan 2.7 video models, the gateway's
  * reading (docs/providers/model-studio.md): regions and endpoints, model ids, input modes, counts,
  * durations, resolutions, ratios, sound. The local simulator keeps its own reading
- * (lib/local/simulators/model-studio/). Rules only third parties state are marked and kept on the safe side.
+ * (lib/dev/simulators/model-studio/). Rules only third parties state are marked and kept on the safe side.
  */
 import type { UpstreamModel, UpstreamWords } from '../../core/provider-contract.js';
 

@@ -21,7 +21,7 @@ export const provider = {
   accountDefaults: MODEL_STUDIO_ACCOUNT_DEFAULTS,
   privateWords: MODEL_STUDIO_PRIVATE_WORDS,
   upstreamCostUnits: modelStudioCostUnits,
-  // The platform was read with the contract's picklist (functions/adapters/config.ts), so it is a region.
+  // The platform was read with the contract's picklist (functions/adapters/runtime/config.ts), so it is a region.
   createVideoProvider: (options) =>
     new ModelStudioVideoProvider({ ...options, region: options.platform as ModelStudioRegion }),
 } as const satisfies ProviderDefinition;

@@ -1,0 +1,137 @@
+/**
+ * API keys as their owner manages them (docs/console.md): listed through API_KEYS_BY_ACCOUNT_INDEX (consistent
+ * reads are not possible on a GSI, so a key made a moment ago may show on the next read), created and
+ * enabled together with a check that the account is not disabled, changed by conditional updates. A quota
+ * keeps `quota_remaining_units = quota_units - spent_units`, the invariant the charge's condition relies on.
+ */
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ForbiddenError } from '../../core/api-error.js';
+import type { ApiKeyRecord } from '../../core/ports/accounts.js';
+import { KeyExistsError } from '../../core/ports/console.js';
+import type { ConsoleKeyStore, KeyChange } from '../../core/ports/console.js';
+import { API_KEYS_BY_ACCOUNT_INDEX } from '../runtime/resources.js';
+
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/** A transaction's check that the account exists and no operator disabled it (admin account:disable). */
+export function usableAccountCheck(accountsTable: string, accountId: string): TransactItem {
+  return {
+    ConditionCheck: {
+      TableName: accountsTable,
+      Key: { account_id: accountId },
+      ConditionExpression: 'attribute_exists(account_id) AND (attribute_not_exists(#status) OR #status <> :off)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':off': 'disabled' },
+    },
+  };
+}
+
+export class DynamoDbConsoleKeys implements ConsoleKeyStore {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly tables: { apiKeys: string; accounts: string },
+  ) {}
+
+  async listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
+    const keys: ApiKeyRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.tables.apiKeys,
+          IndexName: API_KEYS_BY_ACCOUNT_INDEX.name,
+          KeyConditionExpression: 'account_id = :account',
+          ExpressionAttributeValues: { ':account': accountId },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      keys.push(...((page.Items ?? []) as ApiKeyRecord[]));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return keys;
+  }
+
+  async create(record: ApiKeyRecord): Promise<void> {
+    const put = { TableName: this.tables.apiKeys, Item: record, ConditionExpression: 'attribute_not_exists(key_hash)' };
+    try {
+      await this.withUsableAccount(record.account_id, { Put: put });
+    } catch (error) {
+      // The key's own condition first: the admin CLI's fixed local key, made again, is no error there.
+      const [keyReason] = (error instanceof TransactionCanceledException && error.CancellationReasons) || [];
+      if (keyReason?.Code === 'ConditionalCheckFailed') throw new KeyExistsError('this key already exists');
+      throw error;
+    }
+  }
+
+  async update(record: ApiKeyRecord, change: KeyChange): Promise<ApiKeyRecord | undefined> {
+    const sets: string[] = [];
+    const removes: string[] = [];
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':account': record.account_id };
+    if (change.name !== undefined) {
+      sets.push('#name = :name');
+      names['#name'] = 'name';
+      values[':name'] = change.name;
+    }
+    if (change.status !== undefined) {
+      sets.push('#status = :status');
+      names['#status'] = 'status';
+      values[':status'] = change.status;
+    }
+    if (change.quotaUnits === null) removes.push('quota_units', 'quota_remaining_units');
+    else if (change.quotaUnits !== undefined) {
+      sets.push('quota_units = :quota', 'quota_remaining_units = :quota - spent_units');
+      values[':quota'] = change.quotaUnits;
+    }
+    const update: TransactItem = {
+      Update: {
+        TableName: this.tables.apiKeys,
+        Key: { key_hash: record.key_hash },
+        UpdateExpression: [sets.length && `SET ${sets.join(', ')}`, removes.length && `REMOVE ${removes.join(', ')}`]
+          .filter(Boolean)
+          .join(' '),
+        ConditionExpression: 'account_id = :account',
+        ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+        ExpressionAttributeValues: values,
+        ReturnValuesOnConditionCheckFailure: 'NONE',
+      },
+    };
+    try {
+      if (change.status === 'active') await this.withUsableAccount(record.account_id, update);
+      else await this.db.send(new TransactWriteCommand({ TransactItems: [update] }));
+    } catch (error) {
+      const keyGone =
+        error instanceof TransactionCanceledException &&
+        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
+      if (keyGone) return undefined;
+      throw error;
+    }
+    const { Item } = await this.db.send(
+      new GetCommand({ TableName: this.tables.apiKeys, Key: { key_hash: record.key_hash }, ConsistentRead: true }),
+    );
+    return Item as ApiKeyRecord | undefined;
+  }
+
+  /**
+   * One key write together with a check that its account exists and is not disabled by an operator. A
+   * failed key condition is rethrown as it is, before the account's: the caller knows what it means.
+   */
+  private async withUsableAccount(accountId: string, keyWrite: TransactItem): Promise<void> {
+    try {
+      await this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [keyWrite, usableAccountCheck(this.tables.accounts, accountId)],
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const [keyReason, accountReason] = error.CancellationReasons ?? [];
+      if (keyReason?.Code !== 'ConditionalCheckFailed' && accountReason?.Code === 'ConditionalCheckFailed') {
+        throw new ForbiddenError('this account is disabled: contact support');
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * An account's spend since a date, summed from its ledger through LEDGER_BY_TIME_INDEX (`listed_at` starts
+ * with the entry's time), reading only type and amount. Charges and refunds count; top-ups do not.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { MonthlySpend } from '../../core/ports/console.js';
+import { LEDGER_BY_TIME_INDEX } from '../runtime/resources.js';
+
+export class DynamoDbMonthlySpend implements MonthlySpend {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async since(accountId: string, since: string): Promise<{ spentUnits: number; charges: number }> {
+    let spentUnits = 0;
+    let charges = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: LEDGER_BY_TIME_INDEX.name,
+          KeyConditionExpression: 'account_id = :account AND listed_at >= :since',
+          FilterExpression: '#type IN (:charge, :refund)',
+          ProjectionExpression: '#type, amount_units',
+          ExpressionAttributeNames: { '#type': 'type' },
+          ExpressionAttributeValues: {
+            ':account': accountId,
+            ':since': since,
+            ':charge': 'charge',
+            ':refund': 'refund',
+          },
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        spentUnits -= item['amount_units'] as number;
+        if (item['type'] === 'charge') charges += 1;
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return { spentUnits, charges };
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * An account's tasks from the account index (TASKS_BY_ACCOUNT_INDEX), newest first. A status filter is a
+ * FilterExpression, applied after the read: the list keeps reading until a page is full or the account's tasks
+ * end, and stops (with a cursor) after MAX_EVALUATED tasks so a rare status never makes one request read them all.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { TASKS_BY_ACCOUNT_INDEX } from '../runtime/resources.js';
+import type { ListedTask, TaskList, TaskListPage, TaskListPosition } from '../../core/ports/task-list.js';
+import type { TaskStatus } from '../../core/task-status.js';
+
+/** Tasks read (before the filter) by one request at most: five reads of FILTERED_BATCH. */
+export const MAX_EVALUATED = 1000;
+/** Tasks read at a time under a status filter: many fewer round trips than `limit` when few match. */
+const FILTERED_BATCH = 200;
+
+export class DynamoDbTaskList implements TaskList {
+  constructor(
+    private readonly db: DynamoDBDocumentClient,
+    private readonly table: string,
+  ) {}
+
+  async listByAccount(
+    accountId: string,
+    options: { limit: number; status?: TaskStatus; after?: TaskListPosition },
+  ): Promise<TaskListPage> {
+    const { limit, status, after } = options;
+    const tasks: ListedTask[] = [];
+    let startKey: Record<string, unknown> | undefined = after && positionOf(after);
+    let evaluated = 0;
+    for (;;) {
+      const page = await this.db.send(
+        new QueryCommand({
+          TableName: this.table,
+          IndexName: TASKS_BY_ACCOUNT_INDEX.name,
+          KeyConditionExpression: '#account = :account',
+          ...(status ? { FilterExpression: '#status = :status' } : {}),
+          ExpressionAttributeNames: { '#account': 'account_id', ...(status ? { '#status': 'status' } : {}) },
+          ExpressionAttributeValues: { ':account': accountId, ...(status ? { ':status': status } : {}) },
+          ScanIndexForward: false,
+          // One more than the page needs: a page that ends with the account's last task gets no cursor.
+          Limit: status ? FILTERED_BATCH : limit + 1 - tasks.length,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      evaluated += page.ScannedCount ?? 0;
+      for (const item of page.Items ?? []) {
+        if (tasks.length === limit) return { tasks, next: positionOf(tasks[limit - 1] as ListedTask) };
+        tasks.push(item as ListedTask);
+      }
+      startKey = page.LastEvaluatedKey;
+      if (!startKey) return { tasks, next: null };
+      // Full, and only a filter's read stops here: whether one more matches is the next page's question.
+      if (tasks.length === limit) return { tasks, next: positionOf(tasks[limit - 1] as ListedTask) };
+      if (evaluated >= MAX_EVALUATED) return { tasks, next: positionOf(startKey as TaskListPosition) };
+    }
+  }
+}
+
+/** The index's key of a task (its own key and the index's): where a page starts or ends. */
+function positionOf(task: TaskListPosition): TaskListPosition {
+  return { account_id: task.account_id, created_at: task.created_at, task_id: task.task_id };
+}

@@ -1,0 +1,37 @@
+/** The webhook functions' adapters (consumer and requeuer), composed from the environment at cold start. */
+import { dynamoDocumentClient } from '../dynamodb/client.js';
+import { readEnv } from '../runtime/config.js';
+import { outboundAddressPolicy } from './url-policy-dependencies.js';
+import { DynamoDbPendingWebhooks, DynamoDbWebhookAttemptLog, DynamoDbWebhookSecrets } from '../dynamodb/webhooks.js';
+import { sqsClient } from '../sqs/client.js';
+import { SqsWebhookQueue } from '../sqs/webhook-queue.js';
+import { HttpWebhookSender } from '../outbound/webhook-sender.js';
+
+export function webhookSecrets() {
+  return new DynamoDbWebhookSecrets(dynamoDocumentClient(), readEnv('accountsTable'));
+}
+
+export function webhookAttemptLog() {
+  return new DynamoDbWebhookAttemptLog(dynamoDocumentClient(), readEnv('tasksTable'));
+}
+
+export function webhookSender() {
+  return new HttpWebhookSender({ policy: outboundAddressPolicy() });
+}
+
+/** Seconds between tries (the try count lives on the task, not in the queue's receive count). */
+export function webhookRetrySchedule(): number[] {
+  return readEnv('webhookRetryScheduleSeconds');
+}
+
+export function webhookQueueUrl(): string {
+  return readEnv('webhookQueueUrl');
+}
+
+export function webhookQueue() {
+  return new SqsWebhookQueue(sqsClient(), webhookQueueUrl());
+}
+
+export function pendingWebhooks() {
+  return new DynamoDbPendingWebhooks(dynamoDocumentClient(), readEnv('tasksTable'));
+}

@@ -1,2 +1,0 @@
-// The stylesheet is bundled by esbuild (lib/console/build.ts): its import has no exports to type.
-declare module '*.css';
