@@ -6,14 +6,39 @@ import tseslint from 'typescript-eslint';
 
 /** Layers point inward: core ← adapters ← http/workflow/webhooks; lib and bin may import functions, never the reverse. */
 const outside = ['**/lib/**', '**/bin/**', '**/test/**'];
+/** A glob of no-restricted-imports as a regular expression for an import() source ('/' written \x2F for esquery). */
+const globRegex = (glob) => {
+  const body = glob
+    .replace(/^\*\*\//, '\u0000')
+    .replace(/\/\*\*$/, '\u0001')
+    .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '[^\\x2F]*')
+    .replace(/\//g, '\\x2F');
+  return `/${body.replace('\u0000', '(^|\\x2F)').replace('\u0001', '\\x2F')}${glob.endsWith('/**') ? '' : '$'}/`.replace(
+    /^\/(?!\()/,
+    '/^',
+  );
+};
+/** Static imports, and `import()` too (no-restricted-imports does not see it): both refused across a boundary. */
 const boundary = (...patterns) => ({
   'no-restricted-imports': ['error', { patterns: [{ group: patterns, message: 'crosses a layer boundary' }] }],
+  'no-restricted-syntax': [
+    'error',
+    ...patterns.map((glob) => ({
+      selector: `ImportExpression[source.value=${globRegex(glob)}]`,
+      message: `import() crosses a layer boundary (${glob})`,
+    })),
+  ],
 });
 /** Each provider's folder (docs/providers/README.md): it imports core and its own files, never another provider. */
 const providers = readdirSync(new URL('./functions/providers', import.meta.url), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .map((entry) => entry.name);
 const layers = ['**/adapters/**', '**/http/**', '**/workflow/**', '**/webhooks/**'];
+/** The adapters' folders besides the wiring and the runtime (docs/architecture.md, "Folders"). */
+const unwired = readdirSync(new URL('./functions/adapters', import.meta.url), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && !['wiring', 'runtime'].includes(entry.name))
+  .map((entry) => `**/adapters/${entry.name}/**`);
 const noDynamoDb = ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'].map((name) => ({
   name,
   allowTypeImports: true,
@@ -64,15 +89,39 @@ export default tseslint.config(
     files: ['functions/providers/*.ts'],
     rules: boundary(...outside, ...layers),
   },
-  { files: ['functions/http/**/*.ts'], rules: boundary(...outside, '**/workflow/**', '**/webhooks/**') },
-  { files: ['functions/workflow/**/*.ts'], rules: boundary(...outside, '**/http/**', '**/webhooks/**') },
-  { files: ['functions/webhooks/**/*.ts'], rules: boundary(...outside, '**/http/**', '**/workflow/**') },
-  { files: ['lib/**/*.ts', 'bin/**/*.ts'], rules: boundary('**/test/**') },
-  // Each home in lib/ has one job; none imports another that imports it back. Local emulation runs what CDK
-  // deploys, but reads nothing of CDK's; CDK builds with the local bundler (lib/ship/build/lambda-bundles.ts).
+  // Handlers take their adapters from the wiring (composition roots) and the runtime (settings, logs, metrics).
+  { files: ['functions/http/**/*.ts'], rules: boundary(...outside, ...unwired, '**/workflow/**', '**/webhooks/**') },
+  { files: ['functions/workflow/**/*.ts'], rules: boundary(...outside, ...unwired, '**/http/**', '**/webhooks/**') },
+  { files: ['functions/webhooks/**/*.ts'], rules: boundary(...outside, ...unwired, '**/http/**', '**/workflow/**') },
+  // The catalog is plain data: resource names and settings, the providers' registry, nothing that runs.
+  {
+    files: ['functions/catalog.ts'],
+    rules: boundary(...outside, ...unwired, '**/adapters/wiring/**', ...layers.slice(1), '**/providers/*/**'),
+  },
+  { files: ['lib/**/*.{ts,tsx}', 'bin/**/*.ts'], rules: boundary('**/test/**') },
+  // What ships (lib/ship) never needs what runs only on a developer's machine (lib/dev). Each home in lib/ has
+  // one job; none imports another that imports it back (docs/architecture.md).
+  { files: ['lib/ship/**/*.{ts,tsx}'], rules: boundary('**/test/**', '**/dev/**') },
+  { files: ['lib/ship/cdk/**/*.ts'], rules: boundary('**/test/**', '**/dev/**', '**/admin/**', '**/console/**') },
+  { files: ['lib/ship/admin/**/*.ts'], rules: boundary('**/test/**', '**/dev/**', '**/cdk/**') },
+  // The console runs in a browser: its own files and the pure core's rules (prices, options, statuses).
+  {
+    files: ['lib/ship/console/src/**/*.{ts,tsx}'],
+    rules: boundary(
+      '**/test/**',
+      '**/dev/**',
+      '**/ship/*/**',
+      '**/adapters/**',
+      ...layers.slice(1),
+      '**/providers/**',
+      'node:*',
+      '@aws-sdk/*',
+    ),
+  },
+  // Local emulation runs what CDK deploys, but reads nothing of CDK's, the console's or the bench's.
   { files: ['lib/dev/local/**/*.ts'], rules: boundary('**/test/**', '**/cdk/**', '**/bench/**', '**/console/**') },
-  { files: ['lib/ship/cdk/**/*.ts'], rules: boundary('**/test/**', '**/bench/**', '**/admin/**', '**/console/**') },
-  { files: ['lib/ship/admin/**/*.ts'], rules: boundary('**/test/**', '**/local/**', '**/cdk/**', '**/bench/**') },
+  // The bench drives the local stack and the handlers; it deploys nothing and serves no console.
+  { files: ['lib/dev/bench/**/*.ts'], rules: boundary('**/test/**', '**/cdk/**', '**/console/**') },
   // The operator CLI reads and writes data through functions/adapters, as the API does: no DynamoDB command here.
   {
     files: ['lib/ship/admin/**/*.ts', 'bin/**/*.ts'],
@@ -99,5 +148,5 @@ export default tseslint.config(
     },
   },
   // A simulator is its own reading of the provider's documents: nothing from the gateway's code.
-  { files: ['lib/dev/simulators/**/*.ts'], rules: boundary('**/test/**', '**/functions/**', '**/cdk/**') },
+  { files: ['lib/dev/simulators/**/*.ts'], rules: boundary('**/test/**', '**/functions/**', '**/ship/**') },
 );

@@ -171,7 +171,25 @@ export interface FunctionDeclaration {
   uses: (GroupName | Access | Access[])[];
   /** Its count of the errors it throws by design (functions/core/metric-names.ts), left out of its error alarm. */
   designedErrorsMetric?: string;
+  /**
+   * Lambda executions reserved for it, so that an API flood cannot starve work customers already paid for; the
+   * API's functions share what is left (docs/capacity.md).
+   */
+  reservedConcurrency?: number;
+  /**
+   * A public route's share of the executions the API's functions share, and the time one request holds one
+   * (p99-ish, cold starts aside): its API Gateway throttle is derived from both (docs/capacity.md, "Throttles").
+   */
+  throttle?: RouteBudget;
 }
+
+export interface RouteBudget {
+  readonly share: number;
+  readonly seconds: number;
+}
+/** What every console route gets: the console's routes share 12 % of the API's executions evenly. */
+export const CONSOLE_SHARE = 0.12;
+export const CONSOLE_ROUTE_SECONDS = 0.2;
 
 export const DEFAULT_TIMEOUT_SECONDS = 10;
 
@@ -199,6 +217,8 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   // The public API.
   {
     id: 'SubmitTask',
+    // A transaction (charge + ledger + task) and an idempotency record: the slowest and the one that earns.
+    throttle: { share: 0.2, seconds: 0.3 },
     trigger: route('POST', '/api/v1/video/generate'),
     entry: 'functions/http/submit-task.ts',
     uses: [
@@ -214,6 +234,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   },
   {
     id: 'ListTasks',
+    throttle: { share: 0.08, seconds: 0.2 },
     trigger: route('GET', '/api/v1/video/tasks'),
     entry: 'functions/http/list-tasks.ts',
     // The account's index, and a succeeded task's re-signed video URL stored as GetTask stores it.
@@ -228,12 +249,15 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   // wakes the execution; a waiting task's place is counted in the waiting room.
   {
     id: 'GetTask',
+    // Polling: most of the traffic, one read each.
+    throttle: { share: 0.25, seconds: 0.1 },
     trigger: route('GET', '/api/v1/video/tasks/{id}'),
     entry: 'functions/http/get-task.ts',
     uses: ['authentication', 'taskQuery'],
   },
   {
     id: 'CancelTask',
+    throttle: { share: 0.04, seconds: 0.3 },
     trigger: route('POST', '/api/v1/video/tasks/{id}/cancel'),
     entry: 'functions/http/cancel-task.ts',
     // Cancels the upstream job (up to three calls of CANCEL_UPSTREAM_TIMEOUT_MS), refunds, stops the execution
@@ -243,24 +267,28 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   },
   {
     id: 'GetBalance',
+    throttle: { share: 0.04, seconds: 0.1 },
     trigger: route('GET', '/api/v1/account/balance'),
     entry: 'functions/http/get-balance.ts',
     uses: ['authentication', table('accounts', 'GetItem')],
   },
   {
     id: 'ListTransactions',
+    throttle: { share: 0.04, seconds: 0.2 },
     trigger: route('GET', '/api/v1/account/transactions'),
     entry: 'functions/http/list-transactions.ts',
     uses: ['authentication', index('ledger', LEDGER_BY_TIME_INDEX.name)],
   },
   {
     id: 'ListModels',
+    throttle: { share: 0.03, seconds: 0.1 },
     trigger: route('GET', '/api/v1/models'),
     entry: 'functions/http/list-models.ts',
     uses: ['authentication', ...modelCatalog],
   },
   {
     id: 'CreateUpload',
+    throttle: { share: 0.04, seconds: 0.2 },
     trigger: route('POST', '/api/v1/uploads'),
     entry: 'functions/http/create-upload.ts',
     // Records the upload (with its Idempotency-Key record, read first when a key is sent) and presigns its PUT
@@ -274,14 +302,34 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   },
   // No API key (docs/api-contract.md, "Routes"), no storage: for load balancers and uptime checks, and the API's
   // own description, answered from the bundle alone.
-  { id: 'Health', trigger: route('GET', '/api/v1/health'), entry: 'functions/http/health.ts', uses: [] },
-  { id: 'GetOpenApi', trigger: route('GET', '/api/v1/openapi.json'), entry: 'functions/http/get-openapi.ts', uses: [] },
-  { id: 'GetDocs', trigger: route('GET', '/docs'), entry: 'functions/http/get-docs.ts', uses: [] },
+  {
+    id: 'Health',
+    trigger: route('GET', '/api/v1/health'),
+    entry: 'functions/http/health.ts',
+    uses: [],
+    throttle: { share: 0.01, seconds: 0.05 },
+  },
+  {
+    id: 'GetOpenApi',
+    trigger: route('GET', '/api/v1/openapi.json'),
+    entry: 'functions/http/get-openapi.ts',
+    uses: [],
+    throttle: { share: 0.01, seconds: 0.05 },
+  },
+  {
+    id: 'GetDocs',
+    trigger: route('GET', '/docs'),
+    entry: 'functions/http/get-docs.ts',
+    uses: [],
+    throttle: { share: 0.01, seconds: 0.05 },
+  },
   // The upstream's job reports (docs/task-lifecycle.md, "Completion"): no API key; the per-task secret in the path
   // guards it. A read of the job (2 s at most), then as GetTask's settle. Ark waits 5 s for the answer; the
   // function may take longer under load (the work is done, Ark only sends the hint again).
   {
     id: 'UpstreamCallback',
+    // The upstream's reports: one or two per task; refused reports are made good by the polls.
+    throttle: { share: 0.1, seconds: 0.2 },
     trigger: route('POST', '/api/v1/upstream-callbacks/{id}/{secret}'),
     entry: 'functions/http/upstream-callback.ts',
     uses: ['settle'],
@@ -338,7 +386,13 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   consoleRoute('ListModels', 'GET', '/models', 'list-models.ts', ...modelCatalog),
 
   // Answers with the envelope only: touches nothing.
-  { id: 'NotFound', trigger: { http: 'default' }, entry: 'functions/http/not-found.ts', uses: [] },
+  {
+    id: 'NotFound',
+    trigger: { http: 'default' },
+    entry: 'functions/http/not-found.ts',
+    uses: [],
+    throttle: { share: 0.03, seconds: 0.05 },
+  },
 
   // The state machine's steps: each timeout below its state's TimeoutSeconds in the ASL.
   // Uploads made fetchable for the upstream (CloudFront-signed until the upload's expiry), read and written
@@ -349,6 +403,8 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     trigger: { state: 'PrepareInputsFunctionArn' },
     entry: 'functions/workflow/prepare-inputs.ts',
     timeoutSeconds: UPLOAD_TRANSCODER.timeoutSeconds + 10,
+    // It waits for TranscodeUpload's answer, so as many as TranscodeUpload: a transcode is never throttled while its caller runs.
+    reservedConcurrency: 10,
     uses: [
       taskRepository(['GetItem', 'UpdateItem']),
       uploads('GetItem'),
@@ -363,9 +419,11 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   {
     id: UPLOAD_TRANSCODER.id,
     trigger: { invokedBy: 'PrepareInputs' },
-    entry: UPLOAD_TRANSCODER.entry,
+    entry: 'functions/workflow/transcode-upload.ts',
     timeoutSeconds: UPLOAD_TRANSCODER.timeoutSeconds,
-    memoryMb: UPLOAD_TRANSCODER.memorySize,
+    memoryMb: 4096,
+    // Transcodes take up to 130 s at 4 GB each: few at once, rare (H.265 uploads only).
+    reservedConcurrency: 10,
     ffmpeg: true,
     uses: [{ kind: 'transcodeUploads' }, config(ENV.ffmpegPath.name)],
   },
@@ -374,6 +432,8 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     trigger: { state: 'WaitForUpstreamSlotFunctionArn' },
     entry: 'functions/workflow/wait-for-slot.ts',
     timeoutSeconds: 50,
+    // Short DynamoDB-only steps run once or twice per task: 10 at ~100 ms each is ~100 tasks/s.
+    reservedConcurrency: 10,
     uses: ['capacity'],
   },
   {
@@ -384,6 +444,8 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     timeoutSeconds: 50,
     // "No room upstream after all" (429, account problems) sends the task back to the waiting room.
     designedErrorsMetric: METRIC.upstreamStartsDeferred,
+    // One create per task, up to the 50 s timeout when the upstream is slow.
+    reservedConcurrency: 20,
     uses: [
       'capacity',
       'upstream',
@@ -396,6 +458,8 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     trigger: { state: 'AwaitCompletionFunctionArn' },
     entry: 'functions/workflow/await-completion.ts',
     timeoutSeconds: 25,
+    // One look per job every check interval (60 s polls, 300 s behind callbacks): 20 cover thousands of jobs.
+    reservedConcurrency: 20,
     uses: ['settle'],
   },
   // Gets the video key from AwaitCompletion: no table. Network throughput grows with memory; the upload itself
@@ -406,6 +470,8 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     entry: 'functions/workflow/transfer-video.ts',
     timeoutSeconds: 900,
     memoryMb: 1024,
+    // Downloads run for minutes each (up to 12 of its 15): 50 finish 50 videos at once.
+    reservedConcurrency: 50,
     uses: [
       // Where videos are written (functions/core/use-cases/lifecycle-steps.ts: `videos/<account>/<task>.mp4`).
       { kind: 'videos', keys: 'videos/*' },
@@ -418,6 +484,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     trigger: { state: 'CompleteTaskFunctionArn' },
     entry: 'functions/workflow/complete-task.ts',
     timeoutSeconds: 25,
+    reservedConcurrency: 10,
     uses: [taskRepository(['GetItem', 'UpdateItem']), 'videoUrlSigner', webhookQueue],
   },
   {
@@ -425,6 +492,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     trigger: { state: 'FailAndRefundFunctionArn' },
     entry: 'functions/workflow/fail-and-refund.ts',
     timeoutSeconds: 25,
+    reservedConcurrency: 10,
     uses: ['settle'],
   },
 
@@ -433,9 +501,11 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   {
     id: WEBHOOK_QUEUE.consumer.id,
     trigger: { queue: WEBHOOK_QUEUE.name },
-    // Its entry and timeout with the queue's settings, which depend on them (functions/adapters/runtime/resources.ts).
-    entry: WEBHOOK_QUEUE.consumer.entry,
+    entry: 'functions/webhooks/deliver-webhook.ts',
+    // Its timeout with the queue's settings, which depend on it (functions/adapters/runtime/resources.ts).
     timeoutSeconds: WEBHOOK_QUEUE.consumer.timeoutSeconds,
+    // Exactly the event source's MaximumConcurrency: the poller never invokes more, so it is never throttled.
+    reservedConcurrency: WEBHOOK_QUEUE.consumer.maxConcurrency,
     uses: [
       taskRepository(['GetItem', 'UpdateItem'], ['GetItem', 'UpdateItem']),
       'videoUrlSigner',
@@ -447,8 +517,10 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   {
     id: TASK_STARTS.starter.id,
     trigger: { stream: 'tasks' },
-    entry: TASK_STARTS.starter.entry,
-    timeoutSeconds: TASK_STARTS.starter.timeoutSeconds,
+    entry: 'functions/workflow/start-executions.ts',
+    timeoutSeconds: 30,
+    // One batch per stream shard at a time: a handful of shards.
+    reservedConcurrency: 5,
     uses: [{ kind: 'executions', start: true, actions: [] }],
   },
   // Restarts executions of stuck tasks; gives back slots that ended tasks still hold, dispatches each waiting room.

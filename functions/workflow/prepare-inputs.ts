@@ -5,35 +5,16 @@
  */
 import * as v from 'valibot';
 import { prepareInputs } from '../core/use-cases/prepare-inputs.js';
-import { readEnv } from '../adapters/runtime/config.js';
-import { lambdaInvoker } from '../adapters/media/lambda-invoker.js';
-import { UPLOAD_TRANSCODER } from '../adapters/runtime/resources.js';
-import { TranscoderFunction } from '../adapters/media/transcoder-function.js';
-import { S3UploadFiles } from '../adapters/storage/s3-upload-files.js';
 import { taskRepository } from '../adapters/wiring/service-dependencies.js';
-import {
-  taskInputs,
-  uploadObjectSigner,
-  uploadRepository,
-  uploadStorage,
-} from '../adapters/wiring/upload-dependencies.js';
-import { S3UploadCopies } from '../adapters/storage/upload-copies.js';
+import { uploadCopies } from '../adapters/wiring/transcode-dependencies.js';
+import { taskInputs, uploadRepository } from '../adapters/wiring/upload-dependencies.js';
 import { videoUrlSigner } from '../adapters/wiring/url-signer-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
-
-/** TranscodeUpload's whole timeout and a little more: its own timeout is what ends a stuck transcode. */
-const TRANSCODE_CALL_TIMEOUT_MS = (UPLOAD_TRANSCODER.timeoutSeconds + 5) * 1000;
-/** One copy of an upload (50 MB at most) to or from S3 in the same region. */
-const TRANSFER_TIMEOUT_MS = 15 * 1000;
 
 const deps = {
   tasks: taskRepository(),
   uploads: uploadRepository(),
-  copies: new S3UploadCopies(
-    new S3UploadFiles(uploadObjectSigner(), TRANSFER_TIMEOUT_MS),
-    uploadStorage(),
-    new TranscoderFunction(lambdaInvoker(TRANSCODE_CALL_TIMEOUT_MS), readEnv('transcoderFunction')),
-  ),
+  copies: uploadCopies(),
   signer: videoUrlSigner(),
   inputs: taskInputs(),
   now: () => new Date(),

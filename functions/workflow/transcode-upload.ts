@@ -6,23 +6,14 @@
  */
 import * as v from 'valibot';
 import { UPLOADS } from '../adapters/runtime/resources.js';
-import { readEnv } from '../adapters/runtime/config.js';
-import { FfmpegTranscoder } from '../adapters/media/ffmpeg-transcoder.js';
-import { S3H264Copies } from '../adapters/media/h264-copies.js';
-import { S3UploadFiles } from '../adapters/storage/s3-upload-files.js';
-import type { TranscodeResult } from '../adapters/media/transcoder-function.js';
-import { uploadObjectSigner } from '../adapters/wiring/upload-dependencies.js';
+import { h264Copies } from '../adapters/wiring/transcode-dependencies.js';
+import type { TranscodeResult } from '../adapters/wiring/transcode-dependencies.js';
 import { stepHandler } from './step-handler.js';
 
 /** Within the function's 130 s with the two copies, so a stuck ffmpeg is reported as such, not as a timeout. */
 const TRANSCODE_TIMEOUT_MS = 100 * 1000;
-/** One copy of an upload (50 MB at most) to or from S3 in the same region. */
-const TRANSFER_TIMEOUT_MS = 15 * 1000;
 
-const copies = new S3H264Copies(
-  new S3UploadFiles(uploadObjectSigner(), TRANSFER_TIMEOUT_MS),
-  new FfmpegTranscoder(readEnv('ffmpegPath'), TRANSCODE_TIMEOUT_MS),
-);
+const copies = h264Copies(TRANSCODE_TIMEOUT_MS);
 
 /** An upload's key: under the uploads prefix, no way out of it. */
 const objectKey = v.pipe(

@@ -23,6 +23,7 @@ import {
   WEBHOOK_QUEUE,
 } from '../../functions/adapters/runtime/resources.js';
 import type { TableId } from '../../functions/adapters/runtime/resources.js';
+import { functionById } from '../../functions/catalog.js';
 import {
   ALL_FUNCTIONS,
   API_ROUTES,
@@ -336,7 +337,7 @@ describe('functions', () => {
     const [, transcoder] = fn(UPLOAD_TRANSCODER.id);
     expect(transcoder.Properties).toMatchObject({
       Timeout: UPLOAD_TRANSCODER.timeoutSeconds,
-      MemorySize: UPLOAD_TRANSCODER.memorySize,
+      MemorySize: functionById(UPLOAD_TRANSCODER.id).memoryMb,
     });
     // Its environment: where the bucket is, where ffmpeg is, and the settings every function has. No table,
     // no secret, no queue, no state machine.

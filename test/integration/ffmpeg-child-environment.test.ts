@@ -13,6 +13,7 @@ import { afterAll, expect, it } from 'vitest';
 import { ENV } from '../../functions/adapters/runtime/config.js';
 import { FfmpegTranscoder } from '../../functions/adapters/media/ffmpeg-transcoder.js';
 import { UPLOAD_TRANSCODER } from '../../functions/adapters/runtime/resources.js';
+import { functionById } from '../../functions/catalog.js';
 import { transcodedObjectKey } from '../../functions/core/uploads.js';
 import { loadBundledHandler } from '../../lib/dev/local/handler-loader.js';
 import { lambdaContext } from '../../lib/dev/local/lambda-context.js';
@@ -85,7 +86,7 @@ it('the TranscodeUpload bundle runs ffmpeg with none of the credentials it signs
   const bundles = (await lambdaBundles()).files;
   const handler = await loadBundledHandler<(event: unknown, context: Context) => Promise<{ key: string }>>(
     bundles,
-    UPLOAD_TRANSCODER.entry,
+    functionById(UPLOAD_TRANSCODER.id).entry,
   );
   try {
     const answer = await handler({ object_key: key }, lambdaContext(UPLOAD_TRANSCODER.id));

@@ -188,8 +188,8 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
               TableName: this.tables.tasks,
               Key: { task_id: taskId },
               UpdateExpression: 'REMOVE upstream_slot, upstream_slot_phase',
-              ConditionExpression: `upstream_slot = :slot AND ${phaseCondition(phase)}`,
-              ExpressionAttributeValues: { ':slot': accountId, ...(phase !== 'legacy' && { ':phase': phase }) },
+              ConditionExpression: 'upstream_slot = :slot AND upstream_slot_phase = :phase',
+              ExpressionAttributeValues: { ':slot': accountId, ':phase': phase },
             },
           },
           {
@@ -208,24 +208,11 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
   }
 
   async started(taskId: string, accountId: AccountId, now: string): Promise<boolean> {
-    if (await this.startedAs(taskId, accountId, now, 'queued')) return true;
-    // A slot taken before phases was never counted in flight: it is given back whole.
-    return this.startedAs(taskId, accountId, now, 'legacy');
-  }
-
-  private startedAs(taskId: string, accountId: AccountId, now: string, phase: 'queued' | 'legacy') {
-    const taskUpdate =
-      phase === 'queued'
-        ? {
-            UpdateExpression: 'SET upstream_slot_phase = :running',
-            ConditionExpression: 'upstream_slot = :slot AND upstream_slot_phase = :phase',
-            ExpressionAttributeValues: { ':slot': accountId, ':phase': 'queued', ':running': 'running' },
-          }
-        : {
-            UpdateExpression: 'REMOVE upstream_slot',
-            ConditionExpression: 'upstream_slot = :slot AND attribute_not_exists(upstream_slot_phase)',
-            ExpressionAttributeValues: { ':slot': accountId },
-          };
+    const taskUpdate = {
+      UpdateExpression: 'SET upstream_slot_phase = :running',
+      ConditionExpression: 'upstream_slot = :slot AND upstream_slot_phase = :phase',
+      ExpressionAttributeValues: { ':slot': accountId, ':phase': 'queued', ':running': 'running' },
+    };
     const command = new TransactWriteCommand({
       TransactItems: [
         { Update: { TableName: this.tables.tasks, Key: { task_id: taskId }, ...taskUpdate } },
@@ -301,8 +288,8 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
     }
   }
 
-  /** What the task holds in the account: its phase, `legacy` for a slot taken before phases, or nothing. */
-  private async phaseOf(taskId: string, accountId: AccountId): Promise<SlotPhase | 'legacy' | undefined> {
+  /** What the task holds in the account: its phase, or nothing. */
+  private async phaseOf(taskId: string, accountId: AccountId): Promise<SlotPhase | undefined> {
     const { Item } = await this.db.send(
       new GetCommand({
         TableName: this.tables.tasks,
@@ -312,7 +299,7 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
       }),
     );
     if (Item?.['upstream_slot'] !== accountId) return undefined;
-    return (Item['upstream_slot_phase'] as SlotPhase | undefined) ?? 'legacy';
+    return Item['upstream_slot_phase'] as SlotPhase | undefined;
   }
 
   async holders(accountId: AccountId, updatedBefore: string, limit: number) {
@@ -356,14 +343,9 @@ function admission(now: string, options: AssignOptions) {
   };
 }
 
-/** A slot taken before slots had phases holds a queued slot (and was never counted in flight). */
-function phaseCondition(phase: SlotPhase | 'legacy'): string {
-  return phase === 'legacy' ? 'attribute_not_exists(upstream_slot_phase)' : 'upstream_slot_phase = :phase';
-}
-
-function penaltyUpdate(penalty: AccountPenalty | undefined, now: string, phase: SlotPhase | 'legacy') {
+function penaltyUpdate(penalty: AccountPenalty | undefined, now: string, phase: SlotPhase) {
   const values: Record<string, unknown> = { ':minus': -1, ':now': now };
-  const adds = [phase === 'running' ? '' : 'in_use :minus', phase === 'legacy' ? '' : 'inflight :minus'];
+  const adds = [phase === 'running' ? '' : 'in_use :minus', 'inflight :minus'];
   let sets = 'updated_at = :now';
   let removes = '';
   if (penalty && 'coolUntil' in penalty) {

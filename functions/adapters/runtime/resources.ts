@@ -178,9 +178,9 @@ export const WEBHOOK_QUEUE = {
   visibilityTimeoutSeconds: 180,
   /** A message waits 15 min at most; four days leave room for a consumer outage. */
   retentionSeconds: 4 * 24 * 60 * 60,
+  /** Its function (functions/catalog.ts); the queue's visibility timeout and the claim depend on its timeout. */
   consumer: {
     id: 'DeliverWebhook',
-    entry: 'functions/webhooks/deliver-webhook.ts',
     timeoutSeconds: 30,
     batchSize: 10,
     /** The handler returns `{ batchItemFailures }`: the event source must have ReportBatchItemFailures. */
@@ -216,7 +216,8 @@ export function webhookDeadLetterQueueUrl(queueUrl: string): string {
  * than RECONCILE_MIN_AGE_SECONDS.
  */
 export const TASK_STARTS = {
-  starter: { id: 'StartExecutions', entry: 'functions/workflow/start-executions.ts', timeoutSeconds: 30 },
+  /** Its function (functions/catalog.ts). */
+  starter: { id: 'StartExecutions' },
   /** Lambda's filter criteria, applied alike by the local event source: a task created as pending, nothing else. */
   filterPattern: { eventName: ['INSERT'], dynamodb: { NewImage: { status: { S: ['pending'] } } } },
   /**
@@ -239,17 +240,14 @@ export const TASK_STARTS = {
 } as const;
 
 /**
- * The function that decodes untrusted media (docs/security.md, "Untrusted media"): PrepareInputs invokes it
- * for each uploaded video; it reads that upload and writes its H.264 copy beside it, and nothing else. Its
- * timeout holds the transcode (TRANSCODE_TIMEOUT_MS in its handler) and two copies of a 50 MB file; x264
- * uses every vCPU it gets, and Lambda gives vCPUs by memory (one per 1,769 MB): 4096 MB is over two.
+ * The function that decodes untrusted media (docs/security.md, "Untrusted media"; declared in
+ * functions/catalog.ts): PrepareInputs invokes it for each uploaded video, and waits as long as its timeout,
+ * which holds the transcode (TRANSCODE_TIMEOUT_MS in its handler) and two copies of a 50 MB file.
  */
 export const UPLOAD_TRANSCODER = {
   id: 'TranscodeUpload',
-  entry: 'functions/workflow/transcode-upload.ts',
   envVar: ENV.transcoderFunction.name,
   timeoutSeconds: 130,
-  memorySize: 4096,
 } as const;
 
 /** The prefix of a deployment's names when CDK context `prefix` is unset. */

@@ -35,3 +35,6 @@ export function webhookQueue() {
 export function pendingWebhooks() {
   return new DynamoDbPendingWebhooks(dynamoDocumentClient(), readEnv('tasksTable'));
 }
+
+/** A rotation that lost a race with another (RotateWebhookSecret answers it as a 400). */
+export { ConcurrentRotationError } from '../dynamodb/webhooks.js';

@@ -6,6 +6,3 @@ export interface TaskWorkflow {
   /** Whether the named execution is running, has ended, or never existed (or was lost). */
   status(executionName: string): Promise<'running' | 'ended' | 'missing'>;
 }
-
-/** For the tasks stream's starter (functions/workflow/start-executions.ts), which only starts. */
-export type WorkflowStarter = Pick<TaskWorkflow, 'start'>;

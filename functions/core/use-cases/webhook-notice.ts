@@ -14,13 +14,3 @@ export async function webhookNotice(
 ): Promise<boolean> {
   return shouldNotify(await tasks.get(taskId), status);
 }
-
-/** For the lifecycle steps: a task found already final may have been failed by someone else. */
-export async function withFinalNotice<R extends { state: string }>(
-  taskId: string,
-  progress: R,
-  tasks: Pick<TaskRepository, 'get'>,
-): Promise<R | (R & { notify: boolean })> {
-  if (progress.state !== 'final') return progress;
-  return { ...progress, notify: await webhookNotice(taskId, 'failed', tasks) };
-}

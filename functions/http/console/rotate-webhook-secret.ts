@@ -1,8 +1,7 @@
 /** POST /api/v1/console/webhook-secret/rotate */
 import { InvalidRequestError } from '../../core/api-error.js';
 import { rotateWebhookSecret } from '../../core/use-cases/console/webhook-secret.js';
-import { ConcurrentRotationError } from '../../adapters/dynamodb/webhooks.js';
-import { webhookSecrets } from '../../adapters/wiring/webhook-dependencies.js';
+import { ConcurrentRotationError, webhookSecrets } from '../../adapters/wiring/webhook-dependencies.js';
 import { consoleRoute } from './console-route.js';
 
 const deps = { secrets: webhookSecrets(), now: () => new Date() };

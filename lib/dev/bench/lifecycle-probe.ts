@@ -19,6 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { ENV } from '../../../functions/adapters/runtime/config.js';
 import { physicalNames, TASK_STARTS } from '../../../functions/adapters/runtime/resources.js';
+import { functionById } from '../../../functions/catalog.js';
 import { DEFAULT_ACCOUNT } from '../../../functions/core/ports/upstream-capacity.js';
 import { AdminStore } from '../../ship/admin/admin-store.js';
 import { startApiGatewayServer } from '../local/api-gateway-server.js';
@@ -213,7 +214,7 @@ const api = await startApiGatewayServer({
   contextFor: (id) => lambdaContext(id),
   port: 0,
 });
-const starter = await loadHandler<Handler>(TASK_STARTS.starter.entry);
+const starter = await loadHandler<Handler>(functionById(TASK_STARTS.starter.id).entry);
 
 type State = { Type: string; Resource?: string; Parameters?: { FunctionName?: string }; TimeoutSeconds?: number };
 type Retrier = { ErrorEquals: string[]; IntervalSeconds: number };

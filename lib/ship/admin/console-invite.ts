@@ -21,12 +21,6 @@ export interface ConsoleUserPool {
   userPoolId: string;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-export function isEmail(text: string): boolean {
-  return EMAIL.test(text) && text.length <= 254;
-}
-
 /**
  * Invites `email`: a new user whose first sign-in must set a password (NEW_PASSWORD_REQUIRED). With a
  * `temporaryPassword` Cognito sends nothing (the caller shows it); without one Cognito makes one and emails it

@@ -5,39 +5,18 @@
  * together within it. A flood of one route is refused there (429) and leaves the others, and the workflow,
  * their executions. The numbers and their reasoning: docs/capacity.md.
  */
-import { API_ROUTES, CONSOLE_ROUTES } from '../routes.js';
+import { CATALOG, CONSOLE_ROUTE_SECONDS, CONSOLE_SHARE, functionById } from '../../../functions/catalog.js';
+import type { RouteBudget } from '../../../functions/catalog.js';
+import { API_ROUTES, CONSOLE_ROUTES, DEFAULT_ROUTE } from '../routes.js';
 
 /** API Gateway's account quota per Region: 10,000 requests/s, a burst of 5,000 ("Amazon API Gateway quotas"). */
 export const ACCOUNT_API_RATE = 10_000;
 export const ACCOUNT_API_BURST = 5_000;
 
-/** A route's share of the API's executions and the time one request holds one (p99-ish, cold starts aside). */
-interface RouteBudget {
-  readonly share: number;
-  readonly seconds: number;
-}
-
-/** The public routes by id; the console's routes share CONSOLE_SHARE evenly. Shares sum to at most 1. */
-export const ROUTE_BUDGETS: Readonly<Record<string, RouteBudget>> = {
-  // A transaction (charge + ledger + task) and an idempotency record: the slowest and the one that earns.
-  SubmitTask: { share: 0.2, seconds: 0.3 },
-  // Polling: most of the traffic, one read each.
-  GetTask: { share: 0.25, seconds: 0.1 },
-  ListTasks: { share: 0.08, seconds: 0.2 },
-  CancelTask: { share: 0.04, seconds: 0.3 },
-  GetBalance: { share: 0.04, seconds: 0.1 },
-  ListTransactions: { share: 0.04, seconds: 0.2 },
-  ListModels: { share: 0.03, seconds: 0.1 },
-  CreateUpload: { share: 0.04, seconds: 0.2 },
-  // The upstream's reports: one or two per task; refused reports are made good by the polls.
-  UpstreamCallback: { share: 0.1, seconds: 0.2 },
-  Health: { share: 0.01, seconds: 0.05 },
-  GetOpenApi: { share: 0.01, seconds: 0.05 },
-  GetDocs: { share: 0.01, seconds: 0.05 },
-};
-export const CONSOLE_SHARE = 0.12;
-/** `$default` (the not-found answer): what is left. */
-export const DEFAULT_ROUTE_BUDGET: RouteBudget = { share: 0.03, seconds: 0.05 };
+/** The public routes' budgets by id, from their catalog entries (`throttle`); the console's share CONSOLE_SHARE. */
+export const ROUTE_BUDGETS: Readonly<Record<string, RouteBudget>> = Object.fromEntries(
+  CATALOG.flatMap((fn) => (fn.throttle && fn.id !== DEFAULT_ROUTE.id ? [[fn.id, fn.throttle]] : [])),
+);
 
 export interface RouteThrottle {
   readonly routeKey: string;
@@ -54,7 +33,7 @@ function throttle(routeKey: string, { share, seconds }: RouteBudget, apiConcurre
 
 /** Every route's throttle, for `apiConcurrency` executions shared by the API's functions. */
 export function routeThrottles(apiConcurrency: number): RouteThrottle[] {
-  const consoleBudget = { share: CONSOLE_SHARE / CONSOLE_ROUTES.length, seconds: 0.2 };
+  const consoleBudget = { share: CONSOLE_SHARE / CONSOLE_ROUTES.length, seconds: CONSOLE_ROUTE_SECONDS };
   return [
     ...API_ROUTES.map((route) =>
       throttle(
@@ -63,10 +42,10 @@ export function routeThrottles(apiConcurrency: number): RouteThrottle[] {
         apiConcurrency,
       ),
     ),
-    throttle('$default', DEFAULT_ROUTE_BUDGET, apiConcurrency),
+    throttle('$default', functionById(DEFAULT_ROUTE.id).throttle ?? missing(DEFAULT_ROUTE.id), apiConcurrency),
   ];
 }
 
 function missing(id: string): never {
-  throw new Error(`route ${id} has no budget in ROUTE_BUDGETS (lib/ship/cdk/route-throttles.ts)`);
+  throw new Error(`route ${id} has no \`throttle\` in its functions/catalog.ts entry`);
 }

@@ -1,7 +1,7 @@
-/** webhookNotice and withFinalNotice: the notify flag CompleteTask, FailAndRefund and PollUpstream return. */
+/** webhookNotice: the notify flag CompleteTask and FailAndRefund return. */
 import { describe, expect, it } from 'vitest';
 import type { TaskRecord } from '../../../functions/core/task.js';
-import { webhookNotice, withFinalNotice } from '../../../functions/core/use-cases/webhook-notice.js';
+import { webhookNotice } from '../../../functions/core/use-cases/webhook-notice.js';
 import { TASK_ID } from '../../support/task-records.js';
 import { webhookTask } from '../webhook-support.js';
 
@@ -13,18 +13,5 @@ describe('the notify flag the lifecycle steps return', () => {
     expect(await webhookNotice(TASK_ID, 'failed', tasks(webhookTask('failed')))).toBe(true);
     expect(await webhookNotice(TASK_ID, 'failed', tasks(webhookTask('failed', {}, null)))).toBe(false);
     expect(await webhookNotice(TASK_ID, 'failed', tasks(undefined))).toBe(false);
-  });
-
-  it('PollUpstream: only a task found final gets the flag, true if it failed with a webhook', async () => {
-    const waiting = { state: 'started', job_id: 'j' } as const;
-    expect(await withFinalNotice(TASK_ID, waiting, tasks(webhookTask('failed')))).toEqual(waiting);
-    expect(await withFinalNotice(TASK_ID, { state: 'final' }, tasks(webhookTask('failed')))).toEqual({
-      state: 'final',
-      notify: true,
-    });
-    expect(await withFinalNotice(TASK_ID, { state: 'final' }, tasks(webhookTask('refunded')))).toEqual({
-      state: 'final',
-      notify: false,
-    });
   });
 });

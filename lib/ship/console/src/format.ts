@@ -23,10 +23,6 @@ export function dateTime(iso: string | null | undefined): string {
   });
 }
 
-export function shortId(id: string): string {
-  return id.length > 12 ? `${id.slice(0, 8)}…` : id;
-}
-
 /** The base URL of the public API as a customer would call it (for the examples). */
 export function publicBase(apiBase: string): string {
   if (apiBase) return apiBase.replace(/\/$/, '');
