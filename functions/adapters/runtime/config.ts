@@ -64,6 +64,27 @@ export const ENV = {
   uploadsTable: variable('UPLOADS_TABLE', text),
   consoleUsersTable: variable('CONSOLE_USERS_TABLE', text),
   redeemCodesTable: variable('REDEEM_CODES_TABLE', text),
+  topupsTable: variable('TOPUPS_TABLE', text),
+  /** Alipay (docs/money-and-ledger.md, "Top-ups"): its OpenAPI gateway, our app and the two keys. */
+  alipayGatewayUrl: variable('ALIPAY_GATEWAY_URL', text, 'https://openapi.alipay.com/gateway.do'),
+  alipayAppId: variable('ALIPAY_APP_ID', text),
+  /** Our app's private key (PEM or bare base64), plain (local) or as a secret (AWS). */
+  alipayAppPrivateKey: variable('ALIPAY_APP_PRIVATE_KEY', optionalText, ''),
+  alipayAppPrivateKeySecretArn: variable('ALIPAY_APP_PRIVATE_KEY_SECRET_ARN', optionalText, ''),
+  /** Alipay's public key (PEM or bare base64): what its answers and notifications are verified with. */
+  alipayPublicKey: variable('ALIPAY_PUBLIC_KEY', text),
+  /** A top-up's bounds in CNY (at most 2 decimals), and how long an unpaid order stays open. */
+  topupMinCny: variable(
+    'TOPUP_MIN_CNY',
+    v.pipe(text, v.regex(/^\d{1,9}(\.\d{1,2})?$/, 'must be CNY with at most 2 decimals')),
+    '1',
+  ),
+  topupMaxCny: variable(
+    'TOPUP_MAX_CNY',
+    v.pipe(text, v.regex(/^\d{1,9}(\.\d{1,2})?$/, 'must be CNY with at most 2 decimals')),
+    '50000',
+  ),
+  topupExpiryMinutes: variable('TOPUP_EXPIRY_MINUTES', integer(1), '15'),
   /**
    * The API's public base URL, to which the upstream reports a job's status changes (docs/task-lifecycle.md, "Completion").
    * Empty: jobs are made without a callback and only the fallback polling notices their end.

@@ -106,6 +106,15 @@ export const API_KEYS_BY_ACCOUNT_INDEX = {
   sortKey: 'created_at',
 } as const;
 
+/** An account's top-up orders, newest first (docs/money-and-ledger.md, "Top-ups"). */
+export const TOPUPS_BY_ACCOUNT_INDEX = {
+  name: 'by-account',
+  partitionKey: 'account_id',
+  sortKey: 'created_at',
+} as const;
+/** Orders still pending, by expiry: sparse, as only a pending order carries `pending` (the sweep reads it). */
+export const TOPUPS_PENDING_INDEX = { name: 'pending', partitionKey: 'pending', sortKey: 'expires_at' } as const;
+
 export const TABLES = {
   accounts: { envVar: ENV.accountsTable.name, partitionKey: 'account_id' },
   apiKeys: { envVar: ENV.apiKeysTable.name, partitionKey: 'key_hash', indexes: [API_KEYS_BY_ACCOUNT_INDEX] },
@@ -137,6 +146,12 @@ export const TABLES = {
   consoleUsers: { envVar: ENV.consoleUsersTable.name, partitionKey: 'sub' },
   // Top-up codes (admin code:create), by the SHA-256 of the code: single use, redeemed in the ledger's transaction.
   redeemCodes: { envVar: ENV.redeemCodesTable.name, partitionKey: 'code_hash' },
+  // Top-up orders (docs/money-and-ledger.md, "Top-ups"): paid once, in the ledger entry's transaction.
+  topups: {
+    envVar: ENV.topupsTable.name,
+    partitionKey: 'topup_id',
+    indexes: [TOPUPS_BY_ACCOUNT_INDEX, TOPUPS_PENDING_INDEX],
+  },
 } as const satisfies Record<string, TableDefinition>;
 export type TableId = keyof typeof TABLES;
 
