@@ -1,5 +1,5 @@
 /**
- * The CDK app (`npx cdk synth`, `npx cdk deploy --all`): the stacks of lib/ship/cdk/video-service-stack.ts.
+ * The CDK app (`npx cdk synth`, `npx cdk deploy --all`): the stacks of lib/ship/cdk/video-service.ts.
  * Context (cdk.json, so a plain deploy repeats the last one): see configFromContext. A missing or wrong input
  * (SetupError) is one line naming the fix, without a stack trace. cdk-nag's AwsSolutions pack runs on every
  * synthesis: an unacknowledged finding stops it.
@@ -8,7 +8,8 @@ import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describeAlarmDestination } from '../lib/ship/cdk/alarm-destination.js';
 import { SIGNING_KEYS_CONTEXT } from '../lib/ship/cdk/video-delivery.js';
-import { addVideoService, configFromContext } from '../lib/ship/cdk/video-service-stack.js';
+import { configFromContext } from '../lib/ship/cdk/stack-context.js';
+import { addVideoService } from '../lib/ship/cdk/video-service.js';
 import { SetupError } from '../lib/ship/setup-error.js';
 
 try {

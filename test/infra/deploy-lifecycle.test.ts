@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MISSING_KEYS_PARAMETER, SIGNING_KEYS_CONTEXT } from '../../lib/ship/cdk/video-delivery.js';
-import { configFromContext, StatefulStack } from '../../lib/ship/cdk/video-service-stack.js';
+import { configFromContext } from '../../lib/ship/cdk/stack-context.js';
+import { StatefulStack } from '../../lib/ship/cdk/stateful-stack.js';
 import type { CfnResource, SynthesizedService } from './synth.js';
 import {
   cdkJson,

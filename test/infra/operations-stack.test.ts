@@ -19,7 +19,7 @@ import {
   routeThrottles,
 } from '../../lib/ship/cdk/route-throttles.js';
 import { SetupError } from '../../lib/ship/setup-error.js';
-import { videoStorageFromContext } from '../../lib/ship/cdk/video-service-stack.js';
+import { videoStorageFromContext } from '../../lib/ship/cdk/stack-context.js';
 import { TABLES } from '../../functions/adapters/runtime/resources.js';
 import { ENV } from '../../functions/adapters/runtime/config.js';
 import { ALL_FUNCTIONS, API_ROUTES } from '../../lib/ship/routes.js';

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import type { AppProps } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { addVideoService, configFromContext } from '../../lib/ship/cdk/video-service-stack.js';
+import { configFromContext } from '../../lib/ship/cdk/stack-context.js';
+import { addVideoService } from '../../lib/ship/cdk/video-service.js';
 import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
 
 export { REPOSITORY_ROOT };

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { TableId } from '../../functions/adapters/runtime/resources.js';
 import { physicalNames } from '../../functions/adapters/runtime/resources.js';
 import { planStages } from '../../lib/ship/admin/index-plan.js';
-import { configFromContext, StatefulStack } from '../../lib/ship/cdk/video-service-stack.js';
+import { configFromContext } from '../../lib/ship/cdk/stack-context.js';
+import { StatefulStack } from '../../lib/ship/cdk/stateful-stack.js';
 import {
   allReleaseIndexes,
   perTable,

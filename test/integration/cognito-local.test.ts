@@ -1,7 +1,7 @@
 /**
  * The console's sign-in locally: cognito-local as the local stack starts it (lib/dev/local/cognito.ts), driven by
  * the same SDK calls the console makes in AWS, its tokens checked by the local gateway's JWT authorizer
- * (lib/dev/local/api-gateway-server.ts). Self sign-up confirms with the fixed code; an invited user sets a password
+ * (lib/dev/local/jwt-authorizer.ts). Self sign-up confirms with the fixed code; an invited user sets a password
  * at the first sign-in; a token of another pool or client, or a tampered one, is refused. The pool survives a
  * restart on the same port (tokens name it), and no cognito-local process outlives its stack, not even one
  * whose parent was killed with -9.
@@ -22,8 +22,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureConsoleUser, inviteConsoleUser, temporaryPassword } from '../../lib/ship/admin/console-invite.js';
-import { jwtAuthorizer } from '../../lib/dev/local/api-gateway-server.js';
-import type { JwtAuthorizer } from '../../lib/dev/local/api-gateway-server.js';
+import { jwtAuthorizer } from '../../lib/dev/local/jwt-authorizer.js';
+import type { JwtAuthorizer } from '../../lib/dev/local/jwt-authorizer.js';
 import { LOCAL_CONFIRMATION_CODE, POOL_FILE, startLocalCognito } from '../../lib/dev/local/cognito.js';
 import type { LocalCognito } from '../../lib/dev/local/cognito.js';
 import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';

@@ -16,7 +16,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { apiGatewayClaims, startApiGatewayServer } from '../../lib/dev/local/api-gateway-server.js';
+import { startApiGatewayServer } from '../../lib/dev/local/api-gateway-server.js';
+import { apiGatewayClaims } from '../../lib/dev/local/jwt-authorizer.js';
 import type { HttpHandler } from '../../lib/dev/local/api-gateway-server.js';
 import { lambdaContext } from '../../lib/dev/local/lambda-context.js';
 

@@ -1,28 +1,23 @@
 /**
- * A local stand-in for API Gateway (HTTP API, payload format 2.0): it turns each HTTP request into the
- * event API Gateway would send for the matching route, invokes that route's handler, and writes back
- * what the handler returns. What AWS refuses before any function runs, it refuses alike; whatever Node's
- * own HTTP server would answer by itself (no Host, an Expect it does not know, CONNECT) gets the envelope.
- * Each request gets an id, in the event's `requestContext.requestId` as API Gateway puts it; the gateway's own
- * answers carry it in `X-Request-Id` (the functions' answers carry it already: docs/api-contract.md, "Request ids").
- *
- * Routes flagged `auth: 'jwt'` pass the JWT authorizer first, as in AWS (the console's routes, with tokens of the
- * local Cognito, lib/dev/local/cognito.ts); and the console's single-page app is served under /console, as
- * CloudFront serves it in AWS, with its config.json made from the local Cognito's settings.
+ * A local stand-in for API Gateway (HTTP API, payload format 2.0): it turns each HTTP request into the event
+ * API Gateway would send for the matching route, invokes that route's handler, and writes back what it returns.
+ * What AWS refuses before any function runs, it refuses alike; what Node's own HTTP server would answer by itself
+ * (no Host, an Expect it does not know, CONNECT) gets the envelope. Routes flagged `auth: 'jwt'` pass the JWT
+ * authorizer first (jwt-authorizer.ts), and the console's files are served under /console (console-files.ts).
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { JwtRsaVerifier } from 'aws-jwt-verify';
-import { SimpleJwksCache } from 'aws-jwt-verify/jwk';
-import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import { randomUUID } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, resolve, sep } from 'node:path';
 import type { Duplex } from 'node:stream';
 import { matchPath } from '../../ship/routes.js';
 import type { RouteDefinition } from '../../ship/routes.js';
+import { consoleServer } from './console-files.js';
+import type { ConsoleConfig, ConsoleFiles, LocalConsoleSettings } from './console-files.js';
+import { envelope, envelopeText } from './gateway-envelope.js';
+import { routeAuthorizer } from './jwt-authorizer.js';
+import type { JwtAuthorizerSettings, JwtContext, RouteAuthorizer } from './jwt-authorizer.js';
 
 export type HttpHandler = (
   event: APIGatewayProxyEventV2,
@@ -34,29 +29,6 @@ export interface LocalRoute extends Pick<RouteDefinition, 'id' | 'path'> {
   /** `jwt`: only with a token the JWT authorizer accepts (API Gateway's JWT authorizer in AWS). */
   auth?: 'jwt' | undefined;
   handler: HttpHandler;
-}
-
-/** API Gateway's JWT authorizer settings: tokens of `issuer`, for one of `audience` (app client ids). */
-export interface JwtAuthorizerSettings {
-  issuer: string;
-  audience: readonly string[];
-  /** Scopes a verified token must hold one of (the token's `scope` or `scp`): else 403, as API Gateway does. */
-  scopes?: readonly string[];
-}
-
-/** What the console's SPA reads from its config.json (the console contract). */
-export interface ConsoleConfig {
-  cognito: { endpoint: string; region: string; userPoolId: string; clientId: string };
-  apiBase: string;
-}
-
-export interface LocalConsoleSettings {
-  config: ConsoleConfig;
-  /**
-   * The built SPA's directory (index.html + assets/); by default `buildConsole()` of lib/ship/console/build.ts,
-   * called at the first request under /console (a second call is instant: it is cached).
-   */
-  directory?: () => Promise<string>;
 }
 
 /** The local stack's authorizer and console settings for the API process's gateway. */
@@ -97,27 +69,14 @@ const PAYLOAD_TOO_LARGE: APIGatewayProxyStructuredResultV2 = {
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify({ message: 'Request Entity Too Large' }),
 };
-/** API Gateway's own answer to a verified token without any of the route's scopes: no function runs. */
-export const FORBIDDEN: APIGatewayProxyStructuredResultV2 = {
-  statusCode: 403,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ message: 'Forbidden' }),
-};
-/** API Gateway's own answer when its JWT authorizer refuses a request: no function runs. */
-export const UNAUTHORIZED: APIGatewayProxyStructuredResultV2 = {
-  statusCode: 401,
-  headers: { 'content-type': 'application/json' },
-  body: JSON.stringify({ message: 'Unauthorized' }),
-};
 const EMPTY = Buffer.alloc(0);
 const TEXT_TYPES = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
 
 export async function startApiGatewayServer(given: ApiGatewayServerOptions) {
-  const jwtSettings = given.jwtAuthorizer;
   const consoleSettings = given.console;
   const options: GatewayState = {
     ...given,
-    authorize: jwtSettings ? jwtAuthorizer(jwtSettings) : async () => undefined,
+    authorize: routeAuthorizer(given.jwtAuthorizer),
     ...(consoleSettings && { serveConsole: consoleServer(consoleSettings) }),
   };
   // No Host is answered below, in the envelope, instead of by Node's bare 400.
@@ -162,8 +121,8 @@ export async function startApiGatewayServer(given: ApiGatewayServerOptions) {
 }
 
 interface GatewayState extends ApiGatewayServerOptions {
-  authorize: JwtAuthorizer;
-  serveConsole?: (path: string, search: string) => Promise<APIGatewayProxyStructuredResultV2 | undefined>;
+  authorize: RouteAuthorizer;
+  serveConsole?: ConsoleFiles;
 }
 
 async function handle(req: IncomingMessage, res: ServerResponse, options: GatewayState) {
@@ -218,23 +177,15 @@ async function answer(
       break;
     }
   }
-  let claims: Record<string, string> | undefined;
-  let scopes: string[] | null = null;
+  let authorizer: JwtContext | undefined;
   if (route.auth === 'jwt') {
-    claims = await options.authorize(req.headers.authorization);
-    if (!claims) return UNAUTHORIZED;
-    const required = options.jwtAuthorizer?.scopes ?? [];
-    if (required.length > 0) {
-      scopes = (claims['scope'] ?? claims['scp'] ?? '')
-        .replace(/^\[|\]$/g, '')
-        .split(' ')
-        .filter(Boolean);
-      if (!required.some((scope) => scopes!.includes(scope))) return FORBIDDEN;
-    }
+    const verdict = await options.authorize(req.headers.authorization);
+    if ('refusal' in verdict) return verdict.refusal;
+    authorizer = verdict.context;
   }
   const event = toEvent(req, url, method, body, requestId, route.routeKey, route.params);
-  // API Gateway's payload 2.0 with a JWT authorizer (scopes: null when the route requires none).
-  if (claims) Object.assign(event.requestContext, { authorizer: { jwt: { claims, scopes } } });
+  // API Gateway's payload 2.0 with a JWT authorizer.
+  if (authorizer) Object.assign(event.requestContext, { authorizer });
   // Headers, base64 and JSON escapes all count: measured only with a body, as a bodiless event stays far below.
   if (body.length > 0 && Buffer.byteLength(JSON.stringify(event)) > LAMBDA_PAYLOAD_BYTES) return PAYLOAD_TOO_LARGE;
   return route.handler(event, options.contextFor(route.id));
@@ -290,159 +241,11 @@ function toEvent(
   };
 }
 
-/** The claims of the token in an Authorization header, as API Gateway hands them on; undefined: refused. */
-export type JwtAuthorizer = (authorization: string | undefined) => Promise<Record<string, string> | undefined>;
-
 /**
- * API Gateway's JWT authorizer (identity source `$request.header.Authorization`): the token, with or without
- * `Bearer `, must be an RS256 JWT of the issuer signed by a key of its JWKS, unexpired (`exp`, `nbf`), and for
- * one of the audiences: its `aud` when it has one, else its `client_id` (a Cognito access token has no `aud`).
- * The JWKS is fetched with fetch(): aws-jwt-verify's own fetcher speaks HTTPS only, and the local Cognito HTTP.
+ * Each request's id is the event's `requestContext.requestId`, as API Gateway puts it; the gateway's own answers
+ * carry it in `X-Request-Id`, and a function's answer keeps the one it gave, the same (docs/api-contract.md,
+ * "Request ids").
  */
-export function jwtAuthorizer(settings: JwtAuthorizerSettings): JwtAuthorizer {
-  const audience = new Set(settings.audience);
-  const jwksCache = new SimpleJwksCache({
-    fetcher: {
-      fetch: async (uri: string) => {
-        const response = await fetch(uri, { signal: AbortSignal.timeout(5_000) });
-        if (!response.ok) throw new Error(`JWKS ${uri}: HTTP ${response.status}`);
-        return response.arrayBuffer();
-      },
-    },
-  });
-  const verifier = JwtRsaVerifier.create(
-    {
-      issuer: settings.issuer,
-      jwksUri: `${settings.issuer}/.well-known/jwks.json`,
-      audience: null,
-      customJwtCheck: ({ payload }) => {
-        const given = payload.aud === undefined ? [payload['client_id']] : [payload.aud].flat();
-        if (!given.some((value) => typeof value === 'string' && audience.has(value))) {
-          throw new Error('the token is not for this audience');
-        }
-      },
-    },
-    { jwksCache },
-  );
-  return async (authorization) => {
-    const token = authorization?.replace(/^Bearer\s+/i, '').trim();
-    if (!token) return undefined;
-    try {
-      return apiGatewayClaims(await verifier.verify(token));
-    } catch {
-      return undefined;
-    }
-  };
-}
-
-/**
- * The claims as API Gateway passes them in `requestContext.authorizer.jwt.claims`: every value a string
- * (numbers and booleans as their text; an array as `[a b c]`; an object as its JSON).
- */
-export function apiGatewayClaims(payload: JwtPayload): Record<string, string> {
-  const claims: Record<string, string> = {};
-  for (const [name, value] of Object.entries(payload)) {
-    if (value === undefined || value === null) continue;
-    claims[name] = Array.isArray(value)
-      ? `[${value.map(String).join(' ')}]`
-      : typeof value === 'object'
-        ? JSON.stringify(value)
-        : String(value);
-  }
-  return claims;
-}
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.map': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.txt': 'text/plain; charset=utf-8',
-  '.webmanifest': 'application/manifest+json',
-  '.mp4': 'video/mp4',
-};
-/** Vite's hashed build output: a new build gives new names, so a browser may keep these for good. */
-const IMMUTABLE = 'public, max-age=31536000, immutable';
-const REVALIDATE = 'no-cache';
-
-/**
- * The console under /console, as CloudFront serves it from the bucket in AWS: `/console` → 301 to `/console/`;
- * index.html for `/console/` (the SPA routes in the URL's fragment); `config.json` made here; files under assets/ (hashed names) immutable, everything else revalidated.
- * Answers undefined for paths outside /console.
- */
-export function consoleServer(settings: LocalConsoleSettings) {
-  const configBody = JSON.stringify(settings.config);
-  let directory: Promise<string> | undefined;
-  const built = () => {
-    directory ??= (settings.directory ?? defaultConsoleDirectory)().catch((error: unknown) => {
-      directory = undefined; // tried again at the next request
-      throw error;
-    });
-    return directory;
-  };
-  return async (path: string, search: string): Promise<APIGatewayProxyStructuredResultV2 | undefined> => {
-    if (path === '/console') return { statusCode: 301, headers: { location: `/console/${search}` }, body: '' };
-    if (!path.startsWith('/console/')) return undefined;
-    if (path === '/console/config.json') {
-      return {
-        statusCode: 200,
-        headers: { 'content-type': 'application/json', 'cache-control': REVALIDATE },
-        body: configBody,
-      };
-    }
-    let root: string;
-    try {
-      root = resolve(await built());
-    } catch (error) {
-      console.error('the console could not be built:', error);
-      return envelope(503, `the console could not be built: ${(error as Error).message.split('\n')[0]}`);
-    }
-    let relative: string;
-    try {
-      relative = decodeURIComponent(path.slice('/console/'.length));
-    } catch {
-      return envelope(400, 'malformed path');
-    }
-    const file = resolve(join(root, relative === '' ? 'index.html' : relative));
-    if (file !== root && !file.startsWith(root + sep)) return envelope(404, `no such endpoint: GET ${path}`);
-    const found = await stat(file).then(
-      (stats) => stats.isFile(),
-      () => false,
-    );
-    if (!found) return envelope(404, `no such file: ${path}`);
-    const immutable = file.startsWith(join(root, 'assets') + sep);
-    return {
-      statusCode: 200,
-      headers: {
-        'content-type': CONTENT_TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
-        'cache-control': immutable ? IMMUTABLE : REVALIDATE,
-      },
-      body: (await readFile(file)).toString('base64'),
-      isBase64Encoded: true,
-    };
-  };
-}
-
-/** lib/ship/console/build.ts's buildConsole(), loaded only when the console is first asked for. */
-async function defaultConsoleDirectory(): Promise<string> {
-  // A variable, not a literal: loaded at run time (through tsx), and not a compile-time dependency of the gateway.
-  const modulePath = '../../ship/console/build.js';
-  const { buildConsole } = (await import(modulePath)) as { buildConsole: () => Promise<string> };
-  return buildConsole();
-}
-
-/** The gateway's own answers get the id; a function's answer keeps the one it gave (the same). */
 function withRequestId(
   result: APIGatewayProxyStructuredResultV2,
   requestId: string,
@@ -473,14 +276,6 @@ async function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
     if (size <= LAMBDA_PAYLOAD_BYTES) chunks.push(chunk as Buffer);
   }
   return size <= LAMBDA_PAYLOAD_BYTES ? Buffer.concat(chunks) : undefined;
-}
-
-function envelopeText(code: number, message: string): string {
-  return JSON.stringify({ code, message, data: null });
-}
-
-function envelope(code: number, message: string): APIGatewayProxyStructuredResultV2 {
-  return { statusCode: code, headers: { 'content-type': 'application/json' }, body: envelopeText(code, message) };
 }
 
 /** An envelope written straight to the socket, where Node gives us no response object; then the connection ends. */

@@ -2,7 +2,7 @@
  * The local stand-in for Amazon Cognito user pools: cognito-local (npm) in a child process, with the console's
  * user pool and app client made once and kept. The same SDK calls as in AWS, against its endpoint; its tokens
  * are RS256 JWTs with the issuer `http://127.0.0.1:<port>/<pool id>` and the JWKS under it, which the local
- * gateway checks as API Gateway's JWT authorizer does (lib/dev/local/api-gateway-server.ts).
+ * gateway checks as API Gateway's JWT authorizer does (lib/dev/local/jwt-authorizer.ts).
  *
  * It keeps its data in `<cwd>/.cognito`, so it runs in `dataDir`; the port, pool and client ids are kept
  * there too (POOL_FILE): tokens name the port in their issuer, and stay valid across restarts only on it.

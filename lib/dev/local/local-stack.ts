@@ -217,7 +217,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       email: demoConsole.email,
       created_at: new Date().toISOString(),
     });
-    // The API process's gateway: its JWT authorizer and the console's config (lib/dev/local/api-gateway-server.ts).
+    // The API process's gateway: its JWT authorizer (lib/dev/local/jwt-authorizer.ts) and the console's config
+    // (lib/dev/local/console-files.ts).
     const gatewaySettings: GatewaySettings = {
       jwtAuthorizer: { issuer: cognito.issuer, audience: [cognito.clientId], scopes: CONSOLE_ROUTE_SCOPES },
       console: {

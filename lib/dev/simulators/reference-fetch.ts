@@ -92,3 +92,39 @@ export async function fetchReference(url: string, limit: ReferenceLimit, timeout
   }
   return { ok: true };
 }
+
+/** One reference of a create body: where it is in the body, its URL, and which limit applies. */
+export interface Reference<Media extends string> {
+  param: string;
+  url: string;
+  media: Media;
+}
+
+/** Per media, what a reference may be; and how long each download may take. */
+export interface ReferenceSettings<Media extends string> {
+  limits: Readonly<Record<Media, ReferenceLimit>>;
+  timeoutMs: number;
+}
+
+export interface Unusable<Media extends string> {
+  reference: Reference<Media>;
+  problem: ReferenceProblem;
+  detail: string;
+}
+
+/**
+ * Downloads every reference at once; the first unusable one in the body's order fails the job, with what
+ * `failure` makes of it (the provider's code and words). Undefined: all usable.
+ */
+export async function referenceFailure<Media extends string, Failure>(
+  references: readonly Reference<Media>[],
+  settings: ReferenceSettings<Media>,
+  failure: (unusable: Unusable<Media>) => Failure,
+): Promise<Failure | undefined> {
+  const { limits, timeoutMs } = settings;
+  const verdicts = await Promise.all(references.map((ref) => fetchReference(ref.url, limits[ref.media], timeoutMs)));
+  for (const [index, verdict] of verdicts.entries()) {
+    if (!verdict.ok) return failure({ reference: references[index] as Reference<Media>, ...verdict });
+  }
+  return undefined;
+}

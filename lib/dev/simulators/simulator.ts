@@ -4,6 +4,8 @@
  * needs no line here. A simulator imports nothing from functions/: it is its own reading of the documents.
  */
 
+import type { ReferenceLimit } from './reference-fetch.js';
+
 /** One job as a simulator holds it: what tests and the local stack look at. */
 export interface SimulatedJob {
   id: string;
@@ -24,6 +26,30 @@ export interface RunningSimulator {
   port: number;
   close(): Promise<void>;
   jobs(): SimulatedJob[];
+}
+
+/** What every simulator's own start function takes, beside its provider's knobs (in tests). */
+export interface SimulatorOptions<Media extends string> {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  host?: string;
+  /** How long a job stays queued (when nothing else holds it there). */
+  queuedMs?: number;
+  /** How long a job stays running after the queue. */
+  runningMs?: number;
+  /** Key → master account: keys of one master account share its limits. Default: each key its own. */
+  masterAccounts?: Record<string, string>;
+  /**
+   * When set, jobs are kept in this JSON file and reloaded on start: the real upstream outlives a crash
+   * of our service, so the simulated one must too (the crash test relies on it).
+   */
+  stateFile?: string;
+  /** Epoch milliseconds; inject to move time (expiry, URL lifetime) without waiting. Default Date.now. */
+  now?: () => number;
+  /** Per media, the size and types a reference may have (default: the provider's references.ts). */
+  referenceLimits?: Partial<Record<Media, ReferenceLimit>>;
+  /** How long each reference's download may take (default 10 s). */
+  referenceTimeoutMs?: number;
 }
 
 export interface SimulatorStart {

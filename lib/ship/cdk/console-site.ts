@@ -28,13 +28,14 @@ import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { IUserPool, IUserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Bucket, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import type { ISource } from 'aws-cdk-lib/aws-s3-deployment';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { REPOSITORY_ROOT } from '../repository-root.js';
 import { assetBucketObjectsFinding, wildcardResourceFinding } from './nag-findings.js';
 import { awaitInChild } from './await-in-child.js';
+import { PRIVATE_BUCKET } from './private-bucket.js';
 
 /** Where the app lives on the distribution and in the bucket (the local gateway serves it at the same path). */
 export const CONSOLE_PATH = '/console/';
@@ -111,10 +112,7 @@ export class ConsoleSite extends Construct {
     super(scope, id);
     // Only build output, put back by every deploy: deleted with its stack (the deployment empties it first).
     this.bucket = new Bucket(this, 'Bucket', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
-      encryption: BucketEncryption.S3_MANAGED,
+      ...PRIVATE_BUCKET,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       versioned: false,
       removalPolicy: RemovalPolicy.DESTROY,

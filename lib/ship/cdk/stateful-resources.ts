@@ -17,13 +17,14 @@ import {
   Table,
   TableEncryption,
 } from 'aws-cdk-lib/aws-dynamodb';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, StorageClass } from 'aws-cdk-lib/aws-s3';
+import { Bucket, ObjectOwnership, StorageClass } from 'aws-cdk-lib/aws-s3';
 import type { LifecycleRule } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { TableId } from '../../../functions/adapters/runtime/resources.js';
 import { physicalNames, TABLES, UPLOADS, WEBHOOK_QUEUE } from '../../../functions/adapters/runtime/resources.js';
+import { PRIVATE_BUCKET } from './private-bucket.js';
 
 /**
  * The video bucket's name: `<prefix>-videos` is its logical name, and bucket names are global, so the
@@ -101,10 +102,7 @@ export class StatefulResources extends Construct {
     this.tables = tables;
 
     this.accessLogsBucket = new Bucket(this, 'AccessLogsBucket', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
-      encryption: BucketEncryption.S3_MANAGED,
+      ...PRIVATE_BUCKET,
       // CloudFront standard logging writes with ACLs: the bucket must accept them (and owns what it gets).
       objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
       lifecycleRules: [{ id: 'expire-logs', expiration: Duration.days(90) }],
@@ -113,10 +111,7 @@ export class StatefulResources extends Construct {
 
     this.videoBucket = new Bucket(this, 'VideoBucket', {
       bucketName: videoBucketName(props.prefix),
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
-      encryption: BucketEncryption.S3_MANAGED,
+      ...PRIVATE_BUCKET,
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       // Versioning stays off: each video is written once under its own task's key and never overwritten,
       // so there is no history to protect, and versions would keep paying for every deleted video.

@@ -3,8 +3,8 @@
  * it, and fails the job when one cannot be used. Limits and the failure's shape: docs/providers/ark.md,
  * "References"; the formats and sizes are unconfirmed (not in the official pages read), so kept configurable.
  */
-import { fetchReference } from '../reference-fetch.js';
-import type { ReferenceLimit } from '../reference-fetch.js';
+import { referenceFailure } from '../reference-fetch.js';
+import type { Reference, ReferenceLimit, ReferenceSettings } from '../reference-fetch.js';
 
 export type ReferenceMedia = 'image_url' | 'video_url' | 'audio_url';
 
@@ -28,9 +28,7 @@ export interface ReferenceFailure {
 }
 
 /** Each reference of a create body, with its place in `content`. */
-export function referencesOf(
-  request: Record<string, unknown>,
-): { param: string; url: string; media: ReferenceMedia }[] {
+export function referencesOf(request: Record<string, unknown>): Reference<ReferenceMedia>[] {
   const content = Array.isArray(request.content) ? (request.content as Record<string, unknown>[]) : [];
   return content.flatMap((item, index) => {
     const media = item.type as ReferenceMedia;
@@ -47,21 +45,11 @@ const WHY = {
 } as const;
 
 /**
- * Downloads every reference at once; the first unusable one in `content`'s order fails the job with 400-family
+ * The first unusable reference in `content`'s order fails the job with 400-family
  * `InvalidParameter` naming its parameter (the code of Ark's table; the message's words are the simulator's).
  */
-export async function checkReferences(
-  request: Record<string, unknown>,
-  limits: Readonly<Record<ReferenceMedia, ReferenceLimit>>,
-  timeoutMs: number,
-): Promise<ReferenceFailure | undefined> {
-  const references = referencesOf(request);
-  const verdicts = await Promise.all(references.map((ref) => fetchReference(ref.url, limits[ref.media], timeoutMs)));
-  for (const [index, verdict] of verdicts.entries()) {
-    if (verdict.ok) continue;
-    const { param } = references[index] as { param: string };
-    const message = `The parameter \`${param}\` specified in the request is not valid: ${WHY[verdict.problem]} (${verdict.detail}).`;
-    return { code: 'InvalidParameter', message };
-  }
-  return undefined;
-}
+export const checkReferences = (request: Record<string, unknown>, settings: ReferenceSettings<ReferenceMedia>) =>
+  referenceFailure(referencesOf(request), settings, ({ reference, problem, detail }): ReferenceFailure => ({
+    code: 'InvalidParameter',
+    message: `The parameter \`${reference.param}\` specified in the request is not valid: ${WHY[problem]} (${detail}).`,
+  }));

@@ -8,23 +8,13 @@
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CallbackSender, DEFAULT_CALLBACK_RETRY_DELAY_MS, DEFAULT_CALLBACK_TIMEOUT_MS } from './callbacks.js';
 import type { CallbackAttempt, CallbackSettings } from './callbacks.js';
 import { ArkError, invalid, tooMany } from './errors.js';
-import {
-  checkAuth,
-  listen,
-  notFound,
-  readJson,
-  sendError,
-  sendJson,
-  sendStorageError,
-  serveHtml,
-  taskNotFound,
-} from './http.js';
+import { baseUrlOf, closeServer, listen, sendJson, sendStorageXml } from '../http.js';
+import { checkAuth, notFound, readJson, sendError, serveHtml, taskNotFound } from './http.js';
 import { behaviourFor, DEFAULT_BEHAVIOUR } from './markers.js';
 import type { Behaviour } from './markers.js';
 import { FRAMES_PER_SECOND, usageTokens } from './models.js';
@@ -33,18 +23,15 @@ import { ARK_REFERENCE_LIMITS, checkReferences, DEFAULT_REFERENCE_TIMEOUT_MS, re
 import type { ReferenceFailure, ReferenceMedia } from './references.js';
 import { checkCreateBody, DEFAULT_EXPIRES_AFTER_SECONDS } from './rules.js';
 import type { ReferenceLimit } from '../reference-fetch.js';
+import type { RunningSimulator, SimulatedJob, SimulatorOptions } from '../simulator.js';
+import { loadVideo, sendVideo } from '../video-file.js';
 
 export type { ArkPlatform } from './models.js';
 export type { CallbackAttempt } from './callbacks.js';
+export type { SimulatedJob } from '../simulator.js';
 
-export interface UpstreamSimulatorOptions {
-  /** 0 (default) picks a free port. */
-  port?: number;
-  host?: string;
-  /** How long a job stays `queued`. */
-  queuedMs?: number;
-  /** How long a job stays `running` after the queue. */
-  runningMs?: number;
+/** Reference limits default to references.ts (docs/providers/ark.md). */
+export interface UpstreamSimulatorOptions extends SimulatorOptions<ReferenceMedia> {
   /**
    * When set (or `apiKeys`), task routes require `Authorization: Bearer <key>` with one of the keys (401
    * otherwise). Without either, any key (or none) is taken. Any accepted key sees and cancels any job.
@@ -59,55 +46,20 @@ export interface UpstreamSimulatorOptions {
    * Ark publishes no number (it depends on the account's top-up): none by default, a test's knob.
    */
   maxInflightPerAccount?: number;
-  /** Key → master account: keys of one master account share its limits. Default: each key its own. */
-  masterAccounts?: Record<string, string>;
   /** How long a callback may wait for a 2xx before it counts as unacknowledged (Ark: 5000). */
   callbackTimeoutMs?: number;
   /** Pause before each of the 3 retries of an unacknowledged final callback (undocumented; 1000). */
   callbackRetryDelayMs?: number;
-  /**
-   * When set, jobs are kept in this JSON file and reloaded on start: the real upstream outlives a crash
-   * of our service, so the simulated one must too (the crash test relies on it).
-   */
-  stateFile?: string;
   /** Whose model ids are known: BytePlus (`seedance-…`, `dreamina-…`, default) or Volcengine (`doubao-…`). */
   platform?: ArkPlatform;
-  /** Epoch milliseconds; inject to move time (expiry, URL lifetime) without waiting. Default Date.now. */
-  now?: () => number;
-  /** Per media, the size and types a reference may have (default: references.ts, docs/providers/ark.md). */
-  referenceLimits?: Partial<Record<ReferenceMedia, ReferenceLimit>>;
-  /** How long each reference's download may take (default 10 s). */
-  referenceTimeoutMs?: number;
 }
 
-export type SimulatedStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
+export type SimulatedStatus = SimulatedJob['status'];
 
-export interface SimulatedJob {
-  id: string;
-  model: string;
-  prompt: string;
-  status: SimulatedStatus;
-  /** Epoch milliseconds. */
-  createdAt: number;
-  cancelled: boolean;
-  /** DELETE on a final task removes its record: GET answers 404 afterwards, as on Ark. */
-  deleted: boolean;
-  /** The POST body as received, so tests can check the adapter's request mapping. */
-  request: Record<string, unknown>;
-}
-
-export interface UpstreamSimulator {
-  /** e.g. `http://127.0.0.1:38211`; the adapter appends `/api/v3/...`. */
-  baseUrl: string;
-  port: number;
-  close(): Promise<void>;
-  jobs(): SimulatedJob[];
-}
+/** Its `baseUrl` is e.g. `http://127.0.0.1:38211`; the adapter appends `/api/v3/...`. */
+export type UpstreamSimulator = RunningSimulator;
 
 const TASKS_PATH = '/api/v3/contents/generations/tasks';
-const FIXTURE_URL = new URL('../../fixtures/sample.mp4', import.meta.url);
-/** How long `[simulate:slow-download]` holds back the second half of the file. */
-const SLOW_DOWNLOAD_MS = 15_000;
 const HOUR_MS = 3_600_000;
 /** Queued tasks one master account may hold (BytePlus docs; docs/providers/ark.md, "Capacity"). */
 const MAX_QUEUED_TASKS = 120;
@@ -338,7 +290,8 @@ class Simulator {
 
   /** Downloads the job's references; the job stays queued until they are settled, and fails on a bad one. */
   private download(job: JobRecord): void {
-    void checkReferences(job.request, this.config.referenceLimits, this.config.referenceTimeoutMs).then((failure) => {
+    const settings = { limits: this.config.referenceLimits, timeoutMs: this.config.referenceTimeoutMs };
+    void checkReferences(job.request, settings).then((failure) => {
       if (this.closed) return;
       job.references = { at: this.config.now(), ...(failure && { failure }) };
       this.persist();
@@ -775,44 +728,28 @@ class Simulator {
   }
 
   /**
-   * Stands in for the presigned object-storage URL: no Bearer auth, only for succeeded jobs, GET only
-   * (the signature binds the method, so HEAD is refused: ark-cli arkcli-gen.md) and only for 24 h.
+   * Stands in for the presigned object-storage (TOS) URL: no Bearer auth, only for succeeded jobs, GET only
+   * (the signature binds the method, so HEAD is refused: ark-cli arkcli-gen.md) and only for 24 h. The exact
+   * wording of TOS's errors is unconfirmed.
    */
   private serveFile(req: IncomingMessage, res: ServerResponse, id: string): void {
     const job = this.jobsById.get(id);
     const now = this.config.now();
     if (job === undefined || statusAt(job, now, this.timings) !== 'succeeded') {
-      return sendStorageError(req, res, 404, 'NoSuchKey', 'The specified key does not exist.');
+      return sendStorageXml(req, res, 404, 'NoSuchKey', 'The specified key does not exist.');
     }
     if (req.method !== 'GET') {
-      return sendStorageError(req, res, 403, 'SignatureDoesNotMatch', 'The URL is signed for GET only.');
+      return sendStorageXml(req, res, 403, 'SignatureDoesNotMatch', 'The URL is signed for GET only.');
     }
     if (now >= endedAt(job, this.timings) + VIDEO_URL_TTL_MS) {
-      return sendStorageError(req, res, 403, 'AccessDenied', 'Request has expired.');
+      return sendStorageXml(req, res, 403, 'AccessDenied', 'Request has expired.');
     }
-    if (job.behaviour.download === 'not-video') return serveHtml(res);
-    res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': this.video.length });
-    const held = job.behaviour.download === 'held';
-    if (job.behaviour.download === 'ok' || (held && job.releasedAt !== undefined)) return void res.end(this.video);
-    const half = Math.floor(this.video.length / 2);
-    if (held) {
-      res.write(this.video.subarray(0, half));
-      const finish = () => {
-        if (!res.destroyed) res.end(this.video.subarray(half));
-      };
-      this.heldDownloads.set(job.id, [...(this.heldDownloads.get(job.id) ?? []), finish]);
-      return;
-    }
-    if (job.behaviour.download === 'slow') {
-      // Half now, the rest after 15 s: a transfer that takes a while (unless the reader gives up first).
-      res.write(this.video.subarray(0, half));
-      setTimeout(() => {
-        if (!res.destroyed) res.end(this.video.subarray(half));
-      }, SLOW_DOWNLOAD_MS).unref();
-      return;
-    }
-    // Broken download: promise the whole file, send half, then drop the connection.
-    res.write(this.video.subarray(0, half), () => res.destroy());
+    const { download } = job.behaviour;
+    if (download === 'not-video') return serveHtml(res);
+    sendVideo(res, this.video, download, {
+      released: job.releasedAt !== undefined,
+      onRelease: (finish) => this.heldDownloads.set(job.id, [...(this.heldDownloads.get(job.id) ?? []), finish]),
+    });
   }
 }
 
@@ -850,11 +787,10 @@ export async function startUpstreamSimulator(options: UpstreamSimulatorOptions =
     referenceLimits: { ...ARK_REFERENCE_LIMITS, ...options.referenceLimits },
     referenceTimeoutMs: options.referenceTimeoutMs ?? DEFAULT_REFERENCE_TIMEOUT_MS,
   };
-  const simulator = new Simulator(config, await readFile(FIXTURE_URL));
+  const simulator = new Simulator(config, await loadVideo());
   const server = createServer(simulator.handle);
   const address = await listen(server, port, host);
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  simulator.baseUrl = `http://${urlHost}:${address.port}`;
+  simulator.baseUrl = baseUrlOf(address);
   simulator.start();
   return {
     baseUrl: simulator.baseUrl,
@@ -863,11 +799,7 @@ export async function startUpstreamSimulator(options: UpstreamSimulatorOptions =
     close: async () => {
       // Pending callbacks and status timers go first: nothing of the simulator outlives close().
       await simulator.close();
-      await new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        // close() alone waits for keep-alive and hanging sockets; tests must not.
-        server.closeAllConnections();
-      });
+      await closeServer(server);
     },
   };
 }

@@ -3,8 +3,8 @@
  * the task when one cannot be used. Limits and the failure's shape: docs/providers/model-studio.md,
  * "References"; third parties give them (unconfirmed), so they are kept configurable.
  */
-import { fetchReference } from '../reference-fetch.js';
-import type { ReferenceLimit } from '../reference-fetch.js';
+import { referenceFailure } from '../reference-fetch.js';
+import type { Reference, ReferenceLimit, ReferenceSettings } from '../reference-fetch.js';
 
 export type ReferenceMedia = 'image' | 'video' | 'audio';
 
@@ -27,7 +27,7 @@ const MEDIA_OF: Readonly<Record<string, ReferenceMedia>> = {
 };
 
 /** Each media URL of a create body, with its parameter. */
-export function referencesOf(body: Record<string, unknown>): { param: string; url: string; media: ReferenceMedia }[] {
+export function referencesOf(body: Record<string, unknown>): Reference<ReferenceMedia>[] {
   const input = (body.input ?? {}) as { media?: { type: string; url: string }[]; audio_url?: string };
   const media = (input.media ?? []).map((item, index) => ({
     param: `input.media[${index}].url`,
@@ -45,17 +45,8 @@ const WHY = {
 } as const;
 
 /** The first unusable reference fails the task with `InvalidParameter` (the words are the simulator's). */
-export async function checkReferences(
-  body: Record<string, unknown>,
-  limits: Readonly<Record<ReferenceMedia, ReferenceLimit>>,
-  timeoutMs: number,
-): Promise<{ code: string; message: string } | undefined> {
-  const references = referencesOf(body);
-  const verdicts = await Promise.all(references.map((ref) => fetchReference(ref.url, limits[ref.media], timeoutMs)));
-  for (const [index, verdict] of verdicts.entries()) {
-    if (verdict.ok) continue;
-    const { param, url } = references[index] as { param: string; url: string };
-    return { code: 'InvalidParameter', message: `${WHY[verdict.problem]} ${param} ${url} (${verdict.detail})` };
-  }
-  return undefined;
-}
+export const checkReferences = (body: Record<string, unknown>, settings: ReferenceSettings<ReferenceMedia>) =>
+  referenceFailure(referencesOf(body), settings, ({ reference, problem, detail }) => ({
+    code: 'InvalidParameter',
+    message: `${WHY[problem]} ${reference.param} ${reference.url} (${detail})`,
+  }));

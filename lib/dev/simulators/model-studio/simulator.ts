@@ -6,10 +6,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { checkAuth, DashScopeError, listen, readJson, sendError, sendJson, sendStorageError } from './http.js';
+import { baseUrlOf, closeServer, listen, sendJson, sendStorageXml } from '../http.js';
+import { checkAuth, DashScopeError, readJson, sendError } from './http.js';
 import { behaviourFor, DEFAULT_BEHAVIOUR } from './markers.js';
 import type { Behaviour } from './markers.js';
 import {
@@ -20,52 +20,34 @@ import {
 } from './references.js';
 import type { ReferenceMedia } from './references.js';
 import { checkCreate } from './rules.js';
-import type { ReferenceLimit } from '../reference-fetch.js';
+import type { RunningSimulator, SimulatedJob, SimulatorOptions } from '../simulator.js';
+import { loadVideo, sendVideo } from '../video-file.js';
 import type { Region } from './rules.js';
 
 export type { Region } from './rules.js';
 
-export interface ModelStudioSimulatorOptions {
-  port?: number;
-  host?: string;
-  /** How long a task stays PENDING (when a slot is free), then RUNNING. */
-  queuedMs?: number;
-  runningMs?: number;
+/**
+ * Queued is PENDING (once a slot is free, then RUNNING); a master account is an Alibaba Cloud account, whose
+ * limits hold whichever of its keys or workspaces is used.
+ */
+export interface ModelStudioSimulatorOptions extends SimulatorOptions<ReferenceMedia> {
   /** Accepted keys; without any, any key (or none) is taken. */
   apiKeys?: string[];
-  /** Key → master (Alibaba Cloud) account: limits are per account, whichever key or workspace. */
-  masterAccounts?: Record<string, string>;
   /** Tasks one account runs at once per model; later ones wait PENDING. Unconfirmed number: none by default. */
   concurrentTasks?: number;
   /** Creates per second per account and model before 429 `Throttling.RateQuota`. None by default. */
   submissionsPerSecond?: number;
   region?: Region;
-  stateFile?: string;
-  now?: () => number;
-  /** Per media, the size and types a reference may have (default: references.ts). */
-  referenceLimits?: Partial<Record<ReferenceMedia, ReferenceLimit>>;
-  /** How long each reference's download may take (default 10 s). */
-  referenceTimeoutMs?: number;
 }
 
 type TaskStatus = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELED';
 
-/** A job as the local stack's tests see any simulator's (lower-case statuses). */
-export interface ModelStudioJob {
-  id: string;
-  model: string;
-  prompt: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-  createdAt: number;
-  cancelled: boolean;
-  deleted: boolean;
-  request: Record<string, unknown>;
+/** A job as the local stack's tests see any simulator's (lower-case statuses; no task expires). */
+export interface ModelStudioJob extends SimulatedJob {
+  status: Exclude<SimulatedJob['status'], 'expired'>;
 }
 
-export interface ModelStudioSimulator {
-  baseUrl: string;
-  port: number;
-  close(): Promise<void>;
+export interface ModelStudioSimulator extends RunningSimulator {
   jobs(): ModelStudioJob[];
 }
 
@@ -88,12 +70,10 @@ interface Task {
 
 const CREATE_PATH = '/api/v1/services/aigc/video-generation/video-synthesis';
 const TASKS_PATH = '/api/v1/tasks';
-const FIXTURE_URL = new URL('../../fixtures/sample.mp4', import.meta.url);
 const HOUR_MS = 3_600_000;
 /** Task ids and result URLs are valid for 24 h (API references; docs/providers/model-studio.md). */
 const TASK_TTL_MS = 24 * HOUR_MS;
 const URL_TTL_MS = 24 * HOUR_MS;
-const SLOW_DOWNLOAD_MS = 15_000;
 const LOWER: Readonly<Record<TaskStatus, ModelStudioJob['status']>> = {
   PENDING: 'queued',
   RUNNING: 'running',
@@ -276,7 +256,7 @@ class Simulator {
   download(task: Task): void {
     const limits = { ...MODEL_STUDIO_REFERENCE_LIMITS, ...this.options.referenceLimits };
     const timeoutMs = this.options.referenceTimeoutMs ?? DEFAULT_REFERENCE_TIMEOUT_MS;
-    void checkReferences(task.request, limits, timeoutMs).then((failure) => {
+    void checkReferences(task.request, { limits, timeoutMs }).then((failure) => {
       task.references = { at: this.options.now(), ...(failure && { failure }) };
       this.persist();
     });
@@ -429,38 +409,28 @@ class Simulator {
     });
   }
 
-  /** The OSS result URL: no key, succeeded tasks only, GET only (signed for GET), for 24 h after the end. */
+  /**
+   * The OSS result URL: no key, succeeded tasks only, GET only (signed for GET), for 24 h after the end. The
+   * exact wording of OSS's errors is unconfirmed.
+   */
   private serveFile(req: IncomingMessage, res: ServerResponse, id: string): void {
     const now = this.options.now();
     const task = this.tasks.get(id);
     if (task === undefined || this.statusOf(task, now) !== 'SUCCEEDED') {
-      return sendStorageError(req, res, 404, 'NoSuchKey');
+      return sendStorageXml(req, res, 404, 'NoSuchKey');
     }
-    if (req.method !== 'GET') return sendStorageError(req, res, 403, 'SignatureDoesNotMatch');
-    if (now >= (this.schedule(task)?.end ?? now) + URL_TTL_MS) return sendStorageError(req, res, 403, 'AccessDenied');
+    if (req.method !== 'GET') return sendStorageXml(req, res, 403, 'SignatureDoesNotMatch');
+    if (now >= (this.schedule(task)?.end ?? now) + URL_TTL_MS) return sendStorageXml(req, res, 403, 'AccessDenied');
     const { download } = task.behaviour;
     if (download === 'not-video') {
       const page = '<!doctype html><html><body>Access denied</body></html>';
       res.writeHead(200, { 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(page) });
       return void res.end(page);
     }
-    res.writeHead(200, { 'Content-Type': 'video/mp4', 'Content-Length': this.video.length });
-    if (download === 'ok' || (download === 'held' && task.releasedAt !== undefined)) return void res.end(this.video);
-    const half = Math.floor(this.video.length / 2);
-    const rest = () => {
-      if (!res.destroyed) res.end(this.video.subarray(half));
-    };
-    if (download === 'held') {
-      res.write(this.video.subarray(0, half));
-      this.heldDownloads.set(task.id, [...(this.heldDownloads.get(task.id) ?? []), rest]);
-      return;
-    }
-    if (download === 'slow') {
-      res.write(this.video.subarray(0, half));
-      setTimeout(rest, SLOW_DOWNLOAD_MS).unref();
-      return;
-    }
-    res.write(this.video.subarray(0, half), () => res.destroy());
+    sendVideo(res, this.video, download, {
+      released: task.releasedAt !== undefined,
+      onRelease: (finish) => this.heldDownloads.set(task.id, [...(this.heldDownloads.get(task.id) ?? []), finish]),
+    });
   }
 }
 
@@ -481,18 +451,14 @@ export async function startModelStudioSimulator(
     referenceLimits: options.referenceLimits,
     referenceTimeoutMs: options.referenceTimeoutMs,
   };
-  const simulator = new Simulator(settings, await readFile(FIXTURE_URL));
+  const simulator = new Simulator(settings, await loadVideo());
   const server = createServer(simulator.handle);
   const address = await listen(server, port, host);
-  simulator.baseUrl = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  simulator.baseUrl = baseUrlOf(address);
   return {
     baseUrl: simulator.baseUrl,
     port: address.port,
     jobs: () => simulator.jobs(),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeAllConnections();
-      }),
+    close: () => closeServer(server),
   };
 }
