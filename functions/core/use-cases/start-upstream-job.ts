@@ -11,14 +11,11 @@ import type { TaskRecord } from '../task.js';
 import { isFinal } from '../task-status.js';
 import { CAPACITY_RULES, coolDownMs, cutLimit } from '../upstream-account-rules.js';
 import {
-  ContentModerationError,
+  madeNoJob,
   UpstreamAccountError,
   UpstreamBusyError,
   UpstreamConcurrencyError,
-  UpstreamConfigurationError,
   UpstreamOutcomeUnknownError,
-  UpstreamRejectedError,
-  UpstreamTransientError,
 } from '../upstream-errors.js';
 import {
   GenerationTimedOutError,
@@ -70,18 +67,6 @@ function randomClaimId(): string {
 /** A seed within every provider's range (0 … 2^31 − 1; docs/providers/README.md). */
 function randomSeed(): number {
   return globalThis.crypto.getRandomValues(new Uint32Array(1))[0]! >>> 1;
-}
-
-/** Errors of a create that the upstream answered with a refusal, or that was never sent: no job exists. */
-function madeNothing(error: unknown): boolean {
-  return [
-    UpstreamRejectedError,
-    UpstreamTransientError,
-    UpstreamBusyError,
-    UpstreamAccountError,
-    UpstreamConfigurationError,
-    ContentModerationError,
-  ].some((kind) => error instanceof kind);
 }
 
 /**
@@ -183,7 +168,7 @@ async function createUpstreamJob(
     return { jobId, expiresAt: new Date(now.getTime() + expiresAfterSeconds * 1000).toISOString() };
   } catch (error) {
     // Only an outcome the adapter could not know (a timeout, a lost answer) keeps the claim: it may have a job.
-    if (madeNothing(error)) {
+    if (madeNoJob(error)) {
       await deps.tasks.releaseUpstreamClaim(task.task_id, claimId);
     }
     if (error instanceof UpstreamBusyError || error instanceof UpstreamAccountError) {
