@@ -23,7 +23,7 @@ export type RequestForm = 'A' | 'B';
 export type ModelReference = { by: 'name-or-id'; value: string } | { by: 'id'; value: string };
 
 /** Pairs of spellings of one field (docs/api-contract.md, "Request forms"). The camelCase one marks Form B. */
-const SPELLINGS = [
+export const SPELLINGS = [
   ['image_urls', 'imageUrls'],
   ['video_urls', 'videoUrls'],
   ['audio_urls', 'audioUrls'],

@@ -85,6 +85,18 @@ export function needsOperator(error: unknown): boolean {
   return error instanceof UpstreamAccountError || error instanceof UpstreamConfigurationError;
 }
 
+/** Errors of a create that the upstream answered with a refusal, or that was never sent: no job exists. */
+export function madeNoJob(error: unknown): boolean {
+  return [
+    UpstreamRejectedError,
+    UpstreamTransientError,
+    UpstreamBusyError,
+    UpstreamAccountError,
+    UpstreamConfigurationError,
+    ContentModerationError,
+  ].some((kind) => error instanceof kind);
+}
+
 /** A provider job's lookup, or `missing` when the provider does not know the job (never made, or deleted). */
 export async function missingWhenNotFound<T>(lookup: Promise<T>): Promise<T | { state: 'missing' }> {
   try {

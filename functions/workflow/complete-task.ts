@@ -5,7 +5,7 @@
  * that fails is logged, never a failed step: the webhook requeuer sends what is owed (its pending index).
  */
 import * as v from 'valibot';
-import { completeTask } from '../core/use-cases/lifecycle-steps.js';
+import { completeTask } from '../core/use-cases/complete-task.js';
 import { webhookNotice } from '../core/use-cases/webhook-notice.js';
 import { logger } from '../adapters/runtime/logger.js';
 import { taskRepository } from '../adapters/wiring/service-dependencies.js';

@@ -1,6 +1,6 @@
 /** State FailAndRefund: the task fails with a customer-readable reason and is refunded exactly once. */
 import * as v from 'valibot';
-import { failAndRefund } from '../core/use-cases/lifecycle-steps.js';
+import { failAndRefund } from '../core/use-cases/fail-and-refund.js';
 import { webhookNotice } from '../core/use-cases/webhook-notice.js';
 import { waitingRoomDependencies } from '../adapters/wiring/capacity-dependencies.js';
 import { logger } from '../adapters/runtime/logger.js';

@@ -5,7 +5,7 @@
  * WaitingForUpstreamError: the state machine returns the task to the waiting room (counted, for the alarm).
  */
 import * as v from 'valibot';
-import { startUpstreamJob } from '../core/use-cases/lifecycle-steps.js';
+import { startUpstreamJob } from '../core/use-cases/start-upstream-job.js';
 import { WaitingForUpstreamError } from '../core/workflow-errors.js';
 import { callbackUrl, waitingRoomDependencies } from '../adapters/wiring/capacity-dependencies.js';
 import { readEnv } from '../adapters/runtime/config.js';

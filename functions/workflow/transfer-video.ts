@@ -3,7 +3,7 @@
  * AwaitCompletion handed over. It reads no table: the task was moved to `transferring` before this step.
  */
 import * as v from 'valibot';
-import { transferVideo } from '../core/use-cases/lifecycle-steps.js';
+import { transferVideo } from '../core/use-cases/transfer-video.js';
 import { videoTransfer } from '../adapters/wiring/storage-dependencies.js';
 import { stepHandler, taskId } from './step-handler.js';
 

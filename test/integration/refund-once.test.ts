@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import type { VideoProvider } from '../../functions/core/ports/video-provider.js';
-import { failAndRefund } from '../../functions/core/use-cases/lifecycle-steps.js';
+import { failAndRefund } from '../../functions/core/use-cases/fail-and-refund.js';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb/task-repository.js';
 import { DynamoDbUpstreamCapacity } from '../../functions/adapters/dynamodb/upstream-capacity.js';
 import { RecordingWaker } from '../unit/fakes.js';

@@ -9,6 +9,7 @@ import { DEFAULT_ACCOUNT } from '../ports/upstream-capacity.js';
 import type { ProviderJobRequest, VideoProvider } from '../ports/video-provider.js';
 import type { TaskRecord } from '../task.js';
 import { isFinal } from '../task-status.js';
+import { UpstreamClaimHeldError } from '../workflow-errors.js';
 
 /**
  * How long a claim is live: longer than StartUpstream can run (its Lambda timeout, 50 s in
@@ -127,6 +128,20 @@ export async function settleExpiredClaim(task: TaskRecord, deps: ClaimDeps): Pro
   // The task ended, or has another job: this one is nobody's.
   await cancelOrphan(task, jobId, deps);
   return { task: recorded, outcome: 'moved' };
+}
+
+/**
+ * A lifecycle step that meets a claim without a job: a live one is waited for (`whileLive` thrown as
+ * UpstreamClaimHeldError, which the state machine retries), an expired one settled. Undefined: no such claim.
+ */
+export async function settleClaimWithoutJob(
+  task: TaskRecord,
+  deps: ClaimDeps,
+  whileLive: string,
+): Promise<SettledClaim | undefined> {
+  const state = claimState(task, deps.now());
+  if (state === 'live') throw new UpstreamClaimHeldError(whileLive);
+  return state === 'expired' ? settleExpiredClaim(task, deps) : undefined;
 }
 
 /** Cancels a job no task will collect, best effort, and reports it (it may bill: alarmed). */

@@ -11,15 +11,15 @@ import { TestWebhookRequestSchema, TestWebhookResultSchema } from '../../core/us
 import { WebhookSecretViewSchema } from '../../core/use-cases/console/webhook-secret.js';
 import { ListTasksQuerySchema } from '../../core/use-cases/list-tasks.js';
 import { EXAMPLES } from './examples.js';
+import type { Json } from './json-schema.js';
+import type { QuerySchema } from './request-parts.js';
 import { KeyListSchema } from './response-schemas.js';
-
-type Json = Record<string, unknown>;
 
 export interface ConsoleOperation {
   id: string;
   summary: string;
   description: string;
-  query?: v.ObjectSchema<v.ObjectEntries, undefined> | v.StrictObjectSchema<v.ObjectEntries, undefined>;
+  query?: QuerySchema;
   pathId?: 'task' | 'key';
   /** The request body's schema component and an example. */
   body?: { component: string; example: Json };
@@ -54,6 +54,16 @@ const KEY_EXAMPLE = {
   last_used_at: '2026-11-26T07:12:03.000Z',
 };
 
+/** A console route that answers as a public one does, for the signed-in account instead of an API key's. */
+function asPublicRoute(
+  id: string,
+  summary: string,
+  publicRoute: string,
+  answer: Omit<ConsoleOperation, 'id' | 'summary' | 'description'>,
+): ConsoleOperation {
+  return { id, summary, description: `As ${publicRoute}, for the signed-in account.`, ...answer };
+}
+
 export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
   {
     id: 'ConsoleGetAccount',
@@ -73,30 +83,21 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
     },
     errors: [404, 500],
   },
-  {
-    id: 'ConsoleListTransactions',
-    summary: 'The ledger',
-    description: 'As GET /api/v1/account/transactions, for the signed-in account.',
+  asPublicRoute('ConsoleListTransactions', 'The ledger', 'GET /api/v1/account/transactions', {
     query: ListTransactionsQuerySchema,
     data: { component: 'TransactionsPage', example: EXAMPLES.transactions },
     errors: [400, 500],
-  },
-  {
-    id: 'ConsoleListTasks',
-    summary: 'The tasks',
-    description: 'As GET /api/v1/video/tasks, for the signed-in account.',
+  }),
+  asPublicRoute('ConsoleListTasks', 'The tasks', 'GET /api/v1/video/tasks', {
     query: ListTasksQuerySchema,
     data: { component: 'TaskList', example: EXAMPLES.taskList },
     errors: [400, 500],
-  },
-  {
-    id: 'ConsoleGetTask',
-    summary: 'One task',
-    description: 'As GET /api/v1/video/tasks/{id}, for the signed-in account.',
+  }),
+  asPublicRoute('ConsoleGetTask', 'One task', 'GET /api/v1/video/tasks/{id}', {
     pathId: 'task',
     data: { component: 'Task', example: EXAMPLES.task },
     errors: [400, 403, 404, 500],
-  },
+  }),
   {
     id: 'ConsoleListKeys',
     summary: 'The API keys',
@@ -175,5 +176,3 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
     errors: [500],
   },
 ];
-
-export type { Json };

@@ -14,23 +14,10 @@ import {
   UpstreamRejectedError,
   UpstreamTransientError,
 } from '../../core/upstream-errors.js';
-
-export interface Answer {
-  status: number;
-  headers: Headers;
-  /** '' when the body could not be read. */
-  text: string;
-}
+import { parseJson } from '../upstream-http.js';
+import type { Answer } from '../upstream-http.js';
 
 const ErrorBodySchema = v.object({ code: v.optional(v.string()), message: v.optional(v.string()) });
-
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
 export function errorCode(answer: Answer): string {
   const parsed = v.safeParse(ErrorBodySchema, parseJson(answer.text));
@@ -133,6 +120,17 @@ export function createRefusal(answer: Answer): Error {
   if (shared) return shared;
   if (answer.status >= 500) return transient(answer);
   return new UpstreamRejectedError(upstreamMessage(answer));
+}
+
+/** A refusal of a read or a list: the account's or no room, else transient (the task is left as it is). */
+export function readRefusal(answer: Answer): Error {
+  return accountOrBusy(answer, errorCode(answer)) ?? transient(answer);
+}
+
+/** Why Model Studio refused to cancel a task that is still PENDING. */
+export function cancelRefusal(answer: Answer, jobId: string): Error {
+  const refused = accountOrBusy(answer, errorCode(answer)) ?? (answer.status >= 500 ? transient(answer) : undefined);
+  return refused ?? new UpstreamRejectedError(`Model Studio refused to cancel PENDING task ${jobId}`);
 }
 
 export const TASK_STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELED', 'UNKNOWN'] as const;

@@ -34,7 +34,7 @@ export function videoBucketName(prefix: string): string {
   return `${physicalNames(prefix).videoBucket}-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
 }
 
-/** Where finished videos live (functions/core/use-cases/lifecycle-steps.ts: `videos/<account>/<task>.mp4`). */
+/** Where finished videos live (functions/core/use-cases/upstream-completion.ts: `videos/<account>/<task>.mp4`). */
 export const VIDEOS_PREFIX = 'videos/';
 
 /**

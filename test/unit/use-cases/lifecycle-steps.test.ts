@@ -16,14 +16,12 @@ import {
   UpstreamRejectedError,
   UpstreamTransientError,
 } from '../../../functions/core/upstream-errors.js';
-import {
-  completeTask,
-  failAndRefund,
-  startUpstreamJob,
-  transferVideo,
-  upstreamExpirySeconds,
-} from '../../../functions/core/use-cases/lifecycle-steps.js';
-import type { LifecycleDeps, RefundDeps } from '../../../functions/core/use-cases/lifecycle-steps.js';
+import { completeTask } from '../../../functions/core/use-cases/complete-task.js';
+import { failAndRefund } from '../../../functions/core/use-cases/fail-and-refund.js';
+import type { RefundDeps } from '../../../functions/core/use-cases/fail-and-refund.js';
+import { startUpstreamJob, upstreamExpirySeconds } from '../../../functions/core/use-cases/start-upstream-job.js';
+import type { LifecycleDeps } from '../../../functions/core/use-cases/start-upstream-job.js';
+import { transferVideo } from '../../../functions/core/use-cases/transfer-video.js';
 import { videoKeyOf } from '../../../functions/core/use-cases/upstream-completion.js';
 import { dispatch, waitForSlot } from '../../../functions/core/use-cases/waiting-room.js';
 import {

@@ -8,8 +8,9 @@ import type { CancelOutcome, ProviderJobRequest } from '../../../functions/core/
 import type { TaskRecord } from '../../../functions/core/task.js';
 import { UpstreamOutcomeUnknownError } from '../../../functions/core/upstream-errors.js';
 import { cancelTask } from '../../../functions/core/use-cases/cancel-task.js';
-import { failAndRefund, startUpstreamJob } from '../../../functions/core/use-cases/lifecycle-steps.js';
-import type { LifecycleDeps } from '../../../functions/core/use-cases/lifecycle-steps.js';
+import { failAndRefund } from '../../../functions/core/use-cases/fail-and-refund.js';
+import { startUpstreamJob } from '../../../functions/core/use-cases/start-upstream-job.js';
+import type { LifecycleDeps } from '../../../functions/core/use-cases/start-upstream-job.js';
 import { UPSTREAM_CLAIM_LEASE_MS } from '../../../functions/core/use-cases/upstream-claim.js';
 import { UpstreamClaimHeldError } from '../../../functions/core/workflow-errors.js';
 import { TASK_ID, taskRecord } from '../../support/task-records.js';

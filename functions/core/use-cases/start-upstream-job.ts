@@ -1,46 +1,33 @@
 /**
- * The steps of the task lifecycle that the state machine calls (statemachine/task-lifecycle.asl.json).
- * Each step that decides anything re-reads the task, so a step run twice, or resumed after a crash, does
- * no harm: the upstream job is created once, and money moves only in the refund's one-time transaction.
+ * StartUpstream (docs/task-lifecycle.md, "The state machine", "Claims before upstream creates"). Primary course:
+ * the task, within its deadline and holding an upstream slot, is claimed; its provider creates the job, to expire
+ * upstream by the deadline; the job is recorded for the task; the step answers how long to wait for its end.
+ * Run twice or resumed after a crash, it makes no second job: a recorded job is reused, a claim waited for or settled.
  */
 import type { TaskRepository } from '../ports/task-repository.js';
+import type { AccountPenalty } from '../ports/upstream-capacity.js';
 import type { VideoProvider } from '../ports/video-provider.js';
-import type { VideoTransfer, VideoUrlSigner } from '../ports/video-storage.js';
 import type { TaskRecord } from '../task.js';
 import { isFinal } from '../task-status.js';
+import { CAPACITY_RULES, coolDownMs, cutLimit } from '../upstream-account-rules.js';
 import {
-  ContentModerationError,
+  madeNoJob,
   UpstreamAccountError,
   UpstreamBusyError,
   UpstreamConcurrencyError,
-  UpstreamConfigurationError,
   UpstreamOutcomeUnknownError,
-  UpstreamRejectedError,
-  UpstreamTransientError,
 } from '../upstream-errors.js';
-import type { StepError } from '../workflow-errors.js';
 import {
-  describeFailure,
   GenerationTimedOutError,
-  privateWordsOf,
   TaskNotFoundError,
   UpstreamClaimHeldError,
   WaitingForUpstreamError,
 } from '../workflow-errors.js';
+import { cancelBestEffort } from './cancel-best-effort.js';
 import type { ClaimDeps } from './upstream-claim.js';
-import {
-  accountOf,
-  claimSeed,
-  claimState,
-  jobRequestOf,
-  newClaim,
-  providerOf,
-  settleExpiredClaim,
-} from './upstream-claim.js';
-import type { AccountPenalty } from '../ports/upstream-capacity.js';
-import { CAPACITY_RULES, coolDownMs, cutLimit } from '../upstream-account-rules.js';
+import { accountOf, claimSeed, jobRequestOf, newClaim, providerOf, settleClaimWithoutJob } from './upstream-claim.js';
 import type { WaitingRoomDeps } from './waiting-room.js';
-import { accountOfSlot, jobAccepted, leaveWaitingRoom, releaseSlot } from './waiting-room.js';
+import { accountOfSlot, jobAccepted, releaseSlot } from './waiting-room.js';
 
 /**
  * The job's upstream expiry: what is left of the task's deadline, within the provider's bounds (its adapter's
@@ -53,8 +40,6 @@ export function upstreamExpirySeconds(deadlineAt: string, now: Date, bounds: { m
   const left = Math.ceil((Date.parse(deadlineAt) - now.getTime()) / 1000);
   return Math.min(Math.max(left, bounds.min), bounds.max);
 }
-
-export { accountOf };
 
 export interface LifecycleDeps extends WaitingRoomDeps, ClaimDeps {
   tasks: TaskRepository;
@@ -82,18 +67,6 @@ function randomClaimId(): string {
 /** A seed within every provider's range (0 … 2^31 − 1; docs/providers/README.md). */
 function randomSeed(): number {
   return globalThis.crypto.getRandomValues(new Uint32Array(1))[0]! >>> 1;
-}
-
-/** Errors of a create that the upstream answered with a refusal, or that was never sent: no job exists. */
-function madeNothing(error: unknown): boolean {
-  return [
-    UpstreamRejectedError,
-    UpstreamTransientError,
-    UpstreamBusyError,
-    UpstreamAccountError,
-    UpstreamConfigurationError,
-    ContentModerationError,
-  ].some((kind) => error instanceof kind);
 }
 
 /**
@@ -126,10 +99,8 @@ async function startJob(
   // A claim without a job: its create may have made one. Live: wait (the state machine retries) rather than
   // make a second; expired: the job its lost answer named is looked for upstream, and adopted when found.
   let previous: string | undefined;
-  const state = claimState(task, deps.now());
-  if (state === 'live') throw new UpstreamClaimHeldError('another start of the task is creating its job');
-  if (state === 'expired') {
-    const settled = await settleExpiredClaim(task, deps);
+  const settled = await settleClaimWithoutJob(task, deps, 'another start of the task is creating its job');
+  if (settled) {
     task = settled.task;
     if (isFinal(task.status)) return { state: 'final' };
     if (task.upstream_job_id) return { state: 'started', job_id: task.upstream_job_id };
@@ -197,7 +168,7 @@ async function createUpstreamJob(
     return { jobId, expiresAt: new Date(now.getTime() + expiresAfterSeconds * 1000).toISOString() };
   } catch (error) {
     // Only an outcome the adapter could not know (a timeout, a lost answer) keeps the claim: it may have a job.
-    if (madeNothing(error)) {
+    if (madeNoJob(error)) {
       await deps.tasks.releaseUpstreamClaim(task.task_id, claimId);
     }
     if (error instanceof UpstreamBusyError || error instanceof UpstreamAccountError) {
@@ -222,120 +193,6 @@ async function coolDown(task: TaskRecord, error: UpstreamBusyError, deps: Lifecy
   const coolUntil = new Date(deps.now().getTime() + waitMs).toISOString();
   if (account && error instanceof UpstreamConcurrencyError) return { coolUntil, inflightLimit: cutLimit(account) };
   return { coolUntil };
-}
-
-export interface TransferDeps {
-  transfer: VideoTransfer;
-}
-
-/** TransferVideo: AwaitCompletion hands over the key, so this step needs no table (and its bundle no DynamoDB). */
-export async function transferVideo(sourceUrl: string, videoKey: string, deps: TransferDeps) {
-  const { bytes } = await deps.transfer.copy(sourceUrl, videoKey);
-  return { video_key: videoKey, bytes };
-}
-
-export interface CompleteDeps {
-  tasks: TaskRepository;
-  signer: VideoUrlSigner;
-  now: () => Date;
-}
-
-export async function completeTask(taskId: string, videoKey: string, deps: CompleteDeps) {
-  const now = deps.now();
-  const signed = await deps.signer.sign(videoKey, now);
-  const moved = await deps.tasks.moveTo(
-    taskId,
-    'success',
-    {
-      finished_at: now.toISOString(),
-      video_key: videoKey,
-      video_url: signed.url,
-      video_url_expires_at: signed.expiresAt,
-    },
-    now.toISOString(),
-  );
-  return { status: moved ? 'success' : 'unchanged' };
-}
-
-export interface RefundDeps extends WaitingRoomDeps, ClaimDeps {
-  tasks: TaskRepository;
-  /** Adapters with a short timeout: the refund step has seconds, not minutes. */
-  providers: Readonly<Record<string, VideoProvider>>;
-  /** Told when the upstream job of a task just failed could not be cancelled. */
-  onUpstreamCancelFailure?: (taskId: string, jobId: string, error: unknown) => void;
-}
-
-/**
- * Fails the task and refunds it in one transaction that succeeds at most once, however often it runs. Then,
- * only in the run whose transaction refunded (as a cancel does: the refund decides who cleans up), the upstream
- * job is cancelled, best effort: a job still queued stops there instead of generating a video nobody collects.
- * The refund comes first so that an upstream that is slow or down never delays or fails it. A transferring
- * task's job has already succeeded: nothing to stop. Whoever ended the task, its slot (or its place in the
- * waiting room) is given back here too: the slot transaction is once-only as well.
- * A claim without a job (a start that died or lost its create's answer) is waited for while live (the state
- * machine retries UpstreamClaimHeldError), then settled: a job found upstream is adopted and cancelled as any.
- */
-export async function failAndRefund(taskId: string, error: StepError, deps: RefundDeps) {
-  let task = await deps.tasks.get(taskId);
-  if (!task) return { status: 'missing', refunded: false };
-  if (isFinal(task.status)) {
-    await releaseSlot(task, deps);
-    return { status: task.status, refunded: false };
-  }
-  let expiredClaim: string | undefined;
-  const state = claimState(task, deps.now());
-  if (state === 'live') throw new UpstreamClaimHeldError("the task's job may still be being created");
-  if (state === 'expired') {
-    const settled = await settleExpiredClaim(task, deps);
-    task = settled.task;
-    // Ambiguous: every candidate was reported (alarmed); none is this task's for sure, so none is cancelled.
-    if (!task.upstream_job_id && settled.outcome !== 'moved') expiredClaim = task.upstream_claim_id;
-  }
-  const now = deps.now().toISOString();
-  const refunded = await deps.tasks.refund(
-    task,
-    'failed',
-    describeFailure(error, privateWordsOf(deps.providers)),
-    now,
-    {
-      ...(expiredClaim && { expiredClaim }),
-    },
-  );
-  if (!refunded) {
-    const latest = await deps.tasks.get(taskId);
-    // Not final: a claim came between our read and the refund (a restarted execution's start); try again.
-    if (latest && !isFinal(latest.status)) throw new UpstreamClaimHeldError('the task was claimed meanwhile');
-  }
-  const jobId = task.upstream_job_id;
-  if (refunded && jobId && task.status !== 'transferring') {
-    await cancelBestEffort(providerOf(task, deps), jobId, accountOf(task), (cancelError) =>
-      deps.onUpstreamCancelFailure?.(taskId, jobId, cancelError),
-    );
-  }
-  await leaveWaitingRoom(task, deps);
-  await releaseSlot(task, deps);
-  return { status: 'failed', refunded };
-}
-
-/**
- * Cancels a job no task will collect. `report` hears of a job that goes on to bill (it was running or had
- * succeeded: Ark bills successes) and of a cancel that could not be sent; never thrown, as the task's own
- * outcome is already decided.
- */
-async function cancelBestEffort(
-  provider: VideoProvider,
-  jobId: string,
-  account: string,
-  report: (error: unknown) => void,
-) {
-  try {
-    const result = await provider.cancelJob(jobId, account);
-    if (result.outcome === 'refused' && result.state !== 'failed') {
-      report(new Error(`upstream job ${jobId} is ${result.state}: it could not be cancelled and may be billed`));
-    }
-  } catch (error) {
-    report(error);
-  }
 }
 
 async function loadTask(taskId: string, tasks: TaskRepository): Promise<TaskRecord> {

@@ -1,0 +1,56 @@
+/** The document's components: how a caller signs in, the shared parameters and headers, the schemas and error answers. */
+import { CreateUploadBody, CreateUploadResponse } from '../../core/uploads.js';
+import { TransactionsPageSchema } from '../../core/ledger.js';
+import { CONSOLE_SCHEMAS } from './console-operations.js';
+import { errorResponses, GatewayMessageSchema } from './error-responses.js';
+import { HEADER_COMPONENTS } from './headers.js';
+import { jsonSchemaOf } from './json-schema.js';
+import type { Json } from './json-schema.js';
+import { PARAMETER_COMPONENTS } from './request-parts.js';
+import {
+  BalanceSchema,
+  HealthSchema,
+  ModelListSchema,
+  SubmitResultSchema,
+  TaskListSchema,
+  TaskSchema,
+} from './response-schemas.js';
+import { submitBodySchema } from './submit-request.js';
+
+export function components(): Json {
+  return {
+    securitySchemes: {
+      bearerAuth: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'An API key (it starts with `bc_`) from the console: `Authorization: Bearer bc_…`.',
+      },
+      consoleJwt: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'The console’s sign-in: a Cognito user pool access token (`Authorization: Bearer eyJ…`).',
+      },
+    },
+    parameters: PARAMETER_COMPONENTS,
+    headers: HEADER_COMPONENTS,
+    schemas: {
+      SubmitRequest: submitBodySchema(),
+      UploadRequest: jsonSchemaOf(CreateUploadBody, 'input'),
+      SubmitResult: jsonSchemaOf(SubmitResultSchema),
+      Task: jsonSchemaOf(TaskSchema),
+      TaskList: jsonSchemaOf(TaskListSchema),
+      Balance: jsonSchemaOf(BalanceSchema),
+      TransactionsPage: jsonSchemaOf(TransactionsPageSchema),
+      ModelList: jsonSchemaOf(ModelListSchema),
+      Upload: jsonSchemaOf(CreateUploadResponse),
+      Health: jsonSchemaOf(HealthSchema),
+      Null: { type: 'null' },
+      GatewayMessage: jsonSchemaOf(GatewayMessageSchema),
+      ...Object.fromEntries(
+        Object.entries(CONSOLE_SCHEMAS).map(([name, schema]) => [name, jsonSchemaOf(schema, 'input')]),
+      ),
+    },
+    responses: errorResponses(),
+  };
+}
