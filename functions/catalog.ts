@@ -473,7 +473,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     // Downloads run for minutes each (up to 12 of its 15): 50 finish 50 videos at once.
     reservedConcurrency: 50,
     uses: [
-      // Where videos are written (functions/core/use-cases/lifecycle-steps.ts: `videos/<account>/<task>.mp4`).
+      // Where videos are written (functions/core/use-cases/upstream-completion.ts: `videos/<account>/<task>.mp4`).
       { kind: 'videos', keys: 'videos/*' },
       config(ENV.maxVideoBytes.name, ENV.videoDownloadTimeoutMs.name),
     ],

@@ -1,6 +1,6 @@
 /** GET /api/v1/video/tasks */
 import { listTasks } from '../core/use-cases/list-tasks.js';
-import { taskListDependencies } from './task-list-dependencies.js';
+import { taskListDependencies } from '../adapters/wiring/task-list-dependencies.js';
 import { authenticatedRoute } from './api-handler.js';
 
 const deps = taskListDependencies();

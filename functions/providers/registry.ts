@@ -16,7 +16,6 @@ export const PROVIDERS = {
 
 export type ProviderName = keyof typeof PROVIDERS;
 export const PROVIDER_NAMES = Object.keys(PROVIDERS) as [ProviderName, ...ProviderName[]];
-export type ProviderPlatform<P extends ProviderName = ProviderName> = keyof (typeof PROVIDERS)[P]['platforms'];
 
 export function platformsOf(provider: ProviderName): [string, ...string[]] {
   return Object.keys(PROVIDERS[provider].platforms) as [string, ...string[]];

@@ -81,25 +81,11 @@ export const WAN_MODELS = {
   },
 } as const satisfies Record<string, WanModel>;
 
-export type WanModelKey = keyof typeof WAN_MODELS;
-
 /** The model's contract, or undefined for a key the contract does not list. */
 export function wanModel(key: string): WanModel | undefined {
   const models: Readonly<Record<string, WanModel>> = WAN_MODELS;
   return Object.hasOwn(models, key) ? models[key] : undefined;
 }
-
-/**
- * Account limits (docs/providers/model-studio.md, "Rate limits"): per model and per Alibaba Cloud account,
- * shared by its RAM users, workspaces and keys. The Wan 2.7 numbers are not in a page read here: unconfirmed,
- * so the lowest any Wan video page lists. Tasks past `concurrentTasks` wait PENDING upstream (not refused).
- */
-export const MODEL_STUDIO_LIMITS = {
-  submissionsPerSecond: 1,
-  concurrentTasks: 1,
-  /** Task queries: 20 per second per account (asynchronous task management page). */
-  queriesPerSecond: 20,
-} as const;
 
 /**
  * The gateway's default per account: queued slots (jobs PENDING upstream) and the ceiling on jobs in

@@ -1,6 +1,6 @@
 /** What listTasks needs, for both of its routes (the API key's and the console's): one list, one way. */
-import { taskList, taskRepository } from '../adapters/wiring/service-dependencies.js';
-import { videoRetentionDays, videoUrlSigner } from '../adapters/wiring/url-signer-dependencies.js';
+import { taskList, taskRepository } from './service-dependencies.js';
+import { videoRetentionDays, videoUrlSigner } from './url-signer-dependencies.js';
 
 export function taskListDependencies() {
   return {
