@@ -256,7 +256,7 @@ export async function startAlipaySimulator(options: AlipaySimulatorOptions): Pro
   async function notify(trade: SimulatedTrade, attempt: number): Promise<void> {
     if (!trade.notifyUrl) return;
     const fields = notification(trade);
-    let text = '';
+    let text: string;
     try {
       const response = await fetch(trade.notifyUrl, {
         method: 'POST',
