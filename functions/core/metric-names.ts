@@ -5,6 +5,9 @@ export const METRICS_SERVICE = 'video-generation';
 export const PROVIDER_DIMENSION = 'provider';
 
 export const METRIC = {
+  /** Top-ups credited, and payment reports that credited nothing (a bad signature, another app, an amount). */
+  topupsCredited: 'TopupsCredited',
+  topupNoticesRefused: 'TopupNoticesRefused',
   tasksSubmitted: 'TasksSubmitted',
   tasksSucceeded: 'TasksSucceeded',
   tasksFailed: 'TasksFailed',

@@ -91,7 +91,7 @@ export class AlipayGateway implements PaymentGateway {
     throw failure('close', answer);
   }
 
-  verifyNotification(fields: Readonly<Record<string, string>>): boolean {
+  async verifyNotification(fields: Readonly<Record<string, string>>): Promise<boolean> {
     try {
       return this.sdk.checkNotifySignV2({ ...fields });
     } catch {

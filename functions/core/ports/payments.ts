@@ -22,7 +22,7 @@ export interface PaymentGateway {
   /** Closes an unpaid order: `paid` when it was paid meanwhile (nothing closed), `none` when it never existed. */
   close(orderId: string): Promise<'closed' | 'none' | 'paid'>;
   /** Whether a notification's fields carry the gateway's valid signature. */
-  verifyNotification(fields: Readonly<Record<string, string>>): boolean;
+  verifyNotification(fields: Readonly<Record<string, string>>): Promise<boolean>;
 }
 
 export type CreditOutcome =

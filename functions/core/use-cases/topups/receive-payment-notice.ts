@@ -22,7 +22,7 @@ export async function receivePaymentNotice(
     app_id: fields['app_id'],
     notify_id: fields['notify_id'],
   };
-  if (!deps.gateway.verifyNotification(fields)) {
+  if (!(await deps.gateway.verifyNotification(fields))) {
     deps.reports.refused('the signature does not verify with the Alipay key', details);
     return 'failure';
   }
