@@ -1,3 +1,4 @@
+import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { Services, useServices } from './context.js';
 import type { AppServices } from './context.js';
@@ -19,6 +20,23 @@ const NAV: { route: Route; label: string }[] = [
   { route: 'webhooks', label: 'Webhooks' },
   { route: 'models', label: 'Models & prices' },
 ];
+
+/** The pages shown signed out, by route. */
+const AUTH_PAGES: Partial<Record<Route, ComponentType>> = {
+  signin: SignIn,
+  signup: SignUp,
+  confirm: Confirm,
+  'new-password': NewPassword,
+};
+
+/** The pages of the signed-in console, by route; any other route is the overview. */
+const PAGES: Partial<Record<Route, ComponentType>> = {
+  keys: Keys,
+  tasks: Tasks,
+  transactions: Transactions,
+  webhooks: Webhooks,
+  models: Models,
+};
 
 export function App({ services }: { services: AppServices }) {
   return (
@@ -46,39 +64,14 @@ function Shell() {
     if (route !== target) navigate(target);
   }, [route, target]);
 
-  switch (target) {
-    case 'signin':
-      return <SignIn />;
-    case 'signup':
-      return <SignUp />;
-    case 'confirm':
-      return <Confirm />;
-    case 'new-password':
-      return <NewPassword />;
-    default:
-      return <Layout route={target} />;
-  }
+  const AuthPage = AUTH_PAGES[target];
+  return AuthPage ? <AuthPage /> : <Layout route={target} />;
 }
 
 function Layout({ route }: { route: Route }) {
   const { session } = useServices();
   const email = session.get()?.email ?? '';
-  const page = (() => {
-    switch (route) {
-      case 'keys':
-        return <Keys />;
-      case 'tasks':
-        return <Tasks />;
-      case 'transactions':
-        return <Transactions />;
-      case 'webhooks':
-        return <Webhooks />;
-      case 'models':
-        return <Models />;
-      default:
-        return <Overview />;
-    }
-  })();
+  const Page = PAGES[route] ?? Overview;
 
   return (
     <div class="shell">
@@ -112,7 +105,7 @@ function Layout({ route }: { route: Route }) {
         </nav>
       </header>
       <main class="content" key={route}>
-        {page}
+        <Page />
       </main>
     </div>
   );

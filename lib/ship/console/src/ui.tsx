@@ -93,6 +93,13 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[] = []): Loaded
   return { data, error, loading, reload, setData };
 }
 
+/** What useAction gives a button that runs it without arguments. */
+export interface Action {
+  busy: boolean;
+  error: unknown;
+  run: () => Promise<unknown>;
+}
+
 /** Runs an action with a busy flag and its error kept for display. */
 export function useAction<A extends unknown[], R>(action: (...args: A) => Promise<R>) {
   const [busy, setBusy] = useState(false);

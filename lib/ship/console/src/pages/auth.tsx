@@ -1,312 +1,215 @@
 /** Sign up (email + password → confirmation code → signed in), sign in, and the invited user's new password. */
-import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
+import { AuthForm, AuthFrame, Notice, SwitchLink } from '../auth-frame.js';
 import { CognitoError } from '../cognito.js';
 import type { SignInResult } from '../cognito.js';
 import { useServices } from '../context.js';
+import { Field } from '../form.js';
 import { navigate } from '../router.js';
-import { messageOf } from '../ui.js';
+import { useAction } from '../ui.js';
 
-function AuthFrame({ title, lead, children }: { title: string; lead?: string; children: ComponentChildren }) {
-  return (
-    <main class="auth">
-      <div class="auth-brand">
-        <span class="logo" aria-hidden="true">
-          ▶
-        </span>
-        Video API console
-      </div>
-      <section class="card auth-card">
-        <h1>{title}</h1>
-        {lead && <p class="muted">{lead}</p>}
-        {children}
-      </section>
-    </main>
-  );
-}
-
-function AuthError({ error }: { error: unknown }) {
-  if (!error) return null;
-  return (
-    <p class="note note-error" role="alert" data-testid="auth-error">
-      {messageOf(error)}
-    </p>
-  );
-}
-
-function Notice({ text }: { text: string | null }) {
-  if (!text) return null;
-  return (
-    <p class="note note-info" role="status" data-testid="auth-notice">
-      {text}
-    </p>
-  );
-}
-
-/** After a sign-in answer: keep the tokens, or go to the step Cognito asks for. */
-function useFinishSignIn() {
-  const { session } = useServices();
-  return (email: string, result: SignInResult): string | null => {
+/**
+ * The services a sign-in step uses, and `finish`: after a sign-in answer, keep the tokens or go to the step
+ * Cognito asks for; it throws on a step the console cannot take.
+ */
+function useAuth() {
+  const services = useServices();
+  const finish = (email: string, result: SignInResult): void => {
     if (result.kind === 'signed-in') {
-      session.set({ ...result.tokens, email });
+      services.session.set({ ...result.tokens, email });
       navigate('overview');
-      return null;
+      return;
     }
     if (result.kind === 'new-password-required') {
-      session.setPending({ email, challengeSession: result.session });
+      services.session.setPending({ email, challengeSession: result.session });
       navigate('new-password');
-      return null;
+      return;
     }
-    return `This account needs a sign-in step the console does not support (${result.challenge}).`;
+    throw new Error(`This account needs a sign-in step the console does not support (${result.challenge}).`);
   };
+  return { ...services, finish };
+}
+
+function EmailField({ step, value, onValue }: { step: string; value: string; onValue: (value: string) => void }) {
+  return (
+    <Field
+      label="Email"
+      type="email"
+      name="email"
+      autocomplete="username"
+      required
+      value={value}
+      onValue={onValue}
+      testId={`${step}-email`}
+    />
+  );
+}
+
+/** A password being chosen, with Cognito's rules as its hint (the pool's policy: lib/ship/cdk/console-users.ts). */
+function NewPasswordField(props: {
+  label: string;
+  name: string;
+  value: string;
+  onValue: (value: string) => void;
+  testId: string;
+}) {
+  return (
+    <Field
+      hint="At least 8 characters, with upper- and lower-case letters, a digit and a symbol."
+      type="password"
+      autocomplete="new-password"
+      required
+      minLength={8}
+      {...props}
+    />
+  );
 }
 
 export function SignIn() {
-  const { cognito, session, pendingPassword } = useServices();
-  const finish = useFinishSignIn();
+  const { cognito, session, pendingPassword, finish } = useAuth();
   const [notice] = useState(() => session.takeNotice());
   const [email, setEmail] = useState(() => session.getPending()?.email ?? '');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
+  const action = useAction(async () => {
     try {
-      const problem = finish(email.trim(), await cognito.signIn(email.trim(), password));
-      if (problem) setError(new Error(problem));
+      finish(email.trim(), await cognito.signIn(email.trim(), password));
     } catch (caught) {
-      if (caught instanceof CognitoError && caught.type === 'UserNotConfirmedException') {
-        pendingPassword.value = password;
-        session.setPending({ email: email.trim() });
-        session.setNotice(caught.message);
-        navigate('confirm');
-        return;
-      }
-      setError(caught);
-    } finally {
-      setBusy(false);
+      if (!(caught instanceof CognitoError && caught.type === 'UserNotConfirmedException')) throw caught;
+      pendingPassword.value = password;
+      session.setPending({ email: email.trim() });
+      session.setNotice(caught.message);
+      navigate('confirm');
     }
-  };
+  });
 
   return (
     <AuthFrame title="Sign in" lead="Manage your API keys, tasks, balance and webhooks.">
       <Notice text={notice} />
-      <form class="form" onSubmit={submit} data-testid="signin-form">
-        <label>
-          Email
-          <input
-            type="email"
-            name="email"
-            autocomplete="username"
-            required
-            value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-            data-testid="signin-email"
-          />
-        </label>
-        <label>
-          Password
-          <input
-            type="password"
-            name="password"
-            autocomplete="current-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-            data-testid="signin-password"
-          />
-        </label>
-        <AuthError error={error} />
-        <button class="button primary" type="submit" disabled={busy} data-testid="signin-submit">
-          {busy ? 'Signing in…' : 'Sign in'}
-        </button>
-      </form>
-      <p class="muted switch">
-        New here?{' '}
-        <a href="#/signup" data-testid="to-signup">
-          Create an account
-        </a>
-      </p>
+      <AuthForm step="signin" action={action} label="Sign in" busyLabel="Signing in…">
+        <EmailField step="signin" value={email} onValue={setEmail} />
+        <Field
+          label="Password"
+          type="password"
+          name="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onValue={setPassword}
+          testId="signin-password"
+        />
+      </AuthForm>
+      <SwitchLink lead="New here?" to="signup" label="Create an account" />
     </AuthFrame>
   );
 }
 
 export function SignUp() {
-  const { cognito, session, pendingPassword } = useServices();
-  const finish = useFinishSignIn();
+  const { cognito, session, pendingPassword, finish } = useAuth();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
+  const action = useAction(async () => {
     const address = email.trim();
-    try {
-      const { confirmed } = await cognito.signUp(address, password);
-      if (confirmed) {
-        const problem = finish(address, await cognito.signIn(address, password));
-        if (problem) setError(new Error(problem));
-        return;
-      }
-      pendingPassword.value = password;
-      session.setPending({ email: address });
-      navigate('confirm');
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
+    const { confirmed } = await cognito.signUp(address, password);
+    if (confirmed) {
+      finish(address, await cognito.signIn(address, password));
+      return;
     }
-  };
+    pendingPassword.value = password;
+    session.setPending({ email: address });
+    navigate('confirm');
+  });
 
   return (
     <AuthFrame title="Create your account" lead="Your account starts with a zero balance; top it up with a code.">
-      <form class="form" onSubmit={submit} data-testid="signup-form">
-        <label>
-          Email
-          <input
-            type="email"
-            name="email"
-            autocomplete="username"
-            required
-            value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-            data-testid="signup-email"
-          />
-        </label>
-        <label>
-          Password
-          <input
-            type="password"
-            name="password"
-            autocomplete="new-password"
-            required
-            minLength={8}
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-            data-testid="signup-password"
-          />
-          <span class="hint">At least 8 characters, with upper- and lower-case letters, a digit and a symbol.</span>
-        </label>
-        <AuthError error={error} />
-        <button class="button primary" type="submit" disabled={busy} data-testid="signup-submit">
-          {busy ? 'Creating…' : 'Create account'}
-        </button>
-      </form>
-      <p class="muted switch">
-        Already have an account?{' '}
-        <a href="#/signin" data-testid="to-signin">
-          Sign in
-        </a>
-      </p>
+      <AuthForm step="signup" action={action} label="Create account" busyLabel="Creating…">
+        <EmailField step="signup" value={email} onValue={setEmail} />
+        <NewPasswordField
+          label="Password"
+          name="password"
+          value={password}
+          onValue={setPassword}
+          testId="signup-password"
+        />
+      </AuthForm>
+      <SwitchLink lead="Already have an account?" to="signin" label="Sign in" />
     </AuthFrame>
   );
 }
 
 export function Confirm() {
-  const { cognito, session, pendingPassword } = useServices();
-  const finish = useFinishSignIn();
+  const { cognito, session, pendingPassword, finish } = useAuth();
   const pending = session.getPending();
   const [notice, setNotice] = useState(() => session.takeNotice());
   const [email, setEmail] = useState(pending?.email ?? '');
   const [code, setCode] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
+  const action = useAction(async () => {
     const address = email.trim();
-    try {
-      await cognito.confirmSignUp(address, code.trim());
-      const password = pendingPassword.value;
-      pendingPassword.value = null;
-      if (password) {
-        const problem = finish(address, await cognito.signIn(address, password));
-        if (problem) setError(new Error(problem));
-      } else {
-        session.setPending({ email: address });
-        session.setNotice('Your email is confirmed. Sign in with your password.');
-        navigate('signin');
-      }
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
+    await cognito.confirmSignUp(address, code.trim());
+    const password = pendingPassword.value;
+    pendingPassword.value = null;
+    if (password) {
+      finish(address, await cognito.signIn(address, password));
+    } else {
+      session.setPending({ email: address });
+      session.setNotice('Your email is confirmed. Sign in with your password.');
+      navigate('signin');
     }
-  };
+  });
 
   const resend = async () => {
-    setError(null);
+    action.setError(null);
     try {
       await cognito.resendCode(email.trim());
       setNotice(`A new code is on its way to ${email.trim()}.`);
     } catch (caught) {
-      setError(caught);
+      action.setError(caught);
     }
   };
 
   return (
     <AuthFrame title="Confirm your email" lead="We sent a confirmation code to your email. Enter it here.">
       <Notice text={notice} />
-      <form class="form" onSubmit={submit} data-testid="confirm-form">
-        <label>
-          Email
-          <input
-            type="email"
-            name="email"
-            autocomplete="username"
-            required
-            value={email}
-            onInput={(e) => setEmail(e.currentTarget.value)}
-            data-testid="confirm-email"
-          />
-        </label>
-        <label>
-          Confirmation code
-          <input
-            type="text"
-            name="code"
-            inputMode="numeric"
-            autocomplete="one-time-code"
-            required
-            value={code}
-            onInput={(e) => setCode(e.currentTarget.value)}
-            data-testid="confirm-code"
-          />
-        </label>
-        <AuthError error={error} />
-        <div class="row">
-          <button class="button primary" type="submit" disabled={busy} data-testid="confirm-submit">
-            {busy ? 'Confirming…' : 'Confirm'}
-          </button>
+      <AuthForm
+        step="confirm"
+        action={action}
+        label="Confirm"
+        busyLabel="Confirming…"
+        beside={
           <button class="button" type="button" onClick={resend} disabled={!email} data-testid="confirm-resend">
             Send a new code
           </button>
-        </div>
-      </form>
-      <p class="muted switch">
-        <a href="#/signin" data-testid="to-signin">
-          Back to sign in
-        </a>
-      </p>
+        }
+      >
+        <EmailField step="confirm" value={email} onValue={setEmail} />
+        <Field
+          label="Confirmation code"
+          type="text"
+          name="code"
+          inputMode="numeric"
+          autocomplete="one-time-code"
+          required
+          value={code}
+          onValue={setCode}
+          testId="confirm-code"
+        />
+      </AuthForm>
+      <SwitchLink to="signin" label="Back to sign in" />
     </AuthFrame>
   );
 }
 
 export function NewPassword() {
-  const { cognito, session } = useServices();
-  const finish = useFinishSignIn();
+  const { cognito, session, finish } = useAuth();
   const pending = session.getPending();
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  const action = useAction(async () => {
+    if (!pending) return;
+    let result = await cognito.setNewPassword(pending.email, password, pending.challengeSession ?? '');
+    // A fresh sign-in with the new password: cognito-local does not keep the refresh token it returns from
+    // RespondToAuthChallenge (REFRESH_TOKEN_AUTH would then fail); in AWS this costs one call and changes nothing.
+    if (result.kind === 'signed-in') result = await cognito.signIn(pending.email, password).catch(() => result);
+    finish(pending.email, result);
+  });
 
   if (!pending?.challengeSession) {
     return (
@@ -321,49 +224,20 @@ export function NewPassword() {
     );
   }
 
-  const submit = async (event: Event) => {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      let result = await cognito.setNewPassword(pending.email, password, pending.challengeSession ?? '');
-      // A fresh sign-in with the new password: cognito-local does not keep the refresh token it returns from
-      // RespondToAuthChallenge (REFRESH_TOKEN_AUTH would then fail); in AWS this costs one call and changes nothing.
-      if (result.kind === 'signed-in') result = await cognito.signIn(pending.email, password).catch(() => result);
-      const problem = finish(pending.email, result);
-      if (problem) setError(new Error(problem));
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
-  };
-
   return (
     <AuthFrame
       title="Set a new password"
       lead={`You were invited as ${pending.email}. Choose the password you will sign in with.`}
     >
-      <form class="form" onSubmit={submit} data-testid="new-password-form">
-        <label>
-          New password
-          <input
-            type="password"
-            name="new-password"
-            autocomplete="new-password"
-            required
-            minLength={8}
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-            data-testid="new-password-input"
-          />
-          <span class="hint">At least 8 characters, with upper- and lower-case letters, a digit and a symbol.</span>
-        </label>
-        <AuthError error={error} />
-        <button class="button primary" type="submit" disabled={busy} data-testid="new-password-submit">
-          {busy ? 'Saving…' : 'Set password and sign in'}
-        </button>
-      </form>
+      <AuthForm step="new-password" action={action} label="Set password and sign in" busyLabel="Saving…">
+        <NewPasswordField
+          label="New password"
+          name="new-password"
+          value={password}
+          onValue={setPassword}
+          testId="new-password-input"
+        />
+      </AuthForm>
     </AuthFrame>
   );
 }

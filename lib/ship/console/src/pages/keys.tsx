@@ -2,6 +2,8 @@ import { useState } from 'preact/hooks';
 import type { ApiKey } from '../api.js';
 import { useServices } from '../context.js';
 import { curlExample, dateTime, yuan } from '../format.js';
+import { ActionButton } from '../action-button.js';
+import { Field, Form, SubmitButton } from '../form.js';
 import { Card, Empty, ErrorNote, Loading, useAction, useLoad } from '../ui.js';
 
 /** "" → null (no quota); otherwise a non-negative amount in yuan with at most 4 decimals. */
@@ -88,59 +90,44 @@ function CreateKey({ onCreated }: { onCreated: (key: ApiKey & { key: string }) =
 
   return (
     <Card title="Create a key">
-      <form
-        class="form grid"
-        data-testid="key-create-form"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void action.run();
-        }}
-      >
-        <label>
-          Name
-          <input
-            type="text"
-            name="name"
-            required
-            maxLength={100}
-            placeholder="production"
-            value={name}
-            onInput={(e) => setName(e.currentTarget.value)}
-            data-testid="key-name"
-          />
-        </label>
-        <label>
-          Quota (CNY)
-          <input
-            type="text"
-            name="quota"
-            inputMode="decimal"
-            placeholder="no limit"
-            value={quota}
-            onInput={(e) => setQuota(e.currentTarget.value)}
-            data-testid="key-quota"
-          />
-          <span class="hint">Blank for no limit.</span>
-        </label>
-        <label>
-          Rate limit (requests/s)
-          <input
-            type="text"
-            name="rate"
-            inputMode="numeric"
-            placeholder="default"
-            value={rate}
-            onInput={(e) => setRate(e.currentTarget.value)}
-            data-testid="key-rate"
-          />
-          <span class="hint">Blank for the default.</span>
-        </label>
+      <Form class="form grid" testId="key-create-form" onSubmit={() => void action.run()}>
+        <Field
+          label="Name"
+          type="text"
+          name="name"
+          required
+          maxLength={100}
+          placeholder="production"
+          value={name}
+          onValue={setName}
+          testId="key-name"
+        />
+        <Field
+          label="Quota (CNY)"
+          hint="Blank for no limit."
+          type="text"
+          name="quota"
+          inputMode="decimal"
+          placeholder="no limit"
+          value={quota}
+          onValue={setQuota}
+          testId="key-quota"
+        />
+        <Field
+          label="Rate limit (requests/s)"
+          hint="Blank for the default."
+          type="text"
+          name="rate"
+          inputMode="numeric"
+          placeholder="default"
+          value={rate}
+          onValue={setRate}
+          testId="key-rate"
+        />
         <div class="form-end">
-          <button class="button primary" type="submit" disabled={action.busy} data-testid="key-create-submit">
-            {action.busy ? 'Creating…' : 'Create key'}
-          </button>
+          <SubmitButton busy={action.busy} label="Create key" busyLabel="Creating…" testId="key-create-submit" />
         </div>
-      </form>
+      </Form>
       <ErrorNote error={action.error} testId="key-create-error" />
     </Card>
   );
@@ -261,44 +248,30 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey
         <span class="mono">{apiKey.key_id}</span>
       </div>
       {editing ? (
-        <form
-          class="form inline"
-          data-testid="key-quota-form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            void save.run();
-          }}
-        >
-          <label>
-            New quota (CNY)
-            <input
-              type="text"
-              inputMode="decimal"
-              placeholder="no limit"
-              value={quota}
-              onInput={(e) => setQuota(e.currentTarget.value)}
-              data-testid="key-quota-input"
-            />
-          </label>
-          <button class="button primary" type="submit" disabled={save.busy} data-testid="key-quota-save">
-            Save quota
-          </button>
+        <Form class="form inline" testId="key-quota-form" onSubmit={() => void save.run()}>
+          <Field
+            label="New quota (CNY)"
+            type="text"
+            inputMode="decimal"
+            placeholder="no limit"
+            value={quota}
+            onValue={setQuota}
+            testId="key-quota-input"
+          />
+          <SubmitButton busy={save.busy} label="Save quota" testId="key-quota-save" />
           <button class="button" type="button" onClick={() => setEditing(false)} data-testid="key-quota-cancel">
             Cancel
           </button>
-        </form>
+        </Form>
       ) : (
         <div class="row">
-          <button
+          <ActionButton
+            action={toggle}
             class={`button ${apiKey.status === 'active' ? 'danger' : ''}`}
-            type="button"
-            disabled={toggle.busy}
-            onClick={() => void toggle.run()}
-            aria-label={`${apiKey.status === 'active' ? 'Disable' : 'Enable'} key ${apiKey.name}`}
-            data-testid="key-toggle"
-          >
-            {apiKey.status === 'active' ? 'Disable' : 'Enable'}
-          </button>
+            label={apiKey.status === 'active' ? 'Disable' : 'Enable'}
+            ariaLabel={`${apiKey.status === 'active' ? 'Disable' : 'Enable'} key ${apiKey.name}`}
+            testId="key-toggle"
+          />
           <button
             class="button"
             type="button"

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ModelView } from '../api.js';
 import { useServices } from '../context.js';
 import { yuan } from '../format.js';
+import { NumberField } from '../form.js';
 import { estimateYuan } from '../pricing.js';
 import { Card, Empty, ErrorNote, Loading, useLoad } from '../ui.js';
 
@@ -142,20 +143,16 @@ function Calculator({ models }: { models: ModelView[] }) {
             ))}
           </select>
         </label>
-        <label>
-          Duration (s)
-          <input
-            type="number"
-            min={min}
-            max={max}
-            step={1}
-            disabled={fixed}
-            value={fixed ? min : duration}
-            onInput={(e) => setDuration(Number(e.currentTarget.value))}
-            data-testid="calc-duration"
-          />
-          <span class="hint">{fixed ? `Always ${min} s for this model.` : `${min} to ${max} s.`}</span>
-        </label>
+        <NumberField
+          label="Duration (s)"
+          hint={fixed ? `Always ${min} s for this model.` : `${min} to ${max} s.`}
+          min={min}
+          max={max}
+          disabled={fixed}
+          value={fixed ? min : duration}
+          onValue={setDuration}
+          testId="calc-duration"
+        />
         {model.supports_audio && (
           <label class="check">
             <input
@@ -167,34 +164,20 @@ function Calculator({ models }: { models: ModelView[] }) {
             Generate sound
           </label>
         )}
-        {model.capabilities.max_videos > 0 && (
-          <label>
-            Reference videos
-            <input
-              type="number"
-              min={0}
-              max={model.capabilities.max_videos}
-              step={1}
-              value={videos}
-              onInput={(e) => setVideos(Number(e.currentTarget.value))}
-              data-testid="calc-videos"
-            />
-          </label>
-        )}
-        {model.capabilities.max_audios > 0 && (
-          <label>
-            Reference audios
-            <input
-              type="number"
-              min={0}
-              max={model.capabilities.max_audios}
-              step={1}
-              value={audios}
-              onInput={(e) => setAudios(Number(e.currentTarget.value))}
-              data-testid="calc-audios"
-            />
-          </label>
-        )}
+        <ReferenceCount
+          label="Reference videos"
+          max={model.capabilities.max_videos}
+          value={videos}
+          onValue={setVideos}
+          testId="calc-videos"
+        />
+        <ReferenceCount
+          label="Reference audios"
+          max={model.capabilities.max_audios}
+          value={audios}
+          onValue={setAudios}
+          testId="calc-audios"
+        />
       </form>
       <p class="calc-result" aria-live="polite">
         {cost === null ? (
@@ -213,4 +196,15 @@ function Calculator({ models }: { models: ModelView[] }) {
       <p class="muted small">Computed with the same pricing code that charges your tasks.</p>
     </Card>
   );
+}
+
+/** How many reference files of one kind the task sends: asked only of a model that takes them. */
+function ReferenceCount(props: {
+  label: string;
+  max: number;
+  value: number;
+  onValue: (value: number) => void;
+  testId: string;
+}) {
+  return props.max > 0 ? <NumberField min={0} {...props} /> : null;
 }

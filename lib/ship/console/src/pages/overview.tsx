@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useServices } from '../context.js';
 import { dateTime, yuan } from '../format.js';
 import type { RedeemResult } from '../api.js';
+import { Field, Form, SubmitButton } from '../form.js';
 import { Card, ErrorNote, Loading, useAction, useLoad } from '../ui.js';
 import { TaskRow, TasksEmpty } from './task-list.js';
 
@@ -15,24 +16,13 @@ export function Overview() {
       <h1>Overview</h1>
       <ErrorNote error={account.error} />
       <div class="stats">
-        <div class="stat">
-          <span class="stat-label">Balance</span>
-          <span class="stat-value" data-testid="balance">
-            {account.data ? yuan(account.data.balance) : '…'}
-          </span>
-        </div>
-        <div class="stat">
-          <span class="stat-label">Spent this month</span>
-          <span class="stat-value" data-testid="spent-this-month">
-            {account.data ? yuan(account.data.spent_this_month) : '…'}
-          </span>
-        </div>
-        <div class="stat">
-          <span class="stat-label">Tasks this month</span>
-          <span class="stat-value" data-testid="tasks-this-month">
-            {account.data ? account.data.tasks_this_month : '…'}
-          </span>
-        </div>
+        <Stat label="Balance" testId="balance" value={account.data && yuan(account.data.balance)} />
+        <Stat
+          label="Spent this month"
+          testId="spent-this-month"
+          value={account.data && yuan(account.data.spent_this_month)}
+        />
+        <Stat label="Tasks this month" testId="tasks-this-month" value={account.data?.tasks_this_month} />
       </div>
       <Redeem
         onRedeemed={(balance) => {
@@ -55,6 +45,18 @@ export function Overview() {
   );
 }
 
+/** One figure of the account; "…" until it has loaded. */
+function Stat({ label, testId, value }: { label: string; testId: string; value: string | number | undefined }) {
+  return (
+    <div class="stat">
+      <span class="stat-label">{label}</span>
+      <span class="stat-value" data-testid={testId}>
+        {value ?? '…'}
+      </span>
+    </div>
+  );
+}
+
 function Redeem({ onRedeemed }: { onRedeemed: (balance: number) => void }) {
   const { api } = useServices();
   const [code, setCode] = useState('');
@@ -68,32 +70,33 @@ function Redeem({ onRedeemed }: { onRedeemed: (balance: number) => void }) {
 
   return (
     <Card title="Top up with a code">
-      <form
+      <Form
         class="form inline"
-        data-testid="redeem-form"
-        onSubmit={(event) => {
-          event.preventDefault();
+        testId="redeem-form"
+        onSubmit={() => {
           setResult(null);
           void action.run();
         }}
       >
-        <label>
-          Top-up code
-          <input
-            type="text"
-            name="code"
-            required
-            autocomplete="off"
-            spellcheck={false}
-            value={code}
-            onInput={(e) => setCode(e.currentTarget.value)}
-            data-testid="redeem-code"
-          />
-        </label>
-        <button class="button primary" type="submit" disabled={action.busy || !code.trim()} data-testid="redeem-submit">
-          {action.busy ? 'Redeeming…' : 'Redeem'}
-        </button>
-      </form>
+        <Field
+          label="Top-up code"
+          type="text"
+          name="code"
+          required
+          autocomplete="off"
+          spellcheck={false}
+          value={code}
+          onValue={setCode}
+          testId="redeem-code"
+        />
+        <SubmitButton
+          busy={action.busy}
+          disabled={action.busy || !code.trim()}
+          label="Redeem"
+          busyLabel="Redeeming…"
+          testId="redeem-submit"
+        />
+      </Form>
       <ErrorNote error={action.error} testId="redeem-error" />
       {result?.already_redeemed_at && (
         <p class="note" role="status" data-testid="redeem-already">

@@ -3,6 +3,7 @@ import type { TaskView } from '../api.js';
 import { useServices } from '../context.js';
 import { STATUS_LABELS } from '../format.js';
 import { TASK_STATUSES } from '../../../../../functions/core/task-status.js';
+import { LoadMore } from '../load-more.js';
 import { Card, ErrorNote, Loading, useAction, useLoad } from '../ui.js';
 import { TaskRow, TasksEmpty } from './task-list.js';
 
@@ -108,18 +109,7 @@ export function Tasks() {
             Unfinished tasks are refreshed every few seconds.
           </p>
         )}
-        <ErrorNote error={more.error} testId="tasks-more-error" />
-        {cursor && (
-          <button
-            class="button wide"
-            type="button"
-            disabled={more.busy}
-            onClick={() => void more.run()}
-            data-testid="tasks-load-more"
-          >
-            {more.busy ? 'Loading…' : 'Load more'}
-          </button>
-        )}
+        <LoadMore more={more} cursor={cursor} testId="tasks" />
       </Card>
     </>
   );

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import type { Transaction } from '../api.js';
 import { useServices } from '../context.js';
 import { dateTime, TRANSACTION_LABELS, yuan } from '../format.js';
+import { LoadMore } from '../load-more.js';
 import { Card, Empty, ErrorNote, Loading, useAction, useLoad } from '../ui.js';
 
 export function Transactions() {
@@ -84,18 +85,7 @@ export function Transactions() {
             </table>
           </div>
         )}
-        <ErrorNote error={more.error} testId="transactions-more-error" />
-        {cursor && (
-          <button
-            class="button wide"
-            type="button"
-            disabled={more.busy}
-            onClick={() => void more.run()}
-            data-testid="transactions-load-more"
-          >
-            {more.busy ? 'Loading…' : 'Load more'}
-          </button>
-        )}
+        <LoadMore more={more} cursor={cursor} testId="transactions" />
       </Card>
     </>
   );

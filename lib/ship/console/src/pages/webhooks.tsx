@@ -2,6 +2,8 @@ import { useState } from 'preact/hooks';
 import type { WebhookSecret, WebhookTestResult } from '../api.js';
 import { useServices } from '../context.js';
 import { dateTime } from '../format.js';
+import { ActionButton } from '../action-button.js';
+import { Field, Form, SubmitButton } from '../form.js';
 import { Card, CopyButton, ErrorNote, useAction } from '../ui.js';
 
 export function Webhooks() {
@@ -54,15 +56,13 @@ function SecretCard() {
             </button>
           </>
         ) : (
-          <button
+          <ActionButton
+            action={reveal}
             class="button primary"
-            type="button"
-            disabled={reveal.busy}
-            onClick={() => void reveal.run()}
-            data-testid="webhook-secret-reveal"
-          >
-            {reveal.busy ? 'Loading…' : 'Reveal'}
-          </button>
+            label="Reveal"
+            busyLabel="Loading…"
+            testId="webhook-secret-reveal"
+          />
         )}
       </div>
       {secret?.previous_valid_until && (
@@ -89,15 +89,13 @@ function SecretCard() {
             so you can update your receiver.
           </p>
           <div class="row">
-            <button
+            <ActionButton
+              action={rotate}
               class="button danger"
-              type="button"
-              disabled={rotate.busy}
-              onClick={() => void rotate.run()}
-              data-testid="webhook-rotate-confirm"
-            >
-              {rotate.busy ? 'Rotating…' : 'Yes, rotate'}
-            </button>
+              label="Yes, rotate"
+              busyLabel="Rotating…"
+              testId="webhook-rotate-confirm"
+            />
             <button
               class="button"
               type="button"
@@ -128,31 +126,26 @@ function TestCard() {
   return (
     <Card title="Send a test event">
       <p class="muted">We send a signed test event to the URL, as a real delivery would be sent.</p>
-      <form
+      <Form
         class="form inline"
-        data-testid="webhook-test-form"
-        onSubmit={(event) => {
-          event.preventDefault();
+        testId="webhook-test-form"
+        onSubmit={() => {
           setResult(null);
           void send.run();
         }}
       >
-        <label>
-          Receiver URL
-          <input
-            type="url"
-            name="url"
-            required
-            placeholder="https://example.com/webhooks"
-            value={url}
-            onInput={(e) => setUrl(e.currentTarget.value)}
-            data-testid="webhook-test-url"
-          />
-        </label>
-        <button class="button primary" type="submit" disabled={send.busy} data-testid="webhook-test-submit">
-          {send.busy ? 'Sending…' : 'Send test event'}
-        </button>
-      </form>
+        <Field
+          label="Receiver URL"
+          type="url"
+          name="url"
+          required
+          placeholder="https://example.com/webhooks"
+          value={url}
+          onValue={setUrl}
+          testId="webhook-test-url"
+        />
+        <SubmitButton busy={send.busy} label="Send test event" busyLabel="Sending…" testId="webhook-test-submit" />
+      </Form>
       <ErrorNote error={send.error} testId="webhook-test-error" />
       {result && (
         <div
