@@ -5,13 +5,12 @@
  * deploys it runs go to a stand-in for CloudFormation that applies each template's index changes here.
  */
 import { CreateTableCommand, DescribeTableCommand, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { inFlightShard } from '../../functions/adapters/dynamodb/task-repository.js';
 import {
   API_KEYS_BY_ACCOUNT_INDEX,
   LEDGER_BY_TIME_INDEX,
@@ -20,7 +19,6 @@ import {
   TASKS_BY_ACCOUNT_INDEX,
   TASKS_IN_FLIGHT_INDEX,
   TASKS_SLOT_HOLDERS_INDEX,
-  TASKS_WEBHOOK_PENDING_INDEX,
 } from '../../functions/adapters/runtime/resources.js';
 import type { TableDefinition, TableId } from '../../functions/adapters/runtime/resources.js';
 import { runAdmin } from '../../lib/ship/admin/cli.js';
@@ -138,23 +136,21 @@ async function indexesOf(table: string) {
 }
 
 describe('admin upgrade', () => {
-  it('stages the new indexes, backfills their keys, and a second run does nothing', async () => {
+  it('stages the new indexes, and a second run does nothing', async () => {
     const tables = await previousTables('aws-shape');
     const tasks = await previousRecords(tables);
     const lines: string[] = [];
     // A wait that never ends fails naming the index and its status, instead of holding the run.
     const options = { projectAll: false, pollMs: 50, waitTimeoutMs: 120_000, log: (line: string) => lines.push(line) };
 
-    const planned = await upgradeTables(local.client, local.db, tables, { ...options, dryRun: true });
+    const planned = await upgradeTables(local.client, tables, { ...options, dryRun: true });
     expect(lines).toContain(`would ${tables.tasks}: delete index by-status`);
-    expect(lines).toContain(`would backfill 2 records of ${tables.tasks} for index ${TASKS_IN_FLIGHT_INDEX.name}`);
-    expect(lines).toContain(`would backfill 1 record of ${tables.tasks} for index ${TASKS_WEBHOOK_PENDING_INDEX.name}`);
-    // by-status out; 4 tasks, 1 ledger and 1 key index in; pending and owing get a shard, owing its webhook keys.
-    expect(planned).toBe(1 + 4 + 1 + 1 + 3);
+    // by-status out; 4 tasks, 1 ledger, 1 key and 2 top-up indexes in.
+    expect(planned).toBe(1 + 4 + 1 + 1 + 2);
     expect(await indexesOf(tables.tasks)).toEqual([{ name: 'by-status', status: 'ACTIVE', projection: 'ALL' }]);
 
     lines.length = 0;
-    expect(await upgradeTables(local.client, local.db, tables, { ...options, dryRun: false })).toBe(planned);
+    expect(await upgradeTables(local.client, tables, { ...options, dryRun: false })).toBe(planned);
     for (const [id, definition] of Object.entries(TABLES) as [TableId, TableDefinition][]) {
       expect(await indexesOf(tables[id]), id).toEqual(
         (definition.indexes ?? [])
@@ -166,20 +162,6 @@ describe('admin upgrade', () => {
           .sort((a, b) => a.name.localeCompare(b.name)),
       );
     }
-    const inFlight = await query(
-      tables.tasks,
-      TASKS_IN_FLIGHT_INDEX.name,
-      TASKS_IN_FLIGHT_INDEX.partitionKey,
-      inFlightShard(tasks.pending.task_id),
-    );
-    expect(inFlight).toContain(tasks.pending.task_id);
-    const owing = await query(
-      tables.tasks,
-      TASKS_WEBHOOK_PENDING_INDEX.name,
-      TASKS_WEBHOOK_PENDING_INDEX.partitionKey,
-      tasks.owing.task_id.charAt(0),
-    );
-    expect(owing).toEqual([tasks.owing.task_id]);
     expect(await query(tables.tasks, TASKS_SLOT_HOLDERS_INDEX.name, 'upstream_slot', 'ark#main')).toEqual([
       tasks.owing.task_id,
     ]);
@@ -192,33 +174,8 @@ describe('admin upgrade', () => {
     expect(await query(tables.apiKeys, API_KEYS_BY_ACCOUNT_INDEX.name, 'account_id', ACCOUNT)).toEqual(['key_1']);
 
     lines.length = 0;
-    expect(await upgradeTables(local.client, local.db, tables, { ...options, dryRun: false })).toBe(0);
+    expect(await upgradeTables(local.client, tables, { ...options, dryRun: false })).toBe(0);
     expect(lines).toEqual(['up to date: nothing to do']);
-  });
-
-  it('leaves alone a record that moved on between its scan and its rewrite', async () => {
-    const tables = await previousTables('race');
-    const tasks = await previousRecords(tables);
-    const finished = { ...tasks.pending, status: 'success' as const, finished_at: new Date().toISOString() };
-    const lines: string[] = [];
-    await upgradeTables(local.client, local.db, tables, {
-      dryRun: false,
-      projectAll: false,
-      pollMs: 50,
-      waitTimeoutMs: 120_000,
-      log: (line) => lines.push(line),
-      // The task's final move lands after the scan found it in flight, before its rewrite.
-      beforeRewrite: async (record) => {
-        if (record['task_id'] === tasks.pending.task_id) {
-          await local.db.send(new PutCommand({ TableName: tables.tasks, Item: finished }));
-        }
-      },
-    });
-    const { Item } = await local.db.send(
-      new GetCommand({ TableName: tables.tasks, Key: { task_id: finished.task_id } }),
-    );
-    expect(Item).toEqual(finished);
-    expect(lines).toContain(`backfilled 1 record of ${tables.tasks} for index ${TASKS_IN_FLIGHT_INDEX.name}`);
   });
 
   it('runs as `npm run admin -- upgrade` against the local stack, printing each step', async () => {
@@ -245,7 +202,7 @@ describe('admin upgrade', () => {
       expect(done.out).toContain(
         `${tables.tasks}: create index ${TASKS_IN_FLIGHT_INDEX.name} (in_flight_shard, updated_at; ALL)`,
       );
-      expect(done.out.at(-1)).toBe('made 10 changes');
+      expect(done.out.at(-1)).toBe('made 9 changes');
       expect((await run('upgrade')).out).toEqual(['up to date: nothing to do']);
     } finally {
       if (saved === undefined) delete process.env['DATA_DIR'];
@@ -316,54 +273,38 @@ function cloudFormation(tables: Record<TableId, string>, seen: string[][], onDep
 }
 
 describe('admin upgrade in AWS', () => {
-  it('deploys one index change per table per stage, then the release, then backfills; a second run only deploys', async () => {
+  it('deploys one index change per table per stage, then the release; a second run only deploys', async () => {
     const { prefix, tables } = await previousDeployment('aws');
-    const tasks = await previousRecords(tables);
+    await previousRecords(tables);
     const commands: string[][] = [];
     const lines: string[] = [];
-    let backfilledBeforeDeployAll: boolean | undefined;
-    const run = cloudFormation(tables, commands, async () => {
-      const { Item } = await local.db.send(
-        new GetCommand({ TableName: tables.tasks, Key: { task_id: tasks.pending.task_id } }),
-      );
-      backfilledBeforeDeployAll = Item?.[TASKS_IN_FLIGHT_INDEX.partitionKey] !== undefined;
-    });
+    const run = cloudFormation(tables, commands, async () => {});
     const options = { prefix, pollMs: 50, waitTimeoutMs: 120_000, run, log: (line: string) => lines.push(line) };
 
-    const planned = await upgradeDeployment(local.client, local.db, tables, { ...options, dryRun: true });
+    const planned = await upgradeDeployment(local.client, tables, { ...options, dryRun: true });
     expect(commands).toEqual([]);
     const stateful = `npx cdk deploy ${prefix}-stateful --exclusively -c prefix=${prefix} -c`;
     expect(lines.filter((line) => line.startsWith(`would run: ${stateful} 'tableIndexes=`))).toHaveLength(4);
     expect(lines).toContain(`would run: npx cdk deploy --all -c prefix=${prefix}`);
-    expect(lines).toContain(`would backfill 2 records of ${tables.tasks} for index ${TASKS_IN_FLIGHT_INDEX.name}`);
-    // Four tasks indexes in, by-status out (the ledger's and keys' indexes ride along): five deploys, three rewrites.
-    expect(planned).toBe(5 + 3);
+    // Four tasks indexes in, by-status out (the ledger's and keys' indexes ride along): five deploys.
+    expect(planned).toBe(5);
     expect(await indexesOf(tables.tasks)).toEqual([{ name: 'by-status', status: 'ACTIVE', projection: 'ALL' }]);
 
     lines.length = 0;
-    expect(await upgradeDeployment(local.client, local.db, tables, { ...options, dryRun: false })).toBe(planned);
+    expect(await upgradeDeployment(local.client, tables, { ...options, dryRun: false })).toBe(planned);
     expect(commands.map((command) => command.slice(0, 4).join(' '))).toEqual([
       ...Array(4).fill(`npx cdk deploy ${prefix}-stateful`),
       'npx cdk deploy --all',
     ]);
-    expect(backfilledBeforeDeployAll).toBe(false);
     for (const [id, definition] of Object.entries(TABLES) as [TableId, TableDefinition][]) {
       expect(
         (await indexesOf(tables[id])).map((index) => index.name),
         id,
       ).toEqual((definition.indexes ?? []).map((index) => index.name).sort());
     }
-    const inFlight = await query(
-      tables.tasks,
-      TASKS_IN_FLIGHT_INDEX.name,
-      TASKS_IN_FLIGHT_INDEX.partitionKey,
-      inFlightShard(tasks.pending.task_id),
-    );
-    expect(inFlight).toContain(tasks.pending.task_id);
-
     commands.length = 0;
     lines.length = 0;
-    expect(await upgradeDeployment(local.client, local.db, tables, { ...options, dryRun: false })).toBe(0);
+    expect(await upgradeDeployment(local.client, tables, { ...options, dryRun: false })).toBe(0);
     expect(commands).toEqual([['npx', 'cdk', 'deploy', '--all', '-c', `prefix=${prefix}`]]);
   });
 });

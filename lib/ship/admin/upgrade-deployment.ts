@@ -1,22 +1,20 @@
 /**
  * `admin upgrade` in AWS: deploys this release over the deployed one. DescribeTable each table, planStages,
  * one deploy of the stateful stack per stage but the last (`-c tableIndexes=…`, its indexes), each waited for
- * until every index is ACTIVE; then `cdk deploy --all`; then the backfills. A dry run prints the commands and
- * the records to backfill, and changes nothing. docs/operations.md, "Upgrades".
+ * until every index is ACTIVE; then `cdk deploy --all`. A dry run prints the commands and changes nothing. docs/operations.md, "Upgrades".
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '../../../functions/adapters/runtime/resources.js';
 import type { TableId } from '../../../functions/adapters/runtime/resources.js';
 import { allReleaseIndexes, perTable, TABLE_INDEXES_CONTEXT, tableIndexesContext } from '../table-indexes.js';
 import type { IndexSpec, TableIndexes } from '../table-indexes.js';
-import { backfillAll } from '../../../functions/adapters/operator/backfill.js';
-import type { BackfillOptions } from '../../../functions/adapters/operator/backfill.js';
 import { describeStep, planStages } from './index-plan.js';
 import { currentIndexes, describe, waitFor } from '../../../functions/adapters/operator/table-state.js';
 import type { WaitOptions } from '../../../functions/adapters/operator/table-state.js';
 
-export interface DeploymentOptions extends BackfillOptions, WaitOptions {
+export interface DeploymentOptions extends WaitOptions {
+  dryRun: boolean;
+  log(line: string): void;
   /** The deployment's prefix: every command names it (`-c prefix=…`), so CDK deploys the stacks of these tables. */
   prefix: string;
   /** Runs one command (`npx cdk deploy …`) in the repository; rejects if it fails. */
@@ -30,7 +28,6 @@ export interface DeploymentOptions extends BackfillOptions, WaitOptions {
  */
 export async function upgradeDeployment(
   client: DynamoDBClient,
-  db: DynamoDBDocumentClient,
   tables: Record<TableId, string>,
   options: DeploymentOptions,
 ): Promise<number> {
@@ -68,11 +65,7 @@ export async function upgradeDeployment(
     options.log(`indexes up to date; ${verb}: ${command.join(' ')}`);
     if (!options.dryRun) await options.run(command);
   }
-  const changes = stages.length + (await backfillAll(db, tables, options));
-  options.log(
-    `${options.dryRun ? 'would make' : 'made'} ${stages.length} index stages and ${changes - stages.length} record rewrites`,
-  );
-  return changes;
+  return stages.length;
 }
 
 /** The release's plain deploy, as docs/operations.md has it, naming the prefix. */

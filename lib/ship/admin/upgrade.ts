@@ -1,16 +1,12 @@
 /**
  * `admin upgrade` against the local stack, which has no CloudFormation: brings the tables to this release's
  * indexes (functions/adapters/runtime/resources.ts) with UpdateTable, per table planIndexChanges, each index delete or
- * create alone and waited for; then the backfills (functions/adapters/operator/backfill.ts). A dry run prints the steps and the records
- * to backfill, and changes nothing. In AWS: upgrade-deployment.ts. docs/operations.md, "Upgrades".
+ * create alone and waited for. A dry run prints the steps and changes nothing. In AWS: upgrade-deployment.ts. docs/operations.md, "Upgrades".
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '../../../functions/adapters/runtime/resources.js';
 import type { TableDefinition, TableId } from '../../../functions/adapters/runtime/resources.js';
 import { releaseIndexes } from '../table-indexes.js';
-import { backfillAll } from '../../../functions/adapters/operator/backfill.js';
-import type { BackfillOptions } from '../../../functions/adapters/operator/backfill.js';
 import { describeStep, planIndexChanges } from './index-plan.js';
 import type { IndexStep } from './index-plan.js';
 import {
@@ -22,15 +18,16 @@ import {
 } from '../../../functions/adapters/operator/table-state.js';
 import type { WaitOptions } from '../../../functions/adapters/operator/table-state.js';
 
-export interface UpgradeOptions extends BackfillOptions, WaitOptions {
+export interface UpgradeOptions extends WaitOptions {
+  dryRun: boolean;
+  log(line: string): void;
   /** Indexes project ALL, as the local stack makes them. */
   projectAll: boolean;
 }
 
-/** Returns how many changes (index steps and rewritten records) it made, or would make in a dry run. */
+/** Returns how many index steps it made, or would make in a dry run. */
 export async function upgradeTables(
   client: DynamoDBClient,
-  db: DynamoDBDocumentClient,
   tables: Record<TableId, string>,
   options: UpgradeOptions,
 ): Promise<number> {
@@ -50,7 +47,6 @@ export async function upgradeTables(
       if (!options.dryRun) await apply(client, tables[id], definition, step, options);
     }
   }
-  changes += await backfillAll(db, tables, options);
   options.log(
     changes === 0 ? 'up to date: nothing to do' : `${options.dryRun ? 'would make' : 'made'} ${changes} changes`,
   );

@@ -7,18 +7,17 @@ import { UsageError } from '../errors.js';
 export const UPGRADE_COMMANDS: Record<string, Command> = {
   upgrade: {
     args: '[--dry-run]',
-    summary: 'deploy this release (cdk deploy) with its index changes staged, then backfill their keys',
+    summary: 'deploy this release (cdk deploy) with its index changes staged',
     details: [
       'AWS (TABLE_PREFIX set): one deploy of <prefix>-stateful per index change per table, each waited for',
-      'until ACTIVE (an index on a large table builds for a while), then `npx cdk deploy --all`, then records a',
-      'new index needs are given its keys. The local stack: UpdateTable one index at a time, then the same',
-      'backfill. Safe to run again. --dry-run prints the deploys and the records to backfill and changes',
+      'until ACTIVE (an index on a large table builds for a while), then `npx cdk deploy --all`. The local',
+      'stack: UpdateTable one index at a time. Safe to run again. --dry-run prints the deploys and changes',
       'nothing. docs/operations.md, "Upgrades".',
     ].join('\n'),
     flags: ['dry-run'],
     async run(args, open, output) {
       const dryRun = args.flag('dry-run');
-      const { client, db, tables, where } = await open();
+      const { client, tables, where } = await open();
       const [{ upgradeTables }, { upgradeDeployment }] = await Promise.all([
         import('../upgrade.js'),
         import('../upgrade-deployment.js'),
@@ -27,13 +26,13 @@ export const UPGRADE_COMMANDS: Record<string, Command> = {
       const log = (line: string) => output.out(line);
       if (where === 'local') {
         // The local stack makes an index at once, as it makes its tables (no CloudFormation).
-        await upgradeTables(client, db, tables, { dryRun, projectAll: true, pollMs: 100, log });
+        await upgradeTables(client, tables, { dryRun, projectAll: true, pollMs: 100, log });
         return;
       }
       const prefix = process.env['TABLE_PREFIX'];
       if (!prefix) throw new UsageError("upgrade in AWS needs TABLE_PREFIX, the deployment's prefix");
       // AWS builds an index for minutes, hours on a large table.
-      await upgradeDeployment(client, db, tables, {
+      await upgradeDeployment(client, tables, {
         dryRun,
         pollMs: 10_000,
         log,
