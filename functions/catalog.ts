@@ -16,6 +16,8 @@ import {
   TASKS_IN_FLIGHT_INDEX,
   TASKS_SLOT_HOLDERS_INDEX,
   TASKS_WEBHOOK_PENDING_INDEX,
+  TOPUPS_BY_ACCOUNT_INDEX,
+  TOPUPS_PENDING_INDEX,
   VIDEO_BUCKET,
   WEBHOOK_QUEUE,
 } from './adapters/runtime/resources.js';
@@ -48,7 +50,12 @@ export type Access =
   /** Settings: the deployment's value (lib/ship/cdk), else the variable's default. */
   | { kind: 'config'; variables: string[] }
   /** A secret's ARN; `plain` carries the value itself where no secret store is (the local stack). */
-  | { kind: 'secret'; variable: string; secret: 'cloudFrontPrivateKey' | ProviderName; plain?: string }
+  | {
+      kind: 'secret';
+      variable: string;
+      secret: 'cloudFrontPrivateKey' | 'alipayAppPrivateKey' | ProviderName;
+      plain?: string;
+    }
   /** Variables only the local stack gives, with why (a stand-in for an AWS service that has no emulator). */
   | { kind: 'local'; variables: string[]; why: string };
 
@@ -125,6 +132,30 @@ const upstream: Access[] = PROVIDER_NAMES.flatMap((provider): Access[] => {
  * looked up; a new user gets its link and a new account in one transaction. No API key.
  */
 const consoleCaller: Access[] = [table('consoleUsers', 'GetItem', 'PutItem'), table('accounts', 'PutItem')];
+/**
+ * topupDependencies(): the orders, a credit's one transaction (the order, the account, the ledger entry), and
+ * Alipay: its endpoint, our app, its key and ours (a secret in AWS), the bounds, and our notify route's base.
+ */
+const topups: Access[] = [
+  table('topups', 'GetItem', 'UpdateItem'),
+  table('accounts', 'GetItem', 'UpdateItem'),
+  table('ledger', 'PutItem'),
+  config(
+    ENV.alipayGatewayUrl.name,
+    ENV.alipayAppId.name,
+    ENV.alipayPublicKey.name,
+    ENV.topupMinCny.name,
+    ENV.topupMaxCny.name,
+    ENV.topupExpiryMinutes.name,
+    ENV.callbackBaseUrl.name,
+  ),
+  {
+    kind: 'secret',
+    variable: ENV.alipayAppPrivateKeySecretArn.name,
+    secret: 'alipayAppPrivateKey',
+    plain: ENV.alipayAppPrivateKey.name,
+  },
+];
 /** The webhook queue's URL, and sends to it and its dead-letter queue (retries, hops, parked messages). */
 const webhookQueue: Access = { kind: 'webhookQueue' };
 
@@ -136,6 +167,7 @@ export const GROUPS = {
   capacity,
   upstream,
   consoleCaller,
+  topups,
   /** A job settled (a failed one refunded) and its slot given back: what ends a task. */
   settle: [...refunds, ...capacity, ...upstream],
   /** taskQueryDependencies(): a task's query asks the upstream, may settle it, signs its video URL. */
@@ -250,7 +282,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   {
     id: 'GetTask',
     // Polling: most of the traffic, one read each.
-    throttle: { share: 0.25, seconds: 0.1 },
+    throttle: { share: 0.22, seconds: 0.1 },
     trigger: route('GET', '/api/v1/video/tasks/{id}'),
     entry: 'functions/http/get-task.ts',
     uses: ['authentication', 'taskQuery'],
@@ -329,10 +361,42 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   {
     id: 'UpstreamCallback',
     // The upstream's reports: one or two per task; refused reports are made good by the polls.
-    throttle: { share: 0.1, seconds: 0.2 },
+    throttle: { share: 0.08, seconds: 0.2 },
     trigger: route('POST', '/api/v1/upstream-callbacks/{id}/{secret}'),
     entry: 'functions/http/upstream-callback.ts',
     uses: ['settle'],
+  },
+
+  // Top-ups (docs/money-and-ledger.md, "Top-ups"): an order, its QR code from Alipay, its one credit. A create and a
+  // GET of a pending order wait for Alipay (5 s at most); few customers top up at once.
+  {
+    id: 'CreateTopup',
+    trigger: route('POST', '/api/v1/account/topups'),
+    entry: 'functions/http/create-topup.ts',
+    throttle: { share: 0.01, seconds: 1 },
+    uses: ['authentication', 'topups', table('topups', 'PutItem')],
+  },
+  {
+    id: 'ListTopups',
+    trigger: route('GET', '/api/v1/account/topups'),
+    entry: 'functions/http/list-topups.ts',
+    throttle: { share: 0.01, seconds: 0.2 },
+    uses: ['authentication', 'topups', index('topups', TOPUPS_BY_ACCOUNT_INDEX.name)],
+  },
+  {
+    id: 'GetTopup',
+    trigger: route('GET', '/api/v1/account/topups/{topup_id}'),
+    entry: 'functions/http/get-topup.ts',
+    throttle: { share: 0.02, seconds: 0.5 },
+    uses: ['authentication', 'topups'],
+  },
+  // Alipay's asynchronous notification: no API key; its RSA2 signature, checked with Alipay's key, guards it.
+  {
+    id: 'AlipayNotify',
+    trigger: route('POST', '/api/v1/payments/alipay/notify'),
+    entry: 'functions/http/alipay-notify.ts',
+    throttle: { share: 0.01, seconds: 0.3 },
+    uses: ['topups'],
   },
 
   // The customer console's API (docs/console.md): the same use cases as the public API, for the signed-in
@@ -384,6 +448,16 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     table('ledger', 'PutItem'),
   ]),
   consoleRoute('ListModels', 'GET', '/models', 'list-models.ts', ...modelCatalog),
+  consoleRoute('CreateTopup', 'POST', '/topups', 'create-topup.ts', 'topups', table('topups', 'PutItem')),
+  consoleRoute(
+    'ListTopups',
+    'GET',
+    '/topups',
+    'list-topups.ts',
+    'topups',
+    index('topups', TOPUPS_BY_ACCOUNT_INDEX.name),
+  ),
+  consoleRoute('GetTopup', 'GET', '/topups/{topup_id}', 'get-topup.ts', 'topups'),
 
   // Answers with the envelope only: touches nothing.
   {
@@ -537,6 +611,14 @@ export const CATALOG: readonly FunctionDeclaration[] = [
       index('tasks', TASKS_SLOT_HOLDERS_INDEX.name),
       config(ENV.reconcileMinAgeSeconds.name),
     ],
+  },
+  // Asks Alipay about pending top-ups: a lost notification still credits once; an expired order is closed.
+  {
+    id: 'SweepTopups',
+    trigger: { everyMinutes: 1 },
+    entry: 'functions/workflow/sweep-topups.ts',
+    timeoutSeconds: 50,
+    uses: ['topups', index('topups', TOPUPS_PENDING_INDEX.name)],
   },
   // Sends again the webhooks that final tasks still owe, once overdue.
   {

@@ -111,3 +111,24 @@ export function toTopupView(order: TopupOrder): TopupView {
     trade_no: order.trade_no ?? null,
   };
 }
+
+/** POST /account/topups's body, as documented (parseTopupAmount checks it, with the bounds in its messages). */
+export const TopupRequestSchema = v.strictObject({
+  amount: v.pipe(
+    v.number(),
+    v.description("CNY, at most 2 decimals, within the operator's bounds (1 to 50,000 unless configured otherwise)"),
+  ),
+});
+
+/** GET /account/topups's query: `limit` 1–100 (default 20), `cursor` as a previous page's `next_cursor` gave it. */
+export const ListTopupsQuerySchema = v.strictObject({
+  limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,3}$/, 'limit must be a whole number from 1 to 100'))),
+  cursor: v.optional(
+    v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,512}$/, 'cursor must be the next_cursor of the previous page')),
+  ),
+});
+
+export const TopupListSchema = v.strictObject({
+  items: v.array(TopupViewSchema),
+  next_cursor: v.pipe(v.nullable(v.string()), v.description('Pass as `cursor` for the next page; null on the last')),
+});

@@ -37,6 +37,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     names: stack.names,
     webhookQueues: stack.webhookQueues,
     stateMachineArn: localStateMachineArn(stack.names),
+    alipaySimulatorUrl: stack.payments.simulator?.baseUrl ?? '',
   });
   return async () => {
     await stack.stop();

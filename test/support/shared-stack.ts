@@ -17,6 +17,8 @@ export interface SharedStackInfo extends Pick<
   'baseUrl' | 'demo' | 'console' | 'endpoints' | 'names' | 'webhookQueues'
 > {
   stateMachineArn: string;
+  /** The Alipay simulator's base URL: its trades and notifications under /simulator/. */
+  alipaySimulatorUrl: string;
 }
 
 export interface SharedStack extends SharedStackInfo, Pick<LocalStack, 'db' | 'admin'> {

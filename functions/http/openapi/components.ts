@@ -1,6 +1,7 @@
 /** The document's components: how a caller signs in, the shared parameters and headers, the schemas and error answers. */
 import { CreateUploadBody, CreateUploadResponse } from '../../core/uploads.js';
 import { TransactionsPageSchema } from '../../core/ledger.js';
+import { TopupListSchema, TopupRequestSchema, TopupViewSchema } from '../../core/topup.js';
 import { CONSOLE_SCHEMAS } from './console-operations.js';
 import { errorResponses, GatewayMessageSchema } from './error-responses.js';
 import { HEADER_COMPONENTS } from './headers.js';
@@ -45,6 +46,9 @@ export function components(): Json {
       ModelList: jsonSchemaOf(ModelListSchema),
       Upload: jsonSchemaOf(CreateUploadResponse),
       Health: jsonSchemaOf(HealthSchema),
+      TopupRequest: jsonSchemaOf(TopupRequestSchema, 'input'),
+      Topup: jsonSchemaOf(TopupViewSchema),
+      TopupList: jsonSchemaOf(TopupListSchema),
       Null: { type: 'null' },
       GatewayMessage: jsonSchemaOf(GatewayMessageSchema),
       ...Object.fromEntries(

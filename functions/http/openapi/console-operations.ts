@@ -10,6 +10,7 @@ import { RedeemRequestSchema, RedeemResultSchema } from '../../core/use-cases/co
 import { TestWebhookRequestSchema, TestWebhookResultSchema } from '../../core/use-cases/console/send-test-webhook.js';
 import { WebhookSecretViewSchema } from '../../core/use-cases/console/webhook-secret.js';
 import { ListTasksQuerySchema } from '../../core/use-cases/list-tasks.js';
+import { ListTopupsQuerySchema } from '../../core/topup.js';
 import { EXAMPLES } from './examples.js';
 import type { Json } from './json-schema.js';
 import type { QuerySchema } from './request-parts.js';
@@ -20,7 +21,7 @@ export interface ConsoleOperation {
   summary: string;
   description: string;
   query?: QuerySchema;
-  pathId?: 'task' | 'key';
+  pathId?: 'task' | 'key' | 'topup';
   /** The request body's schema component and an example. */
   body?: { component: string; example: Json };
   /** The envelope's `data`: a schema component (defined here or by the public API) and an example. */
@@ -168,6 +169,21 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
     data: { component: 'RedeemResult', example: { amount: 100, balance: 187.5, already_redeemed_at: null } },
     errors: [400, 500],
   },
+  asPublicRoute('ConsoleCreateTopup', 'Start a top-up', 'POST /api/v1/account/topups', {
+    body: { component: 'TopupRequest', example: { amount: 100 } },
+    data: { component: 'Topup', example: EXAMPLES.topup },
+    errors: [400, 500],
+  }),
+  asPublicRoute('ConsoleListTopups', 'The top-up orders', 'GET /api/v1/account/topups', {
+    query: ListTopupsQuerySchema,
+    data: { component: 'TopupList', example: { items: [EXAMPLES.paidTopup], next_cursor: null } },
+    errors: [400, 500],
+  }),
+  asPublicRoute('ConsoleGetTopup', 'One top-up order', 'GET /api/v1/account/topups/{topup_id}', {
+    pathId: 'topup',
+    data: { component: 'Topup', example: EXAMPLES.paidTopup },
+    errors: [404, 500],
+  }),
   {
     id: 'ConsoleListModels',
     summary: 'The models and their prices',

@@ -48,7 +48,26 @@ const pendingTask = {
   webhook: null,
 };
 
+const TOPUP = {
+  topup_id: 'tp_5b1e0c7a2f9d4e3b8a6c1d0e9f2a3b4c',
+  status: 'pending',
+  amount: 100,
+  qr_code: 'https://qr.alipay.com/bax08431ujqwdtvqmqn5009f',
+  created_at: '2026-11-28T08:00:00.000Z',
+  expires_at: '2026-11-28T08:15:00.000Z',
+  paid_at: null,
+  trade_no: null,
+};
+
 export const EXAMPLES = {
+  topup: TOPUP,
+  paidTopup: {
+    ...TOPUP,
+    status: 'paid',
+    qr_code: null,
+    paid_at: '2026-11-28T08:01:12.000Z',
+    trade_no: '2026112822001476541234567890',
+  },
   submitRequests: {
     formA: {
       summary: 'Form A (snake_case)',

@@ -6,7 +6,13 @@ import { REQUEST_ID, titled } from './headers.js';
 import { ref } from './json-schema.js';
 import type { Json } from './json-schema.js';
 import type { OperationSpec } from './public-operations.js';
-import { jsonRequestBody, KEY_ID_PARAMETER, queryParameters, TASK_ID_PARAMETER } from './request-parts.js';
+import {
+  jsonRequestBody,
+  KEY_ID_PARAMETER,
+  queryParameters,
+  TASK_ID_PARAMETER,
+  TOPUP_ID_PARAMETER,
+} from './request-parts.js';
 
 function successEnvelope(component: string): Json {
   return {
@@ -81,7 +87,9 @@ export function publicOperation(spec: OperationSpec): Json {
 
 /** A console operation: the Cognito access token instead of a key; a 401 may be the gateway's own. */
 export function consoleOperation(spec: ConsoleOperation): Json {
-  const pathId = spec.pathId === 'task' ? [TASK_ID_PARAMETER] : spec.pathId === 'key' ? [KEY_ID_PARAMETER] : [];
+  const pathId = spec.pathId
+    ? [{ task: TASK_ID_PARAMETER, key: KEY_ID_PARAMETER, topup: TOPUP_ID_PARAMETER }[spec.pathId]]
+    : [];
   const responses: Json = {
     '200': successResponse(REQUEST_ID, spec.data),
     '401': ref('responses', 'ConsoleUnauthorized'),

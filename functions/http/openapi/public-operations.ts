@@ -9,7 +9,8 @@ import { ListTasksQuerySchema } from '../../core/use-cases/list-tasks.js';
 import { EXAMPLES } from './examples.js';
 import { REQUEST_ID } from './headers.js';
 import type { Json } from './json-schema.js';
-import { jsonRequestBody, queryParameters, TASK_ID_PARAMETER } from './request-parts.js';
+import { jsonRequestBody, queryParameters, TASK_ID_PARAMETER, TOPUP_ID_PARAMETER } from './request-parts.js';
+import { ListTopupsQuerySchema } from '../../core/topup.js';
 
 export interface OperationSpec {
   id: string;
@@ -124,6 +125,59 @@ export const PUBLIC_OPERATIONS: OperationSpec[] = [
     requestBody: jsonRequestBody('UploadRequest', { example: { content_type: 'image/png', size: 482113 } }),
     data: { component: 'Upload', example: EXAMPLES.upload },
     errors: AUTHENTICATED_ERRORS,
+  },
+  {
+    id: 'CreateTopup',
+    summary: 'Start a top-up (Alipay)',
+    description:
+      "Makes an order for `amount` CNY (at most 2 decimals, 1 to 50,000 unless the operator set other bounds) and answers it pending, with the Alipay QR code to scan (`qr_code`) and when it expires (15 minutes unless configured). Alipay's verified notification credits the balance once, with a ledger entry `topup:<topup_id>`; an order nobody paid is closed when it expires. A bad amount is a 400 and nothing is sent to Alipay.",
+    tag: 'Account',
+    authenticated: true,
+    requestBody: jsonRequestBody('TopupRequest', { example: { amount: 100 } }),
+    data: { component: 'Topup', example: EXAMPLES.topup },
+    errors: AUTHENTICATED_ERRORS,
+  },
+  {
+    id: 'ListTopups',
+    summary: "List the account's top-ups",
+    description: 'Newest first, a page at a time: pass `next_cursor` as `cursor` until it is null.',
+    tag: 'Account',
+    authenticated: true,
+    parameters: queryParameters(ListTopupsQuerySchema),
+    data: { component: 'TopupList', example: { items: [EXAMPLES.paidTopup], next_cursor: null } },
+    errors: AUTHENTICATED_ERRORS,
+  },
+  {
+    id: 'GetTopup',
+    summary: 'Query a top-up',
+    description:
+      "A pending order is asked of Alipay first: paid, it is credited (once) and answered paid, with `paid_at` and Alipay's `trade_no`; expired unpaid, it is closed. Another account's order is a 404.",
+    tag: 'Account',
+    authenticated: true,
+    parameters: [TOPUP_ID_PARAMETER],
+    data: { component: 'Topup', example: EXAMPLES.paidTopup },
+    errors: [400, 401, 404, 429, 500],
+  },
+  {
+    id: 'AlipayNotify',
+    summary: "Alipay's payment notification (not for customers)",
+    description:
+      "Alipay's asynchronous notification, a form POST signed with RSA2. No API key: the signature, checked with Alipay's key, guards it; the app id, the order and the amount must match and the trade must be paid for a credit. Answers the plain text `success` once handled (Alipay stops resending), else `failure`.",
+    tag: 'Internal',
+    authenticated: false,
+    requestBody: {
+      required: true,
+      content: {
+        'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } },
+      },
+    },
+    anyContentType: true,
+    success: {
+      description: '`success` or `failure`, as Alipay reads it.',
+      headers: REQUEST_ID,
+      content: { 'text/plain': { schema: { type: 'string', enum: ['success', 'failure'] } } },
+    },
+    errors: [500],
   },
   {
     id: 'UpstreamCallback',

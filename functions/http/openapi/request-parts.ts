@@ -22,6 +22,14 @@ export function queryParameters(schema: QuerySchema) {
 
 export const TASK_ID_PARAMETER = { name: 'id', in: 'path', required: true, schema: jsonSchemaOf(TaskIdSchema) };
 
+export const TOPUP_ID_PARAMETER = {
+  name: 'topup_id',
+  in: 'path',
+  required: true,
+  description: 'The top-up order id (tp_…).',
+  schema: { type: 'string', pattern: '^tp_[0-9a-f]{32}$' },
+};
+
 export const KEY_ID_PARAMETER = {
   name: 'id',
   in: 'path',

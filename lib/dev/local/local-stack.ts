@@ -6,6 +6,7 @@
  * bundles CDK deploys and find everything through the same environment variables. The console's sign-in is
  * a fourth, cognito-local (lib/dev/local/cognito.ts), whose tokens the local gateway checks.
  */
+import { ENV } from '../../../functions/adapters/runtime/config.js';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -34,6 +35,8 @@ import { createWebhookQueues } from './local-queues.js';
 import type { WebhookQueues } from './local-queues.js';
 import { localStateMachineArn } from './local-workflow.js';
 import type { SimulatedJob } from '../simulators/simulator.js';
+import { startPayments } from './payments.js';
+import type { LocalPayments, PaymentChoice } from './payments.js';
 import { runtimeUpstreams, startUpstreams, upstreamEndpoints } from './upstreams.js';
 import type {
   LocalUpstream,
@@ -69,6 +72,10 @@ export interface LocalStackOptions {
    * environment here: only `npm start` does (lib/dev/local/upstreams.ts).
    */
   upstreams?: Partial<Record<ProviderName, UpstreamChoice>>;
+  /** Alipay: its simulator (default), or the gateway and keys given (only `npm start` reads them: bin/local.ts). */
+  payments?: PaymentChoice;
+  /** The simulator's waits before resending a notification not answered `success` (default: Alipay's). */
+  paymentNotifyRetryMs?: readonly number[];
   /** Extra environment for the handlers (e.g. DEFAULT_RATE_LIMIT_PER_SECOND). */
   environment?: Record<string, string>;
   /** Plaintext of the demo account's key; when absent a random one is made (or reused from dataDir). */
@@ -112,6 +119,8 @@ export interface LocalStack {
   workflow: WorkflowProcess;
   /** Each provider's upstream, with its simulator when simulated. */
   upstreams: Record<ProviderName, LocalUpstream>;
+  /** Alipay: where the handlers reach it, and its simulator when simulated. */
+  payments: Omit<LocalPayments, 'close'>;
   /** What the simulators hold, every provider's together (nothing for a real upstream). */
   upstream: { jobs(): SimulatedJob[] };
   /** The webhook queue (consumed by the workflow process, as Lambda's event source would) and its dead-letter queue. */
@@ -150,6 +159,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
     stoppers.push(() => upstreams.close());
     const { byProvider } = upstreams;
+    const payments = await startPayments(options.payments, options.paymentNotifyRetryMs);
+    stoppers.push(() => payments.close());
 
     const names = physicalNames(options.prefix ?? 'vgs-local');
     const clientConfig = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
@@ -179,6 +190,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         dynamodb: dynamo.endpoint,
         s3AndSqs: fauxqs.endpoint,
         upstreams: upstreamEndpoints(byProvider),
+        payments: payments.endpoint,
       },
       webhookQueue: { url: webhookQueues.queue.url, arn: webhookQueues.queue.arn },
       pollIntervalSeconds: options.pollIntervalSeconds ?? 1,
@@ -242,10 +254,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           s3AndSqs: fauxqs.endpoint,
           sfn: workflow.sfnEndpoint,
           upstreams: upstreamEndpoints(byProvider),
+          payments: payments.endpoint,
           stateMachineArn,
           webhookQueueUrl: webhookQueues.queue.url,
         },
-        environment: options.environment ?? {},
+        // Alipay's notifications come to this API (the top-ups' notify_url).
+        environment: { [ENV.callbackBaseUrl.name]: `http://127.0.0.1:${port}`, ...options.environment },
         gateway: gatewaySettings,
         bundles: bundles.files,
         port,
@@ -282,6 +296,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       db,
       workflow,
       upstreams: byProvider,
+      payments: { endpoint: payments.endpoint, ...(payments.simulator && { simulator: payments.simulator }) },
       upstream: { jobs: () => Object.values(byProvider).flatMap((upstream) => upstream.simulator?.jobs() ?? []) },
       webhookQueues,
       broken: Promise.race([api.unexpectedExit, workflow.unexpectedExit]),

@@ -38,7 +38,7 @@ export const LOCAL_COMPLETION_CHECK_SECONDS = 30;
 
 export interface LocalWorkflowConfig {
   names: ReturnType<typeof physicalNames>;
-  endpoints: Pick<LocalHandlerEndpoints, 'dynamodb' | 's3AndSqs' | 'upstreams'>;
+  endpoints: Pick<LocalHandlerEndpoints, 'dynamodb' | 's3AndSqs' | 'upstreams' | 'payments'>;
   webhookQueue: { url: string; arn: string };
   /** Seconds between polls of a job that cannot call back (see LocalStackOptions.pollIntervalSeconds). */
   pollIntervalSeconds: number;
@@ -127,6 +127,7 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
         s3AndSqs: config.endpoints.s3AndSqs,
         sfn: stepFunctions.endpoint,
         upstreams: config.endpoints.upstreams,
+        ...(config.endpoints.payments && { payments: config.endpoints.payments }),
         stateMachineArn,
         webhookQueueUrl: config.webhookQueue.url,
       },

@@ -105,6 +105,8 @@ export interface ServiceFunctionsProps {
   readonly videoRetentionDays?: number;
   /** Give the functions of RESERVED_CONCURRENCY their reservation (concurrency.ts). */
   readonly reserveConcurrency: boolean;
+  /** Top-ups' settings by variable (stack-context.ts): Alipay's app id and key, the bounds. */
+  readonly topupSettings?: Readonly<Record<string, string>>;
   /** The API's base URL, where the upstream reports jobs (CALLBACK_BASE_URL; a token resolved at synthesis). */
   readonly callbackBaseUrl: string;
 }
@@ -150,6 +152,7 @@ export class ServiceFunctions extends Construct {
       [ENV.cloudFrontDomain.name]: delivery.distribution.distributionDomainName,
       [ENV.cloudFrontKeyPairId.name]: delivery.publicKey.publicKeyId,
       [ENV.callbackBaseUrl.name]: props.callbackBaseUrl,
+      ...props.topupSettings,
       ...(props.videoRetentionDays !== undefined && {
         [ENV.videoRetentionDays.name]: String(props.videoRetentionDays),
       }),
@@ -165,7 +168,11 @@ export class ServiceFunctions extends Construct {
         }),
       ),
     };
-    const secrets = { cloudFrontPrivateKey: delivery.privateKey, ...data.providerApiKeys };
+    const secrets = {
+      cloudFrontPrivateKey: delivery.privateKey,
+      alipayAppPrivateKey: data.alipayAppPrivateKey,
+      ...data.providerApiKeys,
+    };
     /** One access of the catalog as its variables and grants (function-access.ts). */
     const resolve = (access: Access): FunctionAccess => {
       switch (access.kind) {

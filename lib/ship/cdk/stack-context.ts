@@ -2,6 +2,7 @@
  * The service's settings at synthesis, read from CDK context (cdk.json, or `-c key=value`) with defaults and
  * checked before any construct is made: every stack of video-service.ts is built from them.
  */
+import { ENV } from '../../../functions/adapters/runtime/config.js';
 import { PROVIDERS, PROVIDER_NAMES, platformBaseUrl, platformsOf } from '../../../functions/providers/registry.js';
 import type { ProviderName } from '../../../functions/providers/registry.js';
 import type { Environment } from 'aws-cdk-lib';
@@ -23,6 +24,16 @@ import { DEFAULT_VIDEO_STORAGE } from './stateful-resources.js';
 import { SAM_LOCAL_CONTEXT } from './sam-local.js';
 import type { SigningKeys } from './video-delivery.js';
 import { SIGNING_KEYS_CONTEXT, signingKeysFromContext } from './video-delivery.js';
+
+/** Context keys of the top-up settings, and the variables they set (functions/adapters/runtime/config.ts). */
+const TOPUP_CONTEXT = [
+  ['alipayAppId', ENV.alipayAppId.name],
+  ['alipayPublicKey', ENV.alipayPublicKey.name],
+  ['alipayGatewayUrl', ENV.alipayGatewayUrl.name],
+  ['topupMinCny', ENV.topupMinCny.name],
+  ['topupMaxCny', ENV.topupMaxCny.name],
+  ['topupExpiryMinutes', ENV.topupExpiryMinutes.name],
+] as const;
 
 export interface VideoServiceConfig {
   /** Prefix of every stack and physical name (`vgs` unless the `prefix` context says otherwise). */
@@ -52,6 +63,12 @@ export interface VideoServiceConfig {
   readonly tableIndexes?: TableIndexes;
   /** Synthesis for `sam local` (context `samLocal=true`): see sam-local.ts. Never deployed. */
   readonly samLocal?: boolean;
+  /**
+   * Settings of top-ups (docs/money-and-ledger.md, "Top-ups"), by variable: context `alipayAppId`,
+   * `alipayPublicKey`, `alipayGatewayUrl`, `topupMinCny`, `topupMaxCny`, `topupExpiryMinutes`. Unset: the variable's
+   * default; the app id and Alipay's key have none, and a top-up function then fails to start naming them.
+   */
+  readonly topupSettings?: Readonly<Record<string, string>>;
   /** Unset: environment-agnostic stacks (synthesis needs no account, no credentials, no lookups). */
   readonly env?: Environment;
 }
@@ -110,6 +127,12 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
     apiThrottle: { rateLimit: rate, burstLimit: burst },
     ...(signingKeys && { signingKeys }),
     samLocal: String(scope.node.tryGetContext(SAM_LOCAL_CONTEXT)) === 'true',
+    topupSettings: Object.fromEntries(
+      TOPUP_CONTEXT.flatMap(([key, variable]) => {
+        const value = text(key);
+        return value === undefined ? [] : [[variable, value]];
+      }),
+    ),
     ...(staged !== undefined && { tableIndexes: tableIndexesFromContext(staged) }),
   };
 }

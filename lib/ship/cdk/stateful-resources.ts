@@ -69,6 +69,8 @@ export class StatefulResources extends Construct {
   readonly taskStartsDeadLetterQueue: Queue;
   /** Each upstream provider's API key (functions/providers/registry.ts). The signing keys are VideoDelivery's. */
   readonly providerApiKeys: Readonly<Record<ProviderName, Secret>>;
+  /** Our Alipay app's private key (docs/money-and-ledger.md, "Top-ups"). */
+  readonly alipayAppPrivateKey: Secret;
 
   constructor(scope: Construct, id: string, props: StatefulResourcesProps) {
     super(scope, id);
@@ -185,6 +187,15 @@ export class StatefulResources extends Construct {
         return [provider, key];
       }),
     ) as Record<ProviderName, Secret>;
+    this.alipayAppPrivateKey = new Secret(this, 'AlipayAppPrivateKey', {
+      description: `${props.prefix}: our Alipay app's private key (PEM or bare base64). Set it: aws secretsmanager put-secret-value.`,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.alipayAppPrivateKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        "The key pair is made with Alipay's key tool and its public half uploaded to Alipay: rotated there, stored here by hand.",
+    });
   }
 }
 

@@ -39,6 +39,7 @@ export class StatefulStack extends Stack {
     for (const [provider, key] of Object.entries(this.data.providerApiKeys)) {
       new CfnOutput(this, `${pascal(provider)}ApiKeySecretArn`, { value: key.secretArn });
     }
+    new CfnOutput(this, 'AlipayAppPrivateKeySecretArn', { value: this.data.alipayAppPrivateKey.secretArn });
     // The active key's (each key's: SigningKey<id>PrivateKeySecretArn, video-delivery.ts).
     new CfnOutput(this, 'CloudFrontPrivateKeySecretArn', { value: this.delivery.privateKey.secretArn });
     // The console's sign-in: what `admin account:invite` and config.json need.

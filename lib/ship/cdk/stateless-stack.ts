@@ -48,6 +48,7 @@ export class StatelessStack extends Stack {
       delivery,
       ...(props.serviceConfig.ffmpegLayer && { ffmpegLayer: props.serviceConfig.ffmpegLayer }),
       reserveConcurrency: props.serviceConfig.reserveConcurrency !== false,
+      ...(props.serviceConfig.topupSettings && { topupSettings: props.serviceConfig.topupSettings }),
       // The upstream reports each job's status changes to our API (docs/task-lifecycle.md, "Completion"): StartUpstream
       // puts the URL in each create. The API does not depend on StartUpstream, so this makes no cycle.
       callbackBaseUrl: Lazy.string({ produce: () => this.api.httpApi.apiEndpoint }),

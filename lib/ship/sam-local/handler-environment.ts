@@ -20,6 +20,22 @@ export interface UpstreamEndpoint {
   apiKey: string;
 }
 
+/** Where the top-up functions find Alipay: its simulator, or the real gateway with our app's keys. */
+export interface PaymentEndpoint {
+  gatewayUrl: string;
+  appId: string;
+  appPrivateKey: string;
+  alipayPublicKey: string;
+}
+
+/** What a run without payments gets: enough for the top-up functions to load, nothing they could reach. */
+const NO_PAYMENTS: PaymentEndpoint = {
+  gatewayUrl: 'http://127.0.0.1:9/gateway.do',
+  appId: 'no-alipay-app',
+  appPrivateKey: 'none',
+  alipayPublicKey: 'none',
+};
+
 export interface LocalHandlerEndpoints {
   dynamodb: string;
   /** fauxqs serves S3 and SQS on one endpoint. */
@@ -28,6 +44,8 @@ export interface LocalHandlerEndpoints {
   upstreams: Record<ProviderName, UpstreamEndpoint>;
   stateMachineArn: string;
   webhookQueueUrl: string;
+  /** Alipay; unset: placeholders (payments unreachable). */
+  payments?: PaymentEndpoint;
 }
 
 /** Every provider at one endpoint, each on its default platform: for a stand-in upstream or placeholders. */
@@ -67,11 +85,23 @@ export function localHandlerEnvironment(
     ),
     POWERTOOLS_SERVICE_NAME: METRICS_SERVICE,
     [ENV.webhookQueueUrl.name]: endpoints.webhookQueueUrl,
+    ...paymentVariables(endpoints.payments ?? NO_PAYMENTS),
     // Developers receive webhooks on 127.0.0.1; every other private range stays refused.
     [ENV.allowLoopbackTargets.name]: 'true',
     // The binary the Lambda layer ships (/opt/ffmpeg in AWS): the same file of the same npm package.
     [ENV.ffmpegPath.name]: FFMPEG_BINARY,
     ...resourceEnvironment(names),
+  };
+}
+
+/** Alipay's variables, always all of them: a developer's own keys in the shell never reach a simulated run. */
+function paymentVariables(payments: PaymentEndpoint): Record<string, string> {
+  return {
+    [ENV.alipayGatewayUrl.name]: payments.gatewayUrl,
+    [ENV.alipayAppId.name]: payments.appId,
+    [ENV.alipayAppPrivateKey.name]: payments.appPrivateKey,
+    [ENV.alipayAppPrivateKeySecretArn.name]: '',
+    [ENV.alipayPublicKey.name]: payments.alipayPublicKey,
   };
 }
 

@@ -52,8 +52,11 @@ export interface RunningAlipaySimulator {
   baseUrl: string;
   trades(): SimulatedTrade[];
   notifications(): SentNotification[];
-  /** Scans and pays an order as a buyer would; resolves once its first notification was answered. */
-  pay(outTradeNo: string): Promise<SimulatedTrade>;
+  /**
+   * Scans and pays an order as a buyer would; resolves once its first notification was answered. `notify: false`
+   * loses every notification of it (a query still finds it paid).
+   */
+  pay(outTradeNo: string, options?: { notify?: boolean }): Promise<SimulatedTrade>;
   /** Signs `fields` as a notification (Alipay's key): for tests that send one themselves. */
   signNotification(fields: Record<string, string>): Record<string, string>;
   close(): Promise<void>;
@@ -279,7 +282,7 @@ export async function startAlipaySimulator(options: AlipaySimulatorOptions): Pro
     timers.add(timer);
   }
 
-  async function pay(outTradeNo: string): Promise<SimulatedTrade> {
+  async function pay(outTradeNo: string, { notify: send = true } = {}): Promise<SimulatedTrade> {
     const trade = trades.get(outTradeNo);
     if (!trade) throw new Error(`no order ${outTradeNo}`);
     expire(trade);
@@ -288,7 +291,7 @@ export async function startAlipaySimulator(options: AlipaySimulatorOptions): Pro
     trade.tradeNo ??= `${beijing(now()).replace(/\D/g, '').slice(0, 8)}22001${randomDigits(15)}`;
     trade.status = 'TRADE_SUCCESS';
     trade.paidAt = now();
-    await notify(trade, 0);
+    if (send) await notify(trade, 0);
     return trade;
   }
 
@@ -298,12 +301,15 @@ export async function startAlipaySimulator(options: AlipaySimulatorOptions): Pro
     const qr = /^\/qr\/([0-9a-f]{24})(\/pay)?$/.exec(url.pathname);
     void (async () => {
       if (req.method === 'POST' && url.pathname === '/gateway.do') return gateway(req, res, url);
+      // What tests look at: the trades and every notification sent, with the answer each got.
+      if (req.method === 'GET' && url.pathname === '/simulator/trades') return json(res, [...trades.values()]);
+      if (req.method === 'GET' && url.pathname === '/simulator/notifications') return json(res, sent);
       if (req.method === 'OPTIONS' && qr) return void res.writeHead(204, cors).end();
       const trade = qr && [...trades.values()].find((candidate) => candidate.token === qr[1]);
       if (qr && !trade) return void res.writeHead(404, cors).end('no such code');
       if (trade && req.method === 'POST' && qr?.[2]) {
         try {
-          const paid = await pay(trade.outTradeNo);
+          const paid = await pay(trade.outTradeNo, { notify: url.searchParams.get('notify') !== 'false' });
           res.writeHead(200, { ...cors, 'Content-Type': 'application/json' });
           return void res.end(JSON.stringify({ out_trade_no: paid.outTradeNo, trade_no: paid.tradeNo }));
         } catch (error) {
@@ -337,6 +343,11 @@ export async function startAlipaySimulator(options: AlipaySimulatorOptions): Pro
       await closeServer(server);
     },
   };
+}
+
+function json(res: ServerResponse, body: unknown): void {
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
 }
 
 async function readText(req: IncomingMessage): Promise<string> {
