@@ -59,3 +59,16 @@ export class RateLimitedError extends ApiError {
 }
 
 export class InternalError extends apiError('InternalError', 500, 'internal server error') {}
+
+/**
+ * The 402 of a charge the balance does not cover, with the figures a customer needs: the cost, the balance, what
+ * is missing, and how to top up (docs/money-and-ledger.md, "Top-ups").
+ */
+export function insufficientBalance(costUnits: number, balanceUnits: number): InsufficientBalanceError {
+  const yuan = (units: number) => `${Number((Math.max(0, units) / 10_000).toFixed(4))} CNY`;
+  return new InsufficientBalanceError(
+    `insufficient balance: this costs ${yuan(costUnits)} and the balance is ${yuan(balanceUnits)}, ` +
+      `${yuan(costUnits - balanceUnits)} short. Top up with Alipay (POST /api/v1/account/topups, or the console's ` +
+      'Top-up page), then retry',
+  );
+}

@@ -1,7 +1,8 @@
 /**
  * The console in a real browser (docs/console.md): Debian's Chromium driven by playwright-core through sign-up, a
  * redeemed code, a key made and copied, a task paid with it over the public API that appears and plays, the key
- * disabled (the next call is 401), a webhook test event a receiver verifies, and the ledger's entries.
+ * disabled (the next call is 401), a webhook test event a receiver verifies, the ledger's entries, and a top-up
+ * paid at the Alipay simulator.
  * Skipped, with one line saying so, where /usr/bin/chromium is missing (`.ci/run` installs it).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -202,6 +203,8 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
 
   it('sends a webhook test event the receiver verifies with the revealed secret', async () => {
     await byId('nav-webhooks').click();
+    // The page has changed once its own controls show.
+    await byId('webhook-secret-reveal').waitFor();
     // The field the API takes.
     const text = (await page.locator('main').textContent()) ?? '';
     expect(text).toContain('webhook_url');
@@ -229,6 +232,28 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await page.locator(`[data-testid=linked-task] [data-task-id="${taskId}"]`).waitFor();
     await byId('nav-overview').click();
     await expect.poll(() => byId('tasks-this-month').textContent(), EVENTUALLY).toMatch(/2/);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('tops up with Alipay: a QR code, the simulator pays it, the order turns paid and the balance rises once', async () => {
+    await byId('nav-overview').click();
+    await expect.poll(() => byId('balance').textContent(), EVENTUALLY).toMatch(/\d/);
+    const before = Number((await byId('balance').textContent())?.replace(/[^\d.]/g, ''));
+    await byId('nav-topup').click();
+    await expect.poll(() => byId('topups-empty').count(), EVENTUALLY).toBe(1);
+    await byId('topup-preset-100').click();
+    await byId('topup-submit').click();
+    await byId('topup-qr').waitFor();
+    expect(await byId('topup-status').getAttribute('data-status')).toBe('pending');
+    await byId('topup-simulate-pay').click();
+    // The page asks about the order by itself: no reload.
+    await page.locator('[data-testid=topup-status][data-status=paid]').waitFor({ timeout: 60_000 });
+    expect(await byId('topup-paid-amount').textContent()).toMatch(/100\.00/);
+    await expect.poll(() => page.locator('[data-testid=topup-row][data-status=paid]').count(), EVENTUALLY).toBe(1);
+    await byId('nav-overview').click();
+    await expect
+      .poll(async () => Number((await byId('balance').textContent())?.replace(/[^\d.]/g, '')), EVENTUALLY)
+      .toBe(before + 100);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import { TASKS_IN_FLIGHT_INDEX } from '../runtime/resources.js';
 import {
   AuthenticationError,
-  InsufficientBalanceError,
+  insufficientBalance,
   KeyQuotaExceededError,
   RateLimitedError,
 } from '../../core/api-error.js';
@@ -160,7 +160,8 @@ export class DynamoDbTaskRepository implements TaskRepository {
     const stored = key && { status: key.status, hasQuota: quota !== undefined };
     const refusal = keyRefusal(stored, charge, quota !== undefined && quota < charge.costUnits);
     if (refusal) return refusal;
-    return !account || account.balance_units < charge.costUnits ? new InsufficientBalanceError() : undefined;
+    const balance = account ? Number(account.balance_units) : 0;
+    return balance < charge.costUnits ? insufficientBalance(charge.costUnits, balance) : undefined;
   }
 
   async recordUpstreamJob(taskId: string, jobId: string, now: string, expiresAt?: string): Promise<TaskRecord> {
@@ -454,7 +455,7 @@ function chargeError(error: unknown, charge: Charge): Error | undefined {
     const stored = balance.Item?.['balance_units']?.N;
     // Covered, yet refused: the account's ledger kept moving under it (busyError's case).
     if (stored !== undefined && Number(stored) >= charge.costUnits) return busyLedgerError();
-    return new InsufficientBalanceError();
+    return insufficientBalance(charge.costUnits, Number(stored ?? 0));
   }
   return undefined;
 }

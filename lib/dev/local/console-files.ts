@@ -11,6 +11,8 @@ import { envelope } from './gateway-envelope.js';
 export interface ConsoleConfig {
   cognito: { endpoint: string; region: string; userPoolId: string; clientId: string };
   apiBase: string;
+  /** `simulator` when top-ups go to the local Alipay simulator (the Top-up page shows its pay button). */
+  payments?: 'alipay' | 'simulator';
 }
 
 export interface LocalConsoleSettings {

@@ -242,6 +242,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
             clientId: cognito.clientId,
           },
           apiBase: '',
+          payments: payments.simulator ? 'simulator' : 'alipay',
         },
       },
     };

@@ -127,6 +127,10 @@ export class ConsoleApi {
   testWebhook = (url: string) => this.request<WebhookTestResult>('POST', '/webhook-test', { url });
   redeem = (code: string) => this.request<RedeemResult>('POST', '/redeem', { code });
   models = () => this.request<ModelView[]>('GET', '/models');
+  createTopup = (amount: number) => this.request<Topup>('POST', '/topups', { amount });
+  topup = (id: string) => this.request<Topup>('GET', `/topups/${encodeURIComponent(id)}`);
+  topups = (cursor?: string | null, limit = 10) =>
+    this.request<Page<Topup>>('GET', `/topups${query({ limit, cursor })}`);
 
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     let response = await this.send(method, path, body);
@@ -208,4 +212,16 @@ export interface RedeemResult {
   amount: number;
   balance: number;
   already_redeemed_at: string | null;
+}
+
+/** A top-up order (POST/GET /console/topups): pending with its QR code, then paid once, or closed unpaid. */
+export interface Topup {
+  topup_id: string;
+  status: 'pending' | 'paid' | 'closed';
+  amount: number;
+  qr_code: string | null;
+  created_at: string;
+  expires_at: string;
+  paid_at: string | null;
+  trade_no: string | null;
 }

@@ -9,11 +9,13 @@ import { Keys } from './pages/keys.js';
 import { Models } from './pages/models.js';
 import { Overview } from './pages/overview.js';
 import { Tasks } from './pages/tasks.js';
+import { TopUp } from './pages/topup.js';
 import { Transactions } from './pages/transactions.js';
 import { Webhooks } from './pages/webhooks.js';
 
 const NAV: { route: Route; label: string }[] = [
   { route: 'overview', label: 'Overview' },
+  { route: 'topup', label: 'Top up' },
   { route: 'keys', label: 'Keys' },
   { route: 'tasks', label: 'Tasks' },
   { route: 'transactions', label: 'Transactions' },
@@ -31,6 +33,7 @@ const AUTH_PAGES: Partial<Record<Route, ComponentType>> = {
 
 /** The pages of the signed-in console, by route; any other route is the overview. */
 const PAGES: Partial<Record<Route, ComponentType>> = {
+  topup: TopUp,
   keys: Keys,
   tasks: Tasks,
   transactions: Transactions,

@@ -7,6 +7,8 @@ import type { SessionStore } from './session.js';
 export interface ConsoleConfig {
   cognito: { endpoint: string; region: string; userPoolId: string; clientId: string };
   apiBase: string;
+  /** `simulator`: top-ups go to the local Alipay simulator, which the Top-up page can pay with a button. */
+  payments?: 'alipay' | 'simulator';
 }
 
 export interface AppServices {

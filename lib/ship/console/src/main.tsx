@@ -12,7 +12,11 @@ async function loadConfig(): Promise<ConsoleConfig> {
   if (!response.ok) throw new Error(`config.json answered HTTP ${response.status}`);
   const config = (await response.json()) as Partial<ConsoleConfig>;
   if (!config.cognito?.endpoint || !config.cognito.clientId) throw new Error('config.json has no Cognito settings');
-  return { cognito: config.cognito, apiBase: (config.apiBase ?? '').replace(/\/$/, '') };
+  return {
+    cognito: config.cognito,
+    apiBase: (config.apiBase ?? '').replace(/\/$/, ''),
+    payments: config.payments === 'simulator' ? 'simulator' : 'alipay',
+  };
 }
 
 async function start(root: HTMLElement) {

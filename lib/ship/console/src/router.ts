@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 
 export const AUTH_ROUTES = ['signin', 'signup', 'confirm', 'new-password'] as const;
-export const APP_ROUTES = ['overview', 'keys', 'tasks', 'transactions', 'webhooks', 'models'] as const;
+export const APP_ROUTES = ['overview', 'topup', 'keys', 'tasks', 'transactions', 'webhooks', 'models'] as const;
 export type Route = (typeof AUTH_ROUTES)[number] | (typeof APP_ROUTES)[number];
 
 export function parseRoute(hash: string): Route | null {

@@ -2,6 +2,8 @@ import { useState } from 'preact/hooks';
 import { useServices } from '../context.js';
 import { dateTime, yuan } from '../format.js';
 import type { RedeemResult } from '../api.js';
+import type { ModelView } from '../pricing.js';
+import { estimateYuan } from '../pricing.js';
 import { Field, Form, SubmitButton } from '../form.js';
 import { Card, ErrorNote, Loading, useAction, useLoad } from '../ui.js';
 import { TaskRow, TasksEmpty } from './task-list.js';
@@ -10,11 +12,13 @@ export function Overview() {
   const { api } = useServices();
   const account = useLoad(() => api.account());
   const recent = useLoad(() => api.tasks({ limit: 5 }));
+  const models = useLoad(() => api.models());
 
   return (
     <>
       <h1>Overview</h1>
       <ErrorNote error={account.error} />
+      {account.data && models.data && <LowBalance balance={account.data.balance} models={models.data} />}
       <div class="stats">
         <Stat label="Balance" testId="balance" value={account.data && yuan(account.data.balance)} />
         <Stat
@@ -42,6 +46,36 @@ export function Overview() {
         )}
       </Card>
     </>
+  );
+}
+
+/**
+ * Shown while the balance does not cover the cheapest task (5 s at 720p, no sound, on the cheapest model): what is
+ * missing, and where to top up.
+ */
+function LowBalance({ balance, models }: { balance: number; models: ModelView[] }) {
+  const input = {
+    resolution: '720p',
+    durationSeconds: 5,
+    generateAudio: false,
+    videoReferenceCount: 0,
+    audioReferenceCount: 0,
+  };
+  const costs = models
+    .map((model) => ({ model: model.name, cost: estimateYuan(model, input) }))
+    .filter((entry): entry is { model: string; cost: number } => entry.cost !== null)
+    .sort((a, b) => a.cost - b.cost);
+  const cheapest = costs[0];
+  if (!cheapest || balance >= cheapest.cost) return null;
+  const missing = Math.round((cheapest.cost - balance) * 10_000) / 10_000;
+  return (
+    <p class="note note-warning" role="status" data-testid="low-balance">
+      Your balance of {yuan(balance)} does not cover a task: the cheapest, 5 s at 720p on {cheapest.model}, costs{' '}
+      {yuan(cheapest.cost)}, so <strong data-testid="low-balance-missing">{yuan(missing)}</strong> is missing.{' '}
+      <a href="#/topup" data-testid="low-balance-topup">
+        Top up with Alipay →
+      </a>
+    </p>
   );
 }
 

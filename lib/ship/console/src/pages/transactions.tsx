@@ -32,7 +32,10 @@ export function Transactions() {
         {first.loading && !first.data && <Loading />}
         {first.data && items.length === 0 && (
           <Empty testId="transactions-empty">
-            <p>No transactions yet — top up with a code on the Overview page, then submit a task.</p>
+            <p>
+              No transactions yet — top up on the Top up page (Alipay, or a code on the Overview page), then submit a
+              task.
+            </p>
           </Empty>
         )}
         {items.length > 0 && (
