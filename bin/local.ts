@@ -43,6 +43,17 @@ const upstreams = (() => {
   }
 })();
 for (const warning of upstreams.warnings) console.warn(warning);
+const { paymentChoiceFromEnvironment } = await import('../lib/dev/local/payment-environment.js');
+// Alipay itself when the app id and both keys are set, else the project's simulator.
+const payments = (() => {
+  try {
+    return paymentChoiceFromEnvironment();
+  } catch (error) {
+    if (!(error instanceof MissingConfigError)) throw error;
+    console.error(`${error.message}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
 const [{ generateApiKey }, { startLocalStack }, { describeUpstream }, { runtimeFile }] = await Promise.all([
   import('../functions/core/api-key.js'),
   import('../lib/dev/local/local-stack.js'),
@@ -64,6 +75,7 @@ const stack = await startLocalStack({
   demoApiKey: process.env['DEMO_API_KEY'] ?? demoKey(),
   demoConsolePassword: process.env['DEMO_CONSOLE_PASSWORD'] ?? demoConsolePassword(),
   upstreams: upstreams.choices,
+  payments,
   accessLog: (line) => console.log(line),
   progress: (line) => console.log(line),
   environment: {
@@ -85,6 +97,8 @@ writeFileSync(
     {
       endpoints: stack.endpoints,
       names: stack.names,
+      // For `admin topup:query`: the simulator's throwaway keys only, never a real Alipay key.
+      ...(stack.payments.simulator && { payments: stack.payments.endpoint }),
       // For `admin account:invite` (lib/ship/admin/console-invite.ts).
       cognito: {
         endpoint: stack.console.cognito.endpoint,
@@ -121,6 +135,11 @@ Video generation service is up in ${((Date.now() - started) / 1000).toFixed(1)} 
   Demo login    ${demo.console.email} / ${demo.console.password}
                 sign-ups confirm with the code ${stack.console.cognito.confirmationCode} (no email is sent locally)
 ${upstreamLines.join('\n')}
+  Top-ups       ${
+    stack.payments.simulator
+      ? `the Alipay simulator (${stack.payments.endpoint.gatewayUrl}): the console's Top up page pays with a button`
+      : `the REAL Alipay gateway ${stack.payments.endpoint.gatewayUrl} (app ${stack.payments.endpoint.appId}): payments are real`
+  }
 
 Try:
   curl -s ${baseUrl}/api/v1/models -H "Authorization: Bearer ${demo.apiKey}"

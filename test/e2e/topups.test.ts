@@ -3,15 +3,45 @@
  * simulator, the signed notification credits the balance once, five copies of it at once included; a notification
  * lost for good is made good by a GET; bad amounts and other accounts' orders are refused; the ledger verifies.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TABLES } from '../../functions/adapters/runtime/resources.js';
+import { runAdmin } from '../../lib/ship/admin/cli.js';
+import { runtimeFile } from '../../lib/ship/admin/target.js';
 import { sharedStack } from '../support/shared-stack.js';
 import type { SharedStack } from '../support/shared-stack.js';
 import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
 
 let stack: SharedStack;
+let dataDir: string;
 beforeAll(() => {
   stack = sharedStack();
+  // What `npm start` writes for the admin CLI: the stack, and the simulator's throwaway keys.
+  dataDir = mkdtempSync(join(tmpdir(), 'topups-cli-'));
+  writeFileSync(
+    runtimeFile(dataDir),
+    JSON.stringify({ endpoints: stack.endpoints, names: stack.names, payments: stack.payments }),
+  );
 });
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function admin(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const saved = { ...process.env };
+  process.env['DATA_DIR'] = dataDir;
+  delete process.env['TABLE_PREFIX'];
+  delete process.env['ALIPAY_APP_ID'];
+  for (const table of Object.values(TABLES)) delete process.env[table.envVar];
+  try {
+    const code = await runAdmin(args, { out: (line) => out.push(line), err: (line) => err.push(line) });
+    return { code, out, err };
+  } finally {
+    process.env = saved;
+  }
+}
 
 interface Topup {
   topup_id: string;
@@ -115,6 +145,26 @@ describe('a top-up paid with Alipay', () => {
     const read = await callApi<Topup>(stack, 'GET', `/api/v1/account/topups/${pending.topup_id}`, { key });
     expect(read.body.data.status).toBe('paid');
     expect(await balanceOf(key)).toBe(5);
+  });
+});
+
+describe("the operator's top-up commands", () => {
+  it('topup:query credits a paid order Alipay never told us about, once; topup:list and ledger:verify agree', async () => {
+    const { accountId, key } = await newAccount(stack, '0');
+    const pending = await order(key, 20);
+    await fetch(`${pending.qr_code}/pay?notify=false`, { method: 'POST' });
+    const queried = await admin(['topup:query', '--topup', pending.topup_id]);
+    expect(queried.code, queried.err.join('\n')).toBe(0);
+    expect(queried.out).toEqual([expect.stringMatching(/^pending → paid \(Alipay trade \d{28}\)$/)]);
+    expect((await admin(['topup:query', '--topup', pending.topup_id])).out).toEqual([
+      expect.stringMatching(/^paid → paid/),
+    ]);
+    expect(await balanceOf(key)).toBe(20);
+    const listed = await admin(['topup:list', '--account', accountId]);
+    expect(listed.out).toEqual([expect.stringContaining(`${pending.topup_id}\t${accountId}\t20 CNY\tpaid\t`)]);
+    const verified = await admin(['ledger:verify', '--account', accountId]);
+    expect(verified.code).toBe(0);
+    expect(verified.out.at(-1)).toMatch(/0 mismatch\(es\); top-ups: 0 mismatch\(es\)/);
   });
 });
 

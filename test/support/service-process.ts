@@ -7,6 +7,7 @@ import { closeSync, openSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { withoutUpstreamVariables } from '../../lib/dev/local/upstream-environment.js';
+import { withoutPaymentVariables } from '../../lib/dev/local/payment-environment.js';
 import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
 import { pollUntil } from './test-stack.js';
 
@@ -26,7 +27,7 @@ export async function startService(options: {
       cwd: REPOSITORY_ROOT,
       env: {
         // Never the developer's own ARK_API_KEY: that would send these runs (and their costs) to the real Ark.
-        ...withoutUpstreamVariables(process.env),
+        ...withoutPaymentVariables(withoutUpstreamVariables(process.env)),
         DATA_DIR: options.dataDir,
         PORT: String(options.port),
         DEMO_API_KEY: options.demoKey,

@@ -38,6 +38,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     webhookQueues: stack.webhookQueues,
     stateMachineArn: localStateMachineArn(stack.names),
     alipaySimulatorUrl: stack.payments.simulator?.baseUrl ?? '',
+    payments: stack.payments.endpoint,
   });
   return async () => {
     await stack.stop();

@@ -19,6 +19,8 @@ export interface SharedStackInfo extends Pick<
   stateMachineArn: string;
   /** The Alipay simulator's base URL: its trades and notifications under /simulator/. */
   alipaySimulatorUrl: string;
+  /** Where the handlers reach Alipay (the simulator, and our app's throwaway keys for it). */
+  payments: LocalStack['payments']['endpoint'];
 }
 
 export interface SharedStack extends SharedStackInfo, Pick<LocalStack, 'db' | 'admin'> {

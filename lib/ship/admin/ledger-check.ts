@@ -8,6 +8,8 @@ import { ledgerEntry, ledgerEntryId } from '../../../functions/core/ledger.js';
 import { DynamoDbLedgerAudit } from '../../../functions/adapters/operator/ledger-audit.js';
 import type { LedgerTables } from '../../../functions/adapters/operator/ledger-audit.js';
 import { AdminError } from './errors.js';
+import { verifyTopups } from './topup-check.js';
+import type { TopupMismatch } from './topup-check.js';
 
 export type { LedgerTables };
 
@@ -23,19 +25,24 @@ export interface AccountLedger {
 export interface LedgerReport {
   accounts: number;
   mismatches: AccountLedger[];
+  /** Top-ups and their entries that disagree (topup-check.ts): none when every paid order is credited once. */
+  topups: TopupMismatch[];
 }
 
 const READ_ATTEMPTS = 5;
 
 export async function verifyLedger(
   db: DynamoDBDocumentClient,
-  tables: LedgerTables,
+  tables: LedgerTables & { topups?: string },
   accountId?: string,
 ): Promise<LedgerReport> {
+  const topups = tables.topups
+    ? await verifyTopups(db, { topups: tables.topups, ledger: tables.ledger }, accountId)
+    : [];
   if (accountId !== undefined) {
     const ledger = await accountLedger(db, tables, accountId);
     if (!ledger) throw new AdminError(`account ${accountId} does not exist`);
-    return { accounts: 1, mismatches: ledger.balanceUnits === ledger.entriesUnits ? [] : [ledger] };
+    return { accounts: 1, mismatches: ledger.balanceUnits === ledger.entriesUnits ? [] : [ledger], topups };
   }
   let accounts = 0;
   const mismatches: AccountLedger[] = [];
@@ -44,7 +51,7 @@ export async function verifyLedger(
     const ledger = await accountLedger(db, tables, id);
     if (ledger && ledger.balanceUnits !== ledger.entriesUnits) mismatches.push(ledger);
   }
-  return { accounts, mismatches };
+  return { accounts, mismatches, topups };
 }
 
 /** The account's balance and the sum of its entries, from one quiet moment; undefined when it does not exist. */

@@ -5,14 +5,14 @@ import type { Command } from '../cli/command.js';
 export const LEDGER_COMMANDS: Record<string, Command> = {
   'ledger:verify': {
     args: '[--account ID]',
-    summary: "check every account's balance (or one's) against the sum of its ledger entries (exit 1 on a mismatch)",
+    summary: 'check every balance (or one account’s) against its ledger, and top-ups against their orders (exit 1 if not)',
     details:
       'One line per account that differs, then a summary. Each account is judged on a quiet moment (read, summed,\n' +
       'read again); run it when no top-up or submit is under way for exact results. An account from before the\n' +
       'ledger differs by its old balance: ledger:backfill gives it an opening entry.',
     options: ['account'],
     async run(args, open, output) {
-      const { accounts, mismatches } = await (await open()).store.verifyLedger(args.optional('account'));
+      const { accounts, mismatches, topups } = await (await open()).store.verifyLedger(args.optional('account'));
       for (const account of mismatches) {
         const hint = account.opened ? '' : ` (no opening entry: ledger:backfill --account ${account.accountId})`;
         output.out(
@@ -21,8 +21,14 @@ export const LEDGER_COMMANDS: Record<string, Command> = {
             `difference ${unitsToYuanText(account.balanceUnits - account.entriesUnits)} CNY${hint}`,
         );
       }
-      output.out(`ledger: ${accounts} account(s) checked, ${mismatches.length} mismatch(es)`);
-      return mismatches.length > 0 ? 1 : 0;
+      for (const topup of topups) {
+        output.out(`mismatch: top-up ${topup.topupId} of account ${topup.accountId}: ${topup.problem}`);
+      }
+      output.out(
+        `ledger: ${accounts} account(s) checked, ${mismatches.length} mismatch(es); ` +
+          `top-ups: ${topups.length} mismatch(es)`,
+      );
+      return mismatches.length + topups.length > 0 ? 1 : 0;
     },
   },
   'ledger:backfill': {

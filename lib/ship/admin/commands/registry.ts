@@ -10,6 +10,7 @@ import { KEY_COMMANDS } from './keys.js';
 import { LEDGER_COMMANDS } from './ledger.js';
 import { MODEL_MARGIN_COMMANDS } from './model-margins.js';
 import { MODEL_COMMANDS } from './models.js';
+import { TOPUP_COMMANDS } from './topups.js';
 import { UPGRADE_COMMANDS } from './upgrade.js';
 import { UPSTREAM_COMMANDS } from './upstream.js';
 import { WEBHOOK_COMMANDS } from './webhooks.js';
@@ -19,6 +20,7 @@ export const COMMANDS: Record<string, Command> = {
   ...CONSOLE_USER_COMMANDS,
   ...BALANCE_COMMANDS,
   ...LEDGER_COMMANDS,
+  ...TOPUP_COMMANDS,
   ...KEY_COMMANDS,
   ...MODEL_COMMANDS,
   ...MODEL_MARGIN_COMMANDS,
