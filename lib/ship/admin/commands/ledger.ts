@@ -5,7 +5,8 @@ import type { Command } from '../cli/command.js';
 export const LEDGER_COMMANDS: Record<string, Command> = {
   'ledger:verify': {
     args: '[--account ID]',
-    summary: 'check every balance (or one account’s) against its ledger, and top-ups against their orders (exit 1 if not)',
+    summary:
+      'check every balance (or one account’s) against its ledger, and top-ups against their orders (exit 1 if not)',
     details:
       'One line per account that differs, then a summary. Each account is judged on a quiet moment (read, summed,\n' +
       'read again); run it when no top-up or submit is under way for exact results. An account from before the\n' +
