@@ -4,9 +4,10 @@
  * scan is left alone and a second run rewrites nothing. A dry run counts and changes nothing.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLES } from '../runtime/resources.js';
 import type { TableDefinition, TableId } from '../runtime/resources.js';
+import { conditionalUpdate } from '../dynamodb/conditional-write.js';
+import { scanPages } from '../dynamodb/paged-query.js';
 import { BACKFILLS } from './backfills.js';
 import type { Backfill } from './backfills.js';
 
@@ -32,17 +33,13 @@ export async function backfillAll(
 /** A paged scan for the records the backfill names, each updated under the same condition; returns the count. */
 async function runBackfill(db: DynamoDBDocumentClient, table: string, backfill: Backfill, options: BackfillOptions) {
   let rewritten = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new ScanCommand({
-        TableName: table,
-        FilterExpression: backfill.filter,
-        ExpressionAttributeNames: backfill.names,
-        ExpressionAttributeValues: backfill.values,
-        ExclusiveStartKey: startKey,
-      }),
-    );
+  const pages = scanPages(db, {
+    TableName: table,
+    FilterExpression: backfill.filter,
+    ExpressionAttributeNames: backfill.names,
+    ExpressionAttributeValues: backfill.values,
+  });
+  for await (const page of pages) {
     for (const record of page.Items ?? []) {
       if (!options.dryRun) {
         await options.beforeRewrite?.(record);
@@ -50,8 +47,7 @@ async function runBackfill(db: DynamoDBDocumentClient, table: string, backfill: 
       }
       rewritten += 1;
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   if (rewritten > 0) {
     options.log(
       `${options.dryRun ? 'would backfill' : 'backfilled'} ${rewritten} record${rewritten === 1 ? '' : 's'} of ${table} for index ${backfill.index}`,
@@ -65,27 +61,19 @@ async function rewrite(db: DynamoDBDocumentClient, table: string, backfill: Back
   const definition: TableDefinition = TABLES[backfill.table];
   const keyNames = [definition.partitionKey, ...(definition.sortKey ? [definition.sortKey] : [])];
   const key = Object.fromEntries(keyNames.map((name) => [name, record[name]]));
-  try {
-    await db.send(
-      new UpdateCommand({
-        TableName: table,
-        Key: key,
-        UpdateExpression: `SET ${keys.map((_, n) => `#set${n} = :set${n}`).join(', ')}`,
-        ConditionExpression: backfill.filter,
-        ExpressionAttributeNames: {
-          ...backfill.names,
-          ...Object.fromEntries(keys.map(([name], n) => [`#set${n}`, name])),
-        },
-        ExpressionAttributeValues: {
-          ...backfill.values,
-          ...Object.fromEntries(keys.map(([, value], n) => [`:set${n}`, value])),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    // The record moved on since the scan (finished, delivered): it needs nothing now.
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
+  // False when the record moved on since the scan (finished, delivered): it needs nothing now.
+  return conditionalUpdate(db, {
+    TableName: table,
+    Key: key,
+    UpdateExpression: `SET ${keys.map((_, n) => `#set${n} = :set${n}`).join(', ')}`,
+    ConditionExpression: backfill.filter,
+    ExpressionAttributeNames: {
+      ...backfill.names,
+      ...Object.fromEntries(keys.map(([name], n) => [`#set${n}`, name])),
+    },
+    ExpressionAttributeValues: {
+      ...backfill.values,
+      ...Object.fromEntries(keys.map(([, value], n) => [`:set${n}`, value])),
+    },
+  });
 }
