@@ -4,6 +4,7 @@
  * "duration":12}` could be read as 5 by one reader and as 12 by another: such a body is refused instead.
  */
 import { InvalidRequestError, UnsupportedMediaTypeError } from './api-error.js';
+import { parseJsonOr } from './parse-json.js';
 
 /** Refuses (415) a Content-Type other than application/json; parameters are allowed, a charset only UTF-8. */
 export function checkJsonContentType(contentType: string | undefined): void {
@@ -24,12 +25,7 @@ export function checkJsonContentType(contentType: string | undefined): void {
 
 /** Parses the text of a JSON body; invalid JSON, or a key twice in one object, is a 400. */
 export function parseJsonBody(text: string): unknown {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new InvalidRequestError('request body must be valid JSON');
-  }
+  const parsed = parseJsonOr(text, () => new InvalidRequestError('request body must be valid JSON'));
   const duplicate = duplicateKeyPath(text);
   if (duplicate !== undefined) {
     throw new InvalidRequestError(`duplicate field "${duplicate}" in the request body: send each field once`);

@@ -8,6 +8,7 @@ import { unitsToYuan } from './money.js';
 import type { TaskRecord, WebhookState } from './task.js';
 import type { TaskStatus } from './task-status.js';
 import { namedError } from './named-error.js';
+import { parseJsonOr } from './parse-json.js';
 
 export const WEBHOOK_EVENTS = ['task.success', 'task.failed'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -42,12 +43,7 @@ const WebhookMessageSchema = v.object({
 export class InvalidWebhookMessageError extends namedError('InvalidWebhookMessageError') {}
 
 export function parseWebhookMessage(body: string): WebhookMessage {
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch {
-    throw new InvalidWebhookMessageError('webhook message is not JSON');
-  }
+  const json = parseJsonOr(body, () => new InvalidWebhookMessageError('webhook message is not JSON'));
   const parsed = v.safeParse(WebhookMessageSchema, json);
   if (!parsed.success) throw new InvalidWebhookMessageError(`webhook message: ${v.summarize(parsed.issues)}`);
   return parsed.output;

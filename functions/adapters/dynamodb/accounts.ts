@@ -1,7 +1,7 @@
 /** Accounts and API keys in DynamoDB (read side used by every request); reads are consistent. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AccountRecord, AccountRepository, ApiKeyRecord, ApiKeyRepository } from '../../core/ports/accounts.js';
-import { getItem } from './client.js';
+import { getItem } from './consistent-read.js';
 
 export class DynamoDbAccountRepository implements AccountRepository {
   constructor(

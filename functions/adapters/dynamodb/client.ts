@@ -1,7 +1,7 @@
 /** The DynamoDB document client, one per process. The endpoint comes from the SDK's own settings. */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 let client: DynamoDBDocumentClient | undefined;
 
@@ -18,14 +18,4 @@ export function ownDocumentClient(config: DynamoDBClientConfig): {
 } {
   const client = new DynamoDBClient(config);
   return { db: DynamoDBDocumentClient.from(client), client, destroy: () => client.destroy() };
-}
-
-/** One item by its key, strongly consistent: every read that decides something must see the last write. */
-export async function getItem<T>(
-  db: DynamoDBDocumentClient,
-  table: string,
-  key: Record<string, string>,
-): Promise<T | undefined> {
-  const { Item } = await db.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
-  return Item as T | undefined;
 }

@@ -4,14 +4,16 @@
  * enabled together with a check that the account is not disabled, changed by conditional updates. A quota
  * keeps `quota_remaining_units = quota_units - spent_units`, the invariant the charge's condition relies on.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ForbiddenError } from '../../core/api-error.js';
 import type { ApiKeyRecord } from '../../core/ports/accounts.js';
 import { KeyExistsError } from '../../core/ports/console.js';
 import type { ConsoleKeyStore, KeyChange } from '../../core/ports/console.js';
 import { API_KEYS_BY_ACCOUNT_INDEX } from '../runtime/resources.js';
+import { getItem } from './consistent-read.js';
+import { allItems, queryPages } from './paged-query.js';
+import { conditionFailedAt, failedConditions } from './transaction-cancellation.js';
 
 type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
@@ -34,23 +36,15 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
     private readonly tables: { apiKeys: string; accounts: string },
   ) {}
 
-  async listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
-    const keys: ApiKeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tables.apiKeys,
-          IndexName: API_KEYS_BY_ACCOUNT_INDEX.name,
-          KeyConditionExpression: 'account_id = :account',
-          ExpressionAttributeValues: { ':account': accountId },
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      keys.push(...((page.Items ?? []) as ApiKeyRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return keys;
+  listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
+    return allItems(
+      queryPages(this.db, {
+        TableName: this.tables.apiKeys,
+        IndexName: API_KEYS_BY_ACCOUNT_INDEX.name,
+        KeyConditionExpression: 'account_id = :account',
+        ExpressionAttributeValues: { ':account': accountId },
+      }),
+    );
   }
 
   async create(record: ApiKeyRecord): Promise<void> {
@@ -59,8 +53,7 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
       await this.withUsableAccount(record.account_id, { Put: put });
     } catch (error) {
       // The key's own condition first: the admin CLI's fixed local key, made again, is no error there.
-      const [keyReason] = (error instanceof TransactionCanceledException && error.CancellationReasons) || [];
-      if (keyReason?.Code === 'ConditionalCheckFailed') throw new KeyExistsError('this key already exists');
+      if (conditionFailedAt(error, 0)) throw new KeyExistsError('this key already exists');
       throw error;
     }
   }
@@ -102,16 +95,11 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
       if (change.status === 'active') await this.withUsableAccount(record.account_id, update);
       else await this.db.send(new TransactWriteCommand({ TransactItems: [update] }));
     } catch (error) {
-      const keyGone =
-        error instanceof TransactionCanceledException &&
-        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
+      const keyGone = conditionFailedAt(error, 0);
       if (keyGone) return undefined;
       throw error;
     }
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tables.apiKeys, Key: { key_hash: record.key_hash }, ConsistentRead: true }),
-    );
-    return Item as ApiKeyRecord | undefined;
+    return getItem(this.db, this.tables.apiKeys, { key_hash: record.key_hash });
   }
 
   /**
@@ -126,9 +114,8 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
         }),
       );
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const [keyReason, accountReason] = error.CancellationReasons ?? [];
-      if (keyReason?.Code !== 'ConditionalCheckFailed' && accountReason?.Code === 'ConditionalCheckFailed') {
+      const [keyRefused, accountRefused] = failedConditions(error);
+      if (!keyRefused && accountRefused) {
         throw new ForbiddenError('this account is disabled: contact support');
       }
       throw error;

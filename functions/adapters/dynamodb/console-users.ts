@@ -3,10 +3,11 @@
  * opens the account (balance 0, so no ledger entry) and the link in one transaction, each conditional on
  * not existing: two first requests at once open one account, the other finds the winner's link.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { ConsoleUser, ConsoleUserRepository } from '../../core/ports/console.js';
+import { getItem } from './consistent-read.js';
+import { conditionFailedAt } from './transaction-cancellation.js';
 
 export class DynamoDbConsoleUsers implements ConsoleUserRepository {
   constructor(
@@ -14,11 +15,8 @@ export class DynamoDbConsoleUsers implements ConsoleUserRepository {
     private readonly tables: { consoleUsers: string; accounts: string },
   ) {}
 
-  async find(sub: string): Promise<ConsoleUser | undefined> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tables.consoleUsers, Key: { sub }, ConsistentRead: true }),
-    );
-    return Item as ConsoleUser | undefined;
+  find(sub: string): Promise<ConsoleUser | undefined> {
+    return getItem(this.db, this.tables.consoleUsers, { sub });
   }
 
   async openAccount(user: ConsoleUser): Promise<ConsoleUser> {
@@ -46,10 +44,7 @@ export class DynamoDbConsoleUsers implements ConsoleUserRepository {
       );
       return user;
     } catch (error) {
-      const linked =
-        error instanceof TransactionCanceledException &&
-        error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed' &&
-        (await this.find(user.sub));
+      const linked = conditionFailedAt(error, 0) && (await this.find(user.sub));
       if (linked) return linked;
       throw error;
     }

@@ -3,12 +3,12 @@
  * its own TransactWriteItems and maps that item's failed condition with `idempotencyKeyTaken`; the route's use
  * case reads records through DynamoDbIdempotencyStore. TTL deletes a record some time after `expires_at`.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyRecord } from '../../core/idempotency.js';
 import { IdempotencyKeyTakenError, isLive } from '../../core/idempotency.js';
 import type { IdempotencyStore } from '../../core/ports/idempotency.js';
-import { getItem } from './client.js';
+import { getItem } from './consistent-read.js';
+import { conditionFailedAt } from './transaction-cancellation.js';
 
 export class DynamoDbIdempotencyStore implements IdempotencyStore {
   constructor(
@@ -42,8 +42,5 @@ export function idempotencyPut(table: string, record: IdempotencyRecord) {
  * winner's answer stands, even if this request would now also be short of balance.
  */
 export function idempotencyKeyTaken(error: unknown, index: number): IdempotencyKeyTakenError | undefined {
-  if (!(error instanceof TransactionCanceledException)) return undefined;
-  return error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed'
-    ? new IdempotencyKeyTakenError()
-    : undefined;
+  return conditionFailedAt(error, index) ? new IdempotencyKeyTakenError() : undefined;
 }

@@ -3,16 +3,18 @@
  * own transaction, sent by `inLedgerOrder`; DynamoDbLedger lists an account's entries newest first through LEDGER_BY_TIME_INDEX, paged
  * by an opaque cursor (base64url of the page's last key, checked to be the caller's own).
  */
-import { GetItemCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as v from 'valibot';
 import { InvalidRequestError } from '../../core/api-error.js';
 import { listedAfter } from '../../core/ledger.js';
+import { parseJsonOr } from '../../core/parse-json.js';
 import type { LedgerEntry } from '../../core/ledger.js';
 import type { LedgerPage, LedgerRepository } from '../../core/ports/ledger.js';
 import { LEDGER_BY_TIME_INDEX } from '../runtime/resources.js';
+import { conditionFailedAt } from './transaction-cancellation.js';
 import { isConflict } from './transaction-retry.js';
 
 /** The entry, written at most once: a second movement with the same cause fails the whole transaction. */
@@ -63,9 +65,7 @@ export async function inLedgerOrder<T>(
       return await move(listed);
     } catch (error) {
       const conflict = isConflict(error);
-      const refused =
-        error instanceof TransactionCanceledException &&
-        error.CancellationReasons?.[accountItem]?.Code === 'ConditionalCheckFailed';
+      const refused = conditionFailedAt(error, accountItem);
       if ((!conflict && !refused) || Date.now() >= deadline) throw error;
       if (refused) {
         const last = await lastListedAt(db, accountsTable, entry.account_id);
@@ -114,12 +114,7 @@ export function encodeLedgerCursor(entry: Cursor): string {
 export function decodeLedgerCursor(cursor: string, accountId: string): Cursor {
   const invalid = new InvalidRequestError('invalid cursor: pass next_cursor from the previous page as it is');
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid;
-  let json: unknown;
-  try {
-    json = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid;
-  }
+  const json = parseJsonOr(Buffer.from(cursor, 'base64url').toString('utf8'), () => invalid);
   const parsed = v.safeParse(CursorSchema, json);
   if (!parsed.success || parsed.output.account_id !== accountId) throw invalid;
   return parsed.output;

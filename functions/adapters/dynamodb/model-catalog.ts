@@ -1,10 +1,10 @@
 /** The model catalog, read from its table and kept for a short while in the warm function. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { ModelCatalog } from '../../core/ports/model-catalog.js';
 import { catalogVideoModel } from '../../providers/registry.js';
 import type { VideoModel } from '../../core/video-model.js';
 import { logger } from '../runtime/logger.js';
+import { scanPages } from './paged-query.js';
 
 export class DynamoDbModelCatalog implements ModelCatalog {
   private cached?: { models: VideoModel[]; until: number };
@@ -35,9 +35,7 @@ export class DynamoDbModelCatalog implements ModelCatalog {
 
   private async scan(): Promise<VideoModel[]> {
     const models: VideoModel[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(new ScanCommand({ TableName: this.table, ExclusiveStartKey: startKey }));
+    for await (const page of scanPages(this.db, { TableName: this.table })) {
       for (const item of page.Items ?? []) {
         try {
           models.push(catalogVideoModel(item));
@@ -46,8 +44,7 @@ export class DynamoDbModelCatalog implements ModelCatalog {
           logger.error('skipping invalid model record', { id: item['id'], error: error as Error });
         }
       }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    }
     return models;
   }
 }

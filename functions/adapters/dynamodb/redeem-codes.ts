@@ -3,13 +3,13 @@
  * marked used by the account (conditional on being unused and unexpired), the balance raised (conditional on
  * staying within MAX_BALANCE_UNITS) and the ledger entry `redeem:<code id>`, so a code adds once.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ledgerEntry, ledgerEntryId } from '../../core/ledger.js';
-import { MAX_BALANCE_UNITS } from '../../core/money.js';
 import type { RedeemCodeStore, RedeemOutcome } from '../../core/ports/console.js';
-import { inLedgerOrder, ledgerPut, listedAfterLast } from './ledger.js';
+import { sendBalanceCredit } from './balance-credit.js';
+import { getItem } from './consistent-read.js';
+import { failedConditions } from './transaction-cancellation.js';
 
 export interface RedeemCodeRecord {
   code_hash: string;
@@ -54,65 +54,34 @@ export class DynamoDbRedeemCodes implements RedeemCodeStore {
     const at = now.toISOString();
     const entry = ledgerEntry(accountId, ledgerEntryId.redeem(code.code_id), 'topup', code.amount_units, at);
     try {
-      await inLedgerOrder(this.db, this.tables.accounts, entry, 1, (listed) => {
-        const order = listedAfterLast(listed);
-        return this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: this.tables.redeemCodes,
-                  Key: { code_hash: codeHash },
-                  UpdateExpression: 'SET redeemed_by = :account, redeemed_at = :at',
-                  ConditionExpression: 'attribute_exists(code_hash) AND attribute_not_exists(redeemed_by)',
-                  ExpressionAttributeValues: { ':account': accountId, ':at': at },
-                },
-              },
-              {
-                Update: {
-                  TableName: this.tables.accounts,
-                  Key: { account_id: accountId },
-                  UpdateExpression: `SET balance_units = balance_units + :amount, ${order.set}`,
-                  ConditionExpression: `attribute_exists(account_id) AND balance_units <= :ceiling AND ${order.condition}`,
-                  ExpressionAttributeValues: {
-                    ':amount': code.amount_units,
-                    ':ceiling': MAX_BALANCE_UNITS - code.amount_units,
-                    ...order.values,
-                  },
-                },
-              },
-              ledgerPut(this.tables.ledger, listed),
-            ],
-          }),
-        );
+      await sendBalanceCredit(this.db, this.tables, entry, {
+        TableName: this.tables.redeemCodes,
+        Key: { code_hash: codeHash },
+        UpdateExpression: 'SET redeemed_by = :account, redeemed_at = :at',
+        ConditionExpression: 'attribute_exists(code_hash) AND attribute_not_exists(redeemed_by)',
+        ExpressionAttributeValues: { ':account': accountId, ':at': at },
       });
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const [codeReason, accountReason] = error.CancellationReasons ?? [];
+      const [codeUsed, balanceRefused] = failedConditions(error);
       // Another request redeemed it first (this account's double click, or someone else).
-      if (codeReason?.Code === 'ConditionalCheckFailed') return this.redeem(accountId, codeHash, now);
-      if (accountReason?.Code === 'ConditionalCheckFailed') return { kind: 'too-large' };
+      if (codeUsed) return this.redeem(accountId, codeHash, now);
+      if (balanceRefused) return { kind: 'too-large' };
       throw error;
     }
     return { kind: 'redeemed', amountUnits: code.amount_units, balanceUnits: await this.balance(accountId) };
   }
 
-  private async read(codeHash: string): Promise<RedeemCodeRecord | undefined> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tables.redeemCodes, Key: { code_hash: codeHash }, ConsistentRead: true }),
-    );
-    return Item as RedeemCodeRecord | undefined;
+  private read(codeHash: string): Promise<RedeemCodeRecord | undefined> {
+    return getItem(this.db, this.tables.redeemCodes, { code_hash: codeHash });
   }
 
   private async balance(accountId: string): Promise<number> {
-    const { Item } = await this.db.send(
-      new GetCommand({
-        TableName: this.tables.accounts,
-        Key: { account_id: accountId },
-        ConsistentRead: true,
-        ProjectionExpression: 'balance_units',
-      }),
+    const item = await getItem<{ balance_units?: number }>(
+      this.db,
+      this.tables.accounts,
+      { account_id: accountId },
+      'balance_units',
     );
-    return (Item?.['balance_units'] as number | undefined) ?? 0;
+    return item?.balance_units ?? 0;
   }
 }

@@ -4,9 +4,8 @@
  * a final move removes it. The charge and the refund each write their ledger entry in their transaction.
  */
 import { createHash } from 'node:crypto';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TASKS_IN_FLIGHT_INDEX } from '../runtime/resources.js';
 import {
   AuthenticationError,
@@ -20,13 +19,15 @@ import type { TaskRecord } from '../../core/task.js';
 import { isFinal, statesBefore } from '../../core/task-status.js';
 import type { TaskStatus } from '../../core/task-status.js';
 import { isConflict } from './transaction-retry.js';
-import { getItem } from './client.js';
+import { getItem } from './consistent-read.js';
 import type { AccountRecord, ApiKeyRecord } from '../../core/ports/accounts.js';
 import { ledgerEntry, ledgerEntryId } from '../../core/ledger.js';
 import type { LedgerEntry } from '../../core/ledger.js';
 import { DISABLED_API_KEY_MESSAGE, INVALID_API_KEY_MESSAGE } from '../../core/api-key.js';
 import { inLedgerOrder, ledgerPut, listedAfterLast } from './ledger.js';
 import { idempotencyKeyTaken, idempotencyPut } from './idempotency.js';
+import { conditionalUpdate, isConditionFailed } from './conditional-write.js';
+import { cancellationReasons, conditionFailed, conditionFailedAt } from './transaction-cancellation.js';
 
 const SHARD = TASKS_IN_FLIGHT_INDEX.partitionKey;
 const IN_FLIGHT_VALUES = { ':pending': 'pending', ':running': 'running', ':transferring': 'transferring' };
@@ -62,10 +63,8 @@ export class DynamoDbTaskRepository implements TaskRepository {
 
   async get(taskId: string): Promise<TaskRecord | undefined> {
     // Consistent: a client polling right after submit must see its task.
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tables.tasks, Key: { task_id: taskId }, ConsistentRead: true }),
-    );
-    return Item && toTask(Item);
+    const item = await getItem<Record<string, unknown>>(this.db, this.tables.tasks, { task_id: taskId });
+    return item && toTask(item);
   }
 
   async createCharged(task: TaskRecord, charge: Charge): Promise<void> {
@@ -188,7 +187,7 @@ export class DynamoDbTaskRepository implements TaskRepository {
       );
       return toTask(Attributes ?? {});
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!isConditionFailed(error)) throw error;
       const current = await this.get(taskId);
       if (!current) throw error;
       return current;
@@ -199,59 +198,39 @@ export class DynamoDbTaskRepository implements TaskRepository {
     const free = previous
       ? 'upstream_claim_id = :previous AND upstream_claim_until <= :at'
       : 'attribute_not_exists(upstream_claim_id)';
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tables.tasks,
-          Key: { task_id: taskId },
-          UpdateExpression:
-            'SET upstream_claim_id = :id, upstream_claim_at = :at, upstream_claim_until = :until, upstream_seed = :seed',
-          ConditionExpression: `#status IN (:pending, :running) AND attribute_not_exists(upstream_job_id) AND ${free}`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':id': claim.id,
-            ':at': claim.at,
-            ':until': claim.until,
-            ':seed': claim.seed,
-            ':pending': 'pending',
-            ':running': 'running',
-            ...(previous ? { ':previous': previous } : {}),
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return conditionalUpdate(this.db, {
+      TableName: this.tables.tasks,
+      Key: { task_id: taskId },
+      UpdateExpression:
+        'SET upstream_claim_id = :id, upstream_claim_at = :at, upstream_claim_until = :until, upstream_seed = :seed',
+      ConditionExpression: `#status IN (:pending, :running) AND attribute_not_exists(upstream_job_id) AND ${free}`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':id': claim.id,
+        ':at': claim.at,
+        ':until': claim.until,
+        ':seed': claim.seed,
+        ':pending': 'pending',
+        ':running': 'running',
+        ...(previous ? { ':previous': previous } : {}),
+      },
+    });
   }
 
   async releaseUpstreamClaim(taskId: string, claimId: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tables.tasks,
-          Key: { task_id: taskId },
-          UpdateExpression: 'REMOVE upstream_claim_id, upstream_claim_at, upstream_claim_until, upstream_seed',
-          ConditionExpression: 'upstream_claim_id = :id AND attribute_not_exists(upstream_job_id)',
-          ExpressionAttributeValues: { ':id': claimId },
-        }),
-      );
-    } catch (error) {
-      // Another claim, or a job recorded: not ours to drop.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    // Refused: another claim, or a job recorded: not ours to drop.
+    await conditionalUpdate(this.db, {
+      TableName: this.tables.tasks,
+      Key: { task_id: taskId },
+      UpdateExpression: 'REMOVE upstream_claim_id, upstream_claim_at, upstream_claim_until, upstream_seed',
+      ConditionExpression: 'upstream_claim_id = :id AND attribute_not_exists(upstream_job_id)',
+      ExpressionAttributeValues: { ':id': claimId },
+    });
   }
 
   async moveTo(taskId: string, to: TaskStatus, fields: Partial<TaskRecord>, now: string): Promise<boolean> {
     const update = conditionalMove(taskId, to, { ...fields, updated_at: now });
-    try {
-      await this.db.send(new UpdateCommand({ TableName: this.tables.tasks, Key: { task_id: taskId }, ...update }));
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return conditionalUpdate(this.db, { TableName: this.tables.tasks, Key: { task_id: taskId }, ...update });
   }
 
   async refund(
@@ -317,8 +296,7 @@ export class DynamoDbTaskRepository implements TaskRepository {
       return true;
     } catch (error) {
       // The task's own condition decides: it was refunded (or moved) already.
-      const first = error instanceof TransactionCanceledException ? error.CancellationReasons?.[0] : undefined;
-      if (first?.Code === 'ConditionalCheckFailed') return false;
+      if (conditionFailedAt(error, 0)) return false;
       throw error;
     }
   }
@@ -378,22 +356,14 @@ export class DynamoDbTaskRepository implements TaskRepository {
       values[`:${field}`] = value;
       return `#${field} :${field}`;
     });
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tables.tasks,
-          Key: { task_id: taskId },
-          UpdateExpression: `SET ${sets.join(', ')}${adds.length > 0 ? ` ADD ${adds.join(', ')}` : ''}`,
-          ConditionExpression: IS_IN_FLIGHT,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return conditionalUpdate(this.db, {
+      TableName: this.tables.tasks,
+      Key: { task_id: taskId },
+      UpdateExpression: `SET ${sets.join(', ')}${adds.length > 0 ? ` ADD ${adds.join(', ')}` : ''}`,
+      ConditionExpression: IS_IN_FLIGHT,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
   }
 
   async saveVideoUrl(taskId: string, url: string, expiresAt: string): Promise<void> {
@@ -441,17 +411,18 @@ function conditionalMove(taskId: string, to: TaskStatus, fields: Record<string, 
 
 /** Which condition of the submit transaction failed, as the error the client should see. */
 function chargeError(error: unknown, charge: Charge): Error | undefined {
-  if (!(error instanceof TransactionCanceledException)) return undefined;
-  const [balance, key] = error.CancellationReasons ?? [];
+  const reasons = cancellationReasons(error);
+  if (!reasons) return undefined;
+  const [balance, key] = reasons;
   // The key's conditions first: a disabled key is a 401, and a quota refusal must name the quota
   // (docs/money-and-ledger.md, "Key quotas") even when the balance is short too.
-  if (key?.Code === 'ConditionalCheckFailed') {
+  if (conditionFailed(key)) {
     // The key's stored image (ReturnValuesOnConditionCheckFailure) tells which of its conditions failed.
     const stored = key.Item;
     const image = stored && { status: stored['status']?.S, hasQuota: stored['quota_remaining_units'] !== undefined };
     return keyRefusal(image, charge, true);
   }
-  if (balance?.Code === 'ConditionalCheckFailed') {
+  if (conditionFailed(balance)) {
     const stored = balance.Item?.['balance_units']?.N;
     // Covered, yet refused: the account's ledger kept moving under it (busyError's case).
     if (stored !== undefined && Number(stored) >= charge.costUnits) return busyLedgerError();

@@ -3,16 +3,17 @@
  * to paid (conditional on not being paid), the balance raised and the ledger entry `topup:<order>` put
  * (conditional on not existing), so an order credits once however many notifications and queries race.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { InvalidRequestError } from '../../core/api-error.js';
 import { ledgerEntry, ledgerEntryId } from '../../core/ledger.js';
-import { MAX_BALANCE_UNITS } from '../../core/money.js';
 import type { CreditOutcome, TopupPage, TopupStore } from '../../core/ports/payments.js';
 import type { TopupOrder } from '../../core/topup.js';
 import { TOPUPS_BY_ACCOUNT_INDEX, TOPUPS_PENDING_INDEX } from '../runtime/resources.js';
-import { inLedgerOrder, ledgerPut, listedAfterLast } from './ledger.js';
+import { sendBalanceCredit } from './balance-credit.js';
+import { conditionalUpdate } from './conditional-write.js';
+import { getItem } from './consistent-read.js';
+import { failedConditions } from './transaction-cancellation.js';
 
 /** The value of the sparse `pending` key: every pending order in one small partition (orders are few). */
 const PENDING = 'pending';
@@ -34,10 +35,8 @@ export class DynamoDbTopups implements TopupStore {
   }
 
   async get(topupId: string): Promise<TopupOrder | undefined> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tables.topups, Key: { topup_id: topupId }, ConsistentRead: true }),
-    );
-    return Item ? toOrder(Item) : undefined;
+    const item = await getItem<Record<string, unknown>>(this.db, this.tables.topups, { topup_id: topupId });
+    return item ? toOrder(item) : undefined;
   }
 
   async setQrCode(topupId: string, qrCode: string): Promise<void> {
@@ -82,45 +81,19 @@ export class DynamoDbTopups implements TopupStore {
       new Date().toISOString(),
     );
     try {
-      await inLedgerOrder(this.db, this.tables.accounts, entry, 1, (listed) => {
-        const listing = listedAfterLast(listed);
-        return this.db.send(
-          new TransactWriteCommand({
-            TransactItems: [
-              {
-                Update: {
-                  TableName: this.tables.topups,
-                  Key: { topup_id: topupId },
-                  // A closed order a verified payment reaches is paid all the same: the money arrived.
-                  UpdateExpression: 'SET #status = :paid, trade_no = :trade, paid_at = :at REMOVE pending',
-                  ConditionExpression: 'attribute_exists(topup_id) AND #status <> :paid',
-                  ExpressionAttributeNames: { '#status': 'status' },
-                  ExpressionAttributeValues: { ':paid': 'paid', ':trade': trade.tradeNo, ':at': trade.paidAt },
-                },
-              },
-              {
-                Update: {
-                  TableName: this.tables.accounts,
-                  Key: { account_id: order.account_id },
-                  UpdateExpression: `SET balance_units = balance_units + :amount, ${listing.set}`,
-                  ConditionExpression: `attribute_exists(account_id) AND balance_units <= :ceiling AND ${listing.condition}`,
-                  ExpressionAttributeValues: {
-                    ':amount': order.amount_units,
-                    ':ceiling': MAX_BALANCE_UNITS - order.amount_units,
-                    ...listing.values,
-                  },
-                },
-              },
-              ledgerPut(this.tables.ledger, listed),
-            ],
-          }),
-        );
+      await sendBalanceCredit(this.db, this.tables, entry, {
+        TableName: this.tables.topups,
+        Key: { topup_id: topupId },
+        // A closed order a verified payment reaches is paid all the same: the money arrived.
+        UpdateExpression: 'SET #status = :paid, trade_no = :trade, paid_at = :at REMOVE pending',
+        ConditionExpression: 'attribute_exists(topup_id) AND #status <> :paid',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':paid': 'paid', ':trade': trade.tradeNo, ':at': trade.paidAt },
       });
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const [orderReason, , entryReason] = error.CancellationReasons ?? [];
+      const [orderPaid, , entryWritten] = failedConditions(error);
       // Another call credited it first: its order is paid, its entry written.
-      if (orderReason?.Code === 'ConditionalCheckFailed' || entryReason?.Code === 'ConditionalCheckFailed') {
+      if (orderPaid || entryWritten) {
         const now = await this.get(topupId);
         if (now?.status === 'paid') return { kind: 'paid-before', order: now };
       }
@@ -134,22 +107,14 @@ export class DynamoDbTopups implements TopupStore {
   }
 
   async close(topupId: string, at: string): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tables.topups,
-          Key: { topup_id: topupId },
-          UpdateExpression: 'SET #status = :closed, closed_at = :at REMOVE pending',
-          ConditionExpression: '#status = :pending',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':closed': 'closed', ':pending': 'pending', ':at': at },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-      throw error;
-    }
+    return conditionalUpdate(this.db, {
+      TableName: this.tables.topups,
+      Key: { topup_id: topupId },
+      UpdateExpression: 'SET #status = :closed, closed_at = :at REMOVE pending',
+      ConditionExpression: '#status = :pending',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':closed': 'closed', ':pending': 'pending', ':at': at },
+    });
   }
 
   async pending(limit: number): Promise<TopupOrder[]> {

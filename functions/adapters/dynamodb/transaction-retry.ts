@@ -6,6 +6,7 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { conditionFailedAt } from './transaction-cancellation.js';
 
 const RETRY_FOR_MS = 6_000;
 const BASE_DELAY_MS = 10;
@@ -37,8 +38,7 @@ export async function sendGuardedTransaction(send: () => Promise<unknown>): Prom
     await withTransactionConflictRetry(send);
     return true;
   } catch (error) {
-    const first = error instanceof TransactionCanceledException ? error.CancellationReasons?.[0] : undefined;
-    if (first?.Code === 'ConditionalCheckFailed') return false;
+    if (conditionFailedAt(error, 0)) return false;
     throw error;
   }
 }

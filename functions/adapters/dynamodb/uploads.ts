@@ -1,12 +1,12 @@
 /** Upload records (docs/api-contract.md, "Uploads") and the write that hands a task's prepared reference URLs to the upstream step. */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyRecord } from '../../core/idempotency.js';
 import type { UploadRepository } from '../../core/ports/uploads.js';
 import type { PreparedReferences, TaskInputsStore } from '../../core/ports/task-inputs.js';
 import type { UploadRecord } from '../../core/uploads.js';
-import { getItem } from './client.js';
+import { conditionalUpdate } from './conditional-write.js';
+import { getItem } from './consistent-read.js';
 import { idempotencyKeyTaken, idempotencyPut } from './idempotency.js';
 
 /** Where the upload transaction's idempotency record is (after the upload). */
@@ -48,28 +48,20 @@ export class DynamoDbTaskInputs implements TaskInputsStore {
   ) {}
 
   async record(taskId: string, references: PreparedReferences): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tasksTable,
-          Key: { task_id: taskId },
-          UpdateExpression:
-            'SET generation.imageUrls = :images, generation.videoUrls = :videos, generation.audioUrls = :audios',
-          // Only before its job exists: a task that ended meanwhile (a cancel) keeps what it had.
-          ConditionExpression: '#status = :pending AND attribute_not_exists(upstream_job_id)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':images': references.imageUrls,
-            ':videos': references.videoUrls,
-            ':audios': references.audioUrls,
-            ':pending': 'pending',
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return conditionalUpdate(this.db, {
+      TableName: this.tasksTable,
+      Key: { task_id: taskId },
+      UpdateExpression:
+        'SET generation.imageUrls = :images, generation.videoUrls = :videos, generation.audioUrls = :audios',
+      // Only before its job exists: a task that ended meanwhile (a cancel) keeps what it had.
+      ConditionExpression: '#status = :pending AND attribute_not_exists(upstream_job_id)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':images': references.imageUrls,
+        ':videos': references.videoUrls,
+        ':audios': references.audioUrls,
+        ':pending': 'pending',
+      },
+    });
   }
 }

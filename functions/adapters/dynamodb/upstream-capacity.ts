@@ -3,17 +3,8 @@
  * Every count change is one transaction with the task's own record, so `inflight` equals the tasks carrying
  * the account in `upstream_slot` (the slot-holders index) and `in_use` those of them still `queued`.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  ScanCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   AccountId,
   AccountPenalty,
@@ -27,6 +18,10 @@ import type {
 import { accountIdOf } from '../../core/ports/upstream-capacity.js';
 import { raisedLimit } from '../../core/upstream-account-rules.js';
 import { TASKS_SLOT_HOLDERS_INDEX } from '../runtime/resources.js';
+import { conditionalUpdate, sendConditional } from './conditional-write.js';
+import { getItem } from './consistent-read.js';
+import { allItems, queryPages, scanPages } from './paged-query.js';
+import { cancellationReasons } from './transaction-cancellation.js';
 import { sendGuardedTransaction } from './transaction-retry.js';
 
 export interface CapacityTables {
@@ -41,25 +36,17 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
     private readonly tables: CapacityTables,
   ) {}
 
-  async accounts(provider: string): Promise<UpstreamAccount[]> {
+  accounts(provider: string): Promise<UpstreamAccount[]> {
     // A handful of items: a consistent scan, filtered by provider.
-    const items: UpstreamAccount[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new ScanCommand({
-          TableName: this.tables.upstreamAccounts,
-          ConsistentRead: true,
-          FilterExpression: '#provider = :provider',
-          ExpressionAttributeNames: { '#provider': 'provider' },
-          ExpressionAttributeValues: { ':provider': provider },
-          ExclusiveStartKey: start,
-        }),
-      );
-      items.push(...((page.Items ?? []) as UpstreamAccount[]));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
+    return allItems(
+      scanPages(this.db, {
+        TableName: this.tables.upstreamAccounts,
+        ConsistentRead: true,
+        FilterExpression: '#provider = :provider',
+        ExpressionAttributeNames: { '#provider': 'provider' },
+        ExpressionAttributeValues: { ':provider': provider },
+      }),
+    );
   }
 
   async enqueue(entry: WaitingEntry): Promise<void> {
@@ -82,37 +69,28 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
 
   async countBefore(provider: string, position: string): Promise<number> {
     let count = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tables.upstreamQueue,
-          KeyConditionExpression: '#provider = :provider AND #position < :position',
-          ExpressionAttributeNames: { '#provider': 'provider', '#position': 'position' },
-          ExpressionAttributeValues: { ':provider': provider, ':position': position },
-          Select: 'COUNT',
-          ExclusiveStartKey: start,
-        }),
-      );
-      count += page.Count ?? 0;
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const pages = queryPages(this.db, {
+      TableName: this.tables.upstreamQueue,
+      KeyConditionExpression: '#provider = :provider AND #position < :position',
+      ExpressionAttributeNames: { '#provider': 'provider', '#position': 'position' },
+      ExpressionAttributeValues: { ':provider': provider, ':position': position },
+      Select: 'COUNT',
+    });
+    for await (const page of pages) count += page.Count ?? 0;
     return count;
   }
 
   async leave(provider: string, position: string, token?: string): Promise<void> {
-    try {
-      await this.db.send(
+    await sendConditional(() =>
+      this.db.send(
         new DeleteCommand({
           TableName: this.tables.upstreamQueue,
           Key: { provider, position },
           ...(token && { ConditionExpression: '#token = :token', ExpressionAttributeNames: { '#token': 'token' } }),
           ...(token && { ExpressionAttributeValues: { ':token': token } }),
         }),
-      );
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    }
+      ),
+    );
   }
 
   async assign(
@@ -163,8 +141,9 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
       await this.db.send(command);
       return 'assigned' as AssignOutcome;
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const codes = (error.CancellationReasons ?? []).map((r) => r.Code);
+      const reasons = cancellationReasons(error);
+      if (!reasons) throw error;
+      const codes = reasons.map((r) => r.Code);
       if (codes.includes('TransactionConflict') && !codes.includes('ConditionalCheckFailed')) return 'conflict';
       const [accountItem, task, queued] = codes;
       // The entry first: a changed entry says nothing about the task; a stale task is dropped by the caller.
@@ -231,10 +210,7 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
   }
 
   async accepted(accountId: AccountId, now: string): Promise<boolean> {
-    const { Item } = await this.db.send(
-      new GetCommand({ TableName: this.tables.upstreamAccounts, Key: { id: accountId }, ConsistentRead: true }),
-    );
-    const account = Item as UpstreamAccount | undefined;
+    const account = await getItem<UpstreamAccount>(this.db, this.tables.upstreamAccounts, { id: accountId });
     if (!account) return false;
     let coolingEnded = false;
     if ((account.cool_streak ?? 0) > 0) {
@@ -277,29 +253,23 @@ export class DynamoDbUpstreamCapacity implements UpstreamCapacity {
     accountId: AccountId;
   }): Promise<boolean> {
     const { accountId, ...expression } = update;
-    try {
-      await this.db.send(
-        new UpdateCommand({ TableName: this.tables.upstreamAccounts, Key: { id: accountId }, ...expression }),
-      );
-      return true;
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-      throw error;
-    }
+    return conditionalUpdate(this.db, {
+      TableName: this.tables.upstreamAccounts,
+      Key: { id: accountId },
+      ...expression,
+    });
   }
 
   /** What the task holds in the account: its phase, or nothing. */
   private async phaseOf(taskId: string, accountId: AccountId): Promise<SlotPhase | undefined> {
-    const { Item } = await this.db.send(
-      new GetCommand({
-        TableName: this.tables.tasks,
-        Key: { task_id: taskId },
-        ConsistentRead: true,
-        ProjectionExpression: 'upstream_slot, upstream_slot_phase',
-      }),
+    const item = await getItem<{ upstream_slot?: string; upstream_slot_phase?: SlotPhase }>(
+      this.db,
+      this.tables.tasks,
+      { task_id: taskId },
+      'upstream_slot, upstream_slot_phase',
     );
-    if (Item?.['upstream_slot'] !== accountId) return undefined;
-    return Item['upstream_slot_phase'] as SlotPhase | undefined;
+    if (item?.upstream_slot !== accountId) return undefined;
+    return item.upstream_slot_phase;
   }
 
   async holders(accountId: AccountId, updatedBefore: string, limit: number) {

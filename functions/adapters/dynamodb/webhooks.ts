@@ -4,9 +4,8 @@
  * Standard Webhooks `whsec_<base64 of 32 random bytes>`, created on first use by a conditional write (two
  * racing creators agree on one); a rotation keeps the old one signing for 24 h (`webhook_previous_*`).
  */
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomBytes } from 'node:crypto';
 import type {
   PendingWebhookEntry,
@@ -19,6 +18,9 @@ import type { WebhookAttemptRecord } from '../../core/webhook.js';
 import { WEBHOOK_PENDING_SHARDS } from '../../core/webhook.js';
 import { TASKS_WEBHOOK_PENDING_INDEX } from '../runtime/resources.js';
 import { namedError } from '../../core/named-error.js';
+import { conditionalUpdate, isConditionFailed } from './conditional-write.js';
+import { getItem } from './consistent-read.js';
+import { queryPages } from './paged-query.js';
 
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
 /** How long a rotated-out secret keeps signing alongside the new one. */
@@ -72,28 +74,20 @@ export class DynamoDbWebhookSecrets implements WebhookSecretStore {
     if (!item.webhook_secret) return { secret: await this.create(accountId), previousUntil: null };
     const secret = generateWebhookSecret();
     const previousUntil = new Date(now.getTime() + WEBHOOK_ROTATION_OVERLAP_MS).toISOString();
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.accountsTable,
-          Key: { account_id: accountId },
-          UpdateExpression:
-            'SET webhook_secret = :new, webhook_previous_secret = :old, webhook_previous_until = :until, webhook_secret_created_at = :now',
-          ConditionExpression: 'webhook_secret = :old',
-          ExpressionAttributeValues: {
-            ':new': secret,
-            ':old': item.webhook_secret,
-            ':until': previousUntil,
-            ':now': now.toISOString(),
-          },
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
-        throw new ConcurrentRotationError('the secret changed while rotating it: run the rotation again');
-      }
-      throw error;
-    }
+    const rotated = await conditionalUpdate(this.db, {
+      TableName: this.accountsTable,
+      Key: { account_id: accountId },
+      UpdateExpression:
+        'SET webhook_secret = :new, webhook_previous_secret = :old, webhook_previous_until = :until, webhook_secret_created_at = :now',
+      ConditionExpression: 'webhook_secret = :old',
+      ExpressionAttributeValues: {
+        ':new': secret,
+        ':old': item.webhook_secret,
+        ':until': previousUntil,
+        ':now': now.toISOString(),
+      },
+    });
+    if (!rotated) throw new ConcurrentRotationError('the secret changed while rotating it: run the rotation again');
     return { secret, previousUntil };
   }
 
@@ -103,38 +97,29 @@ export class DynamoDbWebhookSecrets implements WebhookSecretStore {
     return until && Date.parse(until) > now.getTime() ? until : null;
   }
 
-  private async read(accountId: string): Promise<AccountSecrets | undefined> {
-    const { Item } = await this.db.send(
-      new GetCommand({
-        TableName: this.accountsTable,
-        Key: { account_id: accountId },
-        ConsistentRead: true,
-        ProjectionExpression: 'account_id, webhook_secret, webhook_previous_secret, webhook_previous_until',
-      }),
+  private read(accountId: string): Promise<AccountSecrets | undefined> {
+    return getItem(
+      this.db,
+      this.accountsTable,
+      { account_id: accountId },
+      'account_id, webhook_secret, webhook_previous_secret, webhook_previous_until',
     );
-    return Item as AccountSecrets | undefined;
   }
 
   /** Creates the first secret; if another creator won the race, returns theirs. */
   private async create(accountId: string): Promise<string> {
     const secret = generateWebhookSecret();
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.accountsTable,
-          Key: { account_id: accountId },
-          UpdateExpression: 'SET webhook_secret = :secret, webhook_secret_created_at = :now',
-          ConditionExpression: 'attribute_exists(account_id) AND attribute_not_exists(webhook_secret)',
-          ExpressionAttributeValues: { ':secret': secret, ':now': new Date().toISOString() },
-        }),
-      );
-      return secret;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const item = await this.read(accountId);
-      if (!item?.webhook_secret) throw new AccountNotFoundError(`account ${accountId} does not exist`);
-      return item.webhook_secret;
-    }
+    const created = await conditionalUpdate(this.db, {
+      TableName: this.accountsTable,
+      Key: { account_id: accountId },
+      UpdateExpression: 'SET webhook_secret = :secret, webhook_secret_created_at = :now',
+      ConditionExpression: 'attribute_exists(account_id) AND attribute_not_exists(webhook_secret)',
+      ExpressionAttributeValues: { ':secret': secret, ':now': new Date().toISOString() },
+    });
+    if (created) return secret;
+    const item = await this.read(accountId);
+    if (!item?.webhook_secret) throw new AccountNotFoundError(`account ${accountId} does not exist`);
+    return item.webhook_secret;
   }
 }
 
@@ -154,30 +139,22 @@ export class DynamoDbWebhookAttemptLog implements WebhookAttemptLog {
   ) {}
 
   async claim(taskId: string, previousAttempts: number, now: Date, until: Date): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tasksTable,
-          Key: { task_id: taskId },
-          UpdateExpression: 'SET webhook_claim_attempt = :attempt, webhook_claimed_until = :until',
-          // A claim of an earlier try, or one that has lapsed (its run died), does not hold this try off.
-          ConditionExpression:
-            `attribute_exists(task_id) AND ${sameCount(previousAttempts)} AND ${NOT_DELIVERED} AND ` +
-            '(attribute_not_exists(webhook_claimed_until) OR webhook_claim_attempt <> :attempt OR webhook_claimed_until <= :now)',
-          ExpressionAttributeValues: {
-            ':attempt': previousAttempts + 1,
-            ':previous': previousAttempts,
-            ':delivered': 'delivered',
-            ':until': until.toISOString(),
-            ':now': now.toISOString(),
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return conditionalUpdate(this.db, {
+      TableName: this.tasksTable,
+      Key: { task_id: taskId },
+      UpdateExpression: 'SET webhook_claim_attempt = :attempt, webhook_claimed_until = :until',
+      // A claim of an earlier try, or one that has lapsed (its run died), does not hold this try off.
+      ConditionExpression:
+        `attribute_exists(task_id) AND ${sameCount(previousAttempts)} AND ${NOT_DELIVERED} AND ` +
+        '(attribute_not_exists(webhook_claimed_until) OR webhook_claim_attempt <> :attempt OR webhook_claimed_until <= :now)',
+      ExpressionAttributeValues: {
+        ':attempt': previousAttempts + 1,
+        ':previous': previousAttempts,
+        ':delivered': 'delivered',
+        ':until': until.toISOString(),
+        ':now': now.toISOString(),
+      },
+    });
   }
 
   async record(taskId: string, previousAttempts: number, attempt: WebhookAttemptRecord): Promise<boolean> {
@@ -207,22 +184,13 @@ export class DynamoDbWebhookAttemptLog implements WebhookAttemptLog {
       // Settled: out of the pending-webhooks index (sparse: an item without its keys is not in it).
       removes.push('webhook_pending', 'webhook_due_at');
     }
-    const update = `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`;
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tasksTable,
-          Key: { task_id: taskId },
-          UpdateExpression: update,
-          ConditionExpression: `attribute_exists(task_id) AND ${sameCount(previousAttempts)} AND ${NOT_DELIVERED}`,
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return conditionalUpdate(this.db, {
+      TableName: this.tasksTable,
+      Key: { task_id: taskId },
+      UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
+      ConditionExpression: `attribute_exists(task_id) AND ${sameCount(previousAttempts)} AND ${NOT_DELIVERED}`,
+      ExpressionAttributeValues: values,
+    });
   }
 }
 
@@ -238,30 +206,25 @@ export class DynamoDbPendingWebhooks implements PendingWebhooks {
 
   async *findOverdue(before: string): AsyncIterable<PendingWebhookEntry> {
     for (const shard of WEBHOOK_PENDING_SHARDS) {
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await this.db.send(
-          new QueryCommand({
-            TableName: this.tasksTable,
-            IndexName: TASKS_WEBHOOK_PENDING_INDEX.name,
-            KeyConditionExpression: 'webhook_pending = :shard AND webhook_due_at < :before',
-            // Tasks still in flight are in the index too (their keys are set at submit): not due yet.
-            FilterExpression: '#status IN (:success, :failed, :refunded) AND updated_at < :before',
-            ProjectionExpression: 'task_id, #status, webhook_due_at',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':shard': shard,
-              ':before': before,
-              ':success': 'success',
-              ':failed': 'failed',
-              ':refunded': 'refunded',
-            },
-            ExclusiveStartKey: startKey,
-          }),
-        );
+      const pages = queryPages(this.db, {
+        TableName: this.tasksTable,
+        IndexName: TASKS_WEBHOOK_PENDING_INDEX.name,
+        KeyConditionExpression: 'webhook_pending = :shard AND webhook_due_at < :before',
+        // Tasks still in flight are in the index too (their keys are set at submit): not due yet.
+        FilterExpression: '#status IN (:success, :failed, :refunded) AND updated_at < :before',
+        ProjectionExpression: 'task_id, #status, webhook_due_at',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':shard': shard,
+          ':before': before,
+          ':success': 'success',
+          ':failed': 'failed',
+          ':refunded': 'refunded',
+        },
+      });
+      for await (const page of pages) {
         for (const item of page.Items ?? []) yield item as PendingWebhookEntry;
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
+      }
     }
   }
 
@@ -279,24 +242,18 @@ export class DynamoDbPendingWebhooks implements PendingWebhooks {
       );
       return Attributes as TaskRecord;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return undefined;
+      if (isConditionFailed(error)) return undefined;
       throw error;
     }
   }
 
   async forget(taskId: string): Promise<void> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tasksTable,
-          Key: { task_id: taskId },
-          UpdateExpression: 'REMOVE webhook_pending, webhook_due_at',
-          // An update creates a missing item: never for a task that is gone.
-          ConditionExpression: 'attribute_exists(task_id)',
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
+    await conditionalUpdate(this.db, {
+      TableName: this.tasksTable,
+      Key: { task_id: taskId },
+      UpdateExpression: 'REMOVE webhook_pending, webhook_due_at',
+      // An update creates a missing item: never for a task that is gone.
+      ConditionExpression: 'attribute_exists(task_id)',
+    });
   }
 }

@@ -4,13 +4,15 @@
  * commit order by inLedgerOrder), and keys found by hash, id or account with consistent reads (scans: few keys,
  * rare admin actions). Refusals come back as values; the caller words them (docs/money-and-ledger.md, "Ledger").
  */
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { LedgerEntry } from '../../core/ledger.js';
 import type { AccountRecord, ApiKeyRecord } from '../../core/ports/accounts.js';
-import { getItem } from '../dynamodb/client.js';
+import { getItem } from '../dynamodb/consistent-read.js';
+import { conditionalUpdate } from '../dynamodb/conditional-write.js';
 import { inLedgerOrder, ledgerPut, listedAfterLast } from '../dynamodb/ledger.js';
+import { allItems, scanPages } from '../dynamodb/paged-query.js';
+import { failedConditions } from '../dynamodb/transaction-cancellation.js';
 
 /**
  * The account item as the operator sees it. `status` is the operator's own mark (absent: active): authentication
@@ -62,33 +64,24 @@ export class DynamoDbOperatorAccounts {
       );
       return 'created';
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const [account, entry] = error.CancellationReasons ?? [];
-      if (account?.Code === 'ConditionalCheckFailed') return 'exists';
+      const [accountExists, entryExists] = failedConditions(error);
+      if (accountExists) return 'exists';
       // Entries outlive their account only if one was deleted by hand: the new account must not inherit them.
-      if (entry?.Code === 'ConditionalCheckFailed') return 'ledger-taken';
+      if (entryExists) return 'ledger-taken';
       throw error;
     }
   }
 
   /** Sets the operator's mark; false when there is no such account. */
   async setStatus(accountId: string, status: 'active' | 'disabled'): Promise<boolean> {
-    try {
-      await this.db.send(
-        new UpdateCommand({
-          TableName: this.tables.accounts,
-          Key: { account_id: accountId },
-          UpdateExpression: 'SET #status = :status',
-          ConditionExpression: 'attribute_exists(account_id)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':status': status },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
-    }
+    return conditionalUpdate(this.db, {
+      TableName: this.tables.accounts,
+      Key: { account_id: accountId },
+      UpdateExpression: 'SET #status = :status',
+      ConditionExpression: 'attribute_exists(account_id)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':status': status },
+    });
   }
 
   /**
@@ -121,10 +114,9 @@ export class DynamoDbOperatorAccounts {
       await inLedgerOrder(this.db, this.tables.accounts, entry, 0, write);
       return 'moved';
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const [account, listed] = error.CancellationReasons ?? [];
-      if (listed?.Code === 'ConditionalCheckFailed') return 'duplicate';
-      if (account?.Code === 'ConditionalCheckFailed') return 'refused';
+      const [accountRefused, entryExists] = failedConditions(error);
+      if (entryExists) return 'duplicate';
+      if (accountRefused) return 'refused';
       throw error;
     }
   }
@@ -138,22 +130,14 @@ export class DynamoDbOperatorAccounts {
   }
 
   /** Keys whose `field` is `value` (`account_id` or `key_id`), from a consistent scan. */
-  async keysWhere(field: 'account_id' | 'key_id', value: string): Promise<ApiKeyRecord[]> {
-    const keys: ApiKeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new ScanCommand({
-          TableName: this.tables.apiKeys,
-          FilterExpression: `${field} = :value`,
-          ExpressionAttributeValues: { ':value': value },
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
-      keys.push(...((page.Items ?? []) as ApiKeyRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return keys;
+  keysWhere(field: 'account_id' | 'key_id', value: string): Promise<ApiKeyRecord[]> {
+    return allItems(
+      scanPages(this.db, {
+        TableName: this.tables.apiKeys,
+        FilterExpression: `${field} = :value`,
+        ExpressionAttributeValues: { ':value': value },
+        ConsistentRead: true,
+      }),
+    );
   }
 }

@@ -7,7 +7,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { accountIdOf } from '../../core/ports/upstream-capacity.js';
 import type { UpstreamAccount } from '../../core/ports/upstream-capacity.js';
-import { getItem } from '../dynamodb/client.js';
+import { getItem } from '../dynamodb/consistent-read.js';
 
 export interface UpstreamAccountChange {
   capacity?: number;

@@ -5,10 +5,12 @@
  */
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GetCommand, QueryCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ledgerEntryId } from '../../core/ledger.js';
 import type { LedgerEntry } from '../../core/ledger.js';
+import { getItem } from '../dynamodb/consistent-read.js';
 import { ledgerPut } from '../dynamodb/ledger.js';
+import { queryPages, scanPages } from '../dynamodb/paged-query.js';
 
 export interface LedgerTables {
   accounts: string;
@@ -23,33 +25,26 @@ export class DynamoDbLedgerAudit {
 
   /** Every account id, a page at a time. */
   async *accountIds(): AsyncGenerator<string> {
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new ScanCommand({
-          TableName: this.tables.accounts,
-          ProjectionExpression: 'account_id',
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
+    const pages = scanPages(this.db, {
+      TableName: this.tables.accounts,
+      ProjectionExpression: 'account_id',
+      ConsistentRead: true,
+    });
+    for await (const page of pages) {
       for (const item of page.Items ?? []) yield item['account_id'] as string;
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    }
   }
 
   /** The account's balance; undefined when it does not exist. */
   async balance(accountId: string): Promise<bigint | undefined> {
-    const { Item } = await this.db.send(
-      new GetCommand({
-        TableName: this.tables.accounts,
-        Key: { account_id: accountId },
-        ProjectionExpression: 'balance_units',
-        ConsistentRead: true,
-      }),
+    const item = await getItem<{ balance_units?: number | bigint }>(
+      this.db,
+      this.tables.accounts,
+      { account_id: accountId },
+      'balance_units',
     );
-    if (!Item) return undefined;
-    return BigInt((Item['balance_units'] as number | bigint | undefined) ?? 0);
+    if (!item) return undefined;
+    return BigInt(item.balance_units ?? 0);
   }
 
   /** The sum of the account's entries, how many, and whether one is its `opening`. */
@@ -57,25 +52,20 @@ export class DynamoDbLedgerAudit {
     let entriesUnits = 0n;
     let entries = 0;
     let opened = false;
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.db.send(
-        new QueryCommand({
-          TableName: this.tables.ledger,
-          KeyConditionExpression: 'account_id = :account',
-          ExpressionAttributeValues: { ':account': accountId },
-          ProjectionExpression: 'entry_id, amount_units',
-          ExclusiveStartKey: startKey,
-          ConsistentRead: true,
-        }),
-      );
+    const pages = queryPages(this.db, {
+      TableName: this.tables.ledger,
+      KeyConditionExpression: 'account_id = :account',
+      ExpressionAttributeValues: { ':account': accountId },
+      ProjectionExpression: 'entry_id, amount_units',
+      ConsistentRead: true,
+    });
+    for await (const page of pages) {
       for (const item of page.Items ?? []) {
         entriesUnits += BigInt(item['amount_units'] as number | bigint);
         entries += 1;
         if (item['entry_id'] === ledgerEntryId.opening()) opened = true;
       }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    }
     return { entriesUnits, entries, opened };
   }
 

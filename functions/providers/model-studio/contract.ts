@@ -21,6 +21,18 @@ const WAN_RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4'] as const;
 const NO_REFERENCES = { referenceImages: { min: 0, max: 0 }, maxVideos: 0, maxAudios: 0, maxReferenceItems: 0 };
 
 /**
+ * Text- and image-to-video's output (docs/providers/model-studio.md, "Create body"): 2–15 s, 720p or 1080p (Wan 2.7
+ * makes no 480p), the five ratios, and sound on every video (the price list has no silent price).
+ */
+const WAN_2_7_OUTPUT = {
+  audioNeedsVisual: false,
+  durationSeconds: { min: 2, max: 15 },
+  resolutions: ['720p', '1080p'],
+  ratios: WAN_RATIOS,
+  audio: true,
+} as const;
+
+/**
  * A Wan model: the capabilities the gateway validates a request against (`ids`: the model id per region), and
  * whether the request names a ratio at all (image-to-video takes the first frame's shape: `ratio` is not sent).
  */
@@ -38,12 +50,7 @@ export const WAN_MODELS = {
     ...NO_REFERENCES,
     maxAudios: 1,
     maxReferenceItems: 1,
-    audioNeedsVisual: false,
-    durationSeconds: { min: 2, max: 15 },
-    resolutions: ['720p', '1080p'],
-    ratios: WAN_RATIOS,
-    // Every Wan 2.7 video has sound (the price list has no silent price).
-    audio: true,
+    ...WAN_2_7_OUTPUT,
     sendsRatio: true,
   },
   'wan2.7-i2v': {
@@ -53,11 +60,7 @@ export const WAN_MODELS = {
     imageModes: ['first_frame', 'first_last_frame'],
     // `driving_audio` exists, but the gateway takes audio only beside reference images: not offered here.
     ...NO_REFERENCES,
-    audioNeedsVisual: false,
-    durationSeconds: { min: 2, max: 15 },
-    resolutions: ['720p', '1080p'],
-    ratios: WAN_RATIOS,
-    audio: true,
+    ...WAN_2_7_OUTPUT,
     sendsRatio: false,
   },
   'wan2.7-r2v': {

@@ -4,7 +4,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
-import { getItem } from '../../../functions/adapters/dynamodb/client.js';
+import { getItem } from '../../../functions/adapters/dynamodb/consistent-read.js';
 import type { TaskRecord } from '../../../functions/core/task.js';
 import { AdminStore } from '../../ship/admin/admin-store.js';
 import { forkLocalProcess } from './forked-process.js';
