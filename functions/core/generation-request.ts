@@ -16,6 +16,7 @@ import {
 } from './generation-options.js';
 import type { Ratio, Resolution } from './generation-options.js';
 import { IMAGE_MODES } from './provider-contract.js';
+import { carriesLegacyOption, forbiddenControl, hasVisibleText, isWellFormedText } from './prompt-text.js';
 import { uploadIdOf } from './uploads.js';
 
 export type RequestForm = 'A' | 'B';
@@ -32,9 +33,6 @@ export const SPELLINGS = [
   ['image_mode', 'imageMode'],
 ] as const;
 const FORM_B_FIELDS = ['modelId', 'imageUrls', 'videoUrls', 'audioUrls', 'webhookUrl', 'generateAudio', 'imageMode'];
-
-const LEGACY_PROMPT_OPTION =
-  /(^|\s)--(rs|rt|dur|cf|wm|fps|seed|resolution|ratio|duration|camerafixed|watermark|framespersecond|frames)(\s|=|$)/i;
 
 const httpUrl = v.pipe(
   v.string('must be a string URL'),
@@ -53,29 +51,29 @@ const referenceUrl = v.pipe(
 );
 
 const urlList = (max: number) =>
-  v.nullish(
+  v.optional(
     v.pipe(v.array(referenceUrl, 'must be an array of URLs'), v.maxLength(max, `must hold at most ${max} URLs`)),
   );
 
 const uuidText = v.pipe(v.string('must be a string'), v.uuid('must be a UUID'));
 
 const integerIn = (min: number, max: number, what: string) =>
-  v.nullish(
+  v.optional(
     v.pipe(
-      v.number(`must be an integer number of ${what}`),
-      v.integer(`must be an integer number of ${what}`),
+      v.number(`must be ${what}`),
+      v.integer(`must be ${what}`),
       v.minValue(min, `must be between ${min} and ${max}`),
       v.maxValue(max, `must be between ${min} and ${max}`),
     ),
   );
 
-const imageMode = v.nullish(v.picklist(IMAGE_MODES, `must be one of ${IMAGE_MODES.join(', ')}`));
+const imageMode = v.optional(v.picklist(IMAGE_MODES, `must be one of ${IMAGE_MODES.join(', ')}`));
 
 /** The model's three spellings (also the OpenAPI document's, functions/http/openapi/). */
 export const ModelSchema = v.object({
-  model: v.nullish(v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))),
-  model_id: v.nullish(uuidText),
-  modelId: v.nullish(uuidText),
+  model: v.optional(v.pipe(v.string('must be a string'), v.trim(), v.minLength(1, 'must not be empty'))),
+  model_id: v.optional(uuidText),
+  modelId: v.optional(uuidText),
 });
 
 /**
@@ -87,35 +85,49 @@ export const GenerationSchema = v.pipe(
   v.object({
     prompt: v.pipe(
       v.string(`must be a string of 1 to ${MAX_PROMPT_CODE_POINTS} characters`),
+      // docs/api-contract.md, "Prompts": nothing the upstream would garble or read as structure is charged for.
+      v.check(
+        isWellFormedText,
+        'must be well-formed Unicode text: it holds a lone surrogate (an unpaired \\ud800-\\udfff escape) or U+FFFD, the mark of bytes that were not UTF-8',
+      ),
+      v.rawCheck(({ dataset, addIssue }) => {
+        const control = dataset.typed ? forbiddenControl(dataset.value) : undefined;
+        if (control) {
+          addIssue({
+            message: `must not contain control characters (it holds ${control}): only tab, line feed and carriage return are allowed`,
+          });
+        }
+      }),
       v.check((text) => text.length > 0, 'must not be empty'),
-      // Whitespace and invisible format characters (zero-width space, BOM) describe nothing to generate.
-      v.check((text) => !/^[\p{White_Space}\p{Cf}]*$/u.test(text), 'must contain text, not only whitespace'),
+      v.check(
+        hasVisibleText,
+        'must contain visible text, not only whitespace, combining marks or invisible (zero-width, format) characters',
+      ),
       v.check(
         (text) => codePointLength(text) <= MAX_PROMPT_CODE_POINTS,
         `must be at most ${MAX_PROMPT_CODE_POINTS} characters`,
       ),
       // Ark still reads legacy options in the prompt (`--dur 12 --rs 1080p`, doc 1520757): one could make a
-      // longer or larger video than the one priced, so the prompt may not carry them.
-      // NFKC first: full-width `－－ｄｕｒ` and other compatibility forms read as `--dur` once normalised.
+      // longer or larger video than the one priced, so the prompt may not carry them in any spelling.
       v.check(
-        (text) => !LEGACY_PROMPT_OPTION.test(text.normalize('NFKC')),
+        (text) => !carriesLegacyOption(text),
         'must not contain option flags such as --dur or --rs: send duration, resolution and ratio as fields',
       ),
     ),
-    resolution: v.nullish(v.picklist(RESOLUTIONS, `must be one of ${RESOLUTIONS.join(', ')}`)),
-    duration: integerIn(MIN_DURATION_SECONDS, MAX_DURATION_SECONDS, 'seconds'),
-    ratio: v.nullish(v.picklist(RATIOS, `must be one of ${RATIOS.join(', ')}`)),
+    resolution: v.optional(v.picklist(RESOLUTIONS, `must be one of ${RESOLUTIONS.join(', ')}`)),
+    duration: integerIn(MIN_DURATION_SECONDS, MAX_DURATION_SECONDS, 'a whole number of seconds'),
+    ratio: v.optional(v.picklist(RATIOS, `must be one of ${RATIOS.join(', ')}`)),
     image_urls: urlList(MAX_REFERENCES.image),
     imageUrls: urlList(MAX_REFERENCES.image),
     video_urls: urlList(MAX_REFERENCES.video),
     videoUrls: urlList(MAX_REFERENCES.video),
     audio_urls: urlList(MAX_REFERENCES.audio),
     audioUrls: urlList(MAX_REFERENCES.audio),
-    seed: integerIn(-1, 4_294_967_295, 'seed'),
-    webhook_url: v.nullish(httpUrl),
-    webhookUrl: v.nullish(httpUrl),
-    generate_audio: v.nullish(v.boolean('must be true or false')),
-    generateAudio: v.nullish(v.boolean('must be true or false')),
+    seed: integerIn(-1, 4_294_967_295, 'an integer'),
+    webhook_url: v.optional(httpUrl),
+    webhookUrl: v.optional(httpUrl),
+    generate_audio: v.optional(v.boolean('must be true or false')),
+    generateAudio: v.optional(v.boolean('must be true or false')),
     image_mode: imageMode,
     imageMode,
   }),
@@ -157,16 +169,16 @@ export function parseGenerationBody(body: unknown): GenerationBody {
   if (unknown.length > 0) {
     throw new InvalidRequestError(`unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
   }
-  // The model's fields come first, so their problems are reported first.
-  const models = validate(ModelSchema, record);
-  const fields = { ...validate(GenerationSchema, withoutModelBound(record)), ...modelBound(record) };
-
   for (const [snake, camel] of SPELLINGS) {
-    // Both keys sent (even if one is null) is two spellings of one field: ambiguous, so refused.
+    // Both keys sent (whatever their values) is two spellings of one field: ambiguous, so refused.
     if (sent(record, snake) && sent(record, camel)) {
       throw new InvalidRequestError(`${snake} and ${camel} are two spellings of one field: send only one`);
     }
   }
+  refuseNulls(record);
+  // The model's fields come first, so their problems are reported first.
+  const models = validate(ModelSchema, record);
+  const fields = { ...validate(GenerationSchema, withoutModelBound(record)), ...modelBound(record) };
   const form: RequestForm = FORM_B_FIELDS.some((field) => present(record[field])) ? 'B' : 'A';
 
   return {
@@ -183,6 +195,27 @@ export function parseGenerationBody(body: unknown): GenerationBody {
   };
 }
 
+const FIELD_SCHEMAS: Readonly<Record<string, v.GenericSchema>> = {
+  ...ModelSchema.entries,
+  ...GenerationSchema.pipe[0].entries,
+};
+/** Fields with no default: a null there is refused without pointing to one. */
+const WITHOUT_DEFAULT = new Set(['model', 'model_id', 'modelId', 'prompt']);
+
+/**
+ * docs/api-contract.md, "Defaults and bounds": null is no value of any field. Read as absent it would bill the
+ * default (15 s on Form A) for a client that meant something else, so it is a 400 naming the field and what it
+ * takes, in the words of the field's own schema.
+ */
+function refuseNulls(record: Record<string, unknown>): void {
+  const field = Object.keys(record).find((key) => record[key] === null);
+  const schema = field === undefined ? undefined : FIELD_SCHEMAS[field];
+  if (field === undefined || schema === undefined) return;
+  const allowed = v.safeParse(schema, null).issues?.[0]?.message ?? 'must hold a value';
+  const fix = WITHOUT_DEFAULT.has(field) ? '' : ` (leave ${field} out to get its default)`;
+  throw new InvalidRequestError(`${field}: ${allowed}, not null${fix}`);
+}
+
 function validate<T extends v.GenericSchema>(schema: T, record: Record<string, unknown>): v.InferOutput<T> {
   const result = v.safeParse(schema, record);
   if (!result.success) throw new InvalidRequestError(describeIssue(result.issues[0]));
@@ -197,7 +230,7 @@ function modelReference(record: Record<string, unknown>, fields: v.InferOutput<t
   }
   const field = given[0];
   const value = field === undefined ? undefined : fields[field];
-  if (field === undefined || value === undefined || value === null) {
+  if (field === undefined || value === undefined) {
     throw new InvalidRequestError('model is required: send one of model, model_id or modelId');
   }
   return field === 'model' ? ({ by: 'name-or-id', value } as const) : ({ by: 'id', value } as const);
@@ -215,7 +248,7 @@ function withoutModelBound(record: Record<string, unknown>): Record<string, unkn
   return rest;
 }
 
-/** The model-bound fields as sent (null is absent), unchecked: resolveGeneration checks them against the model. */
+/** The model-bound fields as sent (never null: refused before), unchecked: resolveGeneration checks them against the model. */
 function modelBound(
   record: Record<string, unknown>,
 ): Pick<GenerationFields, 'durationSeconds' | 'resolution' | 'ratio'> {
@@ -227,18 +260,18 @@ function modelBound(
   });
 }
 
-/** A field with a value (null counts as not given). */
+/** A field with a value. */
 function present(value: unknown): boolean {
-  return value !== undefined && value !== null;
+  return value !== undefined;
 }
 
-/** The fields given a value: null or absent leaves the key out rather than keeping it without a value. */
+/** The fields given a value: an absent one leaves the key out rather than keeping it without a value. */
 function onlyGiven<T extends object>(fields: T) {
   const entries = Object.entries(fields).filter(([, value]) => present(value));
   return Object.fromEntries(entries) as { [K in keyof T]?: NonNullable<T[K]> };
 }
 
-/** A key the client wrote, whatever its value (null included). */
+/** A key the client wrote, whatever its value. */
 function sent(record: Record<string, unknown>, key: string): boolean {
   return Object.hasOwn(record, key) && record[key] !== undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * A request's JSON body as the API documents it: sent as `application/json` (UTF-8), valid JSON, and each
+ * A request's JSON body as the API documents it: sent as `application/json`, valid UTF-8, valid JSON, and each
  * key once per object. JSON.parse keeps the last of two equal keys silently, so `{"duration":5,
  * "duration":12}` could be read as 5 by one reader and as 12 by another: such a body is refused instead.
  */
@@ -21,6 +21,32 @@ export function checkJsonContentType(contentType: string | undefined): void {
       throw new UnsupportedMediaTypeError(`Content-Type must be application/json in UTF-8 (got ${got})`);
     }
   }
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+const NOT_UTF8 =
+  'request body must be UTF-8 text: it holds bytes that are not valid UTF-8 (or U+FFFD, the character left in their place)';
+
+/**
+ * The text of a body's bytes. Decoding leniently would put U+FFFD where the bytes were not UTF-8 and go on, so a
+ * prompt could be charged for and generated from text the client never wrote: such a body is a 400.
+ */
+export function utf8Text(bytes: Uint8Array): string {
+  try {
+    return checkedUtf8Text(STRICT_UTF8.decode(bytes));
+  } catch (error) {
+    if (error instanceof InvalidRequestError) throw error;
+    throw new InvalidRequestError(NOT_UTF8);
+  }
+}
+
+/**
+ * A body the front end decoded already (API Gateway hands a JSON body over as text): where it met bytes that
+ * were not UTF-8 it left U+FFFD, so a raw U+FFFD is refused as they would have been.
+ */
+export function checkedUtf8Text(text: string): string {
+  if (text.includes('\uFFFD')) throw new InvalidRequestError(NOT_UTF8);
+  return text;
 }
 
 /** Parses the text of a JSON body; invalid JSON, or a key twice in one object, is a 400. */

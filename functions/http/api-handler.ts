@@ -7,7 +7,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { InvalidRequestError } from '../core/api-error.js';
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from '../core/idempotency.js';
-import { checkJsonContentType, parseJsonBody } from '../core/json-body.js';
+import { checkJsonContentType, checkedUtf8Text, parseJsonBody, utf8Text } from '../core/json-body.js';
 import type { Caller } from '../core/use-cases/authenticate.js';
 import { logger } from '../adapters/runtime/logger.js';
 import { authenticationDependencies } from '../adapters/wiring/service-dependencies.js';
@@ -83,13 +83,13 @@ export function publicDocumentRoute(
 }
 
 /**
- * The JSON body of a request: sent as application/json (else 415), valid JSON with each key once (else 400),
+ * The JSON body of a request: sent as application/json (else 415), UTF-8 and valid JSON with each key once (else 400),
  * never a 500. Callers check the body's size first (MAX_BODY_BYTES): authenticatedRoute, consoleBody.
  */
 export function jsonBody(event: APIGatewayProxyEventV2): unknown {
   if (!event.body) throw new InvalidRequestError('request body is required: send a JSON object');
   checkJsonContentType(headerOf(event, 'content-type'));
-  const decoded = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  const decoded = event.isBase64Encoded ? utf8Text(Buffer.from(event.body, 'base64')) : checkedUtf8Text(event.body);
   // Some clients (Windows tools) start JSON with a byte-order mark; it is not part of the document.
   return parseJsonBody(decoded.replace(/^\uFEFF/, ''));
 }

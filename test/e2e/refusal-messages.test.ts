@@ -113,6 +113,18 @@ const REFUSALS: Refusal[] = [
     send: submit({ model: LITE, prompt: 'x', duration: 31 }),
   },
   {
+    name: 'duration null',
+    status: 400,
+    says: ['duration', 'whole number of seconds, not null', 'leave duration out'],
+    send: submit({ model: LITE, prompt: 'x', duration: null }),
+  },
+  {
+    name: 'generateAudio null (Form B)',
+    status: 400,
+    says: ['generateAudio', 'true or false, not null'],
+    send: submit({ model: LITE, prompt: 'x', generateAudio: null }),
+  },
+  {
     name: 'duration not whole',
     status: 400,
     says: ['duration', 'whole number of seconds from 5 to 12'],
@@ -287,6 +299,12 @@ const REFUSALS: Refusal[] = [
     status: 400,
     says: ['size is required'],
     send: (key) => callApi(stack, 'POST', '/api/v1/uploads', { key, body: { content_type: 'image/png' } }),
+  },
+  {
+    name: 'upload size null',
+    status: 400,
+    says: ['size must be a number of bytes, not null'],
+    send: (key) => callApi(stack, 'POST', '/api/v1/uploads', { key, body: { content_type: 'image/png', size: null } }),
   },
   // 401: one message for any key that is not ours, whatever its shape
   { name: 'no key', status: 401, says: ['Authorization: Bearer bc_'], send: asKey(undefined) },

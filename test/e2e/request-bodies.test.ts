@@ -1,6 +1,7 @@
 /**
  * Request bodies as the API documents them, through the whole stack: JSON only as application/json (415
- * otherwise), each field once, a prompt with text in it and without option flags in any Unicode spelling.
+ * otherwise), UTF-8, each field once, no null, a prompt of well-formed text with visible text in it and
+ * without option flags in any Unicode spelling.
  * Every refusal is in the envelope, as the served OpenAPI document says (callApi checks), and charges nothing.
  */
 import { expect, it } from 'vitest';
@@ -68,8 +69,8 @@ it('refuses a prompt of only whitespace and a full-width option flag, in both fo
   const models = await callApi<{ id: string; name: string }[]>(stack, 'GET', '/api/v1/models', { key });
   const modelId = models.body.data.find((model) => model.name === 'seedance-1.5-pro')!.id;
   const cases: [Record<string, unknown>, string][] = [
-    [{ model: 'seedance-1.5-pro', prompt: ' \n\t\u3000' }, 'prompt: must contain text, not only whitespace'],
-    [{ modelId, prompt: '   ' }, 'prompt: must contain text, not only whitespace'],
+    [{ model: 'seedance-1.5-pro', prompt: ' \n\t\u3000' }, 'prompt: must contain visible text, not only whitespace'],
+    [{ modelId, prompt: '   ' }, 'prompt: must contain visible text, not only whitespace'],
     [{ model: 'seedance-1.5-pro', prompt: 'a fox －－dur 12', duration: 5 }, 'prompt: must not contain option flags'],
     [{ modelId, prompt: 'a fox －－ｒｓ 1080p' }, 'prompt: must not contain option flags'],
   ];
@@ -77,6 +78,59 @@ it('refuses a prompt of only whitespace and a full-width option flag, in both fo
     const response = await callApi(stack, 'POST', SUBMIT, { key, body });
     expect(response.status, JSON.stringify(body)).toBe(400);
     expect(response.body.message.startsWith(message), response.body.message).toBe(true);
+  }
+  expect(await balanceOf(key)).toBe(100);
+  expect(await tasksOfAccount(stack, accountId)).toEqual([]);
+});
+
+it('refuses null, text that is not well-formed, controls, invisible prompts and disguised flags: nothing charged', async () => {
+  const { accountId, key } = await newAccount(stack, '100');
+  const json = { 'content-type': 'application/json' };
+  const cases: [string, string | Uint8Array, string][] = [
+    [
+      'duration: null',
+      '{"model":"seedance-1.5-pro","prompt":"a red fox","duration":null}',
+      'duration: must be a whole number of seconds, not null (leave duration out to get its default)',
+    ],
+    [
+      'a lone surrogate, as a JSON escape',
+      '{"model":"seedance-1.5-pro","prompt":"a red fox \\ud800"}',
+      'prompt: must be well-formed Unicode text',
+    ],
+    [
+      'bytes that are not UTF-8',
+      Buffer.concat([
+        Buffer.from('{"model":"seedance-1.5-pro","prompt":"a red fox '),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('"}'),
+      ]),
+      'request body must be UTF-8 text: it holds bytes that are not valid UTF-8',
+    ],
+    [
+      'a NUL in the prompt',
+      '{"model":"seedance-1.5-pro","prompt":"a red fox\\u0000"}',
+      'prompt: must not contain control characters (it holds U+0000): only tab, line feed and carriage return are allowed',
+    ],
+    [
+      'combining marks only',
+      '{"model":"seedance-1.5-pro","prompt":"\\u0301\\u0308\\u0327"}',
+      'prompt: must contain visible text, not only whitespace, combining marks or invisible',
+    ],
+    [
+      'an em dash for --',
+      JSON.stringify({ model: 'seedance-1.5-pro', prompt: 'a red fox —dur 12' }),
+      'prompt: must not contain option flags such as --dur or --rs',
+    ],
+    [
+      'a zero-width space inside --rs',
+      '{"model":"seedance-1.5-pro","prompt":"a red fox --\\u200brs 1080p"}',
+      'prompt: must not contain option flags such as --dur or --rs',
+    ],
+  ];
+  for (const [label, rawBody, message] of cases) {
+    const response = await callApi(stack, 'POST', SUBMIT, { key, rawBody, headers: json });
+    expect(response.status, label).toBe(400);
+    expect(response.body.message.startsWith(message), `${label}: ${response.body.message}`).toBe(true);
   }
   expect(await balanceOf(key)).toBe(100);
   expect(await tasksOfAccount(stack, accountId)).toEqual([]);

@@ -28,11 +28,12 @@ export async function callApi<T = Record<string, unknown>>(
   stack: Pick<LocalStack, 'baseUrl'>,
   method: string,
   path: string,
-  options: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  options: { key?: string; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> } = {},
 ): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.key) headers['authorization'] = `Bearer ${options.key}`;
-  let body: string | undefined = options.rawBody;
+  // Bytes, for a body that is not even UTF-8.
+  let body: string | Uint8Array | undefined = options.rawBody;
   if (options.body !== undefined) {
     headers['content-type'] = 'application/json';
     body = JSON.stringify(options.body);

@@ -54,9 +54,9 @@ describe('the model: exactly one of model, model_id, modelId', () => {
     expect(body.form).toBe('B');
   });
 
-  it('a null alone counts as absent, but a null beside another spelling is two spellings (400)', () => {
-    rejects({ model: null, prompt: 'p' }, /model is required/);
-    rejects({ model: null, model_id: MODEL_UUID, prompt: 'p' }, /only one of model, model_id or modelId/);
+  it.each(['model', 'model_id', 'modelId'])('%s: null is a 400 naming it, alone or beside another', (field) => {
+    rejects({ [field]: null, prompt: 'p' }, `${field}: must be a string, not null`);
+    rejects({ model: 'seedance-1.5-pro', [field]: null, prompt: 'p' }, `${field}: must be a string, not null`);
   });
 
   it('none of the three → 400 naming all three', () => {
@@ -191,7 +191,7 @@ describe('both spellings of every field', () => {
   });
 
   it('optional fields left out are absent keys, not keys holding undefined', () => {
-    const body = parse({ resolution: null, duration: null, seed: null, image_mode: null });
+    const body = parse();
     for (const key of ['resolution', 'durationSeconds', 'ratio', 'seed', 'webhookUrl', 'generateAudio', 'imageMode']) {
       expect(Object.hasOwn(body, key), key).toBe(false);
     }
@@ -226,8 +226,8 @@ describe('which form', () => {
     expect(parseGenerationBody(fields).form).toBe('B');
   });
 
-  it('a camelCase field sent as null does not make it Form B', () => {
-    expect(parse({ imageUrls: null, webhookUrl: null, imageMode: null }).form).toBe('A');
+  it('a camelCase field sent as null is refused before any form is chosen', () => {
+    rejects({ ...BASE, imageUrls: null }, 'imageUrls: must be an array of URLs, not null');
   });
 
   it('snake_case and camelCase of different fields mix (Form B, both read)', () => {
@@ -267,8 +267,8 @@ describe('prompt: 1 to 20480 Unicode code points, required', () => {
     ['an ideographic space', '\u3000'],
     ['no-break and zero-width spaces', '\u00A0\u200B\uFEFF'],
   ])('rejects a prompt of only whitespace (%s), in Form A and in Form B', (_label, prompt) => {
-    rejects({ ...BASE, prompt }, 'prompt: must contain text, not only whitespace');
-    rejects({ modelId: MODEL_UUID, prompt }, 'prompt: must contain text, not only whitespace');
+    rejects({ ...BASE, prompt }, 'prompt: must contain visible text, not only whitespace');
+    rejects({ modelId: MODEL_UUID, prompt }, 'prompt: must contain visible text, not only whitespace');
   });
 
   it('keeps whitespace around text as sent', () => {
@@ -284,6 +284,30 @@ describe('prompt: 1 to 20480 Unicode code points, required', () => {
 
   it.each([null, 42, ['a'], { text: 'a' }])('rejects a prompt that is not a string (%j)', (prompt) => {
     rejects({ ...BASE, prompt }, 'prompt: must be a string of 1 to 20480 characters');
+  });
+
+  it.each([
+    ['a lone high surrogate', 'a fox \ud800', 'must be well-formed Unicode text'],
+    ['a lone low surrogate', '\udc00 a fox', 'must be well-formed Unicode text'],
+    ['U+FFFD, left where bytes were lost', 'a fox \uFFFD', 'must be well-formed Unicode text'],
+    ['NUL', 'a fox\u0000', 'must not contain control characters (it holds U+0000)'],
+    ['an escape', 'a \u001b[31mfox', 'must not contain control characters (it holds U+001B)'],
+    ['DEL', 'a fox\u007f', 'must not contain control characters (it holds U+007F)'],
+    ['a C1 control', 'a fox\u0085', 'must not contain control characters (it holds U+0085)'],
+    ['combining marks only', '\u0301\u0308\u0327', 'must contain visible text'],
+    ['zero-width characters only', '\u200b\u200c\u200d\u2060', 'must contain visible text'],
+    ['a Hangul filler and a braille blank', '\u3164\u2800', 'must contain visible text'],
+  ])('rejects a prompt with %s, naming what is wrong', (_label, prompt, message) => {
+    rejects({ ...BASE, prompt }, `prompt: ${message}`);
+  });
+
+  it.each([
+    ['tab, line feed and carriage return', 'a fox\r\n\tin the snow'],
+    ['a combining mark on a letter', 'cafe\u0301 in the snow'],
+    ['an emoji joined by a zero-width joiner', 'a family 👨\u200d👩\u200d👧 in the snow'],
+    ['a single punctuation mark', '?'],
+  ])('accepts a prompt with %s', (_label, prompt) => {
+    expect(parse({ prompt }).prompt).toBe(prompt);
   });
 
   it('codePointLength counts code points, not UTF-16 units', () => {
@@ -307,8 +331,11 @@ describe('duration: any value is left to the chosen model', () => {
     },
   );
 
-  it('null is treated as absent', () => {
-    expect(parse({ duration: null }).durationSeconds).toBeUndefined();
+  it('null is a 400 naming duration, not the default billed (absent is the default)', () => {
+    rejects(
+      { ...BASE, duration: null },
+      'duration: must be a whole number of seconds, not null (leave duration out to get its default)',
+    );
     expect(parse().durationSeconds).toBeUndefined();
   });
 });
@@ -330,10 +357,9 @@ describe('resolution and ratio enums (rows 4 and 5)', () => {
     expect(parse({ ratio }).ratio).toBe(ratio);
   });
 
-  it('null resolution and ratio are treated as absent', () => {
-    const body = parse({ resolution: null, ratio: null });
-    expect(body.resolution).toBeUndefined();
-    expect(body.ratio).toBeUndefined();
+  it('null resolution or ratio is a 400 naming the field and its values', () => {
+    rejects({ ...BASE, resolution: null }, 'resolution: must be one of 480p, 720p, 1080p, 2k, 4k, not null');
+    rejects({ ...BASE, ratio: null }, 'ratio: must be one of 16:9, 4:3, 1:1, 3:4, 9:16, 21:9, not null');
   });
 });
 
@@ -384,8 +410,8 @@ describe.each([
     rejects({ ...BASE, [camel]: IMAGE }, `${camel}: must be an array of URLs`);
   });
 
-  it('null is treated as absent', () => {
-    expect(parse({ [snake]: null })[key]).toEqual([]);
+  it.each([snake, camel])('%s: null is a 400 naming it', (field) => {
+    rejects({ ...BASE, [field]: null }, `${field}: must be an array of URLs, not null`);
   });
 });
 
@@ -403,8 +429,8 @@ describe('seed: integer -1..4294967295', () => {
     rejects({ ...BASE, seed: 4294967296 }, 'seed: must be between -1 and 4294967295');
   });
 
-  it('null is treated as absent', () => {
-    expect(parse({ seed: null }).seed).toBeUndefined();
+  it('null is a 400 naming seed', () => {
+    rejects({ ...BASE, seed: null }, 'seed: must be an integer, not null (leave seed out to get its default)');
   });
 });
 
@@ -459,8 +485,8 @@ describe.each(['image_mode', 'imageMode'])("%s: the images' role upstream", (fie
     },
   );
 
-  it('null is treated as absent', () => {
-    expect(parse({ [field]: null }).imageMode).toBeUndefined();
+  it('null is a 400 naming the field and the modes', () => {
+    rejects({ ...BASE, [field]: null }, `${field}: must be one of first_frame, first_last_frame, reference, not null`);
   });
 
   it('messages name the spelling sent', () => {
@@ -586,10 +612,28 @@ describe("Ark's legacy prompt options", () => {
     );
   });
 
-  it.each(['a fox -- in the snow', 'a fox --durable', 'em—dash and a --- rule', 'ｆｕｌｌ－ｗｉｄｔｈ text'])(
-    '%j is a prompt like any other',
-    (prompt) => {
-      expect(parseGenerationBody({ model: 'seedance-1.5-pro', prompt }).prompt).toBe(prompt);
-    },
-  );
+  it.each([
+    ['an em dash for two hyphens', 'a fox —dur 12'],
+    ['an en dash for two hyphens', 'a fox –rs 1080p'],
+    ['minus signs', 'a fox \u2212\u2212dur 12'],
+    ['small and full-width hyphen-minus, mixed', 'a fox \uFE63－rs 1080p'],
+    ['a zero-width space inside', 'a fox --\u200brs 1080p'],
+    ['a soft hyphen and a word joiner inside', 'a fox -\u00AD-d\u2060ur 12'],
+    ['a zero-width space before', 'a fox\u200b--rt 9:16'],
+    ['a hyphen and a non-breaking hyphen', 'a fox -\u2011fps 60'],
+  ])('%s: %j → 400 as the ASCII spelling', (_label, prompt) => {
+    expect(invalidRequest(() => parseGenerationBody({ model: 'seedance-1.5-pro', prompt })).message).toMatch(
+      /^prompt: must not contain option flags such as --dur or --rs/,
+    );
+  });
+
+  it.each([
+    'a fox -- in the snow',
+    'a fox --durable',
+    'em—dash and a --- rule',
+    'ｆｕｌｌ－ｗｉｄｔｈ text',
+    'a fox — running',
+  ])('%j is a prompt like any other', (prompt) => {
+    expect(parseGenerationBody({ model: 'seedance-1.5-pro', prompt }).prompt).toBe(prompt);
+  });
 });

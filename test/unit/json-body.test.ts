@@ -148,4 +148,22 @@ describe('jsonBody (every route that reads a JSON body)', () => {
     expect(error.code).toBe(400);
     expect(error.message).toBe('request body is required: send a JSON object');
   });
+
+  it('refuses a body that is not UTF-8 (400 for the body), sent as bytes or already decoded by the front', () => {
+    const NOT_UTF8 = /^request body must be UTF-8 text: it holds bytes that are not valid UTF-8/;
+    const json = { 'content-type': 'application/json' };
+    const invalid = [
+      Buffer.from([0x7b, 0x22, 0x70, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), // {"p":"\xff"}
+      Buffer.concat([Buffer.from('{"p":"'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}')]), // CESU surrogate
+      Buffer.concat([Buffer.from('{"p":"'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]), // overlong '/'
+      Buffer.concat([Buffer.from('{"p":"a'), Buffer.from([0xe4, 0xb8]), Buffer.from('"}')]), // cut short
+    ];
+    for (const bytes of invalid) {
+      expect(thrown(() => jsonBody(event(bytes.toString('base64'), json, true))).message).toMatch(NOT_UTF8);
+      // What a front that decodes leniently hands over: U+FFFD in place of the bytes.
+      expect(thrown(() => jsonBody(event(bytes.toString('utf8'), json))).message).toMatch(NOT_UTF8);
+    }
+    expect(jsonBody(event(Buffer.from('{"p":"狐🦊"}').toString('base64'), json, true))).toEqual({ p: '狐🦊' });
+    expect(jsonBody(event('{"p":"\\ufffd"}', json))).toEqual({ p: '\uFFFD' }); // an escape is the prompt's to judge
+  });
 });

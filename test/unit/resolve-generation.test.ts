@@ -49,8 +49,9 @@ describe('duration', () => {
     expect(resolve(name, FORM_B).durationSeconds).toBe(5);
   });
 
-  it('null duration takes the default', () => {
-    expect(resolve(PRO, { duration: null }).durationSeconds).toBe(12);
+  it('null duration is refused, not billed as the default (12 s on seedance-1.5-pro); absent is the default', () => {
+    rejects(PRO, { duration: null }, 'duration: must be a whole number of seconds, not null');
+    expect(resolve(PRO).durationSeconds).toBe(12);
   });
 
   it.each([

@@ -99,11 +99,12 @@ export function parseCreateUploadBody(body: unknown): CreateUploadInput {
   if (unknown.length > 0) {
     throw new InvalidRequestError(`unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
   }
-  const missing = Object.keys(CreateUploadBody.entries).find(
-    (key) => (body as Record<string, unknown>)[key] === undefined || (body as Record<string, unknown>)[key] === null,
-  );
+  const record = body as Record<string, unknown>;
+  const missing = Object.keys(CreateUploadBody.entries).find((key) => record[key] === undefined);
   if (missing) throw new InvalidRequestError(`${missing} is required: send {"content_type": …, "size": <bytes>}`);
   const parsed = v.safeParse(CreateUploadBody, body);
-  if (!parsed.success) throw new InvalidRequestError(parsed.issues[0].message);
-  return parsed.output;
+  if (parsed.success) return parsed.output;
+  // docs/api-contract.md, "Defaults and bounds": null is no value; the message says so, beside what is allowed.
+  const [issue] = parsed.issues;
+  throw new InvalidRequestError(issue.input === null ? `${issue.message}, not null` : issue.message);
 }

@@ -14,7 +14,7 @@ export function submitBodySchema(): Json {
   return {
     type: 'object',
     description:
-      'Form A (snake_case) or Form B (camelCase): any camelCase field makes it Form B, which only changes defaults (duration 5 instead of 15). Name the model by exactly one of model, model_id, modelId. Two spellings of one field, or a field not listed here: 400.',
+      'Form A (snake_case) or Form B (camelCase): any camelCase field makes it Form B, which only changes defaults (duration 5 instead of 15). Name the model by exactly one of model, model_id, modelId. Two spellings of one field, a field not listed here, or null in any field (leave a field out for its default): 400.',
     properties,
     required: generation['required'],
     oneOf: [{ required: ['model'] }, { required: ['model_id'] }, { required: ['modelId'] }],
@@ -29,7 +29,7 @@ const SUBMIT_FIELD_DOCS: Record<string, Json> = {
   modelId: { description: 'Form B: the model by its id (a UUID).' },
   prompt: {
     description:
-      'What to generate: 1 to 20480 characters (Unicode code points), not only whitespace. Options such as --dur or --rs in the text (full-width forms included) are refused: send them as fields.',
+      'What to generate: 1 to 20480 characters (Unicode code points) of well-formed text with something visible in it (not only whitespace, combining marks or zero-width characters), without control characters other than tab, line feed and carriage return. Options such as --dur or --rs in the text (in any dash, full-width or with zero-width characters inside) are refused: send them as fields.',
     minLength: 1,
     maxLength: 20480,
   },

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { matchPath } from '../../ship/routes.js';
 import type { RouteDefinition } from '../../ship/routes.js';
+import { loggedPath } from './access-log-path.js';
 import { consoleServer } from './console-files.js';
 import type { ConsoleConfig, ConsoleFiles, LocalConsoleSettings } from './console-files.js';
 import { envelope, envelopeText } from './gateway-envelope.js';
@@ -135,7 +136,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: Gatewa
   const result = withRequestId(await answer(req, url, method, requestId, options), requestId);
   send(res, result);
   options.accessLog?.(
-    `${new Date().toISOString()} ${requestId} ${method} ${url.pathname} → ${result.statusCode ?? 200} (${Math.round(performance.now() - started)} ms)`,
+    `${new Date().toISOString()} ${requestId} ${method} ${loggedPath(url.pathname, options.routes)} → ${result.statusCode ?? 200} (${Math.round(performance.now() - started)} ms)`,
   );
 }
 

@@ -66,7 +66,11 @@ describe('createUpload', () => {
     [{ content_type: 'image/gif', size: 10 }, 'content_type must be one of image/jpeg, image/png, image/webp'],
     [{ content_type: 'image/png; charset=binary', size: 10 }, 'content_type must be one of'],
     [{ size: 10 }, 'content_type is required'],
-    [{ content_type: 'image/png', size: null }, 'size is required'],
+    [{ content_type: 'image/png', size: null }, 'size must be a number of bytes, not null'],
+    [
+      { content_type: null, size: 10 },
+      'content_type must be one of image/jpeg, image/png, image/webp, video/mp4, video/quicktime, audio/mpeg, audio/wav, not null',
+    ],
     [{ content_type: 'image/png', size: '10' }, 'size must be a number of bytes'],
     [{ content_type: 'image/png', size: 0 }, 'size must be at least 1 byte'],
     [{ content_type: 'image/png', size: 1.5 }, 'size must be a whole number of bytes'],
