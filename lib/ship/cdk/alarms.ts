@@ -219,6 +219,17 @@ export class ServiceAlarms extends Construct {
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     });
 
+    // A payment report that credited nothing: a forged or misrouted notification, or a customer's money not
+    // credited (another amount, our app id or key misconfigured). One is enough to look.
+    this.add('TopupNoticesRefusedAlarm', {
+      alarmDescription:
+        'A payment report (Alipay notification or query) credited nothing: a bad signature, another app, an unknown ' +
+        'order or another amount. The log line says which; a paid order stays pending until resolved (topup:query).',
+      metric: serviceMetric(METRIC.topupNoticesRefused),
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    });
+
     for (const { id: fnId, handler } of props.crashOnlyFunctions) {
       this.add(`${fnId}ErrorsAlarm`, {
         alarmDescription: `${fnId} crashed, timed out or failed to start.`,
