@@ -67,12 +67,13 @@ export const ENV = {
   topupsTable: variable('TOPUPS_TABLE', text),
   /** Alipay (docs/money-and-ledger.md, "Top-ups"): its OpenAPI gateway, our app and the two keys. */
   alipayGatewayUrl: variable('ALIPAY_GATEWAY_URL', text, 'https://openapi.alipay.com/gateway.do'),
-  alipayAppId: variable('ALIPAY_APP_ID', text),
+  /** Empty: top-ups are not set up on this deployment, and a top-up says so (docs/operations.md, "First deploy"). */
+  alipayAppId: variable('ALIPAY_APP_ID', optionalText, ''),
   /** Our app's private key (PEM or bare base64), plain (local) or as a secret (AWS). */
   alipayAppPrivateKey: variable('ALIPAY_APP_PRIVATE_KEY', optionalText, ''),
   alipayAppPrivateKeySecretArn: variable('ALIPAY_APP_PRIVATE_KEY_SECRET_ARN', optionalText, ''),
   /** Alipay's public key (PEM or bare base64): what its answers and notifications are verified with. */
-  alipayPublicKey: variable('ALIPAY_PUBLIC_KEY', text),
+  alipayPublicKey: variable('ALIPAY_PUBLIC_KEY', optionalText, ''),
   /** A top-up's bounds in CNY (at most 2 decimals), and how long an unpaid order stays open. */
   topupMinCny: variable(
     'TOPUP_MIN_CNY',

@@ -2,6 +2,7 @@
  * Composition root for top-ups (docs/money-and-ledger.md, "Top-ups"): the orders in DynamoDB and Alipay
  * through its SDK, its private key read from Secrets Manager on first use in AWS (plain locally).
  */
+import { InternalError } from '../../core/api-error.js';
 import type { PaymentGateway, TradeState } from '../../core/ports/payments.js';
 import { yuanToUnits } from '../../core/money.js';
 import type { TopupReports } from '../../core/use-cases/topups/settle-topup.js';
@@ -38,8 +39,16 @@ export function paymentGateway(): PaymentGateway {
   };
   let made: Promise<AlipayGateway> | undefined;
   const gateway = () => {
-    made ??= privateKey().then((appPrivateKey) => new AlipayGateway({ ...config, appPrivateKey }));
-    made.catch(() => (made = undefined));
+    if (!config.appId || !config.alipayPublicKey) {
+      throw new InternalError(
+        'top-ups are not set up on this deployment yet (no Alipay app): the operator sets ALIPAY_APP_ID and ALIPAY_PUBLIC_KEY',
+      );
+    }
+    if (!made) {
+      made = privateKey().then((appPrivateKey) => new AlipayGateway({ ...config, appPrivateKey }));
+      // A failed read of the key is tried again by the next call.
+      made.catch(() => (made = undefined));
+    }
     return made;
   };
   return {
