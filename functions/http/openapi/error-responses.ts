@@ -73,8 +73,9 @@ export function errorResponses(): Json {
       },
       content: {
         'application/json': {
-          // A 429 may also be API Gateway's own throttle, answered before any function runs.
-          schema: errorCode === 429 ? orGatewayMessage(envelope) : envelope,
+          // A 429 may also be API Gateway's own throttle, answered before any function runs; a 500 its own answer
+          // for a function that crashed, timed out or was throttled (docs/api-contract.md).
+          schema: errorCode === 429 || errorCode === 500 ? orGatewayMessage(envelope) : envelope,
           example: { code: errorCode, message: EXAMPLES.errorMessages[errorCode], data: null },
         },
       },

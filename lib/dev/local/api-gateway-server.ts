@@ -42,6 +42,11 @@ export interface ApiGatewayServerOptions {
   routes: readonly LocalRoute[];
   defaultRoute: { id: string; handler: HttpHandler };
   contextFor: (routeId: string) => Context;
+  /**
+   * How long the gateway waits for a function (HTTP APIs: at most 30 s, "Quotas for configuring and running an
+   * HTTP API"); the local stack scales it as the functions' timeouts (local-function.ts). Default 30 s.
+   */
+  integrationTimeoutMs?: number;
   port: number;
   host?: string;
   /** Access log, one line per request (API Gateway's access logs, locally). */
@@ -70,6 +75,20 @@ const PAYLOAD_TOO_LARGE: APIGatewayProxyStructuredResultV2 = {
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify({ message: 'Request Entity Too Large' }),
 };
+/**
+ * An HTTP API's own answers when a Lambda integration fails (not our envelope): a function error, a function
+ * timeout or an invoke Lambda refused (a throttle) are 500, the integration's own timeout 503
+ * (docs/local-stack.md, "Concurrency and timeouts", has the sources).
+ */
+const gatewayMessage = (statusCode: number, message: string): APIGatewayProxyStructuredResultV2 => ({
+  statusCode,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ message }),
+});
+export const INTEGRATION_FAILED = gatewayMessage(500, 'Internal Server Error');
+export const INTEGRATION_TIMED_OUT = gatewayMessage(503, 'Service Unavailable');
+/** HTTP APIs' integration timeout, which cannot be raised ("Quotas for configuring and running an HTTP API"). */
+export const HTTP_API_INTEGRATION_TIMEOUT_MS = 30_000;
 const EMPTY = Buffer.alloc(0);
 const TEXT_TYPES = /^(application\/(json|.*\+json|x-www-form-urlencoded|xml)|text\/)/i;
 
@@ -189,7 +208,36 @@ async function answer(
   if (authorizer) Object.assign(event.requestContext, { authorizer });
   // Headers, base64 and JSON escapes all count: measured only with a body, as a bodiless event stays far below.
   if (body.length > 0 && Buffer.byteLength(JSON.stringify(event)) > LAMBDA_PAYLOAD_BYTES) return PAYLOAD_TOO_LARGE;
-  return route.handler(event, options.contextFor(route.id));
+  return integrate(route, event, options);
+}
+
+/** The function's answer, or the gateway's own when it failed, was refused, or outlasted the integration timeout. */
+async function integrate(
+  route: { id: string; handler: HttpHandler },
+  event: APIGatewayProxyEventV2,
+  options: GatewayState,
+): Promise<APIGatewayProxyStructuredResultV2> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<APIGatewayProxyStructuredResultV2>((resolve) => {
+    timer = setTimeout(
+      () => resolve(INTEGRATION_TIMED_OUT),
+      options.integrationTimeoutMs ?? HTTP_API_INTEGRATION_TIMEOUT_MS,
+    );
+  });
+  try {
+    const answered = (async () => route.handler(event, options.contextFor(route.id)))().catch((error: unknown) => {
+      // What API Gateway logs as the integration error ($context.integrationErrorMessage): the access log's.
+      console.error(
+        `local API gateway: ${route.id} failed:`,
+        (error as Error)?.name ?? error,
+        (error as Error)?.message,
+      );
+      return INTEGRATION_FAILED;
+    });
+    return await Promise.race([answered, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function toEvent(

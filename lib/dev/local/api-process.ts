@@ -5,14 +5,14 @@
  */
 import { childOfLocalStack, reportStartFailure } from './forked-process.js';
 import type { StartMessage } from './forked-process.js';
-import { startApiGatewayServer } from './api-gateway-server.js';
+import { HTTP_API_INTEGRATION_TIMEOUT_MS, startApiGatewayServer } from './api-gateway-server.js';
 import type { GatewaySettings, HttpHandler } from './api-gateway-server.js';
 import { applyLocalHandlerEnvironment } from '../../ship/sam-local/handler-environment.js';
 import type { LocalHandlerEndpoints } from '../../ship/sam-local/handler-environment.js';
 import { loadBundledHandler } from './handler-loader.js';
 import type { BundleFiles } from './handler-loader.js';
 import { lambdaContext } from './lambda-context.js';
-import { localFunction, localTimeoutMs } from './local-function.js';
+import { localFunction, localTimeoutFactor, localTimeoutMs } from './local-function.js';
 import type { physicalNames } from '../../../functions/adapters/runtime/resources.js';
 import { functionById } from '../../../functions/catalog.js';
 import { API_ROUTES, DEFAULT_ROUTE } from '../../ship/routes.js';
@@ -56,6 +56,8 @@ async function start() {
     routes: API_ROUTES.map((route) => ({ ...route, handler: handlerOf(route.id, route.entry) })),
     defaultRoute: { id: DEFAULT_ROUTE.id, handler: handlerOf(DEFAULT_ROUTE.id, DEFAULT_ROUTE.entry) },
     contextFor: (routeId) => lambdaContext(nameOf(routeId), localTimeoutMs(functionById(routeId))),
+    // Scaled as the functions' timeouts are, so a function's timeout still ends before the gateway's, as in AWS.
+    integrationTimeoutMs: HTTP_API_INTEGRATION_TIMEOUT_MS * localTimeoutFactor(),
     port: config.port,
     ...(config.gateway?.jwtAuthorizer && { jwtAuthorizer: config.gateway.jwtAuthorizer }),
     ...(config.gateway?.console && { console: config.gateway.console }),

@@ -1,8 +1,9 @@
 /**
  * Lambda's DynamoDB stream event source, locally: reads a table's stream on DynamoDB Local, keeps what the
  * filter pattern matches (equality rules only) and hands batches to the handler in Lambda's record shape,
- * with ReportBatchItemFailures retries (then the batch is passed over, as Lambda does). Starts at LATEST:
- * what was written while the stack was down is the reconciler's.
+ * with ReportBatchItemFailures retries (then the batch is passed over, as Lambda does); a throttled invoke (the
+ * function at its concurrency) is retried with backoff, never counted as a retry. Starts at LATEST: what was
+ * written while the stack was down is the reconciler's.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
@@ -16,6 +17,7 @@ import type { Shard, ShardIteratorType, _Record as StreamRecord } from '@aws-sdk
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { lambdaContext } from './lambda-context.js';
+import { isThrottle } from './lambda-concurrency.js';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../ship/sam-local/local-aws.js';
 
 export type DynamoDbStreamHandler = (
@@ -46,7 +48,7 @@ export interface DynamoDbStreamSourceOptions {
    * DynamoDB stream four times a second (AWS Lambda Developer Guide, "Using AWS Lambda with Amazon DynamoDB").
    */
   idlePollMs?: number;
-  /** Pause before a failed batch is retried. Default 1 s. */
+  /** Pause before a failed batch is retried, and the first before a throttled one (doubling to 30×). Default 1 s. */
   retryPauseMs?: number;
   onError?: (error: unknown) => void;
 }
@@ -168,6 +170,7 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
   const readShard = async (shardId: string, first: string | undefined, lastSeen: bigint | undefined) => {
     let next = first;
     let attempts = 0;
+    let throttles = 0;
     let failing = false;
     while (!abort.signal.aborted) {
       await untilRunning();
@@ -191,7 +194,18 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
         if (matching.length > 0) await untilRunning();
         if (abort.signal.aborted) return;
         if (matching.length > 0) {
-          const failedAt = await deliver(matching);
+          const outcome = await deliver(matching);
+          // The batch reached no function: read again after a pause, as often as it takes (the records stay in
+          // the stream); not one of the retries, which count the function's own failures.
+          if (typeof outcome === 'object') {
+            await wait(retryPauseMs * Math.min(2 ** throttles, 30));
+            throttles += 1;
+            lastSeen = BigInt(outcome.throttledAt) - 1n;
+            next = await iterator(shardId, 'AT_SEQUENCE_NUMBER', outcome.throttledAt);
+            continue;
+          }
+          throttles = 0;
+          const failedAt = outcome;
           if (failedAt !== undefined && attempts < options.retryAttempts) {
             attempts += 1;
             await wait(retryPauseMs);
@@ -220,8 +234,8 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
     }
   };
 
-  /** Invokes the handler; answers the earliest failed sequence number, if any. */
-  const deliver = async (records: DynamoDBRecord[]): Promise<string | undefined> => {
+  /** Invokes the handler; answers the earliest failed sequence number, if any, or where a throttled batch starts. */
+  const deliver = async (records: DynamoDBRecord[]): Promise<string | undefined | { throttledAt: string }> => {
     try {
       handler ??= options.handler();
       const response = await (
@@ -235,6 +249,7 @@ export async function startDynamoDbStreamSource(options: DynamoDbStreamSourceOpt
       if (failed.some((identifier) => !known.has(identifier))) return records[0]!.dynamodb!.SequenceNumber;
       return failed.reduce((lowest, value) => (BigInt(value) < BigInt(lowest) ? value : lowest));
     } catch (error) {
+      if (isThrottle(error)) return { throttledAt: records[0]!.dynamodb!.SequenceNumber! };
       reportError(error);
       return records[0]!.dynamodb!.SequenceNumber;
     }

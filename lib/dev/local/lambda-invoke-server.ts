@@ -1,11 +1,13 @@
 /**
  * Lambda's Invoke API (RequestResponse) on 127.0.0.1 for the functions one function invokes (PrepareInputs →
  * TranscodeUpload): each runs its bundle, as CDK deploys it, within its timeout. Answers as Lambda does: the
- * result as the body, a thrown error as `{errorType, errorMessage}` with `X-Amz-Function-Error: Unhandled`.
+ * result as the body, a thrown error as `{errorType, errorMessage}` with `X-Amz-Function-Error: Unhandled`, an
+ * invoke past the function's concurrency 429 TooManyRequestsException (Invoke API reference).
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { lambdaContext } from './lambda-context.js';
+import { isThrottle } from './lambda-concurrency.js';
 
 export interface InvokedFunction {
   /** The handler, loaded on first use (a cold start). */
@@ -51,7 +53,17 @@ export async function startLambdaInvokeServer(functions: Readonly<Record<string,
       void run(fn, decodeURIComponent(name!), body.length === 0 ? {} : (JSON.parse(body.toString()) as unknown)).then(
         (result) => send(200, result ?? null),
         (error: Error) =>
-          send(200, { errorType: error.name, errorMessage: error.message }, { 'x-amz-function-error': 'Unhandled' }),
+          isThrottle(error)
+            ? send(
+                429,
+                { Reason: error.reason, Type: 'User', message: error.message },
+                { 'x-amzn-errortype': 'TooManyRequestsException' },
+              )
+            : send(
+                200,
+                { errorType: error.name, errorMessage: error.message },
+                { 'x-amz-function-error': 'Unhandled' },
+              ),
       );
     });
   });

@@ -1,7 +1,8 @@
 /**
  * A handler run locally as Lambda runs it: it sees only the variables its catalog entry declares
  * (functions/catalog.ts; the others are hidden from its process.env, at load and in every call it makes), and
- * each invocation ends after its own timeout, times LOCAL_TIMEOUT_FACTOR, with Lambda's `Sandbox.Timedout`.
+ * each invocation ends after its own timeout, times LOCAL_TIMEOUT_FACTOR, with Lambda's `Sandbox.Timedout`; it
+ * runs only within the function's concurrency (lambda-concurrency.ts), else it is refused with TooManyRequestsException.
  */
 import type { Context } from 'aws-lambda';
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -10,6 +11,8 @@ import { DEFAULT_TIMEOUT_SECONDS, functionVariables } from '../../../functions/c
 import type { FunctionDeclaration } from '../../../functions/catalog.js';
 import { PROVIDER_NAMES } from '../../../functions/providers/registry.js';
 import { lambdaContext } from './lambda-context.js';
+import { processConcurrencyLimits } from './lambda-concurrency.js';
+import type { ConcurrencyLimits } from './lambda-concurrency.js';
 
 /**
  * The local emulators are slower than AWS, more so on a busy machine: each catalog timeout is multiplied by
@@ -86,34 +89,48 @@ export type LocalFunction<E, R> = ((event: E) => Promise<R>) & { ready: () => Pr
 
 /**
  * `load` (a bundle's or a source's import) run on the first call, in the function's view of the environment
- * (its cold start), and every call in it too, under the function's local timeout. `functionName` names it
- * in its context (logs, metrics).
+ * (its cold start), and every call in it too, under the function's local timeout and within its concurrency
+ * (`limits`: this process's). `functionName` names it in its context (logs, metrics).
  */
 export function localFunction<E, R>(
-  declaration: Pick<FunctionDeclaration, 'id' | 'uses' | 'timeoutSeconds'>,
+  declaration: Pick<FunctionDeclaration, 'id' | 'uses' | 'timeoutSeconds' | 'reservedConcurrency'>,
   load: () => Promise<Handler<E, R>>,
   functionName: string = declaration.id,
+  limits: ConcurrencyLimits = processConcurrencyLimits(),
 ): LocalFunction<E, R> {
   installEnvironmentView();
   const view = hiddenVariables(declaration);
   const timeoutMs = localTimeoutMs(declaration);
   let handler: Promise<Handler<E, R>> | undefined;
   const loaded = () => hidden.run(view, () => (handler ??= load()));
-  const invoke = (event: E) =>
-    hidden.run(view, async () => {
-      const run = await loaded();
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => {
-          reject(new LocalTimeoutError(`Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`));
-        }, timeoutMs);
-        timer.unref();
-      });
+  const invoke = (event: E) => {
+    // Refused before anything runs, a cold start included (Lambda counts the init in the execution).
+    const release = limits.acquire(declaration.id, declaration.reservedConcurrency);
+    return hidden.run(view, async () => {
       try {
-        return await Promise.race([run(event, lambdaContext(functionName, timeoutMs)), timedOut]);
-      } finally {
-        clearTimeout(timer);
+        const run = await loaded();
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => {
+            reject(new LocalTimeoutError(`Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`));
+          }, timeoutMs);
+          timer.unref();
+        });
+        // The execution is given back when the handler really ends, not at its timeout: past it, it still runs
+        // here (JavaScript cannot stop it) and holds its memory, where Lambda would have stopped it.
+        const running = run(event, lambdaContext(functionName, timeoutMs));
+        void running.then(release, release);
+        try {
+          return await Promise.race([running, timedOut]);
+        } finally {
+          clearTimeout(timer);
+        }
+      } catch (error) {
+        // A load that failed never ran the handler.
+        if (!(error instanceof LocalTimeoutError)) release();
+        throw error;
       }
     });
+  };
   return Object.assign(invoke, { ready: async () => void (await loaded()) });
 }

@@ -213,6 +213,7 @@ export async function startLocalWorkflow(config: LocalWorkflowConfig): Promise<L
       timeoutMs: localTimeoutMs(functionById(WEBHOOK_QUEUE.consumer.id)),
       batchSize: WEBHOOK_QUEUE.consumer.batchSize,
       maxConcurrency: WEBHOOK_QUEUE.consumer.maxConcurrency,
+      visibilityTimeoutSeconds: WEBHOOK_QUEUE.visibilityTimeoutSeconds,
     });
     stoppers.push(webhookConsumer.stop);
 

@@ -1,13 +1,16 @@
 /**
  * Lambda's SQS event source, locally: long-polls a queue and runs up to `maxConcurrency` batches at once
  * (as Lambda scales to MaximumConcurrency), deleting what the handler did not report in `batchItemFailures`;
- * a handler that throws fails its whole batch, which comes back after its visibility timeout, as on AWS.
+ * a handler that throws fails its whole batch, which comes back after its visibility timeout, as on AWS. A throttled
+ * invoke (the function at its concurrency) is no failure: it is tried again with backoff while the messages are
+ * still invisible, polling slows down meanwhile, and past their visibility timeout they are left to come back.
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Message, MessageAttributeValue, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord } from 'aws-lambda';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { lambdaContext } from './lambda-context.js';
+import { isThrottle } from './lambda-concurrency.js';
 import { LOCAL_REGION } from '../../ship/sam-local/local-aws.js';
 
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
@@ -27,6 +30,10 @@ export interface SqsEventSourceOptions {
   waitTimeSeconds?: number;
   /** Batches handled at once (Lambda's MaximumConcurrency). Default 5, the batches Lambda starts with. */
   maxConcurrency?: number;
+  /** The queue's visibility timeout: how long a throttled batch is tried again. Default 30 s, SQS's. */
+  visibilityTimeoutSeconds?: number;
+  /** First pause after a throttle, doubling to 30×. Default 1 s. */
+  throttlePauseMs?: number;
   onError?: (error: unknown) => void;
 }
 
@@ -42,6 +49,11 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
 
   const maxConcurrency = Math.max(1, options.maxConcurrency ?? 5);
   const running = new Set<Promise<void>>();
+  const visibilityMs = (options.visibilityTimeoutSeconds ?? 30) * 1000;
+  const throttlePauseMs = options.throttlePauseMs ?? 1_000;
+  /** Receives wait until then after a throttle: Lambda backs the mapping's concurrency off. */
+  let pollingPausedUntil = 0;
+  const pause = (ms: number) => sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);
 
   const receive = async (): Promise<Message[]> => {
     const { Messages } = await options.sqs.send(
@@ -57,15 +69,35 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
     return Messages ?? [];
   };
 
+  /**
+   * Invokes the handler until it is not throttled, or until the messages' visibility timeout (from `receivedAt`)
+   * would pass before the next try ("Handling errors for an SQS event source in Lambda", backoff on throttling).
+   */
+  const invoke = async (records: SQSRecord[], receivedAt: number) => {
+    for (let throttles = 0; ; throttles += 1) {
+      try {
+        handler ??= options.handler();
+        return await (
+          await handler
+        )({ Records: records }, lambdaContext(options.functionName, options.timeoutMs));
+      } catch (error) {
+        if (!isThrottle(error)) throw error;
+        const wait = throttlePauseMs * Math.min(2 ** throttles, 30);
+        pollingPausedUntil = Math.max(pollingPausedUntil, Date.now() + wait);
+        if (abort.signal.aborted || Date.now() + wait >= receivedAt + visibilityMs) return 'throttled' as const;
+        await pause(wait);
+      }
+    }
+  };
+
   /** One invocation and the deletes after it; never rejects (errors go to onError). */
-  const handleBatch = async (messages: Message[]): Promise<void> => {
+  const handleBatch = async (messages: Message[], receivedAt: number): Promise<void> => {
     const records = messages.map((message) => toRecord(message, options.queueArn));
-    handler ??= options.handler();
     let succeeded: SQSRecord[] = [];
     try {
-      const response = await (
-        await handler
-      )({ Records: records }, lambdaContext(options.functionName, options.timeoutMs));
+      const response = await invoke(records, receivedAt);
+      // Left in the queue: visible again after its visibility timeout, its receive counted by SQS, as on AWS.
+      if (response === 'throttled') return;
       succeeded = succeededRecords(records, response);
     } catch (error) {
       onError(error);
@@ -92,10 +124,15 @@ export function startSqsEventSource(options: SqsEventSourceOptions): SqsEventSou
         await Promise.race(running);
         continue;
       }
+      if (Date.now() < pollingPausedUntil) {
+        await pause(pollingPausedUntil - Date.now());
+        continue;
+      }
       try {
+        const receivedAt = Date.now();
         const messages = await receive();
         if (messages.length === 0) continue;
-        const batch: Promise<void> = handleBatch(messages).finally(() => running.delete(batch));
+        const batch: Promise<void> = handleBatch(messages, receivedAt).finally(() => running.delete(batch));
         running.add(batch);
       } catch (error) {
         if (abort.signal.aborted) break;

@@ -5,6 +5,7 @@
  */
 import { SendMessageCommand, type SendMessageCommandInput, type SQSClient } from '@aws-sdk/client-sqs';
 import { ExecutionError, StateMachine, type RunOptions, type StateMachineDefinition } from 'aws-local-stepfunctions';
+import { isThrottle } from './lambda-concurrency.js';
 
 export type LocalLambdaHandler = (event: unknown) => Promise<unknown>;
 type LibraryHandler = NonNullable<NonNullable<RunOptions['overrides']>['taskResourceLocalHandlers']>[string];
@@ -119,13 +120,18 @@ export function waitingTask(timeoutMs: number, heartbeatMs: number | undefined, 
 
 /**
  * The event and the result cross a JSON boundary, as on Lambda. A thrown error's `name` is the error Retry/Catch
- * match, Lambda's error payload its Cause ("Handling errors in Step Functions workflows").
+ * match, Lambda's error payload its Cause ("Handling errors in Step Functions workflows"); Lambda's refusal of the
+ * invoke is `Lambda.TooManyRequestsException` ("Handle Lambda service exceptions", Step Functions guide).
  */
 async function invokeLambda(handler: LocalLambdaHandler, event: unknown): Promise<JsonValue> {
   let result: unknown;
   try {
     result = await handler(toJson(event));
   } catch (err) {
+    if (isThrottle(err)) {
+      const cause = `${err.message} (Service: Lambda, Status Code: 429, Error Code: TooManyRequestsException)`;
+      throw namedError('Lambda.TooManyRequestsException', cause);
+    }
     const { name, message, stack = '' } = err instanceof Error ? err : new Error(String(err));
     throw namedError(name, JSON.stringify({ errorType: name, errorMessage: message, trace: stack.split('\n') }));
   }
