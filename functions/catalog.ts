@@ -35,8 +35,8 @@ export type Access =
   /** A table's name; item actions on the table itself (none: the name only). */
   | { kind: 'table'; table: TableId; actions: DynamoDbAction[] }
   | { kind: 'index'; table: TableId; index: string }
-  /** The video bucket, written under `keys` (the task's video). */
-  | { kind: 'videos'; keys: string }
+  /** The video bucket, written under `keys` (the task's video); `delete`: objects there deleted instead. */
+  | { kind: 'videos'; keys: string; delete?: true }
   /** Customer uploads in the video bucket (UPLOADS.prefix). */
   | { kind: 'uploads'; actions: ('GetObject' | 'PutObject')[] }
   /** Untrusted media's transcoder (docs/security.md, "Untrusted media"): reads uploads, writes their H.264 copies. */
@@ -175,7 +175,7 @@ export const GROUPS = {
 } satisfies Record<string, Access[]>;
 export type GroupName = keyof typeof GROUPS;
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 export type Trigger =
   /** `auth: 'jwt'`: a console route (docs/console.md), behind API Gateway's JWT authorizer. */
   | { http: { method: HttpMethod; path: string; auth?: 'jwt' } }
@@ -282,7 +282,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   {
     id: 'GetTask',
     // Polling: most of the traffic, one read each.
-    throttle: { share: 0.22, seconds: 0.1 },
+    throttle: { share: 0.19, seconds: 0.1 },
     trigger: route('GET', '/api/v1/video/tasks/{id}'),
     entry: 'functions/http/get-task.ts',
     uses: ['authentication', 'taskQuery'],
@@ -332,6 +332,84 @@ export const CATALOG: readonly FunctionDeclaration[] = [
       { kind: 'uploads', actions: ['PutObject'] },
     ],
   },
+  // OpenAI's Videos API over the same tasks, prices, ledger, quotas and Idempotency-Key (docs/openai-videos.md):
+  // its dialect in functions/http/openai/, its use cases in functions/core/use-cases/openai/. 0.03 of the shares
+  // in all, as little as the native routes they mirror are given per request.
+  {
+    id: 'OpenAiCreateVideo',
+    // A submit, and an input_reference file stored (one PUT of up to 4 MiB) before it.
+    throttle: { share: 0.01, seconds: 0.5 },
+    trigger: route('POST', '/api/v1/videos'),
+    entry: 'functions/http/openai/create-video.ts',
+    uses: [
+      'authentication',
+      ...modelCatalog,
+      // As SubmitTask's transaction, and the new task read back for its answer.
+      taskRepository(
+        ['PutItem', 'GetItem'],
+        ['GetItem', 'UpdateItem'],
+        ['UpdateItem'],
+        ['PutItem'],
+        ['GetItem', 'PutItem'],
+      ),
+      // The input_reference stored as an upload (record and object), then checked as every submit's uploads.
+      uploads('GetItem', 'PutItem'),
+      { kind: 'uploads', actions: ['GetObject', 'PutObject'] },
+      config(ENV.videoRetentionDays.name),
+    ],
+  },
+  {
+    id: 'OpenAiListVideos',
+    throttle: { share: 0.003, seconds: 0.2 },
+    trigger: route('GET', '/api/v1/videos'),
+    entry: 'functions/http/openai/list-videos.ts',
+    // `after` names a task: read for its place in the account's index.
+    uses: [
+      'authentication',
+      taskRepository(['GetItem']),
+      index('tasks', TASKS_BY_ACCOUNT_INDEX.name),
+      config(ENV.videoRetentionDays.name),
+    ],
+  },
+  {
+    id: 'OpenAiGetVideo',
+    // Polling, as GetTask.
+    throttle: { share: 0.01, seconds: 0.1 },
+    trigger: route('GET', '/api/v1/videos/{id}'),
+    entry: 'functions/http/openai/get-video.ts',
+    uses: ['authentication', 'taskQuery'],
+  },
+  {
+    id: 'OpenAiDeleteVideo',
+    throttle: { share: 0.002, seconds: 0.3 },
+    trigger: route('DELETE', '/api/v1/videos/{id}'),
+    entry: 'functions/http/openai/delete-video.ts',
+    // A queued video is cancelled as CancelTask does (its timeout too); a finished one's object is deleted and
+    // its task marked.
+    timeoutSeconds: 25,
+    uses: [
+      'authentication',
+      'settle',
+      { kind: 'executions', start: false, actions: ['StopExecution'] },
+      { kind: 'videos', keys: 'videos/*', delete: true },
+    ],
+  },
+  {
+    id: 'OpenAiGetVideoContent',
+    throttle: { share: 0.004, seconds: 0.1 },
+    trigger: route('GET', '/api/v1/videos/{id}/content'),
+    entry: 'functions/http/openai/get-video-content.ts',
+    // A redirect to the video's URL, signed again and stored as GetTask does.
+    uses: ['authentication', taskRepository(['GetItem', 'UpdateItem']), 'videoUrlSigner'],
+  },
+  {
+    id: 'OpenAiRemixVideo',
+    throttle: { share: 0.001, seconds: 0.05 },
+    trigger: route('POST', '/api/v1/videos/{id}/remix'),
+    entry: 'functions/http/openai/remix-video.ts',
+    uses: ['authentication'],
+  },
+
   // No API key (docs/api-contract.md, "Routes"), no storage: for load balancers and uptime checks, and the API's
   // own description, answered from the bundle alone.
   {

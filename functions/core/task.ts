@@ -58,6 +58,8 @@ export interface TaskRecord {
   video_key?: string;
   video_url?: string;
   video_url_expires_at?: string;
+  /** Set when the caller deleted the video (DELETE /api/v1/videos/{id}); the key and URL are gone then. */
+  video_deleted_at?: string;
   refunded_at?: string;
   /** Completion webhook delivery (functions/core/webhook.ts): set by its consumer, one write per attempt. */
   webhook_state?: Exclude<WebhookState, 'pending'>;

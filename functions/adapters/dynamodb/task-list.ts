@@ -1,5 +1,5 @@
 /**
- * An account's tasks from the account index (TASKS_BY_ACCOUNT_INDEX), newest first. A status filter is a
+ * An account's tasks from the account index (TASKS_BY_ACCOUNT_INDEX), newest first (or oldest, when asked). A status filter is a
  * FilterExpression, applied after the read: the list keeps reading until a page is full or the account's tasks
  * end, and stops (with a cursor) after MAX_EVALUATED tasks so a rare status never makes one request read them all.
  */
@@ -22,9 +22,9 @@ export class DynamoDbTaskList implements TaskList {
 
   async listByAccount(
     accountId: string,
-    options: { limit: number; status?: TaskStatus; after?: TaskListPosition },
+    options: { limit: number; status?: TaskStatus; after?: TaskListPosition; order?: 'asc' | 'desc' },
   ): Promise<TaskListPage> {
-    const { limit, status, after } = options;
+    const { limit, status, after, order } = options;
     const tasks: ListedTask[] = [];
     let startKey: Record<string, unknown> | undefined = after && positionOf(after);
     let evaluated = 0;
@@ -37,7 +37,7 @@ export class DynamoDbTaskList implements TaskList {
           ...(status ? { FilterExpression: '#status = :status' } : {}),
           ExpressionAttributeNames: { '#account': 'account_id', ...(status ? { '#status': 'status' } : {}) },
           ExpressionAttributeValues: { ':account': accountId, ...(status ? { ':status': status } : {}) },
-          ScanIndexForward: false,
+          ScanIndexForward: order === 'asc',
           // One more than the page needs: a page that ends with the account's last task gets no cursor.
           Limit: status ? FILTERED_BATCH : limit + 1 - tasks.length,
           ExclusiveStartKey: startKey,

@@ -11,6 +11,8 @@ import type { S3UrlSigner } from './s3-url-signer.js';
 /** sniffMediaType needs 16; a few more cost nothing. */
 const SNIFF_BYTES = 64;
 const READ_TIMEOUT_MS = 5_000;
+/** A few MiB from inside the region. */
+const WRITE_TIMEOUT_MS = 10_000;
 /** Long enough for the one ranged GET that follows the signing. */
 const CHECK_URL_TTL_SECONDS = 60;
 
@@ -26,6 +28,24 @@ export class S3UploadStorage implements UploadStorage {
   ): Promise<PresignedUpload> {
     const url = await this.signer.signPut(key, { contentType, size }, { expiresInSeconds, now });
     return { url, method: 'PUT', headers: { 'Content-Type': contentType, 'Content-Length': String(size) } };
+  }
+
+  /** One PUT through a URL signed for it, as a customer's upload arrives: no S3 client in the bundle. */
+  async put(key: string, bytes: Uint8Array, contentType: UploadContentType): Promise<void> {
+    const now = new Date();
+    const url = await this.signer.signPut(
+      key,
+      { contentType, size: bytes.length },
+      { expiresInSeconds: CHECK_URL_TTL_SECONDS, now },
+    );
+    const response = await fetch(url, {
+      method: 'PUT',
+      headers: { 'content-type': contentType, 'content-length': String(bytes.length) },
+      body: bytes,
+      signal: AbortSignal.timeout(WRITE_TIMEOUT_MS),
+    });
+    await response.body?.cancel();
+    if (!response.ok) throw new Error(`storing upload ${key} answered ${response.status}`);
   }
 
   async inspect(key: string): Promise<StoredObject | undefined> {

@@ -79,8 +79,13 @@ export class S3UrlSigner implements VideoUrlSigner {
     );
   }
 
+  /** A DELETE of `key` (a video its owner deleted: docs/openai-videos.md, "Delete"). */
+  async signDelete(key: string, options: { expiresInSeconds: number; now: Date }): Promise<string> {
+    return this.presign('DELETE', key, { 'x-id': 'DeleteObject' }, {}, options);
+  }
+
   private async presign(
-    method: 'GET' | 'PUT',
+    method: 'GET' | 'PUT' | 'DELETE',
     key: string,
     query: Record<string, string>,
     headers: Record<string, string>,

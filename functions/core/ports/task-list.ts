@@ -17,9 +17,10 @@ export interface TaskList {
   /**
    * The account's tasks newest first, from just after `after`: at most `limit`, only those in `status` when it
    * is given. With a status, a page may hold fewer than `limit` while `next` is set (the read is bounded).
+   * `order: 'asc'` reads oldest first (OpenAI's list: docs/openai-videos.md, "List").
    */
   listByAccount(
     accountId: string,
-    options: { limit: number; status?: TaskStatus; after?: TaskListPosition },
+    options: { limit: number; status?: TaskStatus; after?: TaskListPosition; order?: 'asc' | 'desc' },
   ): Promise<TaskListPage>;
 }

@@ -34,6 +34,8 @@ export interface UploadStorage {
     expiresInSeconds: number,
     now: Date,
   ): Promise<PresignedUpload>;
+  /** Stores `bytes` at `key` (an upload that came in a request's body: docs/openai-videos.md, "input_reference"). */
+  put(key: string, bytes: Uint8Array, contentType: UploadContentType): Promise<void>;
   /** The object's real size and type; undefined when there is no object (nothing was uploaded yet). */
   inspect(key: string): Promise<StoredObject | undefined>;
 }

@@ -17,6 +17,7 @@ import {
   TaskSchema,
 } from './response-schemas.js';
 import { submitBodySchema } from './submit-request.js';
+import { openAiSchemas } from './openai-schemas.js';
 
 export function components(): Json {
   return {
@@ -49,6 +50,7 @@ export function components(): Json {
       TopupRequest: jsonSchemaOf(TopupRequestSchema, 'input'),
       Topup: jsonSchemaOf(TopupViewSchema),
       TopupList: jsonSchemaOf(TopupListSchema),
+      ...openAiSchemas(),
       Null: { type: 'null' },
       GatewayMessage: jsonSchemaOf(GatewayMessageSchema),
       ...Object.fromEntries(

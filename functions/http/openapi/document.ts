@@ -9,6 +9,7 @@ import { components } from './components.js';
 import { CONSOLE_OPERATIONS } from './console-operations.js';
 import type { Json } from './json-schema.js';
 import { consoleOperation, publicOperation } from './operation-objects.js';
+import { OPENAI_OPERATIONS } from './openai-operations.js';
 import { PUBLIC_OPERATIONS } from './public-operations.js';
 
 function buildDocument(): Json {
@@ -20,6 +21,7 @@ function buildDocument(): Json {
   };
   for (const spec of PUBLIC_OPERATIONS) add(spec.id, publicOperation(spec));
   for (const spec of CONSOLE_OPERATIONS) add(spec.id, consoleOperation(spec));
+  for (const { id, operation } of OPENAI_OPERATIONS) add(id, operation);
   return {
     openapi: '3.1.0',
     info: {
@@ -33,6 +35,11 @@ function buildDocument(): Json {
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'Tasks', description: 'Submit, query, list and cancel video generation tasks.' },
+      {
+        name: 'OpenAI-compatible',
+        description:
+          "OpenAI's Videos API over the same tasks, for the official `openai` SDK (baseURL `<this host>/api/v1`): OpenAI's objects and error body, no envelope.",
+      },
       { name: 'Uploads', description: 'Reference files for a submit.' },
       { name: 'Account', description: 'Balance and ledger.' },
       { name: 'Models', description: 'The catalog and its prices.' },

@@ -52,12 +52,13 @@ export function queryIndex(definition: TableDefinition, resource: ITable, indexN
 }
 
 /** The video bucket, writable under `keyPattern` (single and multipart uploads, and their abort). */
-export function writeVideos(bucket: IBucket, keyPattern: string): FunctionAccess {
+export function writeVideos(bucket: IBucket, keyPattern: string, deletes?: true): FunctionAccess {
   const objects = bucket.arnForObjects(keyPattern);
+  // A video its owner deletes (docs/openai-videos.md, "Delete"): that function deletes and writes nothing.
+  const actions = deletes ? ['s3:DeleteObject'] : ['s3:PutObject', 's3:AbortMultipartUpload'];
   return {
     environment: { [VIDEO_BUCKET.envVar]: bucket.bucketName },
-    grant: (grantee) =>
-      Grant.addToPrincipal({ grantee, actions: ['s3:PutObject', 's3:AbortMultipartUpload'], resourceArns: [objects] }),
+    grant: (grantee) => Grant.addToPrincipal({ grantee, actions, resourceArns: [objects] }),
     wildcardResources: [
       {
         arn: objects,

@@ -181,7 +181,7 @@ export class ServiceFunctions extends Construct {
         case 'index':
           return queryIndex(TABLES[access.table], tables[access.table], access.index);
         case 'videos':
-          return writeVideos(videoBucket, access.keys);
+          return writeVideos(videoBucket, access.keys, access.delete);
         case 'uploads':
           return uploadObjects(videoBucket, ...access.actions);
         case 'transcodeUploads':

@@ -44,6 +44,10 @@ export class FakeUploadStorage implements UploadStorage {
     };
   }
 
+  async put(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
+    this.objects.set(key, { size: bytes.length, sniffedType: contentType });
+  }
+
   async inspect(key: string): Promise<StoredObject | undefined> {
     return this.objects.get(key);
   }
