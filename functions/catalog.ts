@@ -627,7 +627,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     uses: [
       // Where videos are written (functions/core/use-cases/upstream-completion.ts: `videos/<account>/<task>.mp4`).
       { kind: 'videos', keys: 'videos/*' },
-      config(ENV.maxVideoBytes.name, ENV.videoDownloadTimeoutMs.name),
+      config(ENV.maxVideoBytes.name, ENV.videoDownloadTimeoutMs.name, ENV.aigcContentPropagator.name),
     ],
   },
   // Queues the completion webhook itself (one message; the state machine's own send was two transitions more).

@@ -53,6 +53,8 @@ export interface TaskRecord {
   updated_at: string;
   /** ISO time after which a still-running generation fails as timed out. */
   deadline_at: string;
+  /** The implicit AI-content label its delivered video carries (docs/compliance.md, "The implicit label"). */
+  aigc?: AigcView;
   finished_at?: string;
   error_message?: string;
   video_key?: string;
@@ -97,7 +99,7 @@ export type TaskViewSource = Pick<
   | 'webhook_last_error'
   | 'webhook_last_attempt_at'
   | 'webhook_delivered_at'
-> & { video_deleted_at?: string };
+> & { video_deleted_at?: string; aigc?: AigcView };
 
 /** The spec's Task object (plus a few additive fields), as the status endpoint returns it. */
 export interface TaskView {
@@ -121,6 +123,8 @@ export interface TaskView {
   video_deleted_at: string | null;
   /** Completion webhook delivery; null when the task has no webhook_url. */
   webhook: WebhookView | null;
+  /** The AI-content label the delivered video carries; null until success, or when the file could not be labelled. */
+  aigc: AigcView | null;
   /** What the cost is made of (docs/money-and-ledger.md, "Pricing"); null for tasks made before it was kept. */
   cost_breakdown: CostBreakdown | null;
   /**
@@ -145,6 +149,14 @@ export function costBreakdown(parts: CostParts): CostBreakdown {
     audio: unitsToYuan(parts.audioUnits),
     surcharges: unitsToYuan(parts.surchargeUnits),
   };
+}
+
+/** The `aigc` object of the task view: the label the delivered video carries, as written into its file. */
+export interface AigcView {
+  content_producer: string;
+  produce_id: string;
+  content_propagator: string;
+  propagate_id: string;
 }
 
 /** The `webhook` object of the task view (beyond spec, additive). */
@@ -193,6 +205,7 @@ export function toTaskView(task: TaskViewSource): TaskView {
     video_url_expires_at: videoUrl ? (task.video_url_expires_at ?? null) : null,
     video_deleted_at: task.status === 'success' ? (task.video_deleted_at ?? null) : null,
     webhook: webhookView(task),
+    aigc: task.status === 'success' ? (task.aigc ?? null) : null,
     cost_breakdown: task.generation.costParts ? costBreakdown(task.generation.costParts) : null,
     queue_position: null,
   };

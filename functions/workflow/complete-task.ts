@@ -16,10 +16,24 @@ import { countMetric, METRIC } from '../adapters/runtime/metrics.js';
 
 const deps = { tasks: taskRepository(), signer: videoUrlSigner(), queue: webhookQueue(), now: () => new Date() };
 
-const Input = v.object({ task_id: taskId, video_key: v.pipe(v.string(), v.minLength(1)) });
+/** The label TransferVideo wrote into the file, or null when it could not (docs/compliance.md). */
+const Aigc = v.nullable(
+  v.object({
+    content_producer: v.string(),
+    produce_id: v.string(),
+    content_propagator: v.string(),
+    propagate_id: v.string(),
+  }),
+);
+const Input = v.object({
+  task_id: taskId,
+  video_key: v.pipe(v.string(), v.minLength(1)),
+  // Absent from executions started before the label was kept.
+  aigc: v.optional(Aigc, null),
+});
 
 export const handler = stepHandler(Input, async (input) => {
-  const result = await completeTask(input.task_id, input.video_key, deps);
+  const result = await completeTask(input.task_id, input.video_key, input.aigc, deps);
   if (result.status === 'success') countMetric(METRIC.tasksSucceeded);
   const notify = await webhookNotice(input.task_id, 'success', deps.tasks);
   if (notify) {

@@ -1,4 +1,5 @@
 /** In-memory fakes of the core's ports, and the caller and key they serve, for unit tests of the use cases. */
+import type { AigcLabel } from '../../functions/core/mp4-label/index.js';
 import type {
   AccountRecord,
   AccountRepository,
@@ -293,11 +294,12 @@ export class FakeSigner implements VideoUrlSigner {
 }
 
 export class FakeTransfer implements VideoTransfer {
-  readonly copies: { sourceUrl: string; key: string }[] = [];
+  readonly copies: { sourceUrl: string; key: string; label?: AigcLabel }[] = [];
 
-  async copy(sourceUrl: string, key: string): Promise<TransferResult> {
-    this.copies.push({ sourceUrl, key });
-    return { bytes: 1_234_567, contentType: 'video/mp4' };
+  /** Writes the label it is given, as the real transfer does into a file it can label. */
+  async copy(sourceUrl: string, key: string, label?: AigcLabel): Promise<TransferResult> {
+    this.copies.push({ sourceUrl, key, ...(label && { label }) });
+    return { bytes: 1_234_567, contentType: 'video/mp4', ...(label && { label }) };
   }
 }
 

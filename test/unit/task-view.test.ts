@@ -35,6 +35,7 @@ describe('toTaskView', () => {
         'video_url_expires_at',
         'video_deleted_at',
         'webhook',
+        'aigc',
         'cost_breakdown',
         'queue_position',
       ].sort(),
@@ -60,6 +61,7 @@ describe('toTaskView', () => {
       video_url_expires_at: null,
       video_deleted_at: null,
       webhook: null,
+      aigc: null,
       cost_breakdown: null,
       queue_position: null,
     });

@@ -87,6 +87,11 @@ export const ENV = {
   ),
   topupExpiryMinutes: variable('TOPUP_EXPIRY_MINUTES', integer(1), '15'),
   /**
+   * The operator's code as the propagator in every delivered video's AI-content label (docs/compliance.md); a
+   * deployment sets its own (CDK context `aigcContentPropagator`).
+   */
+  aigcContentPropagator: variable('AIGC_CONTENT_PROPAGATOR', text, 'operator-code-not-set'),
+  /**
    * The API's public base URL, to which the upstream reports a job's status changes (docs/task-lifecycle.md, "Completion").
    * Empty: jobs are made without a callback and only the fallback polling notices their end.
    */

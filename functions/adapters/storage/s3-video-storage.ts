@@ -3,6 +3,8 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { pipeline, Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { labelMp4Stream } from '../../core/mp4-label/index.js';
+import type { AigcLabel } from '../../core/mp4-label/index.js';
 import type { TransferResult, VideoTransfer } from '../../core/ports/video-storage.js';
 import { VideoDownloadInterruptedError, VideoRejectedError } from '../../core/workflow-errors.js';
 
@@ -15,6 +17,8 @@ export interface TransferOptions {
   maxBytes: number;
   /** How long the whole download may take before it counts as broken. */
   timeoutMs: number;
+  /** Told of a file that went on unlabelled, and why (it is stored all the same: the video is the customer's). */
+  onUnlabelled?: (key: string, reason: string) => void;
 }
 
 /** Memory stays bounded by QUEUE_SIZE × PART_SIZE whatever the file size: the body is never buffered whole. */
@@ -25,7 +29,7 @@ export class HttpToS3VideoTransfer implements VideoTransfer {
     private readonly options: TransferOptions,
   ) {}
 
-  async copy(sourceUrl: string, key: string): Promise<TransferResult> {
+  async copy(sourceUrl: string, key: string, label?: AigcLabel): Promise<TransferResult> {
     const response = await this.download(sourceUrl);
     const contentType = checkedContentType(response);
     const declared = Number(response.headers.get('content-length') ?? Number.NaN);
@@ -35,7 +39,18 @@ export class HttpToS3VideoTransfer implements VideoTransfer {
     }
     const counter = new ByteCounter(this.options.maxBytes);
     // pipeline, not pipe: a download that breaks must fail the upload (pipe would leave it waiting forever).
-    const body = pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), counter, () => {});
+    const downloaded = pipeline(Readable.fromWeb(response.body as WebReadableStream<Uint8Array>), counter, () => {});
+    // The label is written as the file streams (docs/compliance.md): a file it cannot label goes on as it was.
+    let written: AigcLabel | undefined;
+    const body = label
+      ? Readable.from(
+          labelMp4Stream(downloaded, label, {
+            unlabellable: 'pass-through',
+            onLabelled: (final) => (written = final),
+            onUnlabelled: (error) => this.options.onUnlabelled?.(key, error.message),
+          }),
+        )
+      : downloaded;
     const upload = new Upload({
       client: this.s3,
       params: { Bucket: this.bucket, Key: key, Body: body, ContentType: contentType },
@@ -52,7 +67,7 @@ export class HttpToS3VideoTransfer implements VideoTransfer {
     if (Number.isFinite(declared) && counter.bytes !== declared) {
       throw new VideoDownloadInterruptedError(`received ${counter.bytes} of ${declared} bytes`);
     }
-    return { bytes: counter.bytes, contentType };
+    return { bytes: counter.bytes, contentType, ...(written && { label: written }) };
   }
 
   private async download(sourceUrl: string): Promise<Response> {

@@ -1,3 +1,5 @@
+import type { AigcLabel } from '../mp4-label/index.js';
+
 export interface SignedUrl {
   url: string;
   expiresAt: string;
@@ -14,11 +16,14 @@ export interface VideoUrlSigner {
 export interface TransferResult {
   bytes: number;
   contentType: string;
+  /** The label written into the stored file; undefined when it could not be labelled (it went on as it was). */
+  label?: AigcLabel;
 }
 
 export interface VideoTransfer {
   /** Streams `sourceUrl` into storage at `key` without holding the file in memory. */
-  copy(sourceUrl: string, key: string): Promise<TransferResult>;
+  /** With `label`, the stored file carries it (an upstream's own producer elements kept). */
+  copy(sourceUrl: string, key: string, label?: AigcLabel): Promise<TransferResult>;
 }
 
 /** A finished video removed at its owner's request (DELETE /api/v1/videos/{id}: docs/openai-videos.md, "Delete"). */

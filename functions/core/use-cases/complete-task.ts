@@ -3,6 +3,7 @@
  * task moves from transferring to success with it and its finished_at, once: a second run changes nothing.
  */
 import type { TaskRepository } from '../ports/task-repository.js';
+import type { AigcView } from '../task.js';
 import type { VideoUrlSigner } from '../ports/video-storage.js';
 
 export interface CompleteDeps {
@@ -11,7 +12,7 @@ export interface CompleteDeps {
   now: () => Date;
 }
 
-export async function completeTask(taskId: string, videoKey: string, deps: CompleteDeps) {
+export async function completeTask(taskId: string, videoKey: string, aigc: AigcView | null, deps: CompleteDeps) {
   const now = deps.now();
   const signed = await deps.signer.sign(videoKey, now);
   const moved = await deps.tasks.moveTo(
@@ -22,6 +23,8 @@ export async function completeTask(taskId: string, videoKey: string, deps: Compl
       video_key: videoKey,
       video_url: signed.url,
       video_url_expires_at: signed.expiresAt,
+      // The label the stored file carries (docs/compliance.md).
+      ...(aigc && { aigc }),
     },
     now.toISOString(),
   );

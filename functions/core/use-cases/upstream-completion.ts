@@ -33,7 +33,8 @@ export interface CompletionDeps extends WaitingRoomDeps {
 
 /** What the execution keeps after the wait (`$.upstream`). */
 export type UpstreamProgress =
-  { state: 'final'; notify?: boolean } | { state: 'succeeded'; job_id: string; video_url: string; video_key: string };
+  | { state: 'final'; notify?: boolean }
+  | { state: 'succeeded'; job_id: string; provider: string; video_url: string; video_key: string };
 
 /**
  * How long an upstream job cancelled under a live task is taken for a customer's cancel still recording its
@@ -113,7 +114,13 @@ export async function checkUpstream(task: TaskRecord, deps: CompletionDeps): Pro
       const moved = await deps.tasks.moveTo(task.task_id, 'transferring', {}, now.toISOString());
       await releaseSlot(task, deps);
       if (!moved && isFinal((await deps.tasks.get(task.task_id))?.status ?? 'failed')) return { state: 'final' };
-      return { state: 'succeeded', job_id: jobId, video_url: job.videoUrl, video_key: videoKeyOf(task) };
+      return {
+        state: 'succeeded',
+        job_id: jobId,
+        provider: task.upstream_provider,
+        video_url: job.videoUrl,
+        video_key: videoKeyOf(task),
+      };
     }
     case 'failed':
       return fail(task, jobFailure(job, task), deps);

@@ -31,6 +31,12 @@ const task = {
     last_attempt_at: '2026-01-01T08:01:11.000Z',
     delivered_at: '2026-01-01T08:01:11.000Z',
   },
+  aigc: {
+    content_producer: 'Volcengine Ark / BytePlus ModelArk',
+    produce_id: 'cgt-20260101080005-x7k2p',
+    content_propagator: 'acme-video-gw',
+    propagate_id: TASK_ID,
+  },
   cost_breakdown: { base: 3, resolution: 0, audio: 1.2, surcharges: 0 },
   queue_position: null,
 };
@@ -46,6 +52,7 @@ const pendingTask = {
   video_url_expires_at: null,
   video_deleted_at: null,
   webhook: null,
+  aigc: null,
 };
 
 const TOPUP = {

@@ -91,6 +91,19 @@ export const TaskSchema = v.pipe(
       ),
     ),
     webhook: v.nullable(WebhookSchema),
+    aigc: v.pipe(
+      v.nullable(
+        v.strictObject({
+          content_producer: v.pipe(v.string(), v.description('ContentProducer: who generated it (the upstream).')),
+          produce_id: v.pipe(v.string(), v.description("ProduceID: the upstream's job id.")),
+          content_propagator: v.pipe(v.string(), v.description("ContentPropagator: this service's operator code.")),
+          propagate_id: v.pipe(v.string(), v.description('PropagateID: this task id.')),
+        }),
+      ),
+      v.description(
+        'The implicit AI-content label (GB 45438-2025) written into the delivered MP4 as its `AIGC` metadata; null until success. Keep it when you re-publish (docs/compliance.md).',
+      ),
+    ),
     cost_breakdown: v.pipe(
       v.nullable(CostBreakdownSchema),
       v.description('What the cost is made of; null for tasks made before it was kept.'),

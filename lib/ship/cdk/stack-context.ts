@@ -33,6 +33,7 @@ const TOPUP_CONTEXT = [
   ['topupMinCny', ENV.topupMinCny.name],
   ['topupMaxCny', ENV.topupMaxCny.name],
   ['topupExpiryMinutes', ENV.topupExpiryMinutes.name],
+  ['aigcContentPropagator', ENV.aigcContentPropagator.name],
 ] as const;
 
 export interface VideoServiceConfig {

@@ -406,13 +406,39 @@ describe('lifecycle steps', () => {
   });
 
   describe('transferVideo', () => {
-    it('copies the upstream file to the key AwaitCompletion chose: videos/<account>/<task>.mp4', async () => {
+    it('copies the upstream file to the key AwaitCompletion chose, labelled with the job and the task', async () => {
       expect(videoKeyOf(taskRecord())).toBe(`videos/${ACCOUNT}/${TASK_ID}.mp4`);
       const transfer = new FakeTransfer();
-      const result = await transferVideo('https://upstream.example.com/v.mp4', videoKeyOf(taskRecord()), { transfer });
-      expect(result).toEqual({ video_key: `videos/${ACCOUNT}/${TASK_ID}.mp4`, bytes: 1_234_567 });
+      const input = {
+        taskId: TASK_ID,
+        jobId: 'cgt-job-1',
+        provider: 'ark',
+        sourceUrl: 'https://upstream.example.com/v.mp4',
+        videoKey: videoKeyOf(taskRecord()),
+      };
+      const deps = { transfer, producerOf: (provider: string) => `producer-of-${provider}`, propagator: 'op-1' };
+      const result = await transferVideo(input, deps);
+      const aigc = {
+        content_producer: 'producer-of-ark',
+        produce_id: 'cgt-job-1',
+        content_propagator: 'op-1',
+        propagate_id: TASK_ID,
+      };
+      expect(result).toEqual({ video_key: `videos/${ACCOUNT}/${TASK_ID}.mp4`, bytes: 1_234_567, aigc });
       expect(transfer.copies).toEqual([
-        { sourceUrl: 'https://upstream.example.com/v.mp4', key: `videos/${ACCOUNT}/${TASK_ID}.mp4` },
+        {
+          sourceUrl: 'https://upstream.example.com/v.mp4',
+          key: `videos/${ACCOUNT}/${TASK_ID}.mp4`,
+          label: {
+            Label: '1',
+            ContentProducer: 'producer-of-ark',
+            ProduceID: 'cgt-job-1',
+            ReservedCode1: '',
+            ContentPropagator: 'op-1',
+            PropagateID: TASK_ID,
+            ReservedCode2: '',
+          },
+        },
       ]);
     });
   });
@@ -423,7 +449,7 @@ describe('lifecycle steps', () => {
     it('transferring → success with the signed URL and finished_at', async () => {
       use([taskRecord({ status: 'transferring', upstream_job_id: 'job-1' })]);
       const signer = new FakeSigner();
-      expect(await completeTask(TASK_ID, key, { tasks, signer, now: () => now })).toEqual({ status: 'success' });
+      expect(await completeTask(TASK_ID, key, null, { tasks, signer, now: () => now })).toEqual({ status: 'success' });
       expect(await tasks.get(TASK_ID)).toMatchObject({
         status: 'success',
         finished_at: NOW.toISOString(),
@@ -435,7 +461,7 @@ describe('lifecycle steps', () => {
 
     it.each(['success', 'failed', 'refunded', 'pending'] as const)('a %s task is unchanged', async (status) => {
       use([taskRecord({ status })]);
-      const result = await completeTask(TASK_ID, key, { tasks, signer: new FakeSigner(), now: () => now });
+      const result = await completeTask(TASK_ID, key, null, { tasks, signer: new FakeSigner(), now: () => now });
       expect(result).toEqual({ status: 'unchanged' });
       expect((await tasks.get(TASK_ID))?.status).toBe(status);
     });

@@ -42,6 +42,7 @@ const VIDEO = 'https://upstream.example.com/v.mp4';
 const SUCCEEDED = {
   state: 'succeeded',
   job_id: 'job-1',
+  provider: 'ark',
   video_url: VIDEO,
   video_key: `videos/${ACCOUNT}/${TASK_ID}.mp4`,
 };
