@@ -68,7 +68,7 @@ export function insufficientBalance(costUnits: number, balanceUnits: number): In
   const yuan = (units: number) => `${Number((Math.max(0, units) / 10_000).toFixed(4))} CNY`;
   return new InsufficientBalanceError(
     `insufficient balance: this costs ${yuan(costUnits)} and the balance is ${yuan(balanceUnits)}, ` +
-      `${yuan(costUnits - balanceUnits)} short. Top up with Alipay (POST /api/v1/account/topups, or the console's ` +
-      'Top-up page), then retry',
+      `${yuan(costUnits - balanceUnits)} short: top up with Alipay (POST /api/v1/account/topups, or the console's ` +
+      'Top up page), then retry',
   );
 }
