@@ -112,6 +112,8 @@ export interface TaskView {
   error_message: string | null;
   /** What was generated (docs/api-contract.md, "Task object"): the model's name and the options the task was priced and made with. */
   model: string;
+  /** The prompt as submitted. */
+  prompt: string;
   duration: number;
   resolution: Resolution;
   ratio: Ratio;
@@ -196,6 +198,7 @@ export function toTaskView(task: TaskViewSource): TaskView {
     // docs/api-contract.md, "Task object": null unless failed (a cancelled task is `refunded`, its reason is not an error).
     error_message: task.status === 'failed' ? (task.error_message ?? null) : null,
     model: task.generation.modelName,
+    prompt: task.generation.prompt,
     duration: task.generation.durationSeconds,
     resolution: task.generation.resolution,
     ratio: task.generation.ratio,

@@ -68,23 +68,38 @@ export function webhookEventOf(status: TaskStatus): WebhookEvent | undefined {
   return status === 'success' ? 'task.success' : status === 'failed' ? 'task.failed' : undefined;
 }
 
-/** Form A fields plus Form B's `result_url` (docs/webhooks.md). */
-export interface WebhookPayload {
-  task_id: string;
-  status: WebhookStatus;
-  video_url?: string;
-  result_url?: string;
-  error_message?: string;
-  cost: number;
-  finished_at: string;
-}
+/** The event type in a webhook body: `task.succeeded` or `task.failed` (docs/webhooks.md, "Payload"). */
+export const WEBHOOK_TYPES = ['task.succeeded', 'task.failed'] as const;
+
+/** Form A fields plus Form B's `result_url`, the event's type and the model (docs/webhooks.md). */
+export const WebhookPayloadSchema = v.strictObject({
+  type: v.pipe(v.picklist(WEBHOOK_TYPES), v.description('What happened: the task succeeded or failed.')),
+  task_id: v.pipe(v.string(), v.description('The task.')),
+  status: v.pipe(
+    v.picklist(['success', 'failed']),
+    v.description('The final status, as GET /video/tasks/{id} shows it.'),
+  ),
+  model: v.pipe(v.string(), v.description('The model that generated it (its name).')),
+  video_url: v.pipe(v.optional(v.string()), v.description('On success: the signed video URL (24 h).')),
+  result_url: v.pipe(v.optional(v.string()), v.description('Form B name of video_url (the same value).')),
+  error_message: v.pipe(v.optional(v.string()), v.description('On failure: why (the cost is refunded).')),
+  cost: v.pipe(v.number(), v.description('CNY charged (refunded in full on failure).')),
+  finished_at: v.pipe(v.string(), v.description('When the task ended (ISO 8601).')),
+  test: v.pipe(
+    v.optional(v.literal(true)),
+    v.description("Set on the console's test event only: the same shape, for a task that does not exist."),
+  ),
+});
+export type WebhookPayload = v.InferOutput<typeof WebhookPayloadSchema>;
 
 /** The payload of a final task, or undefined when the task is in no state that sends one. */
 export function buildWebhookPayload(task: TaskRecord): WebhookPayload | undefined {
   if (task.status !== 'success' && task.status !== 'failed') return undefined;
   const payload: WebhookPayload = {
+    type: task.status === 'success' ? 'task.succeeded' : 'task.failed',
     task_id: task.task_id,
     status: task.status,
+    model: task.generation.modelName,
     cost: unitsToYuan(task.cost_units),
     finished_at: task.finished_at ?? task.updated_at,
   };

@@ -172,7 +172,7 @@ describe('the console API', () => {
     expect(sent.body.data).toMatchObject({ delivered: true, status_code: 200, error: null });
     const request = received.find((r) => r.headers['webhook-id'] === sent.body.data['webhook_id'])!;
     const payload = new Webhook(rotated.body.data['secret'] as string).verify(request.body, request.headers);
-    expect(payload).toMatchObject({ type: 'test' });
+    expect(payload).toMatchObject({ type: 'task.succeeded', status: 'success', test: true });
     // Signed by the previous secret too, during its overlap.
     expect(() => new Webhook(first.body.data['secret'] as string).verify(request.body, request.headers)).not.toThrow();
 

@@ -218,7 +218,7 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await page.locator('[data-testid=webhook-test-result][data-delivered=true]').waitFor();
     expect(received).toHaveLength(1);
     const payload = new Webhook(secret).verify(received[0]!.body, received[0]!.headers);
-    expect(payload).toMatchObject({ type: 'test' });
+    expect(payload).toMatchObject({ type: 'task.succeeded', status: 'success', test: true });
   });
 
   it('lists the charges beside the top-up, and the overview agrees', async () => {

@@ -44,7 +44,7 @@ describe('send a test webhook', () => {
     const last = received.at(-1)!;
     expect(last.headers['webhook-id']).toBe(result.webhook_id);
     const payload = new Webhook(secret).verify(last.body, last.headers) as Record<string, unknown>;
-    expect(payload).toMatchObject({ type: 'test' });
+    expect(payload).toMatchObject({ type: 'task.succeeded', status: 'success', test: true });
   });
 
   it('reports a non-2xx answer, a refused address and a bad URL in words', async () => {

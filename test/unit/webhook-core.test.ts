@@ -73,8 +73,10 @@ describe('buildWebhookPayload', () => {
       webhookTask('success', { video_url: VIDEO, finished_at: '2026-11-21T10:03:00.000Z', video_key: 'k' }),
     );
     expect(payload).toEqual({
+      type: 'task.succeeded',
       task_id: TASK_ID,
       status: 'success',
+      model: 'seedance-1.5-pro',
       video_url: VIDEO,
       result_url: VIDEO,
       cost: 4.2,
@@ -86,8 +88,10 @@ describe('buildWebhookPayload', () => {
       webhookTask('failed', { error_message: 'generation failed: x', finished_at: '2026-11-21T10:03:00.000Z' }),
     );
     expect(payload).toEqual({
+      type: 'task.failed',
       task_id: TASK_ID,
       status: 'failed',
+      model: 'seedance-1.5-pro',
       error_message: 'generation failed: x',
       cost: 4.2,
       finished_at: '2026-11-21T10:03:00.000Z',

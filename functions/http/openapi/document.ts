@@ -5,6 +5,8 @@
  * and a real OpenAPI validator.
  */
 import { httpRouteOf } from '../../catalog.js';
+import { WebhookPayloadSchema } from '../../core/webhook.js';
+import { jsonSchemaOf } from './json-schema.js';
 import { components } from './components.js';
 import { CONSOLE_OPERATIONS } from './console-operations.js';
 import type { Json } from './json-schema.js';
@@ -51,6 +53,21 @@ function buildDocument(): Json {
       },
     ],
     paths,
+    // What we POST to a task's webhook_url (docs/webhooks.md): signed with Standard Webhooks' headers.
+    webhooks: {
+      taskFinished: {
+        post: {
+          summary: 'A task succeeded or failed',
+          description:
+            "Sent to the task's webhook_url once it is success or failed, signed (webhook-id, webhook-timestamp, webhook-signature: Standard Webhooks) with the account's secret; retried until your endpoint answers 2xx. The console's test event has the same shape, with `test: true`.",
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchemaOf(WebhookPayloadSchema) } },
+          },
+          responses: { '200': { description: 'Any 2xx: delivered.' } },
+        },
+      },
+    },
     components: components(),
   };
 }

@@ -14,6 +14,7 @@ const task = {
   finished_at: '2026-01-01T08:01:10.000Z',
   error_message: null,
   model: 'seedance-1.5-pro',
+  prompt: 'A red fox runs through fresh snow at dawn',
   duration: 5,
   resolution: '720p',
   ratio: '16:9',

@@ -77,6 +77,7 @@ export const TaskSchema = v.pipe(
       v.description('Why generation failed; null unless the status is failed.'),
     ),
     model: v.pipe(v.string(), v.description('The model that generates the video (its name).')),
+    prompt: v.pipe(v.string(), v.description('The prompt as submitted.')),
     duration: v.pipe(v.number(), v.integer(), v.description('Seconds of video, as generated and billed.')),
     resolution: v.pipe(v.picklist(RESOLUTIONS), v.description('The resolution generated.')),
     ratio: v.pipe(v.picklist(RATIOS), v.description('The aspect ratio generated.')),

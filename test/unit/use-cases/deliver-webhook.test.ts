@@ -77,8 +77,10 @@ describe('deliverWebhook', () => {
       secrets: ['whsec_new', 'whsec_old'],
     });
     expect(JSON.parse(request!.body)).toEqual({
+      type: 'task.succeeded',
       task_id: TASK_ID,
       status: 'success',
+      model: 'seedance-1.5-pro',
       video_url: 'https://videos.example.com/stored',
       result_url: 'https://videos.example.com/stored',
       cost: 4.2,
@@ -278,8 +280,10 @@ describe('deliverWebhook', () => {
     await deliverWebhook({ task_id: TASK_ID, event: 'task.failed' }, deps);
     expect(sender.requests[0]?.id).toBe('msg_7a0c1a8e1f0b4a519d866b8f5f0c2d11_failed');
     expect(JSON.parse(sender.requests[0]!.body)).toEqual({
+      type: 'task.failed',
       task_id: TASK_ID,
       status: 'failed',
+      model: 'seedance-1.5-pro',
       error_message: 'generation failed: nope',
       cost: 4.2,
       finished_at: '2026-11-21T10:01:00.000Z',

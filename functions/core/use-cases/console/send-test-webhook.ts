@@ -3,6 +3,7 @@
  * the account's current secrets, exactly as a task's webhook is signed, and POST it once (same sender, same
  * address guard, same 15 s limit); answer whether the receiver took it (2xx), its status or the error.
  */
+import type { WebhookPayload } from '../../webhook.js';
 import { randomUUID } from 'node:crypto';
 import * as v from 'valibot';
 import { NotFoundError } from '../../api-error.js';
@@ -43,7 +44,18 @@ export async function sendTestWebhook(
   const secrets = await deps.secrets.signingSecrets(caller.accountId, now);
   if (!secrets) throw new NotFoundError('this sign-in has no account: contact support');
   const id = `msg_test_${randomUUID().replaceAll('-', '')}`;
-  const payload = { type: 'test', message: 'a test event sent from the console', sent_at: now.toISOString() };
+  // The shape of a real task.succeeded event (docs/webhooks.md), marked `test`: a receiver's parser is tried as it will run.
+  const payload: WebhookPayload = {
+    type: 'task.succeeded',
+    task_id: `test_${randomUUID()}`,
+    status: 'success',
+    model: 'seedance-1.5-pro',
+    video_url: 'https://example.com/videos/test.mp4',
+    result_url: 'https://example.com/videos/test.mp4',
+    cost: 0,
+    finished_at: now.toISOString(),
+    test: true,
+  };
   const result = await deps.sender.send({ url, id, timestamp: now, body: JSON.stringify(payload), secrets });
   if (result.kind === 'response') {
     const delivered = result.statusCode >= 200 && result.statusCode < 300;
