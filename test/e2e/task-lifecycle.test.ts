@@ -1,4 +1,5 @@
 /** The life of a task over real HTTP against the started stack: success down to the MP4 bytes, and failure with refund. */
+import { labelMp4, readAigcLabel } from '../../functions/core/mp4-label/index.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
@@ -72,7 +73,11 @@ describe('a task that succeeds', () => {
 
     const video = await fetch(task.video_url as string);
     expect(video.status).toBe(200);
-    expect(Buffer.from(await video.arrayBuffer()).equals(FIXTURE)).toBe(true);
+    // The upstream's file, its AI-content label added and nothing else changed (docs/compliance.md).
+    const served = Buffer.from(await video.arrayBuffer());
+    const label = readAigcLabel(served);
+    expect(label?.PropagateID).toBe(task.task_id);
+    expect(Buffer.from(labelMp4(FIXTURE, label!).bytes).equals(served)).toBe(true);
     expect(await balanceOf(key)).toBe(45.8);
   });
 

@@ -171,8 +171,10 @@ describe.concurrent('a receiver that answers 200', () => {
     const failurePayload = payloads.find((payload) => payload['task_id'] === failed);
 
     expect(successPayload).toEqual({
+      type: 'task.succeeded',
       task_id: succeeded,
       status: 'success',
+      model: 'seedance-1.5-pro',
       video_url: expect.stringMatching(/^https?:\/\//),
       result_url: successPayload?.['video_url'],
       cost: 4.2,
@@ -183,8 +185,10 @@ describe.concurrent('a receiver that answers 200', () => {
     await video.arrayBuffer();
 
     expect(failurePayload).toEqual({
+      type: 'task.failed',
       task_id: failed,
       status: 'failed',
+      model: 'seedance-1.5-pro',
       error_message: failedTask.error_message,
       cost: 4.2,
       finished_at: failedTask.finished_at,

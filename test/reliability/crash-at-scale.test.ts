@@ -6,6 +6,7 @@
  * tries, not timings, keep each in its state at the kill, however slow the machine.
  * Owns its stack: it kills the whole stack and starts it again.
  */
+import { labelMp4, readAigcLabel } from '../../functions/core/mp4-label/index.js';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -353,7 +354,9 @@ it('every task and webhook in flight at a kill -9 finishes after a restart, once
   expect(await videoOf(videoTask)).toBe(videoUrl);
   const video = await fetch(videoUrl);
   expect(video.status).toBe(200);
-  expect(Buffer.from(await video.arrayBuffer()).equals(FIXTURE)).toBe(true);
+  // The upstream's file with its AI-content label (docs/compliance.md), nothing else changed.
+  const served = Buffer.from(await video.arrayBuffer());
+  expect(Buffer.from(labelMp4(FIXTURE, readAigcLabel(served)!).bytes).equals(served)).toBe(true);
 
   // No upstream slot outlives the crash: every job is final, so every slot was given back (or repaired).
   const slots = await pollUntil(
