@@ -56,7 +56,7 @@ describe.each(PROVIDERS)('%s', (_, cancelledAt) => {
           upstream_slot: 'ark#default',
           upstream_slot_phase: 'queued',
           upstream_account: 'default',
-          webhook_url: 'https://hooks.example.com/done',
+          generation: { webhookUrl: 'https://hooks.example.com/done' },
         }),
       );
       const room = waitingRoom(tasks, [{}]);
