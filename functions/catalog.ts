@@ -242,8 +242,14 @@ function consoleRoute(
   } satisfies FunctionDeclaration;
 }
 const accountSecrets = table('accounts', 'GetItem', 'UpdateItem');
-/** The model catalog: a Scan of its table, kept in the warm function for a while. */
-const modelCatalog: Access[] = [table('models', 'Scan'), config(ENV.modelCatalogCacheSeconds.name)];
+/**
+ * The model catalog: a Scan of its table, kept in the warm function for a while; and each provider's platform, as a
+ * model its platform retired is not offered (functions/core/video-model.ts).
+ */
+const modelCatalog: Access[] = [
+  table('models', 'Scan'),
+  config(ENV.modelCatalogCacheSeconds.name, ...PROVIDER_NAMES.map((name) => providerEnv(name).platform.name)),
+];
 
 export const CATALOG: readonly FunctionDeclaration[] = [
   // The public API.

@@ -11,6 +11,41 @@ export interface LifecycleDates {
   retired_at?: string | undefined;
 }
 
+/** A model's own dates, the model to move to, and the dates of each upstream platform that retires it alone. */
+export interface ModelLifecycle extends LifecycleDates {
+  replacement?: string | undefined;
+  platform_lifecycle?: Readonly<Record<string, LifecycleDates & { replacement?: string | undefined }>> | undefined;
+}
+
+const earliest = (...dates: (string | undefined)[]) =>
+  dates.filter((at): at is string => at !== undefined).sort((a, b) => Date.parse(a) - Date.parse(b))[0];
+
+/**
+ * The lifecycle that holds on the stack's `platform`: an upstream may retire a model on one of its platforms only
+ * (docs/providers/ark.md, "Models per platform"), so each date is the earlier of the model's and the platform's.
+ */
+export function lifecycleOn(
+  record: ModelLifecycle,
+  platform: string | undefined,
+): LifecycleDates & { replacement?: string } {
+  const own = platform === undefined ? undefined : record.platform_lifecycle?.[platform];
+  const replacement = own?.replacement ?? record.replacement;
+  const dates = {
+    deprecated_at: earliest(record.deprecated_at, own?.deprecated_at),
+    sunset_at: earliest(record.sunset_at, own?.sunset_at),
+    retired_at: earliest(record.retired_at, own?.retired_at),
+  };
+  return Object.fromEntries(
+    Object.entries({ ...dates, replacement }).filter(([, value]) => value !== undefined),
+  ) as LifecycleDates & { replacement?: string };
+}
+
+/** Whether the model is gone from the stack's platform alone (not listed there), while other platforms still make it. */
+export function retiredOnPlatform(record: ModelLifecycle, platform: string | undefined, now: Date): boolean {
+  const own = platform === undefined ? undefined : record.platform_lifecycle?.[platform];
+  return own !== undefined && phaseOf(own, now) === 'retired';
+}
+
 const reached = (at: string | undefined, now: Date) => at !== undefined && Date.parse(at) <= now.getTime();
 
 export function phaseOf(record: LifecycleDates, now: Date): ModelPhase {

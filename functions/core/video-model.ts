@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import { type Decimal, isZero, parseDecimal } from './decimal.js';
 import { MAX_DURATION_SECONDS, MIN_DURATION_SECONDS, REFERENCE_KINDS, RESOLUTIONS } from './generation-options.js';
 import type { ReferenceKind, Resolution } from './generation-options.js';
+import { lifecycleOn, retiredOnPlatform } from './model-lifecycle.js';
 import { modelOf } from './provider-contract.js';
 import type { ImageMode, ProviderContract, UpstreamModel } from './provider-contract.js';
 import { yuanToUnits } from './money.js';
@@ -52,6 +53,22 @@ export const VideoModelRecordSchema = v.object({
   retired_at: v.optional(isoTime),
   /** The model to move to, named in /models and in the refusal of a retired one. */
   replacement: v.optional(modelName),
+  /**
+   * Per upstream platform (a key of the provider's `platforms`): the dates of a platform that retires the model
+   * alone, as BytePlus retired Seedance 1.0 lite (docs/providers/ark.md, "Models per platform"). `models:retire
+   * --platform` and the other lifecycle commands write it.
+   */
+  platform_lifecycle: v.optional(
+    v.record(
+      v.string(),
+      v.object({
+        deprecated_at: v.optional(isoTime),
+        sunset_at: v.optional(isoTime),
+        retired_at: v.optional(isoTime),
+        replacement: v.optional(modelName),
+      }),
+    ),
+  ),
 });
 export type VideoModelRecord = v.InferOutput<typeof VideoModelRecordSchema>;
 
@@ -69,13 +86,20 @@ export interface VideoModel {
   pricing: ModelPricing;
   /** The upstream model's documented contract: what the gateway lets through. */
   upstream: UpstreamModel;
+  /** The platform of its provider this stack calls (`<PREFIX>_PLATFORM`); unknown: only the model's own dates count. */
+  platform?: string;
 }
 
 export class InvalidModelRecordError extends namedError('InvalidModelRecordError') {}
 
 /** A catalog record read against the contracts of the providers it may name (the registry's, by name). */
-export function toVideoModel(input: unknown, providers: Readonly<Record<string, ProviderContract>>): VideoModel {
+export function toVideoModel(
+  input: unknown,
+  providers: Readonly<Record<string, ProviderContract>>,
+  platforms: Readonly<Partial<Record<string, string>>> = {},
+): VideoModel {
   const record = v.parse(VideoModelRecordSchema, input);
+  const platform = platforms[record.upstream.provider];
   const multipliers: Partial<Record<Resolution, Decimal>> = {};
   for (const [resolution, text] of Object.entries(record.pricing.resolution_multipliers)) {
     multipliers[resolution as Resolution] = parseDecimal(text);
@@ -84,6 +108,7 @@ export function toVideoModel(input: unknown, providers: Readonly<Record<string, 
   return {
     record,
     upstream,
+    ...(platform === undefined ? {} : { platform }),
     pricing: {
       pricePerCallUnits: yuanToUnits(record.pricing.price_per_call),
       pricePerSecondUnits: yuanToUnits(record.pricing.price_per_second),
@@ -107,6 +132,10 @@ function checkAgainstUpstream(
   if (!contract) throw fail(`unknown provider "${provider}" (one of ${Object.keys(providers).join(', ')})`);
   const upstream = modelOf(contract, model);
   if (!upstream) throw fail(`${provider} has no model "${model}" (see functions/providers/${provider}/)`);
+  const strange = Object.keys(record.platform_lifecycle ?? {}).filter(
+    (name) => !Object.hasOwn(contract.platforms, name),
+  );
+  if (strange.length > 0) throw fail(`${provider} has no platform ${strange.join(', ')}`);
   if (record.max_duration > upstream.durationSeconds.max) {
     throw fail(`max_duration ${record.max_duration} is above ${model}'s ${upstream.durationSeconds.max} s`);
   }
@@ -122,6 +151,20 @@ function checkAgainstUpstream(
   });
   if (unknown.length > 0) throw fail(`${model} does not make ${unknown.join(', ')}: price it 0`);
   return upstream;
+}
+
+/** The model's lifecycle on this stack's platform (functions/core/model-lifecycle.ts). */
+export function lifecycleOf(model: VideoModel) {
+  return lifecycleOn(model.record, model.platform);
+}
+
+/**
+ * Whether this stack offers the model: not when its platform retired it alone, nor when the upstream's contract
+ * names no id for it there. A model retired everywhere is still listed, as retired.
+ */
+export function offeredOnPlatform(model: VideoModel, now: Date): boolean {
+  if (model.platform === undefined) return true;
+  return model.upstream.ids[model.platform] !== undefined && !retiredOnPlatform(model.record, model.platform, now);
 }
 
 /** Resolutions a request may pick: the upstream makes it, it is priced (non-zero), and a per_call list allows it. */

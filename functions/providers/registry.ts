@@ -34,7 +34,7 @@ export function upstreamAccountDefaults(provider: string): { capacity: number; i
   return Object.hasOwn(PROVIDERS, provider) ? PROVIDERS[provider as ProviderName].accountDefaults : undefined;
 }
 
-/** A catalog record read against the registered providers' contracts. */
-export function catalogVideoModel(input: unknown): VideoModel {
-  return toVideoModel(input, PROVIDERS);
+/** A catalog record read against the registered providers' contracts, on each provider's platform when given. */
+export function catalogVideoModel(input: unknown, platforms?: Readonly<Partial<Record<string, string>>>): VideoModel {
+  return toVideoModel(input, PROVIDERS, platforms);
 }

@@ -89,3 +89,35 @@ describe('a model deprecated, then retired, without a deploy', () => {
     expect(Date.parse(retired!.sunset_at!)).toBeLessThan(Date.parse(sunsetAt));
   });
 });
+
+describe('a model retired on the stack’s platform only', () => {
+  it('is not listed and refused there (the shared stack calls Ark on Volcengine); restored, it is back', async () => {
+    const own = { ...original, id: randomUUID(), name: `platform-${randomUUID().slice(0, 8)}` };
+    const { key } = await newAccount(stack, '100');
+    const names = async () =>
+      (await callApi<ModelData[]>(stack, 'GET', '/api/v1/models', { key })).body.data.map((m) => m.name);
+    const submit = () =>
+      askedAgainWhileBusy(() =>
+        callApi(stack, 'POST', '/api/v1/video/generate', {
+          key,
+          body: { model: own.name, prompt: `platform ${randomUUID()}`, duration: 5 },
+        }),
+      );
+    await stack.admin.seedModels({ version: 1, models: [own] });
+    try {
+      await pollUntil(names, (all) => all.includes(own.name), { intervalMs: 1_000 });
+      // BytePlus alone: nothing changes on this stack.
+      await stack.admin.setModelLifecycle(own.name, { retired_at: new Date().toISOString() }, 'byteplus');
+      await stack.admin.setModelLifecycle(own.name, { retired_at: new Date().toISOString() }, 'volcengine');
+      await pollUntil(names, (all) => !all.includes(own.name), { intervalMs: 1_000 });
+      const refused = await pollUntil(submit, (answer) => answer.status === 400, { intervalMs: 1_000 });
+      expect(refused.body.message).toMatch(new RegExp(`^model: "${own.name}" was retired on \\d{4}-\\d{2}-\\d{2} `));
+      const cleared = { deprecated_at: null, sunset_at: null, retired_at: null, replacement: null };
+      await stack.admin.setModelLifecycle(own.name, cleared, 'volcengine');
+      await pollUntil(names, (all) => all.includes(own.name), { intervalMs: 1_000 });
+      expect((await pollUntil(submit, (answer) => answer.status === 200, { intervalMs: 1_000 })).status).toBe(200);
+    } finally {
+      await stack.db.send(new DeleteCommand({ TableName: stack.names.tables.models, Key: { id: own.id } }));
+    }
+  });
+});

@@ -9,10 +9,17 @@ import { servedValidator } from './openapi-validator.js';
 
 export type { LocalStack };
 
+/**
+ * Ark on Volcengine: the per-call model the tests price with (Seedance 1.0 lite i2v) is retired on BytePlus
+ * (docs/providers/ark.md, "Models per platform"), so BytePlus's stack would not offer it.
+ */
+export const TEST_UPSTREAMS: LocalStackOptions['upstreams'] = { ark: { kind: 'simulator', platform: 'volcengine' } };
+
 export function startTestStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   return startLocalStack({
     port: 0,
     upstream: { queuedMs: 150, runningMs: 300 },
+    upstreams: TEST_UPSTREAMS,
     ...options,
     environment: { DEFAULT_RATE_LIMIT_PER_SECOND: '10000', POWERTOOLS_LOG_LEVEL: 'ERROR', ...options.environment },
   });

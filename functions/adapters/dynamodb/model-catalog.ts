@@ -14,6 +14,8 @@ export class DynamoDbModelCatalog implements ModelCatalog {
     private readonly table: string,
     private readonly cacheSeconds: number,
     private readonly clock: () => number = Date.now,
+    /** Each provider's platform on this stack: a model its platform retired is not offered (core/video-model.ts). */
+    private readonly platforms: Readonly<Partial<Record<string, string>>> = {},
   ) {}
 
   async list(): Promise<VideoModel[]> {
@@ -38,7 +40,7 @@ export class DynamoDbModelCatalog implements ModelCatalog {
     for await (const page of scanPages(this.db, { TableName: this.table })) {
       for (const item of page.Items ?? []) {
         try {
-          models.push(catalogVideoModel(item));
+          models.push(catalogVideoModel(item, this.platforms));
         } catch (error) {
           // One bad catalog row must not take the whole API down; it is logged and left out.
           logger.error('skipping invalid model record', { id: item['id'], error: error as Error });

@@ -3,7 +3,8 @@
  * The other roots (workflow-, storage-, provider-, url-policy-dependencies.ts) are separate modules so
  * that a function bundles only the SDK clients it uses.
  */
-import { readEnv } from '../runtime/config.js';
+import { providerEnv, readEnv, readVariable } from '../runtime/config.js';
+import { PROVIDER_NAMES } from '../../providers/registry.js';
 import { DynamoDbAccountRepository, DynamoDbApiKeyRepository } from '../dynamodb/accounts.js';
 import { dynamoDocumentClient } from '../dynamodb/client.js';
 import { DynamoDbModelCatalog } from '../dynamodb/model-catalog.js';
@@ -40,7 +41,10 @@ export function accountRepository() {
 }
 
 export function modelCatalog() {
-  return new DynamoDbModelCatalog(dynamoDocumentClient(), readEnv('modelsTable'), readEnv('modelCatalogCacheSeconds'));
+  // Each provider's platform: a model retired on it is not offered here (docs/api-contract.md, "Models that come and go").
+  const platforms = Object.fromEntries(PROVIDER_NAMES.map((name) => [name, readVariable(providerEnv(name).platform)]));
+  const cacheSeconds = readEnv('modelCatalogCacheSeconds');
+  return new DynamoDbModelCatalog(dynamoDocumentClient(), readEnv('modelsTable'), cacheSeconds, Date.now, platforms);
 }
 
 export function idempotencyStore() {

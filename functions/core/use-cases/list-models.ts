@@ -5,16 +5,18 @@ import type { Resolution } from '../generation-options.js';
 import { unitsToYuan } from '../money.js';
 import { phaseOf, retiredAt } from '../model-lifecycle.js';
 import type { ModelCatalog } from '../ports/model-catalog.js';
-import { referenceKinds, supportedResolutions } from '../video-model.js';
+import { lifecycleOf, offeredOnPlatform, referenceKinds, supportedResolutions } from '../video-model.js';
 import type { VideoModel } from '../video-model.js';
 
 export async function listModels(models: ModelCatalog, now = new Date()) {
-  const all = await models.list();
+  // A model its platform retired is not offered on this stack at all (docs/api-contract.md, "Models that come and go").
+  const all = (await models.list()).filter((model) => offeredOnPlatform(model, now));
   return all.sort((a, b) => a.record.name.localeCompare(b.record.name)).map((model) => toModelView(model, now));
 }
 
 export function toModelView(model: VideoModel, now = new Date()) {
   const { record, pricing, upstream } = model;
+  const lifecycle = lifecycleOf(model);
   const multipliers = Object.fromEntries(
     RESOLUTIONS.map((resolution) => {
       const multiplier = pricing.resolutionMultipliers[resolution];
@@ -27,10 +29,10 @@ export function toModelView(model: VideoModel, now = new Date()) {
     display_name: record.display_name,
     description: record.description,
     status: record.status,
-    lifecycle: phaseOf(record, now),
-    deprecated_at: record.deprecated_at ?? null,
-    sunset_at: retiredAt(record) ?? null,
-    replacement: record.replacement ?? null,
+    lifecycle: phaseOf(lifecycle, now),
+    deprecated_at: lifecycle.deprecated_at ?? null,
+    sunset_at: retiredAt(lifecycle) ?? null,
+    replacement: lifecycle.replacement ?? null,
     billing_mode: record.billing_mode,
     pricing: {
       price_per_call: unitsToYuan(pricing.pricePerCallUnits),

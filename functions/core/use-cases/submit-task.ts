@@ -24,6 +24,7 @@ import type { ReferenceKind } from '../uploads.js';
 import { resolveGeneration } from '../resolve-generation.js';
 import { costBreakdown } from '../task.js';
 import type { CostBreakdown, TaskRecord } from '../task.js';
+import { lifecycleOf, offeredOnPlatform } from '../video-model.js';
 import type { VideoModel } from '../video-model.js';
 import { pendingWebhookKeys } from '../webhook.js';
 import { reauthenticate } from './authenticate.js';
@@ -91,7 +92,7 @@ export async function submitTaskIdempotently(
   });
   // A deprecated model says so on every submit, a replayed one too (docs/api-contract.md, "Models that come and go").
   const model = await found?.catch(() => undefined);
-  return { ...outcome, headers: model ? deprecationHeaders(model.record, now) : {} };
+  return { ...outcome, headers: model ? deprecationHeaders(lifecycleOf(model), now) : {} };
 }
 
 async function createTask(
@@ -170,9 +171,15 @@ async function findModel(reference: ModelReference, models: ModelCatalog): Promi
 
 /** A retired model is refused before anything is charged, naming it, when, and what to move to. */
 function assertNotRetired(model: VideoModel, now: Date): void {
-  if (phaseOf(model.record, now) !== 'retired') return;
-  const { name, replacement } = model.record;
-  const when = retiredAt(model.record)?.slice(0, 10);
+  const lifecycle = lifecycleOf(model);
+  const { name } = model.record;
+  if (!offeredOnPlatform(model, now) && phaseOf(lifecycle, now) !== 'retired') {
+    // The upstream names no id for it on this stack's platform: never offered here.
+    throw new InvalidRequestError(`model: "${name}" is not offered by this service: see GET /api/v1/models`);
+  }
+  if (phaseOf(lifecycle, now) !== 'retired') return;
+  const { replacement } = lifecycle;
+  const when = retiredAt(lifecycle)?.slice(0, 10);
   const instead = replacement ? `use "${replacement}" instead` : 'choose another: see GET /api/v1/models';
   throw new InvalidRequestError(`model: "${name}" was retired on ${when} and is no longer made; ${instead}`);
 }

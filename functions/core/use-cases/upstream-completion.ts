@@ -39,7 +39,8 @@ export type UpstreamProgress =
 /**
  * How long an upstream job cancelled under a live task is taken for a customer's cancel still recording its
  * refund (the cancel stops the job first, then refunds): the task is left to it meanwhile, so that it ends
- * `refunded`, not `failed`. A job cancelled longer ago (by an operator, say) fails the task.
+ * `refunded`, not `failed`. A job cancelled longer ago (by an operator, say) fails the task; one cancelled at a
+ * time the upstream does not report is left to the task's deadline.
  */
 export const CANCEL_SETTLE_MS = 30_000;
 
@@ -131,7 +132,11 @@ export async function checkUpstream(task: TaskRecord, deps: CompletionDeps): Pro
       if (task.upstream_slot_phase !== 'running') await releaseQueuedSlot(task, deps);
       return undefined;
     case 'cancelled':
-      if (job.cancelledAt !== undefined && now.getTime() - Date.parse(job.cancelledAt) < CANCEL_SETTLE_MS) {
+      // Only a customer's cancel (or an operator) stops a job, and the cancel stops it before it refunds: a job
+      // cancelled moments ago, or at a time the upstream does not say (Model Studio), is left to that cancel, so the
+      // task ends `refunded` with no webhook whoever sees the cancellation first. One nobody refunds fails at its
+      // deadline (docs/task-lifecycle.md, "Cancel").
+      if (job.cancelledAt === undefined || now.getTime() - Date.parse(job.cancelledAt) < CANCEL_SETTLE_MS) {
         return undefined;
       }
       return fail(task, new UpstreamJobFailedError('the generator cancelled the task'), deps);

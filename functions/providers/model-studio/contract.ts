@@ -91,10 +91,13 @@ export function wanModel(key: string): WanModel | undefined {
 }
 
 /**
- * The gateway's default per account: queued slots (jobs PENDING upstream) and the ceiling on jobs in
- * flight. How many PENDING tasks an account may hold is not documented: a small number, raised by an operator.
+ * The gateway's default per account: queued slots (jobs PENDING upstream) and the ceiling on jobs in flight.
+ * Model Studio's rate-limit page (docs/providers/model-studio.md, "Rate limits and capacity") is reported to give
+ * Wan 2.7 and 2.6 video 5 submissions per second and 5 concurrent tasks per root account; the stored copy read
+ * confirms the per-account rule, not the numbers. 5 and 5 is the safe side either way; an operator raises them
+ * with `upstream:set` once the account's limits are known.
  */
-export const MODEL_STUDIO_ACCOUNT_DEFAULTS = { capacity: 10, inflightCeiling: 10 } as const;
+export const MODEL_STUDIO_ACCOUNT_DEFAULTS = { capacity: 5, inflightCeiling: 5 } as const;
 
 /** Its brands and its model ids (`wan2.7-t2v`, docs/providers/model-studio.md); its task ids are bare UUIDs. */
 export const MODEL_STUDIO_PRIVATE_WORDS: UpstreamWords = {

@@ -24,7 +24,9 @@ export const FAST_TWO_ACCOUNTS = {
 };
 /** `work` on a local stack in a child process (BENCH_ENVIRONMENT unless `options` says), stopped after it. */
 export async function withStack<T>(options: LocalStackOptions, work: (stack: StackProcess) => Promise<T>) {
-  const stack = await startStackProcess({ environment: BENCH_ENVIRONMENT, ...options });
+  // Ark on Volcengine: BytePlus retired the per-call model the bench submits (docs/providers/ark.md, "Models per platform").
+  const upstreams = { ark: { kind: 'simulator', platform: 'volcengine' } } as const;
+  const stack = await startStackProcess({ environment: BENCH_ENVIRONMENT, upstreams, ...options });
   return work(stack).finally(() => stack.stop());
 }
 /** A knob (lib/dev/bench/README.md) or its default. */

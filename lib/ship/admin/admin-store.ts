@@ -358,13 +358,23 @@ export class AdminStore {
   async setModelLifecycle(
     name: string,
     change: Partial<Record<'deprecated_at' | 'sunset_at' | 'retired_at' | 'replacement', string | null>>,
+    platform?: string,
   ): Promise<VideoModelRecord> {
     const item = (await this.catalog.models()).find((model) => model['name'] === name);
     if (!item) throw new AdminError(`no model named ${name} in the catalog`);
     const next: Record<string, unknown> = { ...item };
+    // With a platform, the dates of that platform alone (`platform_lifecycle`, functions/core/model-lifecycle.ts).
+    const platforms = { ...(item['platform_lifecycle'] as Record<string, Record<string, unknown>> | undefined) };
+    const target: Record<string, unknown> = platform === undefined ? next : { ...platforms[platform] };
     for (const [field, value] of Object.entries(change)) {
-      if (value === null) delete next[field];
-      else if (value !== undefined) next[field] = value;
+      if (value === null) delete target[field];
+      else if (value !== undefined) target[field] = value;
+    }
+    if (platform !== undefined) {
+      if (Object.keys(target).length > 0) platforms[platform] = target;
+      else delete platforms[platform];
+      if (Object.keys(platforms).length > 0) next['platform_lifecycle'] = platforms;
+      else delete next['platform_lifecycle'];
     }
     const { record } = catalogVideoModel(next);
     await this.catalog.putModel(next);

@@ -203,8 +203,15 @@ describe('upstream completion', () => {
       expect(waker.answers).toHaveLength(1);
     });
 
-    it('cancelled upstream (by an operator, say) → failed and refunded', async () => {
+    it('cancelled upstream at a time it does not say (Model Studio) → left to the cancel: still waiting', async () => {
       provider.status = { state: 'cancelled' };
+      await awaitCompletion(TASK_ID, 'wake-1', deps);
+      expect(waker.answers).toEqual([]);
+      expect((await stored()).status).toBe('running');
+    });
+
+    it('cancelled upstream long ago (by an operator, say) → failed and refunded', async () => {
+      provider.status = { state: 'cancelled', cancelledAt: new Date(NOW.getTime() - CANCEL_SETTLE_MS).toISOString() };
       await awaitCompletion(TASK_ID, 'wake-1', deps);
       expect(await stored()).toMatchObject({
         status: 'failed',

@@ -313,14 +313,18 @@ class Simulator {
     return body;
   }
 
-  /** Only a PENDING task is cancelled; any other answers 400 (the exact code is unconfirmed). */
+  /**
+   * Only a PENDING task is cancelled (the asynchronous task management page: "cancel queued tasks"); any other
+   * answers 400 `UnsupportedOperation` with the message the DashScope SDK's test snapshots show (unconfirmed).
+   */
   private cancel(res: ServerResponse, id: string, key: string): void {
     const now = this.options.now();
     const task = this.visible(id, key, now);
     if (task === undefined) throw new DashScopeError(400, 'InvalidParameter', `Task ${id} is not found.`);
     const status = this.statusOf(task, now);
     if (status !== 'PENDING') {
-      throw new DashScopeError(400, 'UnsupportedOperation', `Failed to cancel the task: it is ${status}, not PENDING.`);
+      const message = 'Failed to cancel the task, please confirm if the task is in PENDING status.';
+      throw new DashScopeError(400, 'UnsupportedOperation', message);
     }
     task.cancelledAt = now;
     this.persist();
