@@ -81,6 +81,40 @@ export const ModelSchema = v.object({
  * and the upstream request all take their types from this output: a new field for the upstream is
  * added here, defaulted in resolve-generation.ts if it needs a default, and mapped in the adapter.
  */
+/** Metadata limits (docs/api-contract.md, "Metadata"): as many pairs, and as long, as OpenAI's and Stripe's take. */
+export const MAX_METADATA_PAIRS = 16;
+export const MAX_METADATA_KEY_LENGTH = 64;
+export const MAX_METADATA_VALUE_LENGTH = 512;
+
+/** The client's own data on a task: up to 16 string pairs, echoed on the task, in lists and in webhooks. */
+export const TaskMetadataSchema = v.pipe(
+  // A JSON list is an object too, and a record would take it with keys "0", "1", …: refused first.
+  v.unknown(),
+  v.check(
+    (input) => typeof input === 'object' && input !== null && !Array.isArray(input),
+    'must be an object of string keys and string values',
+  ),
+  v.record(
+    v.pipe(
+      v.string(),
+      v.minLength(1, 'keys must not be empty'),
+      v.maxLength(MAX_METADATA_KEY_LENGTH, `keys must be at most ${MAX_METADATA_KEY_LENGTH} characters`),
+    ),
+    v.pipe(
+      v.string('values must be strings'),
+      v.maxLength(MAX_METADATA_VALUE_LENGTH, `values must be at most ${MAX_METADATA_VALUE_LENGTH} characters`),
+    ),
+    'must be an object of string keys and string values',
+  ),
+  v.check(
+    (pairs) => Object.keys(pairs).length <= MAX_METADATA_PAIRS,
+    `must hold at most ${MAX_METADATA_PAIRS} key-value pairs`,
+  ),
+  v.description(
+    `Your own data: up to ${MAX_METADATA_PAIRS} string pairs, keys ≤ ${MAX_METADATA_KEY_LENGTH} and values ≤ ${MAX_METADATA_VALUE_LENGTH} characters; echoed on the task, in lists (filter with metadata[key]=value) and in webhooks.`,
+  ),
+);
+
 export const GenerationSchema = v.pipe(
   v.object({
     prompt: v.pipe(
@@ -130,6 +164,7 @@ export const GenerationSchema = v.pipe(
     generateAudio: v.optional(v.boolean('must be true or false')),
     image_mode: imageMode,
     imageMode,
+    metadata: v.optional(TaskMetadataSchema),
   }),
   v.transform((fields) => ({
     prompt: fields.prompt,
@@ -144,6 +179,7 @@ export const GenerationSchema = v.pipe(
       webhookUrl: fields.webhook_url ?? fields.webhookUrl,
       generateAudio: fields.generate_audio ?? fields.generateAudio,
       imageMode: fields.image_mode ?? fields.imageMode,
+      metadata: fields.metadata,
     }),
   })),
 );

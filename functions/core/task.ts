@@ -114,6 +114,8 @@ export interface TaskView {
   model: string;
   /** The prompt as submitted. */
   prompt: string;
+  /** The client's own pairs, as submitted; `{}` without any. */
+  metadata: Record<string, string>;
   duration: number;
   resolution: Resolution;
   ratio: Ratio;
@@ -199,6 +201,7 @@ export function toTaskView(task: TaskViewSource): TaskView {
     error_message: task.status === 'failed' ? (task.error_message ?? null) : null,
     model: task.generation.modelName,
     prompt: task.generation.prompt,
+    metadata: task.generation.metadata ?? {},
     duration: task.generation.durationSeconds,
     resolution: task.generation.resolution,
     ratio: task.generation.ratio,

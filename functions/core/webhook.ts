@@ -83,6 +83,10 @@ export const WebhookPayloadSchema = v.strictObject({
   video_url: v.pipe(v.optional(v.string()), v.description('On success: the signed video URL (24 h).')),
   result_url: v.pipe(v.optional(v.string()), v.description('Form B name of video_url (the same value).')),
   error_message: v.pipe(v.optional(v.string()), v.description('On failure: why (the cost is refunded).')),
+  metadata: v.pipe(
+    v.optional(v.record(v.string(), v.string())),
+    v.description('Your own pairs from the submit (`metadata`), when it had any.'),
+  ),
   cost: v.pipe(v.number(), v.description('CNY charged (refunded in full on failure).')),
   finished_at: v.pipe(v.string(), v.description('When the task ended (ISO 8601).')),
   test: v.pipe(
@@ -100,6 +104,9 @@ export function buildWebhookPayload(task: TaskRecord): WebhookPayload | undefine
     task_id: task.task_id,
     status: task.status,
     model: task.generation.modelName,
+    ...(task.generation.metadata && Object.keys(task.generation.metadata).length > 0
+      ? { metadata: task.generation.metadata }
+      : {}),
     cost: unitsToYuan(task.cost_units),
     finished_at: task.finished_at ?? task.updated_at,
   };

@@ -22,9 +22,17 @@ export class DynamoDbTaskList implements TaskList {
 
   async listByAccount(
     accountId: string,
-    options: { limit: number; status?: TaskStatus; after?: TaskListPosition; order?: 'asc' | 'desc' },
+    options: {
+      limit: number;
+      status?: TaskStatus;
+      model?: string;
+      metadata?: readonly [string, string];
+      after?: TaskListPosition;
+      order?: 'asc' | 'desc';
+    },
   ): Promise<TaskListPage> {
-    const { limit, status, after, order } = options;
+    const { limit, after, order } = options;
+    const filter = filterOf(options);
     const tasks: ListedTask[] = [];
     let startKey: Record<string, unknown> | undefined = after && positionOf(after);
     let evaluated = 0;
@@ -34,12 +42,12 @@ export class DynamoDbTaskList implements TaskList {
           TableName: this.table,
           IndexName: TASKS_BY_ACCOUNT_INDEX.name,
           KeyConditionExpression: '#account = :account',
-          ...(status ? { FilterExpression: '#status = :status' } : {}),
-          ExpressionAttributeNames: { '#account': 'account_id', ...(status ? { '#status': 'status' } : {}) },
-          ExpressionAttributeValues: { ':account': accountId, ...(status ? { ':status': status } : {}) },
+          ...(filter && { FilterExpression: filter.expression }),
+          ExpressionAttributeNames: { '#account': 'account_id', ...filter?.names },
+          ExpressionAttributeValues: { ':account': accountId, ...filter?.values },
           ScanIndexForward: order === 'asc',
           // One more than the page needs: a page that ends with the account's last task gets no cursor.
-          Limit: status ? FILTERED_BATCH : limit + 1 - tasks.length,
+          Limit: filter ? FILTERED_BATCH : limit + 1 - tasks.length,
           ExclusiveStartKey: startKey,
         }),
       );
@@ -55,6 +63,29 @@ export class DynamoDbTaskList implements TaskList {
       if (evaluated >= MAX_EVALUATED) return { tasks, next: positionOf(startKey as TaskListPosition) };
     }
   }
+}
+
+/** The filters as one expression on what the index projects (the status, the generation), or undefined. */
+function filterOf(options: { status?: TaskStatus; model?: string; metadata?: readonly [string, string] }) {
+  const parts: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  if (options.status) {
+    parts.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = options.status;
+  }
+  if (options.model) {
+    parts.push('#generation.#modelName = :model');
+    Object.assign(names, { '#generation': 'generation', '#modelName': 'modelName' });
+    values[':model'] = options.model;
+  }
+  if (options.metadata) {
+    parts.push('#generation.#metadata.#metaKey = :metaValue');
+    Object.assign(names, { '#generation': 'generation', '#metadata': 'metadata', '#metaKey': options.metadata[0] });
+    values[':metaValue'] = options.metadata[1];
+  }
+  return parts.length > 0 ? { expression: parts.join(' AND '), names, values } : undefined;
 }
 
 /** The index's key of a task (its own key and the index's): where a page starts or ends. */

@@ -21,6 +21,14 @@ export interface TaskList {
    */
   listByAccount(
     accountId: string,
-    options: { limit: number; status?: TaskStatus; after?: TaskListPosition; order?: 'asc' | 'desc' },
+    options: {
+      limit: number;
+      status?: TaskStatus;
+      /** Only tasks of this model (its name), and only those whose metadata holds this pair. */
+      model?: string;
+      metadata?: readonly [string, string];
+      after?: TaskListPosition;
+      order?: 'asc' | 'desc';
+    },
   ): Promise<TaskListPage>;
 }

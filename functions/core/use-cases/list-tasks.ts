@@ -41,6 +41,14 @@ export const ListTasksQuerySchema = v.object({
       v.description('Only tasks in this status.'),
     ),
   ),
+  model: v.optional(
+    v.pipe(
+      v.string(),
+      v.minLength(1, 'must be a model name'),
+      v.maxLength(64, 'must be a model name'),
+      v.description('Only tasks of this model (its name).'),
+    ),
+  ),
   cursor: v.optional(
     v.pipe(
       v.string(),
@@ -78,17 +86,26 @@ export async function listTasks(
   deps: ListTasksDeps,
 ): Promise<TaskListView> {
   const { accountId } = await caller;
-  const { limit, status, cursor } = parseQuery(query ?? {});
+  const { limit, status, model, metadata, cursor } = parseQuery(query ?? {});
   const page = await deps.taskList.listByAccount(accountId, {
     limit,
     ...(status ? { status } : {}),
+    ...(model ? { model } : {}),
+    ...(metadata ? { metadata } : {}),
     ...(cursor ? { after: decodeCursor(cursor, accountId) } : {}),
   });
   const tasks = await Promise.all(page.tasks.map((task) => withFreshVideoUrl(task, deps)));
   return { items: tasks.map(toTaskView), next_cursor: page.next ? encodeCursor(page.next) : null };
 }
 
-function parseQuery(query: Record<string, string | undefined>) {
+/** `metadata[key]=value`: only tasks whose metadata holds that pair (docs/api-contract.md, "Metadata"). */
+const METADATA_PARAMETER = /^metadata\[(.{1,64})\]$/;
+
+function parseQuery(all: Record<string, string | undefined>) {
+  const pairs = Object.entries(all).filter(([name]) => METADATA_PARAMETER.test(name));
+  if (pairs.length > 1) throw new InvalidRequestError('metadata: filter by one pair at a time (metadata[key]=value)');
+  const query = Object.fromEntries(Object.entries(all).filter(([name]) => !METADATA_PARAMETER.test(name)));
+  const metadata = pairs[0] && ([METADATA_PARAMETER.exec(pairs[0][0])![1]!, pairs[0][1] ?? ''] as const);
   const known = Object.keys(ListTasksQuerySchema.entries);
   const unknown = Object.keys(query).filter((name) => !known.includes(name));
   if (unknown.length > 0) {
@@ -99,7 +116,7 @@ function parseQuery(query: Record<string, string | undefined>) {
     const issue = result.issues[0];
     throw new InvalidRequestError(`${issue.path?.[0]?.key as string}: ${issue.message}`);
   }
-  return { ...result.output, limit: result.output.limit ?? DEFAULT_LIST_LIMIT };
+  return { ...result.output, limit: result.output.limit ?? DEFAULT_LIST_LIMIT, metadata };
 }
 
 export function encodeCursor(position: TaskListPosition): string {

@@ -15,6 +15,7 @@ const task = {
   error_message: null,
   model: 'seedance-1.5-pro',
   prompt: 'A red fox runs through fresh snow at dawn',
+  metadata: { campaign: 'winter-2026' },
   duration: 5,
   resolution: '720p',
   ratio: '16:9',

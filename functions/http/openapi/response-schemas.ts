@@ -78,6 +78,10 @@ export const TaskSchema = v.pipe(
     ),
     model: v.pipe(v.string(), v.description('The model that generates the video (its name).')),
     prompt: v.pipe(v.string(), v.description('The prompt as submitted.')),
+    metadata: v.pipe(
+      v.record(v.string(), v.string()),
+      v.description('Your own pairs, as submitted (`metadata`); {} without any.'),
+    ),
     duration: v.pipe(v.number(), v.integer(), v.description('Seconds of video, as generated and billed.')),
     resolution: v.pipe(v.picklist(RESOLUTIONS), v.description('The resolution generated.')),
     ratio: v.pipe(v.picklist(RATIOS), v.description('The aspect ratio generated.')),

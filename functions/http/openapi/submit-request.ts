@@ -64,6 +64,14 @@ const SUBMIT_FIELD_DOCS: Record<string, Json> = {
   image_mode: {
     description: "The images' role: first_frame, first_last_frame or reference. Default: the model's first.",
   },
+  metadata: {
+    type: 'object',
+    additionalProperties: { type: 'string', maxLength: 512 },
+    propertyNames: { minLength: 1, maxLength: 64 },
+    maxProperties: 16,
+    description:
+      'Your own data: up to 16 string pairs (keys up to 64 characters, values up to 512), echoed on the task, in lists (filter with metadata[key]=value) and in the completion webhook.',
+  },
   // Form B's spelling of each field says only that.
   ...Object.fromEntries(SPELLINGS.map(([formA, formB]) => [formB, { description: `Form B spelling of ${formA}.` }])),
 };
