@@ -3,6 +3,7 @@
  * and each Lambda asset is a real bundle: it loads under Node 22 outside the repository with only its
  * function's environment, exports `handler`, stays within 550 KiB, and equals the local stack's build.
  */
+import { CATALOG } from '../../functions/catalog.js';
 import { execFile, execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -124,9 +125,11 @@ it('the local stack runs these very bundles: its build (lib/ship/build/lambda-bu
 }, 600_000);
 
 // Every bundle carries each provider's contract (the registry, through the settings); two providers made
-// the largest about 512 KB.
-it('every bundle stays within the 550 KiB budget', () => {
-  const over = bundles.filter((bundle) => statSync(bundle.file).size > 550 * 1024);
+// the largest about 512 KB. A function may state a budget of its own, with why (functions/catalog.ts).
+it('every bundle stays within its budget: 550 KiB unless its catalog entry says otherwise', () => {
+  const budgetOf = (functionName: string) =>
+    CATALOG.find(({ id }) => functionName === `vgs-${id}`)?.bundleBudgetKiB ?? 550;
+  const over = bundles.filter((bundle) => statSync(bundle.file).size > budgetOf(bundle.functionName) * 1024);
   expect(over.map((bundle) => `${bundle.functionName}: ${statSync(bundle.file).size} bytes`)).toEqual([]);
 });
 

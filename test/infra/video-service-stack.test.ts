@@ -174,7 +174,7 @@ describe('functions', () => {
   it('that authenticate get the rate limit default', () => {
     // The upstream's callback route takes no API key (a per-task secret in its path guards it): no limiter; nor
     // do the health route and the API's description (docs/api-contract.md, "Routes").
-    const unauthenticated = ['UpstreamCallback', 'Health', 'GetOpenApi', 'GetDocs'];
+    const unauthenticated = ['UpstreamCallback', 'AlipayNotify', 'Health', 'GetOpenApi', 'GetDocs'];
     // The console's routes take a Cognito token, not a key: no limiter either (CreateKey states the default).
     const consoleRoutes = API_ROUTES.filter((route) => route.auth === 'jwt').map((route) => route.id);
     for (const id of API_ROUTES.map((route) => route.id)) {
@@ -199,6 +199,9 @@ describe('functions', () => {
       'ConsoleGetTask',
       'CancelTask',
       'UpstreamCallback',
+      // OpenAI's retrieve is our GetTask; its delete of a queued video is our cancel (docs/openai-videos.md).
+      'OpenAiGetVideo',
+      'OpenAiDeleteVideo',
     ];
     for (const id of callers) {
       expect(envOf(id), id).toMatchObject({ ARK_BASE_URL: expect.stringMatching(/^https:\/\//) });
@@ -219,8 +222,10 @@ describe('functions', () => {
       [ENV.completionCheckSeconds.name]: ENV.completionCheckSeconds.default,
       [ENV.completionPollSeconds.name]: ENV.completionPollSeconds.default,
     });
-    // Only StartUpstream puts the URL in a create.
-    for (const id of ALL_FUNCTION_IDS.filter((id) => id !== 'StartUpstream')) {
+    // Only StartUpstream puts the URL in a create; the top-up functions name our Alipay notify route with it.
+    const topups = ['CreateTopup', 'GetTopup', 'AlipayNotify', 'SweepTopups'];
+    const namesNotifyRoute = (id: string) => topups.includes(id) || topups.includes(id.replace(/^Console/, ''));
+    for (const id of ALL_FUNCTION_IDS.filter((id) => id !== 'StartUpstream' && !namesNotifyRoute(id))) {
       expect(envOf(id), id).not.toHaveProperty(ENV.callbackBaseUrl.name);
     }
   });
@@ -236,6 +241,8 @@ describe('functions', () => {
       'CancelTask',
       'UpstreamCallback',
       'ReconcileTasks',
+      'OpenAiGetVideo',
+      'OpenAiDeleteVideo',
     ];
     for (const id of ALL_FUNCTION_IDS) {
       const answers = wakers.includes(id);
@@ -271,6 +278,8 @@ describe('functions', () => {
       'CompleteTask',
       'DeliverWebhook',
       'PrepareInputs',
+      'OpenAiGetVideo',
+      'OpenAiGetVideoContent',
     ];
     for (const id of ALL_FUNCTION_IDS) {
       const signs = signers.includes(id);
@@ -297,6 +306,9 @@ describe('functions', () => {
       SubmitTask: ['s3:GetObject', 's3:ListBucket'],
       PrepareInputs: ['s3:GetObject', 's3:ListBucket', 's3:PutObject'],
       [UPLOAD_TRANSCODER.id]: ['s3:GetObject', 's3:ListBucket', 's3:PutObject'],
+      // OpenAI's create stores an uploaded input_reference as our uploads are; its delete removes a finished video.
+      OpenAiCreateVideo: ['s3:GetObject', 's3:ListBucket', 's3:PutObject'],
+      OpenAiDeleteVideo: ['s3:DeleteObject'],
     };
     for (const id of ALL_FUNCTION_IDS) {
       const s3 = actionsOf(id).filter((a) => a.startsWith('s3:'));
@@ -443,7 +455,10 @@ describe('functions', () => {
       expect(actionsOf(id).includes('states:StartExecution'), id).toBe(
         id === TASK_STARTS.starter.id || id === 'ReconcileTasks',
       );
-      expect(actionsOf(id).includes('states:StopExecution'), id).toBe(id === 'CancelTask');
+      // OpenAI's delete of a queued video is our cancel.
+      expect(actionsOf(id).includes('states:StopExecution'), id).toBe(
+        id === 'CancelTask' || id === 'OpenAiDeleteVideo',
+      );
       expect(actionsOf(id).includes('states:DescribeExecution'), id).toBe(id === 'ReconcileTasks');
     }
     // By its name, known before the machine (made after the functions it calls): the same expression.
@@ -1128,7 +1143,9 @@ describe('Secrets Manager', () => {
     );
     for (const [id, secret] of providerKeys) expect(secret, id).toMatchObject({ DeletionPolicy: 'Retain' });
     expect(secrets.filter(([id]) => id.includes('SigningKey'))).toHaveLength(1);
-    expect(secrets).toHaveLength(PROVIDER_NAMES.length + 1);
+    // And our Alipay app's private key (docs/money-and-ledger.md, "Top-ups").
+    expect(secrets.filter(([id]) => id.includes('AlipayAppPrivateKey'))).toHaveLength(1);
+    expect(secrets).toHaveLength(PROVIDER_NAMES.length + 2);
   });
 });
 

@@ -207,7 +207,7 @@ describe('callers that retry a throttle until it passes', () => {
       { id: 'TransferVideo', uses: [], reservedConcurrency: 1 },
       async () => async () => {
         await opened;
-        return { video_key: 'videos/a/t.mp4', bytes: 1 };
+        return { video_key: 'videos/a/t.mp4', bytes: 1, aigc: null };
       },
       'TransferVideo',
       limits,
@@ -217,7 +217,7 @@ describe('callers that retry a throttle until it passes', () => {
       handlers[functionArn(fn.id)] = async (event) => {
         const token = (event as { task_token?: string }).task_token;
         if (token === undefined) return fn.id === 'TransferVideo' ? transfer(event) : answers[fn.id];
-        const output = fn.id === 'AwaitCompletion' ? { state: 'succeeded', video_url: 'u', video_key: 'k' } : {};
+        const output = fn.id === 'AwaitCompletion' ? { state: 'succeeded', job_id: 'j', provider: 'ark', video_url: 'u', video_key: 'k' } : {};
         void sfn.send(new SendTaskSuccessCommand({ taskToken: token, output: JSON.stringify(output) }));
         return null;
       };

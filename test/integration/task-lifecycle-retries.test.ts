@@ -76,10 +76,11 @@ const started = { state: 'started', job_id: 'job-1', check_seconds: 1 };
 const succeeded = {
   state: 'succeeded',
   job_id: 'job-1',
+  provider: 'ark',
   video_url: 'https://upstream.example.com/v.mp4',
   video_key: 'videos/a/t.mp4',
 };
-const transferred = { video_key: 'videos/a/t.mp4', bytes: 1 };
+const transferred = { video_key: 'videos/a/t.mp4', bytes: 1, aigc: null };
 const completed = { status: 'success', notify: false };
 const refunded = { status: 'failed', refunded: true, notify: false };
 

@@ -134,6 +134,7 @@ describe("the wait for the job's end", () => {
         {
           state: 'succeeded',
           job_id: 'job-1',
+          provider: 'ark',
           video_url: 'https://upstream.example.com/v.mp4',
           video_key: 'videos/a/t.mp4',
         },
@@ -141,13 +142,19 @@ describe("the wait for the job's end", () => {
       ),
       TransferVideo: async (input) => {
         transfers.push(input);
-        return { video_key: 'videos/a/t.mp4', bytes: 1 };
+        return { video_key: 'videos/a/t.mp4', bytes: 1, aigc: null };
       },
       CompleteTask: async () => ({ status: 'success', notify: true }),
     });
     expect(result.status).toBe('SUCCEEDED');
     expect(transfers).toEqual([
-      { task_id: result.taskId, source_url: 'https://upstream.example.com/v.mp4', video_key: 'videos/a/t.mp4' },
+      {
+        task_id: result.taskId,
+        source_url: 'https://upstream.example.com/v.mp4',
+        job_id: 'job-1',
+        provider: 'ark',
+        video_key: 'videos/a/t.mp4',
+      },
     ]);
     // A success's webhook is queued by CompleteTask itself (its function), never by the state machine.
     expect(result.messages).toEqual([]);

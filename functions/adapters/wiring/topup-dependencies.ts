@@ -7,25 +7,16 @@ import type { PaymentGateway, TradeState } from '../../core/ports/payments.js';
 import { yuanToUnits } from '../../core/money.js';
 import type { TopupReports } from '../../core/use-cases/topups/settle-topup.js';
 import { AlipayGateway } from '../alipay/alipay-gateway.js';
-import { dynamoDocumentClient } from '../dynamodb/client.js';
-import { DynamoDbTopups } from '../dynamodb/topups.js';
 import { logger } from '../runtime/logger.js';
 import { countMetric, METRIC } from '../runtime/metrics.js';
 import { readEnv } from '../runtime/config.js';
 import { cachedSecret } from '../runtime/secret-value.js';
+import { topupStore } from './topup-store.js';
 
 /** Alipay's calls: a QR code or a trade's state, well within a route's 10 s. */
 const ALIPAY_TIMEOUT_MS = 5_000;
 /** The route Alipay posts its notifications to, under the API's public base. */
 export const ALIPAY_NOTIFY_PATH = '/api/v1/payments/alipay/notify';
-
-export function topupStore() {
-  return new DynamoDbTopups(dynamoDocumentClient(), {
-    topups: readEnv('topupsTable'),
-    accounts: readEnv('accountsTable'),
-    ledger: readEnv('ledgerTable'),
-  });
-}
 
 /** Alipay, made on first use: the private key may be a secret, read once per cold start. */
 export function paymentGateway(): PaymentGateway {

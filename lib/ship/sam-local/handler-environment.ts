@@ -30,7 +30,7 @@ export interface PaymentEndpoint {
 
 /** What a run without payments gets: enough for the top-up functions to load, nothing they could reach. */
 const NO_PAYMENTS: PaymentEndpoint = {
-  gatewayUrl: 'http://127.0.0.1:9/gateway.do',
+  gatewayUrl: 'http://alipay.invalid/gateway.do',
   appId: 'no-alipay-app',
   appPrivateKey: 'none',
   alipayPublicKey: 'none',
