@@ -6,6 +6,7 @@
  * tries, not timings, keep each in its state at the kill, however slow the machine.
  * Owns its stack: it kills the whole stack and starts it again.
  */
+import { TEST_UPSTREAMS } from '../support/test-stack.js';
 import { labelMp4, readAigcLabel } from '../../functions/core/mp4-label/index.js';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -38,6 +39,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'vgs-crash-scale-'));
 // upstream keeps its jobs in the data directory, as a real one outlives our crash.
 const OPTIONS: LocalStackOptions = {
   dataDir,
+  // The lite model this test pays with is offered on Volcengine only (docs/providers/ark.md, "Models per platform").
+  upstreams: TEST_UPSTREAMS,
   pollIntervalSeconds: 8,
   upstream: { queuedMs: 400, runningMs: 1_100 },
   environment: { DEFAULT_RATE_LIMIT_PER_SECOND: '100000', POWERTOOLS_LOG_LEVEL: 'WARN' },
