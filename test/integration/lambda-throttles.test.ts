@@ -217,7 +217,10 @@ describe('callers that retry a throttle until it passes', () => {
       handlers[functionArn(fn.id)] = async (event) => {
         const token = (event as { task_token?: string }).task_token;
         if (token === undefined) return fn.id === 'TransferVideo' ? transfer(event) : answers[fn.id];
-        const output = fn.id === 'AwaitCompletion' ? { state: 'succeeded', job_id: 'j', provider: 'ark', video_url: 'u', video_key: 'k' } : {};
+        const output =
+          fn.id === 'AwaitCompletion'
+            ? { state: 'succeeded', job_id: 'j', provider: 'ark', video_url: 'u', video_key: 'k' }
+            : {};
         void sfn.send(new SendTaskSuccessCommand({ taskToken: token, output: JSON.stringify(output) }));
         return null;
       };
