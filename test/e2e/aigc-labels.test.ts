@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readAigcLabel } from '../../functions/core/mp4-label/index.js';
+import { runAdmin } from '../../lib/ship/admin/cli.js';
 import { REPOSITORY_ROOT } from '../../lib/ship/repository-root.js';
 import { sharedStack } from '../support/shared-stack.js';
 import { callApi, newAccount, pollUntil } from '../support/test-stack.js';
@@ -57,6 +58,13 @@ describe('the AI-content label of a delivered video', () => {
       });
     }
     expect(first.task.aigc?.produce_id).not.toBe(second.task.aigc?.produce_id);
+    // The operator's reader says the same of the file.
+    const file = join(dir, 'first.mp4');
+    writeFileSync(file, first.bytes);
+    const out: string[] = [];
+    const code = await runAdmin(['aigc:inspect', '--file', file], { out: (line) => out.push(line), err: () => {} });
+    expect(code).toBe(0);
+    expect(JSON.parse(out.join('\n'))).toMatchObject({ Label: '1', PropagateID: first.task.task_id });
   });
 
   it.skipIf(!hasFfprobe)('shows in ffprobe -show_format, the video stream identical to the upstream file', async () => {

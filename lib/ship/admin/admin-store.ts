@@ -4,6 +4,8 @@
  * takes a balance past MAX_BALANCE_UNITS (checked first, and again by the write's own condition). Every
  * balance movement writes its ledger entry in its own transaction (docs/money-and-ledger.md, "Ledger").
  */
+import { getItem } from '../../../functions/adapters/dynamodb/consistent-read.js';
+import type { TaskRecord } from '../../../functions/core/task.js';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ForbiddenError } from '../../../functions/core/api-error.js';
 import { generateApiKey, hashApiKey, isWellFormedApiKey, newApiKeyRecord } from '../../../functions/core/api-key.js';
@@ -110,6 +112,11 @@ export class AdminStore {
 
   async accountExists(accountId: string): Promise<boolean> {
     return (await this.account(accountId)) !== undefined;
+  }
+
+  /** A task as stored (aigc:inspect reads its label). */
+  async taskRecord(taskId: string): Promise<TaskRecord | undefined> {
+    return getItem<TaskRecord>(this.db, this.tables.tasks, { task_id: taskId });
   }
 
   /** The account with how many keys it has (the keys table is scanned: an admin action, not a request's). */

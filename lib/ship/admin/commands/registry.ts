@@ -10,6 +10,7 @@ import { KEY_COMMANDS } from './keys.js';
 import { LEDGER_COMMANDS } from './ledger.js';
 import { MODEL_MARGIN_COMMANDS } from './model-margins.js';
 import { MODEL_COMMANDS } from './models.js';
+import { AIGC_COMMANDS } from './aigc.js';
 import { TOPUP_COMMANDS } from './topups.js';
 import { UPGRADE_COMMANDS } from './upgrade.js';
 import { UPSTREAM_COMMANDS } from './upstream.js';
@@ -21,6 +22,7 @@ export const COMMANDS: Record<string, Command> = {
   ...BALANCE_COMMANDS,
   ...LEDGER_COMMANDS,
   ...TOPUP_COMMANDS,
+  ...AIGC_COMMANDS,
   ...KEY_COMMANDS,
   ...MODEL_COMMANDS,
   ...MODEL_MARGIN_COMMANDS,
