@@ -20,7 +20,8 @@ import { catalogRecord, catalogRecords, LITE, LITE_T2V, PRO, V2, V2_FAST } from 
 const PRICES = readUpstreamPrices();
 const ALL_RATIOS: readonly Ratio[] = ['16:9', '4:3', '1:1', '3:4', '9:16', '21:9'];
 /** Sweeping 2.0's 12,672 option sets takes a couple of seconds. */
-const SWEEP_MS = 60_000;
+// Generous: it only ends a sweep that never ends, on a machine other work shares (docs/testing.md).
+const SWEEP_MS = 240_000;
 
 const describeSet = (set: OptionSet) =>
   `${set.model} ${set.platform} ${set.resolution} ${set.ratio} ${set.duration}s audio=${set.generateAudio} ` +
