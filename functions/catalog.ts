@@ -13,6 +13,7 @@ import {
   TASK_STARTS,
   UPLOAD_TRANSCODER,
   TASKS_BY_ACCOUNT_INDEX,
+  TASKS_BY_KEY_INDEX,
   TASKS_IN_FLIGHT_INDEX,
   TASKS_SLOT_HOLDERS_INDEX,
   TASKS_WEBHOOK_PENDING_INDEX,
@@ -242,6 +243,7 @@ function consoleRoute(
   } satisfies FunctionDeclaration;
 }
 const accountSecrets = table('accounts', 'GetItem', 'UpdateItem');
+const keyRate = config(ENV.defaultRateLimitPerSecond.name);
 /** The model catalog: a Scan of its table, kept in the warm function for a while. */
 const modelCatalog: Access[] = [table('models', 'Scan'), config(ENV.modelCatalogCacheSeconds.name)];
 
@@ -494,6 +496,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     'list-transactions.ts',
     index('ledger', LEDGER_BY_TIME_INDEX.name),
   ),
+  // Filtered by key (`key_id`): the key found among the account's, its tasks read from the key's index.
   consoleRoute(
     'ListTasks',
     'GET',
@@ -501,19 +504,17 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     'list-tasks.ts',
     taskRepository(['UpdateItem']),
     index('tasks', TASKS_BY_ACCOUNT_INDEX.name),
+    index('tasks', TASKS_BY_KEY_INDEX.name),
+    index('apiKeys', API_KEYS_BY_ACCOUNT_INDEX.name),
     'videoUrlSigner',
   ),
   consoleRoute('GetTask', 'GET', '/tasks/{id}', 'get-task.ts', 'taskQuery'),
-  consoleRoute('ListKeys', 'GET', '/keys', 'list-keys.ts', consoleKeys()),
-  consoleRoute(
-    'CreateKey',
-    'POST',
-    '/keys',
-    'create-key.ts',
-    consoleKeys('PutItem'),
-    config(ENV.defaultRateLimitPerSecond.name),
-  ),
-  consoleRoute('UpdateKey', 'PATCH', '/keys/{id}', 'update-key.ts', consoleKeys('UpdateItem', 'GetItem')),
+  // Each key's view says its rate as a number: the service default when it has none (docs/console.md, "Keys").
+  consoleRoute('ListKeys', 'GET', '/keys', 'list-keys.ts', consoleKeys(), keyRate),
+  consoleRoute('CreateKey', 'POST', '/keys', 'create-key.ts', consoleKeys('PutItem'), keyRate),
+  consoleRoute('UpdateKey', 'PATCH', '/keys/{id}', 'update-key.ts', consoleKeys('UpdateItem', 'GetItem'), keyRate),
+  // Revoked for good, the record kept: its tasks and ledger entries still name it.
+  consoleRoute('DeleteKey', 'DELETE', '/keys/{id}', 'delete-key.ts', consoleKeys('UpdateItem', 'GetItem'), keyRate),
   // The account's webhook signing secrets (webhookSecrets(): on the account's item).
   consoleRoute('GetWebhookSecret', 'GET', '/webhook-secret', 'get-webhook-secret.ts', accountSecrets),
   consoleRoute('RotateWebhookSecret', 'POST', '/webhook-secret/rotate', 'rotate-webhook-secret.ts', accountSecrets),

@@ -1,7 +1,7 @@
 /**
  * The console in a real browser (docs/console.md): Debian's Chromium driven by playwright-core through sign-up, a
  * redeemed code, a key made and copied, a task paid with it over the public API that appears and plays, the key
- * disabled (the next call is 401), a webhook test event a receiver verifies, the ledger's entries, and a top-up
+ * disabled (the next call is 401), renamed, its tasks listed and deleted for good, a webhook test event a receiver verifies, the ledger's entries, and a top-up
  * paid at the Alipay simulator.
  * Skipped, with one line saying so, where /usr/bin/chromium is missing (`.ci/run` installs it).
  */
@@ -199,6 +199,37 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await page.locator(`[data-testid=key-row][data-key-id="${keyId}"][data-status=disabled]`).waitFor();
     const refused = await callApi(stack, 'GET', '/api/v1/account/balance', { key });
     expect(refused.status).toBe(401);
+  });
+
+  it('tells keys apart by their ends, renames one, lists its tasks, and deletes it for good', async () => {
+    const row = page.locator(`[data-testid=key-row][data-key-id="${keyId}"]`);
+    expect(await row.getByTestId('key-hint').textContent()).toBe(`${key.slice(0, 7)}…${key.slice(-4)}`);
+    // The rate as a number, the default one too.
+    expect(await row.getByTestId('key-rate-label').textContent()).toMatch(/^\d+ requests\/s \(the default\)$/);
+    await row.getByTestId('key-rename').click();
+    await row.getByTestId('key-rename-input').fill('renamed');
+    await row.getByTestId('key-rename-save').click();
+    await expect.poll(() => row.getByTestId('key-name-label').textContent(), EVENTUALLY).toBe('renamed');
+
+    // Its tasks only: the quota test's task was paid with another key.
+    await row.getByTestId('key-tasks-link').click();
+    await expect.poll(() => byId('task-key-filter').inputValue(), EVENTUALLY).toBe(keyId);
+    await expect
+      .poll(
+        () =>
+          page.locator('[data-testid=task-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-task-id'))),
+        EVENTUALLY,
+      )
+      .toEqual([taskId]);
+
+    await byId('nav-keys').click();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await row.getByTestId('key-delete').click();
+    await page.locator(`[data-testid=deleted-key-row][data-key-id="${keyId}"]`).waitFor();
+    expect(await row.count()).toBe(0);
+    const refused = await callApi(stack, 'GET', '/api/v1/account/balance', { key });
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toMatch(/deleted/);
   });
 
   it('sends a webhook test event the receiver verifies with the revealed secret', async () => {

@@ -99,6 +99,19 @@ export const TASKS_BY_ACCOUNT_INDEX = {
   ],
 } as const;
 
+/**
+ * One key's tasks, newest first (the console's Tasks page filtered by key, docs/console.md). Keyed by what every
+ * task holds (`key_hash`, `created_at`); a new index rather than a changed `by-account`, since DynamoDB cannot change
+ * an index's projection and takes one index change per table update. It projects what `by-account` does, and
+ * `account_id`, which the list checks.
+ */
+export const TASKS_BY_KEY_INDEX = {
+  name: 'by-key',
+  partitionKey: 'key_hash',
+  sortKey: 'created_at',
+  nonKeyAttributes: ['account_id', ...TASKS_BY_ACCOUNT_INDEX.nonKeyAttributes],
+} as const;
+
 /** An account's API keys, oldest first (the console's key list, docs/console.md): a few per account, every attribute. */
 export const API_KEYS_BY_ACCOUNT_INDEX = {
   name: 'by-account',
@@ -122,7 +135,13 @@ export const TABLES = {
   tasks: {
     envVar: ENV.tasksTable.name,
     partitionKey: 'task_id',
-    indexes: [TASKS_IN_FLIGHT_INDEX, TASKS_WEBHOOK_PENDING_INDEX, TASKS_SLOT_HOLDERS_INDEX, TASKS_BY_ACCOUNT_INDEX],
+    indexes: [
+      TASKS_IN_FLIGHT_INDEX,
+      TASKS_WEBHOOK_PENDING_INDEX,
+      TASKS_SLOT_HOLDERS_INDEX,
+      TASKS_BY_ACCOUNT_INDEX,
+      TASKS_BY_KEY_INDEX,
+    ],
     stream: 'NEW_IMAGE',
   },
   models: { envVar: ENV.modelsTable.name, partitionKey: 'id' },

@@ -76,12 +76,15 @@ export async function listTasks(
   caller: AccountCaller | Promise<AccountCaller>,
   query: Record<string, string | undefined> | undefined,
   deps: ListTasksDeps,
+  /** Only one key's tasks (the console's filter, functions/core/use-cases/console/list-account-tasks.ts). */
+  keyHash?: string,
 ): Promise<TaskListView> {
   const { accountId } = await caller;
   const { limit, status, cursor } = parseQuery(query ?? {});
   const page = await deps.taskList.listByAccount(accountId, {
     limit,
     ...(status ? { status } : {}),
+    ...(keyHash ? { keyHash } : {}),
     ...(cursor ? { after: decodeCursor(cursor, accountId) } : {}),
   });
   const tasks = await Promise.all(page.tasks.map((task) => withFreshVideoUrl(task, deps)));

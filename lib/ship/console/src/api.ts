@@ -44,13 +44,18 @@ export interface Transaction {
 
 export interface ApiKey {
   key_id: string;
+  /** bc_a1b2…9f3c; the key id for keys made before hints were kept. */
+  key_hint: string;
   name: string;
-  status: 'active' | 'disabled';
+  /** deleted: revoked for good, kept for its spend and tasks. */
+  status: 'active' | 'disabled' | 'deleted';
   quota: number | null;
   spent: number;
-  rate_limit_per_second: number | null;
+  rate_limit_per_second: number;
+  rate_is_default: boolean;
   created_at: string;
   last_used_at: string | null;
+  deleted_at: string | null;
 }
 
 export interface Page<T> {
@@ -111,10 +116,10 @@ export class ConsoleApi {
   account = () => this.request<Account>('GET', '/account');
   transactions = (cursor?: string | null, limit = 20) =>
     this.request<Page<Transaction>>('GET', `/transactions${query({ limit, cursor })}`);
-  tasks = (options: { cursor?: string | null; status?: string; limit?: number } = {}) =>
+  tasks = (options: { cursor?: string | null; status?: string; keyId?: string; limit?: number } = {}) =>
     this.request<Page<TaskView>>(
       'GET',
-      `/tasks${query({ limit: options.limit ?? 20, cursor: options.cursor, status: options.status })}`,
+      `/tasks${query({ limit: options.limit ?? 20, cursor: options.cursor, status: options.status, key_id: options.keyId })}`,
     );
   task = (id: string) => this.request<TaskView>('GET', `/tasks/${encodeURIComponent(id)}`);
   keys = () => this.request<{ items: ApiKey[] }>('GET', '/keys');
@@ -122,6 +127,7 @@ export class ConsoleApi {
     this.request<ApiKey & { key: string }>('POST', '/keys', body);
   updateKey = (keyId: string, body: { status?: 'active' | 'disabled'; quota?: number | null; name?: string }) =>
     this.request<ApiKey>('PATCH', `/keys/${encodeURIComponent(keyId)}`, body);
+  deleteKey = (keyId: string) => this.request<ApiKey>('DELETE', `/keys/${encodeURIComponent(keyId)}`);
   webhookSecret = () => this.request<WebhookSecret>('GET', '/webhook-secret');
   rotateWebhookSecret = () => this.request<WebhookSecret>('POST', '/webhook-secret/rotate');
   testWebhook = (url: string) => this.request<WebhookTestResult>('POST', '/webhook-test', { url });

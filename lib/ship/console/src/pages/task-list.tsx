@@ -9,7 +9,7 @@ export function TasksEmpty({ filtered }: { filtered?: boolean }) {
   if (filtered) {
     return (
       <Empty testId="tasks-empty">
-        <p>No tasks with this status.</p>
+        <p>No tasks match these filters.</p>
       </Empty>
     );
   }
