@@ -20,6 +20,7 @@ import {
   TOPUPS_BY_ACCOUNT_INDEX,
   TOPUPS_PENDING_INDEX,
   VIDEO_BUCKET,
+  WEBHOOK_DELIVERIES_BY_TASK_INDEX,
   WEBHOOK_QUEUE,
 } from './adapters/runtime/resources.js';
 import type { TableId } from './adapters/runtime/resources.js';
@@ -244,6 +245,18 @@ function consoleRoute(
 }
 const accountSecrets = table('accounts', 'GetItem', 'UpdateItem');
 const keyRate = config(ENV.defaultRateLimitPerSecond.name);
+/** The webhook delivery log (docs/webhooks.md, "Delivery log"). */
+const webhookLog = (...actions: DynamoDbAction[]): Access[] => [
+  table('webhookDeliveries', ...actions),
+  index('webhookDeliveries', WEBHOOK_DELIVERIES_BY_TASK_INDEX.name),
+];
+/** A redeliver: the logged delivery, its task, the account's secrets (made on first use), a fresh video URL. */
+const redelivery: Access[] = [
+  ...webhookLog('GetItem', 'PutItem'),
+  ...taskRepository(['GetItem']),
+  accountSecrets,
+  ...videoUrlSigner,
+];
 /** The model catalog: a Scan of its table, kept in the warm function for a while. */
 const modelCatalog: Access[] = [table('models', 'Scan'), config(ENV.modelCatalogCacheSeconds.name)];
 
@@ -284,7 +297,8 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   {
     id: 'GetTask',
     // Polling: most of the traffic, one read each.
-    throttle: { share: 0.19, seconds: 0.1 },
+    // 0.04 of its former 0.19 went to the usage, export and delivery-log routes (docs/capacity.md).
+    throttle: { share: 0.15, seconds: 0.1 },
     trigger: route('GET', '/api/v1/video/tasks/{id}'),
     entry: 'functions/http/get-task.ts',
     uses: ['authentication', 'taskQuery'],
@@ -470,6 +484,24 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     throttle: { share: 0.02, seconds: 0.5 },
     uses: ['authentication', 'topups'],
   },
+  // What an account spent and what its webhooks did (docs/webhooks.md, "Delivery log"): 0.04 of the shares in
+  // all, taken from GetTask's; each console twin is a console route below.
+  {
+    id: 'ListWebhookDeliveries',
+    throttle: { share: 0.01, seconds: 0.2 },
+    trigger: route('GET', '/api/v1/webhook-deliveries'),
+    entry: 'functions/http/list-webhook-deliveries.ts',
+    uses: ['authentication', webhookLog('Query')],
+  },
+  {
+    id: 'RedeliverWebhook',
+    // One POST to the customer's URL, up to its 15 s: few, and held long.
+    throttle: { share: 0.005, seconds: 2 },
+    timeoutSeconds: 20,
+    trigger: route('POST', '/api/v1/webhook-deliveries/{id}/redeliver'),
+    entry: 'functions/http/redeliver-webhook.ts',
+    uses: ['authentication', ...redelivery],
+  },
   // Alipay's asynchronous notification: no API key; its RSA2 signature, checked with Alipay's key, guards it.
   {
     id: 'AlipayNotify',
@@ -526,6 +558,23 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     table('accounts', 'GetItem', 'UpdateItem'),
     table('ledger', 'PutItem'),
   ]),
+  consoleRoute(
+    'ListWebhookDeliveries',
+    'GET',
+    '/webhook-deliveries',
+    'list-webhook-deliveries.ts',
+    webhookLog('Query'),
+  ),
+  {
+    ...consoleRoute(
+      'RedeliverWebhook',
+      'POST',
+      '/webhook-deliveries/{id}/redeliver',
+      'redeliver-webhook.ts',
+      ...redelivery,
+    ),
+    timeoutSeconds: 20,
+  },
   consoleRoute('ListModels', 'GET', '/models', 'list-models.ts', ...modelCatalog),
   consoleRoute('CreateTopup', 'POST', '/topups', 'create-topup.ts', 'topups', table('topups', 'PutItem')),
   consoleRoute(
@@ -664,6 +713,8 @@ export const CATALOG: readonly FunctionDeclaration[] = [
       'videoUrlSigner',
       webhookQueue,
       config(ENV.webhookRetryScheduleSeconds.name),
+      // Each POST, a line of the delivery log (docs/webhooks.md, "Delivery log").
+      table('webhookDeliveries', 'PutItem'),
     ],
   },
   // Starts each new task's execution from the tasks table's stream (TASK_STARTS; the event source grants the read).

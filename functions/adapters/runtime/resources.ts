@@ -128,6 +128,13 @@ export const TOPUPS_BY_ACCOUNT_INDEX = {
 /** Orders still pending, by expiry: sparse, as only a pending order carries `pending` (the sweep reads it). */
 export const TOPUPS_PENDING_INDEX = { name: 'pending', partitionKey: 'pending', sortKey: 'expires_at' } as const;
 
+/** One task's webhook deliveries, newest first (`delivery_id` sorts by time). */
+export const WEBHOOK_DELIVERIES_BY_TASK_INDEX = {
+  name: 'by-task',
+  partitionKey: 'task_id',
+  sortKey: 'delivery_id',
+} as const;
+
 export const TABLES = {
   accounts: { envVar: ENV.accountsTable.name, partitionKey: 'account_id' },
   apiKeys: { envVar: ENV.apiKeysTable.name, partitionKey: 'key_hash', indexes: [API_KEYS_BY_ACCOUNT_INDEX] },
@@ -170,6 +177,15 @@ export const TABLES = {
     envVar: ENV.topupsTable.name,
     partitionKey: 'topup_id',
     indexes: [TOPUPS_BY_ACCOUNT_INDEX, TOPUPS_PENDING_INDEX],
+  },
+  // Every webhook POST, kept 30 days (docs/webhooks.md, "Delivery log"): an account's newest first by its key,
+  // one task's through WEBHOOK_DELIVERIES_BY_TASK_INDEX.
+  webhookDeliveries: {
+    envVar: ENV.webhookDeliveriesTable.name,
+    partitionKey: 'account_id',
+    sortKey: 'delivery_id',
+    ttlAttribute: 'expires_at',
+    indexes: [WEBHOOK_DELIVERIES_BY_TASK_INDEX],
   },
 } as const satisfies Record<string, TableDefinition>;
 export type TableId = keyof typeof TABLES;

@@ -11,6 +11,7 @@ import { RedeemRequestSchema, RedeemResultSchema } from '../../core/use-cases/co
 import { TestWebhookRequestSchema, TestWebhookResultSchema } from '../../core/use-cases/console/send-test-webhook.js';
 import { WebhookSecretViewSchema } from '../../core/use-cases/console/webhook-secret.js';
 import { ListTopupsQuerySchema } from '../../core/topup.js';
+import { ListDeliveriesQuerySchema } from '../../core/webhook-delivery.js';
 import { EXAMPLES } from './examples.js';
 import type { Json } from './json-schema.js';
 import type { QuerySchema } from './request-parts.js';
@@ -21,7 +22,7 @@ export interface ConsoleOperation {
   summary: string;
   description: string;
   query?: QuerySchema;
-  pathId?: 'task' | 'key' | 'topup';
+  pathId?: 'task' | 'key' | 'topup' | 'delivery';
   /** The request body's schema component and an example. */
   body?: { component: string; example: Json };
   /** The envelope's `data`: a schema component (defined here or by the public API) and an example. */
@@ -196,6 +197,21 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
     data: { component: 'Topup', example: EXAMPLES.paidTopup },
     errors: [404, 500],
   }),
+  asPublicRoute('ConsoleListWebhookDeliveries', 'The webhook delivery log', 'GET /api/v1/webhook-deliveries', {
+    query: ListDeliveriesQuerySchema,
+    data: { component: 'WebhookDeliveriesPage', example: EXAMPLES.deliveries },
+    errors: [400, 500],
+  }),
+  asPublicRoute(
+    'ConsoleRedeliverWebhook',
+    'Send a logged webhook again',
+    'POST /api/v1/webhook-deliveries/{id}/redeliver',
+    {
+      pathId: 'delivery',
+      data: { component: 'WebhookDelivery', example: EXAMPLES.redelivered },
+      errors: [400, 404, 500],
+    },
+  ),
   {
     id: 'ConsoleListModels',
     summary: 'The models and their prices',
