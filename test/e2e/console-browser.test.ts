@@ -250,6 +250,8 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(received).toHaveLength(1);
     const payload = new Webhook(secret).verify(received[0]!.body, received[0]!.headers);
     expect(payload).toMatchObject({ type: 'test' });
+    // No task asked for a webhook: the delivery log says so, not a blank.
+    await expect.poll(() => byId('deliveries-empty').count(), EVENTUALLY).toBe(1);
   });
 
   it('lists the charges beside the top-up, and the overview agrees', async () => {

@@ -75,6 +75,22 @@ export interface WebhookTestResult {
   webhook_id: string;
 }
 
+/** One POST of a webhook, as the delivery log shows it. */
+export interface WebhookDelivery {
+  id: string;
+  webhook_id: string;
+  event: string;
+  task_id: string;
+  url: string;
+  attempted_at: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+  outcome: 'delivered' | 'retrying' | 'failed' | 'dead_lettered';
+  redelivery: boolean;
+}
+
 /** An answer other than success: `message` is the envelope's (or the gateway's) words. */
 export class ApiError extends Error {
   override readonly name = 'ApiError';
@@ -131,6 +147,10 @@ export class ConsoleApi {
   webhookSecret = () => this.request<WebhookSecret>('GET', '/webhook-secret');
   rotateWebhookSecret = () => this.request<WebhookSecret>('POST', '/webhook-secret/rotate');
   testWebhook = (url: string) => this.request<WebhookTestResult>('POST', '/webhook-test', { url });
+  webhookDeliveries = (taskId?: string | null, cursor?: string | null) =>
+    this.request<Page<WebhookDelivery>>('GET', `/webhook-deliveries${query({ task_id: taskId, cursor, limit: 50 })}`);
+  redeliverWebhook = (id: string) =>
+    this.request<WebhookDelivery>('POST', `/webhook-deliveries/${encodeURIComponent(id)}/redeliver`);
   redeem = (code: string) => this.request<RedeemResult>('POST', '/redeem', { code });
   models = () => this.request<ModelView[]>('GET', '/models');
   createTopup = (amount: number) => this.request<Topup>('POST', '/topups', { amount });

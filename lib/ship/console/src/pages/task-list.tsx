@@ -81,6 +81,9 @@ export function TaskRow({ task, withVideo = true }: { task: TaskView; withVideo?
           Created {dateTime(task.created_at)}
           {task.finished_at ? ` · finished ${dateTime(task.finished_at)}` : ''}
         </span>
+        <a href={`#/webhooks?task=${encodeURIComponent(task.task_id)}`} data-testid="task-deliveries-link">
+          Webhook deliveries
+        </a>
       </div>
       {task.error_message && (
         <p class="note note-error" data-testid="task-error">
