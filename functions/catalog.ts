@@ -13,12 +13,14 @@ import {
   TASK_STARTS,
   UPLOAD_TRANSCODER,
   TASKS_BY_ACCOUNT_INDEX,
+  TASKS_BY_KEY_INDEX,
   TASKS_IN_FLIGHT_INDEX,
   TASKS_SLOT_HOLDERS_INDEX,
   TASKS_WEBHOOK_PENDING_INDEX,
   TOPUPS_BY_ACCOUNT_INDEX,
   TOPUPS_PENDING_INDEX,
   VIDEO_BUCKET,
+  WEBHOOK_DELIVERIES_BY_TASK_INDEX,
   WEBHOOK_QUEUE,
 } from './adapters/runtime/resources.js';
 import type { TableId } from './adapters/runtime/resources.js';
@@ -251,6 +253,19 @@ function consoleRoute(
   } satisfies FunctionDeclaration;
 }
 const accountSecrets = table('accounts', 'GetItem', 'UpdateItem');
+const keyRate = config(ENV.defaultRateLimitPerSecond.name);
+/** The webhook delivery log (docs/webhooks.md, "Delivery log"). */
+const webhookLog = (...actions: DynamoDbAction[]): Access[] => [
+  table('webhookDeliveries', ...actions),
+  index('webhookDeliveries', WEBHOOK_DELIVERIES_BY_TASK_INDEX.name),
+];
+/** A redeliver: the logged delivery, its task, the account's secrets (made on first use), a fresh video URL. */
+const redelivery: Access[] = [
+  ...webhookLog('GetItem', 'PutItem'),
+  ...taskRepository(['GetItem']),
+  accountSecrets,
+  ...videoUrlSigner,
+];
 /**
  * The model catalog: a Scan of its table, kept in the warm function for a while; and each provider's platform, as a
  * model its platform retired is not offered (functions/core/video-model.ts).
@@ -297,7 +312,8 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   {
     id: 'GetTask',
     // Polling: most of the traffic, one read each.
-    throttle: { share: 0.19, seconds: 0.1 },
+    // 0.04 of its former 0.19 went to the usage, export and delivery-log routes (docs/capacity.md).
+    throttle: { share: 0.15, seconds: 0.1 },
     trigger: route('GET', '/api/v1/video/tasks/{id}'),
     entry: 'functions/http/get-task.ts',
     uses: ['authentication', 'taskQuery'],
@@ -486,6 +502,24 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     throttle: { share: 0.02, seconds: 0.5 },
     uses: ['authentication', 'topups'],
   },
+  // What an account spent and what its webhooks did (docs/webhooks.md, "Delivery log"): 0.04 of the shares in
+  // all, taken from GetTask's; each console twin is a console route below.
+  {
+    id: 'ListWebhookDeliveries',
+    throttle: { share: 0.01, seconds: 0.2 },
+    trigger: route('GET', '/api/v1/webhook-deliveries'),
+    entry: 'functions/http/list-webhook-deliveries.ts',
+    uses: ['authentication', webhookLog('Query')],
+  },
+  {
+    id: 'RedeliverWebhook',
+    // One POST to the customer's URL, up to its 15 s: few, and held long.
+    throttle: { share: 0.005, seconds: 2 },
+    timeoutSeconds: 20,
+    trigger: route('POST', '/api/v1/webhook-deliveries/{id}/redeliver'),
+    entry: 'functions/http/redeliver-webhook.ts',
+    uses: ['authentication', ...redelivery],
+  },
   // Alipay's asynchronous notification: no API key; its RSA2 signature, checked with Alipay's key, guards it.
   {
     id: 'AlipayNotify',
@@ -513,6 +547,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     'list-transactions.ts',
     index('ledger', LEDGER_BY_TIME_INDEX.name),
   ),
+  // Filtered by key (`key_id`): the key found among the account's, its tasks read from the key's index.
   consoleRoute(
     'ListTasks',
     'GET',
@@ -520,19 +555,17 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     'list-tasks.ts',
     taskRepository(['UpdateItem']),
     index('tasks', TASKS_BY_ACCOUNT_INDEX.name),
+    index('tasks', TASKS_BY_KEY_INDEX.name),
+    index('apiKeys', API_KEYS_BY_ACCOUNT_INDEX.name),
     'videoUrlSigner',
   ),
   consoleRoute('GetTask', 'GET', '/tasks/{id}', 'get-task.ts', 'taskQuery'),
-  consoleRoute('ListKeys', 'GET', '/keys', 'list-keys.ts', consoleKeys()),
-  consoleRoute(
-    'CreateKey',
-    'POST',
-    '/keys',
-    'create-key.ts',
-    consoleKeys('PutItem'),
-    config(ENV.defaultRateLimitPerSecond.name),
-  ),
-  consoleRoute('UpdateKey', 'PATCH', '/keys/{id}', 'update-key.ts', consoleKeys('UpdateItem', 'GetItem')),
+  // Each key's view says its rate as a number: the service default when it has none (docs/console.md, "Keys").
+  consoleRoute('ListKeys', 'GET', '/keys', 'list-keys.ts', consoleKeys(), keyRate),
+  consoleRoute('CreateKey', 'POST', '/keys', 'create-key.ts', consoleKeys('PutItem'), keyRate),
+  consoleRoute('UpdateKey', 'PATCH', '/keys/{id}', 'update-key.ts', consoleKeys('UpdateItem', 'GetItem'), keyRate),
+  // Revoked for good, the record kept: its tasks and ledger entries still name it.
+  consoleRoute('DeleteKey', 'DELETE', '/keys/{id}', 'delete-key.ts', consoleKeys('UpdateItem', 'GetItem'), keyRate),
   // The account's webhook signing secrets (webhookSecrets(): on the account's item).
   consoleRoute('GetWebhookSecret', 'GET', '/webhook-secret', 'get-webhook-secret.ts', accountSecrets),
   consoleRoute('RotateWebhookSecret', 'POST', '/webhook-secret/rotate', 'rotate-webhook-secret.ts', accountSecrets),
@@ -544,6 +577,23 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     table('accounts', 'GetItem', 'UpdateItem'),
     table('ledger', 'PutItem'),
   ]),
+  consoleRoute(
+    'ListWebhookDeliveries',
+    'GET',
+    '/webhook-deliveries',
+    'list-webhook-deliveries.ts',
+    webhookLog('Query'),
+  ),
+  {
+    ...consoleRoute(
+      'RedeliverWebhook',
+      'POST',
+      '/webhook-deliveries/{id}/redeliver',
+      'redeliver-webhook.ts',
+      ...redelivery,
+    ),
+    timeoutSeconds: 20,
+  },
   consoleRoute('ListModels', 'GET', '/models', 'list-models.ts', ...modelCatalog),
   {
     ...consoleRoute('CreateTopup', 'POST', '/topups', 'create-topup.ts', 'topups', table('topups', 'PutItem')),
@@ -688,6 +738,8 @@ export const CATALOG: readonly FunctionDeclaration[] = [
       'videoUrlSigner',
       webhookQueue,
       config(ENV.webhookRetryScheduleSeconds.name),
+      // Each POST, a line of the delivery log (docs/webhooks.md, "Delivery log").
+      table('webhookDeliveries', 'PutItem'),
     ],
   },
   // Starts each new task's execution from the tasks table's stream (TASK_STARTS; the event source grants the read).

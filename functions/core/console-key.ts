@@ -57,13 +57,22 @@ export const UpdateKeySchema = v.pipe(
 
 export const KeyViewSchema = v.strictObject({
   key_id: v.string(),
+  key_hint: v.pipe(
+    v.string(),
+    v.description('The key as its owner can recognise it, bc_a1b2…9f3c; key_id for keys made before hints were kept'),
+  ),
   name: v.string(),
-  status: v.picklist(['active', 'disabled']),
+  status: v.pipe(
+    v.picklist(['active', 'disabled', 'deleted']),
+    v.description('deleted: revoked for good; its spend and its ledger entries stay'),
+  ),
   quota: v.nullable(v.number()),
   spent: v.pipe(v.number(), v.description('CNY charged through this key, net of refunds')),
-  rate_limit_per_second: v.nullable(v.pipe(v.number(), v.description('null: the service default'))),
+  rate_limit_per_second: v.pipe(v.number(), v.description('Requests per second: its own, or the service default')),
+  rate_is_default: v.pipe(v.boolean(), v.description('true: the key has no rate of its own')),
   created_at: v.string(),
   last_used_at: v.nullable(v.pipe(v.string(), v.description('When the key last paid for a task'))),
+  deleted_at: v.nullable(v.string()),
 });
 export type KeyView = v.InferOutput<typeof KeyViewSchema>;
 
@@ -72,16 +81,20 @@ export const NewKeyViewSchema = v.strictObject({
   key: v.pipe(v.string(), v.description('The key itself (bc_…): shown this once, never stored')),
 });
 
-export function toKeyView(record: ApiKeyRecord): KeyView {
+/** The key as its owner sees it; `defaultRatePerSecond` is what a key without its own rate gets. */
+export function toKeyView(record: ApiKeyRecord, defaultRatePerSecond: number): KeyView {
   return {
     key_id: record.key_id,
+    key_hint: record.key_hint ?? record.key_id,
     name: record.name ?? record.key_id,
     status: record.status,
     quota: record.quota_units === undefined ? null : unitsToYuan(record.quota_units),
     spent: unitsToYuan(record.spent_units),
-    rate_limit_per_second: record.rate_per_second ?? null,
+    rate_limit_per_second: record.rate_per_second ?? defaultRatePerSecond,
+    rate_is_default: record.rate_per_second === undefined,
     created_at: record.created_at,
     last_used_at: record.last_used_at ?? null,
+    deleted_at: record.deleted_at ?? null,
   };
 }
 

@@ -214,7 +214,8 @@ export function parseRetryAfterSeconds(header: string | undefined, now: Date): n
 
 /** What one try came to, as the sender reports it. */
 export type WebhookSendResult =
-  | { kind: 'response'; statusCode: number; retryAfter?: string }
+  /** `bodyExcerpt`: the first 1 KiB of the answer's body, as far as it came soon after the headers. */
+  | { kind: 'response'; statusCode: number; retryAfter?: string; bodyExcerpt?: string }
   /** The target is not a public address (SSRF guard): never retried. */
   | { kind: 'refused'; message: string }
   /** No answer: DNS, connection, TLS, or the 15 s limit. */

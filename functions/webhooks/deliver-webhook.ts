@@ -16,6 +16,7 @@ import { taskRepository } from '../adapters/wiring/service-dependencies.js';
 import { videoUrlSigner } from '../adapters/wiring/url-signer-dependencies.js';
 import {
   webhookAttemptLog,
+  webhookDeliveries,
   webhookQueue,
   webhookRetrySchedule,
   webhookSecrets,
@@ -29,6 +30,7 @@ const deps = {
   secrets: webhookSecrets(),
   sender: webhookSender(),
   attempts: webhookAttemptLog(),
+  deliveries: webhookDeliveries(),
   signer: videoUrlSigner(),
   schedule: webhookRetrySchedule(),
   // No run outlives its timeout, so a try's claim outlives the run that holds it.

@@ -1,7 +1,7 @@
 /**
  * The console in a real browser (docs/console.md): Debian's Chromium driven by playwright-core through sign-up, a
  * redeemed code, a key made and copied, a task paid with it over the public API that appears and plays, the key
- * disabled (the next call is 401), a webhook test event a receiver verifies, the ledger's entries, and a top-up
+ * disabled (the next call is 401), renamed, its tasks listed and deleted for good, a webhook test event a receiver verifies, the ledger's entries, and a top-up
  * paid at the Alipay simulator.
  * Skipped, with one line saying so, where /usr/bin/chromium is missing (`.ci/run` installs it).
  */
@@ -201,6 +201,37 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(refused.status).toBe(401);
   });
 
+  it('tells keys apart by their ends, renames one, lists its tasks, and deletes it for good', async () => {
+    const row = page.locator(`[data-testid=key-row][data-key-id="${keyId}"]`);
+    expect(await row.getByTestId('key-hint').textContent()).toBe(`${key.slice(0, 7)}…${key.slice(-4)}`);
+    // The rate as a number, the default one too.
+    expect(await row.getByTestId('key-rate-label').textContent()).toMatch(/^\d+ requests\/s \(the default\)$/);
+    await row.getByTestId('key-rename').click();
+    await row.getByTestId('key-rename-input').fill('renamed');
+    await row.getByTestId('key-rename-save').click();
+    await expect.poll(() => row.getByTestId('key-name-label').textContent(), EVENTUALLY).toBe('renamed');
+
+    // Its tasks only: the quota test's task was paid with another key.
+    await row.getByTestId('key-tasks-link').click();
+    await expect.poll(() => byId('task-key-filter').inputValue(), EVENTUALLY).toBe(keyId);
+    await expect
+      .poll(
+        () =>
+          page.locator('[data-testid=task-row]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-task-id'))),
+        EVENTUALLY,
+      )
+      .toEqual([taskId]);
+
+    await byId('nav-keys').click();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await row.getByTestId('key-delete').click();
+    await page.locator(`[data-testid=deleted-key-row][data-key-id="${keyId}"]`).waitFor();
+    expect(await row.count()).toBe(0);
+    const refused = await callApi(stack, 'GET', '/api/v1/account/balance', { key });
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toMatch(/deleted/);
+  });
+
   it('sends a webhook test event the receiver verifies with the revealed secret', async () => {
     await byId('nav-webhooks').click();
     // The page has changed once its own controls show.
@@ -219,6 +250,8 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     expect(received).toHaveLength(1);
     const payload = new Webhook(secret).verify(received[0]!.body, received[0]!.headers);
     expect(payload).toMatchObject({ type: 'task.succeeded', status: 'success', test: true });
+    // No task asked for a webhook: the delivery log says so, not a blank.
+    await expect.poll(() => byId('deliveries-empty').count(), EVENTUALLY).toBe(1);
   });
 
   it('lists the charges beside the top-up, and the overview agrees', async () => {

@@ -29,6 +29,7 @@ import {
 } from '../../functions/core/redeem-code.js';
 import { consoleCaller } from '../../functions/core/use-cases/console/console-caller.js';
 import { createKey } from '../../functions/core/use-cases/console/create-key.js';
+import { deleteKey } from '../../functions/core/use-cases/console/delete-key.js';
 import { listKeys } from '../../functions/core/use-cases/console/list-keys.js';
 import { redeemCode } from '../../functions/core/use-cases/console/redeem-code.js';
 import { updateKey } from '../../functions/core/use-cases/console/update-key.js';
@@ -96,7 +97,7 @@ describe('console keys', () => {
     const stored = await stores().apiKeys.findByHash(hashApiKey(created.key));
     expect(stored).toMatchObject({ account_id: caller.accountId, quota_remaining_units: 25_000, rate_per_second: 5 });
     expect(JSON.stringify(stored)).not.toContain(created.key);
-    expect((await listKeys(caller, stores().keys)).items).toEqual([
+    expect((await listKeys(caller, deps())).items).toEqual([
       expect.objectContaining({ key_id: created.key_id, name: 'production' }),
     ]);
 
@@ -116,33 +117,47 @@ describe('console keys', () => {
       keyHasQuota: true,
       costUnits: 10_000,
     });
-    const raised = await updateKey(caller, created.key_id, { quota: 4, name: 'prod' }, stores().keys);
+    const raised = await updateKey(caller, created.key_id, { quota: 4, name: 'prod' }, deps());
     expect(raised).toMatchObject({ name: 'prod', quota: 4, spent: 1, last_used_at: task.created_at });
     expect(await stores().apiKeys.findByHash(stored!.key_hash)).toMatchObject({ quota_remaining_units: 30_000 });
 
-    const disabled = await updateKey(caller, created.key_id, { status: 'disabled' }, stores().keys);
+    const disabled = await updateKey(caller, created.key_id, { status: 'disabled' }, deps());
     expect(disabled.status).toBe('disabled');
     expect((await stores().apiKeys.findByHash(stored!.key_hash))?.status).toBe('disabled');
-    expect(
-      (await updateKey(caller, created.key_id, { status: 'active', quota: null }, stores().keys)).quota,
-    ).toBeNull();
+    expect((await updateKey(caller, created.key_id, { status: 'active', quota: null }, deps())).quota).toBeNull();
     const uncapped = await stores().apiKeys.findByHash(stored!.key_hash);
     expect(uncapped?.status).toBe('active');
     expect(uncapped).not.toHaveProperty('quota_remaining_units');
+  });
+
+  it('shows the key by its hint and its rate as a number; a delete revokes it for good and keeps it listed', async () => {
+    const caller = await signIn();
+    const created = await createKey(caller, { name: 'ci' }, deps());
+    expect(created.key_hint).toBe(`${created.key.slice(0, 7)}…${created.key.slice(-4)}`);
+    expect(created).toMatchObject({ rate_limit_per_second: 10, rate_is_default: true, deleted_at: null });
+    const deleted = await deleteKey(caller, created.key_id, deps());
+    expect(deleted).toMatchObject({ status: 'deleted', deleted_at: expect.any(String), key_hint: created.key_hint });
+    expect(await deleteKey(caller, created.key_id, deps())).toEqual(deleted);
+    expect((await stores().apiKeys.findByHash(hashApiKey(created.key)))?.status).toBe('deleted');
+    await expect(updateKey(caller, created.key_id, { status: 'active' }, deps())).rejects.toThrow(/was deleted/);
+    await expect(updateKey(caller, created.key_id, { name: 'again' }, deps())).rejects.toThrow(InvalidRequestError);
+    expect((await listKeys(caller, deps())).items).toEqual([expect.objectContaining({ status: 'deleted' })]);
+    const stranger = await signIn();
+    await expect(deleteKey(stranger, created.key_id, deps())).rejects.toThrow(NotFoundError);
   });
 
   it("refuses another account's key as missing, a bad body, a rate above the default, and enabling in a disabled account", async () => {
     const owner = await signIn();
     const stranger = await signIn();
     const { key_id } = await createKey(owner, { name: 'mine' }, deps());
-    await expect(updateKey(stranger, key_id, { status: 'disabled' }, stores().keys)).rejects.toThrow(NotFoundError);
-    await expect(updateKey(owner, key_id, {}, stores().keys)).rejects.toThrow(/at least one/);
+    await expect(updateKey(stranger, key_id, { status: 'disabled' }, deps())).rejects.toThrow(NotFoundError);
+    await expect(updateKey(owner, key_id, {}, deps())).rejects.toThrow(/at least one/);
     await expect(createKey(owner, { name: '' }, deps())).rejects.toThrow(InvalidRequestError);
     await expect(createKey(owner, { name: 'x', quota: 1.00001 }, deps())).rejects.toThrow(/4 decimals/);
     await expect(createKey(owner, { name: 'x', rate_limit_per_second: 11 }, deps())).rejects.toThrow(/at most 10/);
     await expect(createKey(owner, { name: 'x', extra: 1 }, deps())).rejects.toThrow(InvalidRequestError);
 
-    await updateKey(owner, key_id, { status: 'disabled' }, stores().keys);
+    await updateKey(owner, key_id, { status: 'disabled' }, deps());
     await local.db.send(
       new UpdateCommand({
         TableName: local.names.tables.accounts,
@@ -152,7 +167,7 @@ describe('console keys', () => {
         ExpressionAttributeValues: { ':off': 'disabled' },
       }),
     );
-    await expect(updateKey(owner, key_id, { status: 'active' }, stores().keys)).rejects.toThrow(ForbiddenError);
+    await expect(updateKey(owner, key_id, { status: 'active' }, deps())).rejects.toThrow(ForbiddenError);
     await expect(createKey(owner, { name: 'another' }, deps())).rejects.toThrow(ForbiddenError);
   });
 });

@@ -162,4 +162,31 @@ describe('the account index', () => {
     expect(tasks[1]).not.toHaveProperty('callback_token');
     expect(tasks[1]).not.toHaveProperty('updated_at');
   });
+
+  it("lists one key's tasks from the key's index, paged, and only the account's", async () => {
+    const account = `acct-${randomUUID()}`;
+    const keyHash = `hash-${randomUUID()}`;
+    const mine = Array.from({ length: 5 }, (_, n) => taskOf(account, minute(n), { key_hash: keyHash }));
+    const otherKey = taskOf(account, minute(10), { key_hash: `hash-${randomUUID()}` });
+    const otherAccount = taskOf(`acct-${randomUUID()}`, minute(11), { key_hash: keyHash });
+    await putAll([...mine, otherKey, otherAccount]);
+
+    const first = await taskList().listByAccount(account, { limit: 3, keyHash });
+    expect(first.tasks.map((task) => task.task_id)).toEqual(
+      mine
+        .slice(2)
+        .reverse()
+        .map((task) => task.task_id),
+    );
+    const second = await taskList().listByAccount(account, { limit: 3, keyHash, after: first.next! });
+    expect(second.tasks.map((task) => task.task_id)).toEqual(
+      mine
+        .slice(0, 2)
+        .reverse()
+        .map((task) => task.task_id),
+    );
+    expect(second.next).toBeNull();
+    const failed = await taskList().listByAccount(account, { limit: 3, keyHash, status: 'failed' });
+    expect(failed.tasks).toEqual([]);
+  });
 });

@@ -17,7 +17,7 @@ import { pendingWebhookKeys } from '../../functions/core/webhook.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
 import { taskRecordFor } from '../support/task-records.js';
 import { pollUntil } from '../support/test-stack.js';
-import { CountingSigner } from '../unit/webhook-support.js';
+import { CountingSigner, MemoryWebhookDeliveries } from '../unit/webhook-support.js';
 
 const local = useDynamoDbLocal('webhook-claim');
 const owner = { accountId: 'acct-claim', keyHash: 'hash' };
@@ -60,6 +60,7 @@ it('two messages for one try of a webhook make one POST; the second finds the ev
     secrets: new DynamoDbWebhookSecrets(local.db, tables.accounts),
     sender: new HttpWebhookSender({ policy: { allowLoopback: true } }),
     attempts: new DynamoDbWebhookAttemptLog(local.db, tables.tasks),
+    deliveries: new MemoryWebhookDeliveries(),
     signer: new CountingSigner(),
     schedule: [5, 30],
     claimSeconds: 30,

@@ -1,6 +1,7 @@
 /** Top-up codes and the console's key rules (docs/console.md): pure parts. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { keyHint } from '../../functions/core/api-key.js';
 import { CreateKeySchema, parseBody, toKeyView, UpdateKeySchema } from '../../functions/core/console-key.js';
 import { generateRedeemCode, hashRedeemCode, normaliseRedeemCode } from '../../functions/core/redeem-code.js';
 
@@ -40,25 +41,32 @@ describe('console key bodies', () => {
   });
 
   it('show a stored key in yuan, without its hash', () => {
-    const view = toKeyView({
-      key_hash: 'h',
-      key_id: 'key_1',
-      account_id: 'a',
-      status: 'active',
-      quota_units: 50_000,
-      quota_remaining_units: 20_000,
-      spent_units: 30_000,
-      created_at: '2026-11-26T00:00:00.000Z',
-    });
+    const view = toKeyView(
+      {
+        key_hash: 'h',
+        key_id: 'key_1',
+        account_id: 'a',
+        status: 'active',
+        quota_units: 50_000,
+        quota_remaining_units: 20_000,
+        spent_units: 30_000,
+        created_at: '2026-11-26T00:00:00.000Z',
+      },
+      10,
+    );
     expect(view).toEqual({
       key_id: 'key_1',
+      key_hint: 'key_1',
       name: 'key_1',
       status: 'active',
       quota: 5,
       spent: 3,
-      rate_limit_per_second: null,
+      rate_limit_per_second: 10,
+      rate_is_default: true,
       created_at: '2026-11-26T00:00:00.000Z',
       last_used_at: null,
+      deleted_at: null,
     });
+    expect(keyHint('bc_a1b2XXXXXXXXXXXXXXXXXXXX9f3c')).toBe('bc_a1b2…9f3c');
   });
 });

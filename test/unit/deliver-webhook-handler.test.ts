@@ -32,6 +32,7 @@ vi.mock('../../functions/adapters/wiring/service-dependencies.js', () => ({ task
 vi.mock('../../functions/adapters/wiring/url-signer-dependencies.js', () => ({ videoUrlSigner: () => ({}) }));
 vi.mock('../../functions/adapters/wiring/webhook-dependencies.js', () => ({
   webhookAttemptLog: () => ({}),
+  webhookDeliveries: () => ({}),
   webhookQueue: () => ({
     send: async (message: unknown, delaySeconds: number) => {
       if (fakes.queueFails) throw new Error('SQS unavailable');

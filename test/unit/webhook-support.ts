@@ -4,11 +4,13 @@ import type { TaskStatus } from '../../functions/core/task-status.js';
 import type { SignedUrl, VideoUrlSigner } from '../../functions/core/ports/video-storage.js';
 import type {
   WebhookAttemptLog,
+  WebhookDeliveryLog,
   WebhookRequest,
   WebhookSecretStore,
   WebhookSender,
 } from '../../functions/core/ports/webhooks.js';
 import type { WebhookAttemptRecord, WebhookSendResult } from '../../functions/core/webhook.js';
+import type { WebhookDeliveryRecord } from '../../functions/core/webhook-delivery.js';
 import { taskRecord } from '../support/task-records.js';
 import type { TaskRecordFields } from '../support/task-records.js';
 
@@ -96,5 +98,33 @@ export class CountingSigner implements VideoUrlSigner {
       url: `https://videos.example.com/${key}?fresh=${this.signed}`,
       expiresAt: new Date(now.getTime() + 24 * 3600_000).toISOString(),
     };
+  }
+}
+
+/** The delivery log in memory: every record, in the order written. */
+export class MemoryWebhookDeliveries implements WebhookDeliveryLog {
+  readonly records: WebhookDeliveryRecord[] = [];
+
+  record(delivery: WebhookDeliveryRecord): Promise<void> {
+    this.records.push(delivery);
+    return Promise.resolve();
+  }
+
+  list(accountId: string, query: { taskId?: string; limit: number; cursor?: string }) {
+    const mine = this.records
+      .filter((record) => record.account_id === accountId && (!query.taskId || record.task_id === query.taskId))
+      .filter((record) => query.cursor === undefined || record.delivery_id < query.cursor)
+      .sort((a, b) => b.delivery_id.localeCompare(a.delivery_id));
+    const deliveries = mine.slice(0, query.limit);
+    return Promise.resolve({
+      deliveries,
+      next: mine.length > query.limit ? (deliveries.at(-1)?.delivery_id ?? null) : null,
+    });
+  }
+
+  get(accountId: string, deliveryId: string) {
+    return Promise.resolve(
+      this.records.find((record) => record.account_id === accountId && record.delivery_id === deliveryId),
+    );
   }
 }

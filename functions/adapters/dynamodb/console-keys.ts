@@ -2,15 +2,17 @@
  * API keys as their owner manages them (docs/console.md): listed through API_KEYS_BY_ACCOUNT_INDEX (consistent
  * reads are not possible on a GSI, so a key made a moment ago may show on the next read), created and
  * enabled together with a check that the account is not disabled, changed by conditional updates. A quota
- * keeps `quota_remaining_units = quota_units - spent_units`, the invariant the charge's condition relies on.
+ * keeps `quota_remaining_units = quota_units - spent_units`, the invariant the charge's condition relies on. A
+ * deleted key is never changed again: every update is conditional on it not being deleted.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ForbiddenError } from '../../core/api-error.js';
 import type { ApiKeyRecord } from '../../core/ports/accounts.js';
 import { KeyExistsError } from '../../core/ports/console.js';
 import type { ConsoleKeyStore, KeyChange } from '../../core/ports/console.js';
 import { API_KEYS_BY_ACCOUNT_INDEX } from '../runtime/resources.js';
+import { isConditionFailed } from './conditional-write.js';
 import { getItem } from './consistent-read.js';
 import { allItems, queryPages } from './paged-query.js';
 import { conditionFailedAt, failedConditions } from './transaction-cancellation.js';
@@ -61,8 +63,8 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
   async update(record: ApiKeyRecord, change: KeyChange): Promise<ApiKeyRecord | undefined> {
     const sets: string[] = [];
     const removes: string[] = [];
-    const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':account': record.account_id };
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ':account': record.account_id, ':deleted': 'deleted' };
     if (change.name !== undefined) {
       sets.push('#name = :name');
       names['#name'] = 'name';
@@ -70,7 +72,6 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
     }
     if (change.status !== undefined) {
       sets.push('#status = :status');
-      names['#status'] = 'status';
       values[':status'] = change.status;
     }
     if (change.quotaUnits === null) removes.push('quota_units', 'quota_remaining_units');
@@ -85,8 +86,8 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
         UpdateExpression: [sets.length && `SET ${sets.join(', ')}`, removes.length && `REMOVE ${removes.join(', ')}`]
           .filter(Boolean)
           .join(' '),
-        ConditionExpression: 'account_id = :account',
-        ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
+        ConditionExpression: 'account_id = :account AND #status <> :deleted',
+        ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ReturnValuesOnConditionCheckFailure: 'NONE',
       },
@@ -95,11 +96,38 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
       if (change.status === 'active') await this.withUsableAccount(record.account_id, update);
       else await this.db.send(new TransactWriteCommand({ TransactItems: [update] }));
     } catch (error) {
-      const keyGone = conditionFailedAt(error, 0);
-      if (keyGone) return undefined;
-      throw error;
+      // Gone, or deleted meanwhile: the stored record tells which.
+      if (!conditionFailedAt(error, 0)) throw error;
     }
-    return getItem(this.db, this.tables.apiKeys, { key_hash: record.key_hash });
+    return this.stored(record);
+  }
+
+  async remove(record: ApiKeyRecord, now: Date): Promise<ApiKeyRecord | undefined> {
+    try {
+      await this.db.send(
+        new UpdateCommand({
+          TableName: this.tables.apiKeys,
+          Key: { key_hash: record.key_hash },
+          UpdateExpression: 'SET #status = :deleted, deleted_at = :now',
+          ConditionExpression: 'account_id = :account AND #status <> :deleted',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':account': record.account_id,
+            ':deleted': 'deleted',
+            ':now': now.toISOString(),
+          },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionFailed(error)) throw error;
+    }
+    return this.stored(record);
+  }
+
+  /** The key as stored now, when it is still this account's. */
+  private async stored(record: ApiKeyRecord): Promise<ApiKeyRecord | undefined> {
+    const stored = await getItem<ApiKeyRecord>(this.db, this.tables.apiKeys, { key_hash: record.key_hash });
+    return stored?.account_id === record.account_id ? stored : undefined;
   }
 
   /**

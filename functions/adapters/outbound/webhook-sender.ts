@@ -10,6 +10,7 @@ import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookRequest, WebhookSender } from '../../core/ports/webhooks.js';
 import type { WebhookSendResult } from '../../core/webhook.js';
+import { RESPONSE_EXCERPT_BYTES } from '../../core/webhook-delivery.js';
 import type { AddressPolicy, Resolver } from './public-address-guard.js';
 import { ForbiddenAddressError, guardedLookup } from './public-address-guard.js';
 
@@ -23,6 +24,14 @@ export interface HttpWebhookSenderOptions {
 }
 
 export const WEBHOOK_TIMEOUT_MS = 15_000;
+/** How long the body's first bytes are waited for once the headers came: a slow body never delays a try. */
+const EXCERPT_WAIT_MS = 1_000;
+
+/** The first RESPONSE_EXCERPT_BYTES as text, never cut inside a UTF-8 character. */
+function excerptOf(body: Buffer): string {
+  const text = body.subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+  return body.length > RESPONSE_EXCERPT_BYTES ? text.replace(/\uFFFD$/, '') : text;
+}
 
 /** The `webhook-signature` header value: `v1,<sig>` per secret, space-separated. */
 export function signWebhook(request: Pick<WebhookRequest, 'id' | 'timestamp' | 'body' | 'secrets'>): string {
@@ -72,13 +81,30 @@ export class HttpWebhookSender implements WebhookSender {
       };
       const req = request(url, { method: 'POST', headers, lookup, agent: false }, (res: IncomingMessage) => {
         const retryAfter = res.headers['retry-after'];
-        settle({
-          kind: 'response',
-          statusCode: res.statusCode ?? 0,
-          ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+        const answer = (bodyExcerpt: string) =>
+          settle({
+            kind: 'response',
+            statusCode: res.statusCode ?? 0,
+            ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+            ...(bodyExcerpt !== '' ? { bodyExcerpt } : {}),
+          });
+        // The status decides; the first 1 KiB of the body is kept for the delivery log (docs/webhooks.md,
+        // "Delivery log"), read for at most EXCERPT_WAIT_MS, and the connection is closed.
+        const chunks: Buffer[] = [];
+        let bytes = 0;
+        const done = () => {
+          clearTimeout(excerptTimer);
+          answer(excerptOf(Buffer.concat(chunks)));
+          res.destroy();
+        };
+        const excerptTimer = setTimeout(done, EXCERPT_WAIT_MS);
+        res.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          bytes += chunk.length;
+          if (bytes >= RESPONSE_EXCERPT_BYTES) done();
         });
-        // Only the status matters: the body is not read, and the connection is closed.
-        res.destroy();
+        res.on('end', done);
+        res.on('error', done);
       });
       const timer = setTimeout(() => {
         settle({ kind: 'error', message: `no answer within ${this.timeoutMs / 1000} s` });

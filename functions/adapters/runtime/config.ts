@@ -65,6 +65,7 @@ export const ENV = {
   consoleUsersTable: variable('CONSOLE_USERS_TABLE', text),
   redeemCodesTable: variable('REDEEM_CODES_TABLE', text),
   topupsTable: variable('TOPUPS_TABLE', text),
+  webhookDeliveriesTable: variable('WEBHOOK_DELIVERIES_TABLE', text),
   /** Alipay (docs/money-and-ledger.md, "Top-ups"): its OpenAPI gateway, our app and the two keys. */
   alipayGatewayUrl: variable('ALIPAY_GATEWAY_URL', text, 'https://openapi.alipay.com/gateway.do'),
   /** Empty: top-ups are not set up on this deployment, and a top-up says so (docs/operations.md, "First deploy"). */

@@ -99,6 +99,19 @@ export const TASKS_BY_ACCOUNT_INDEX = {
   ],
 } as const;
 
+/**
+ * One key's tasks, newest first (the console's Tasks page filtered by key, docs/console.md). Keyed by what every
+ * task holds (`key_hash`, `created_at`); a new index rather than a changed `by-account`, since DynamoDB cannot change
+ * an index's projection and takes one index change per table update. It projects what `by-account` does, and
+ * `account_id`, which the list checks.
+ */
+export const TASKS_BY_KEY_INDEX = {
+  name: 'by-key',
+  partitionKey: 'key_hash',
+  sortKey: 'created_at',
+  nonKeyAttributes: ['account_id', ...TASKS_BY_ACCOUNT_INDEX.nonKeyAttributes],
+} as const;
+
 /** An account's API keys, oldest first (the console's key list, docs/console.md): a few per account, every attribute. */
 export const API_KEYS_BY_ACCOUNT_INDEX = {
   name: 'by-account',
@@ -115,6 +128,13 @@ export const TOPUPS_BY_ACCOUNT_INDEX = {
 /** Orders still pending, by expiry: sparse, as only a pending order carries `pending` (the sweep reads it). */
 export const TOPUPS_PENDING_INDEX = { name: 'pending', partitionKey: 'pending', sortKey: 'expires_at' } as const;
 
+/** One task's webhook deliveries, newest first (`delivery_id` sorts by time). */
+export const WEBHOOK_DELIVERIES_BY_TASK_INDEX = {
+  name: 'by-task',
+  partitionKey: 'task_id',
+  sortKey: 'delivery_id',
+} as const;
+
 export const TABLES = {
   accounts: { envVar: ENV.accountsTable.name, partitionKey: 'account_id' },
   apiKeys: { envVar: ENV.apiKeysTable.name, partitionKey: 'key_hash', indexes: [API_KEYS_BY_ACCOUNT_INDEX] },
@@ -122,7 +142,13 @@ export const TABLES = {
   tasks: {
     envVar: ENV.tasksTable.name,
     partitionKey: 'task_id',
-    indexes: [TASKS_IN_FLIGHT_INDEX, TASKS_WEBHOOK_PENDING_INDEX, TASKS_SLOT_HOLDERS_INDEX, TASKS_BY_ACCOUNT_INDEX],
+    indexes: [
+      TASKS_IN_FLIGHT_INDEX,
+      TASKS_WEBHOOK_PENDING_INDEX,
+      TASKS_SLOT_HOLDERS_INDEX,
+      TASKS_BY_ACCOUNT_INDEX,
+      TASKS_BY_KEY_INDEX,
+    ],
     stream: 'NEW_IMAGE',
   },
   models: { envVar: ENV.modelsTable.name, partitionKey: 'id' },
@@ -151,6 +177,15 @@ export const TABLES = {
     envVar: ENV.topupsTable.name,
     partitionKey: 'topup_id',
     indexes: [TOPUPS_BY_ACCOUNT_INDEX, TOPUPS_PENDING_INDEX],
+  },
+  // Every webhook POST, kept 30 days (docs/webhooks.md, "Delivery log"): an account's newest first by its key,
+  // one task's through WEBHOOK_DELIVERIES_BY_TASK_INDEX.
+  webhookDeliveries: {
+    envVar: ENV.webhookDeliveriesTable.name,
+    partitionKey: 'account_id',
+    sortKey: 'delivery_id',
+    ttlAttribute: 'expires_at',
+    indexes: [WEBHOOK_DELIVERIES_BY_TASK_INDEX],
   },
 } as const satisfies Record<string, TableDefinition>;
 export type TableId = keyof typeof TABLES;

@@ -20,6 +20,11 @@ export function consoleKeys() {
   });
 }
 
+/** What the key routes need: the store, the service's rate per key (shown for keys without one), the clock. */
+export function keyDependencies() {
+  return { keys: consoleKeys(), defaultRatePerSecond: readEnv('defaultRateLimitPerSecond'), now: () => new Date() };
+}
+
 export function monthlySpend() {
   return new DynamoDbMonthlySpend(dynamoDocumentClient(), readEnv('ledgerTable'));
 }

@@ -4,11 +4,17 @@ export interface AccountRecord {
   created_at: string;
 }
 
+export type ApiKeyStatus = 'active' | 'disabled' | 'deleted';
+
 export interface ApiKeyRecord {
   key_hash: string;
   key_id: string;
   account_id: string;
-  status: 'active' | 'disabled';
+  /** `deleted`: revoked for good by its owner; the record stays, so its tasks and ledger entries keep their key. */
+  status: ApiKeyStatus;
+  /** The prefix and last four characters (keyHint); absent on keys made before it was stored. */
+  key_hint?: string;
+  deleted_at?: string;
   /** Spend cap in units; absent means no cap (docs/money-and-ledger.md, "Key quotas"). */
   quota_units?: number;
   /** What the cap still allows, decremented in the submit transaction; absent when no cap. */

@@ -36,8 +36,13 @@ export interface ConsoleKeyStore {
    * ForbiddenError); KeyExistsError when the key is stored already.
    */
   create(record: ApiKeyRecord): Promise<void>;
-  /** Applies the change to the stored key; undefined when the key is gone. Enabling checks the account too. */
+  /**
+   * Applies the change to the stored key; undefined when the key is gone. Enabling checks the account too. A
+   * deleted key is never changed: it is answered as stored.
+   */
   update(record: ApiKeyRecord, change: KeyChange): Promise<ApiKeyRecord | undefined>;
+  /** Marks the key deleted at `now`, for good (the record stays); undefined when the key is gone. */
+  remove(record: ApiKeyRecord, now: Date): Promise<ApiKeyRecord | undefined>;
 }
 
 /** An account's money this month, from its ledger. */

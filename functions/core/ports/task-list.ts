@@ -13,22 +13,23 @@ export interface TaskListPage {
   next: TaskListPosition | null;
 }
 
+export interface TaskListOptions {
+  limit: number;
+  status?: TaskStatus;
+  after?: TaskListPosition;
+  order?: 'asc' | 'desc';
+  /** Only the tasks submitted with this key (its hash, as the task stores it). */
+  keyHash?: string;
+  /** Only tasks of this model (its name), and only those whose metadata holds this pair. */
+  model?: string;
+  metadata?: readonly [string, string];
+}
+
 export interface TaskList {
   /**
    * The account's tasks newest first, from just after `after`: at most `limit`, only those in `status` when it
    * is given. With a status, a page may hold fewer than `limit` while `next` is set (the read is bounded).
    * `order: 'asc'` reads oldest first (OpenAI's list: docs/openai-videos.md, "List").
    */
-  listByAccount(
-    accountId: string,
-    options: {
-      limit: number;
-      status?: TaskStatus;
-      /** Only tasks of this model (its name), and only those whose metadata holds this pair. */
-      model?: string;
-      metadata?: readonly [string, string];
-      after?: TaskListPosition;
-      order?: 'asc' | 'desc';
-    },
-  ): Promise<TaskListPage>;
+  listByAccount(accountId: string, options: TaskListOptions): Promise<TaskListPage>;
 }

@@ -1,5 +1,6 @@
 import type { TaskRecord } from '../task.js';
 import type { TaskStatus } from '../task-status.js';
+import type { WebhookDeliveryRecord } from '../webhook-delivery.js';
 import type { WebhookAttemptRecord, WebhookMessage, WebhookSendResult } from '../webhook.js';
 
 export interface WebhookRequest {
@@ -37,6 +38,18 @@ export interface WebhookAttemptLog {
    * first, so each try is recorded once. Delivered or failed takes the task out of the pending index.
    */
   record(taskId: string, previousAttempts: number, attempt: WebhookAttemptRecord): Promise<boolean>;
+}
+
+/** The delivery log (docs/webhooks.md, "Delivery log"): every POST, kept 30 days. */
+export interface WebhookDeliveryLog {
+  /** Stores one attempt; never throws (a log that cannot be written must not cost the receiver its webhook). */
+  record(delivery: WebhookDeliveryRecord): Promise<void>;
+  /** The account's deliveries (or one task's), newest first, after `cursor` (a delivery id). */
+  list(
+    accountId: string,
+    query: { taskId?: string; limit: number; cursor?: string },
+  ): Promise<{ deliveries: WebhookDeliveryRecord[]; next: string | null }>;
+  get(accountId: string, deliveryId: string): Promise<WebhookDeliveryRecord | undefined>;
 }
 
 /** The webhook queue, for messages sent by the consumer and the requeuer. */

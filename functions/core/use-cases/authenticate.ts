@@ -6,6 +6,7 @@
 import { AuthenticationError, RateLimitedError } from '../api-error.js';
 import {
   API_KEY_PREFIX,
+  DELETED_API_KEY_MESSAGE,
   DISABLED_API_KEY_MESSAGE,
   hashApiKey,
   INVALID_API_KEY_MESSAGE,
@@ -49,6 +50,7 @@ export async function reauthenticate(caller: Caller, keys: ApiKeyRepository): Pr
 
 function activeKey(record: ApiKeyRecord | undefined): ApiKeyRecord {
   if (!record) throw new AuthenticationError(INVALID_API_KEY_MESSAGE);
+  if (record.status === 'deleted') throw new AuthenticationError(DELETED_API_KEY_MESSAGE);
   if (record.status !== 'active') throw new AuthenticationError(DISABLED_API_KEY_MESSAGE);
   return record;
 }

@@ -1,12 +1,15 @@
 /**
  * One queue message of a completion webhook (docs/webhooks.md; docs/security.md, "URL policy"): a try, or a hop of a
  * message not due yet. The task holds the truth: its try count, written once per try (conditional), and
- * the claim a try takes before its POST, so a duplicate or stale message never sends or adds a try.
+ * the claim a try takes before its POST, so a duplicate or stale message never sends or adds a try. Every POST
+ * is a line of the delivery log (docs/webhooks.md, "Delivery log"), the last try's marked dead-lettered.
  */
 import type { TaskRepository } from '../ports/task-repository.js';
-import type { WebhookAttemptLog, WebhookSecretStore, WebhookSender } from '../ports/webhooks.js';
+import type { WebhookAttemptLog, WebhookDeliveryLog, WebhookSecretStore, WebhookSender } from '../ports/webhooks.js';
 import type { VideoUrlSigner } from '../ports/video-storage.js';
 import type { TaskRecord } from '../task.js';
+import { deliveryRecord } from '../webhook-delivery.js';
+import type { DeliveryOutcome } from '../webhook-delivery.js';
 import type { WebhookAttemptRecord, WebhookMessage, WebhookSendResult } from '../webhook.js';
 import {
   attemptError,
@@ -29,6 +32,7 @@ export interface DeliverWebhookDeps {
   secrets: WebhookSecretStore;
   sender: WebhookSender;
   attempts: WebhookAttemptLog;
+  deliveries: WebhookDeliveryLog;
   /** Re-signs a video URL that would expire soon (a late retry). */
   signer: VideoUrlSigner;
   /** Seconds between tries (see webhookRetryDelaySeconds). */
@@ -89,24 +93,38 @@ export async function deliverWebhook(message: WebhookMessage, deps: DeliverWebho
   if (!(await deps.attempts.claim(task.task_id, previous, now, claimUntil))) {
     return heldOff(message, previous, await deps.tasks.get(task.task_id), now);
   }
-  const result = await deps.sender.send({
-    url,
-    id: webhookMessageId(task.task_id, message.event),
-    timestamp: now,
-    body: JSON.stringify(payload),
-    secrets,
-  });
+  const webhookId = webhookMessageId(task.task_id, message.event);
+  const result = await deps.sender.send({ url, id: webhookId, timestamp: now, body: JSON.stringify(payload), secrets });
+  const latencyMs = deps.now().getTime() - now.getTime();
+  const logged = (outcome: DeliveryOutcome) =>
+    deps.deliveries.record(
+      deliveryRecord({
+        accountId: task.account_id,
+        webhookId,
+        event: message.event,
+        taskId: task.task_id,
+        url,
+        at: now,
+        latencyMs,
+        result,
+        error: attemptError(result),
+        outcome,
+      }),
+    );
   const outcome = describe(result);
   switch (judgeAttempt(result)) {
     case 'delivered':
+      await logged('delivered');
       if (!(await log({ state: 'delivered', ...attemptFields(now, result) }))) return lost();
       return { action: 'done', outcome: 'delivered', detail: outcome };
     case 'permanent':
+      await logged('failed');
       if (!(await log({ state: 'failed', ...attemptFields(now, result) }))) return lost();
       return { action: 'done', outcome: 'permanent-failure', detail: outcome };
     case 'retry': {
       const retryAfter = result.kind === 'response' ? parseRetryAfterSeconds(result.retryAfter, now) : undefined;
       const delay = webhookRetryDelaySeconds(attempt, deps.schedule, retryAfter);
+      await logged(delay === undefined ? 'dead_lettered' : 'retrying');
       if (delay === undefined) {
         if (!(await log({ state: 'failed', ...attemptFields(now, result) }))) return lost();
         const maxAttempts = webhookMaxAttempts(deps.schedule);
@@ -154,7 +172,10 @@ function lost(): DeliveryDecision {
   return skipped('another message of this event recorded the same try first');
 }
 
-async function withUsableVideoUrl(task: TaskRecord, deps: DeliverWebhookDeps): Promise<TaskRecord> {
+export async function withUsableVideoUrl(
+  task: TaskRecord,
+  deps: Pick<DeliverWebhookDeps, 'signer' | 'now'>,
+): Promise<TaskRecord> {
   if (task.status !== 'success' || !task.video_key) return task;
   const now = deps.now();
   const expiresAt = task.video_url_expires_at ? Date.parse(task.video_url_expires_at) : 0;

@@ -84,6 +84,8 @@ export async function listTasks(
   caller: AccountCaller | Promise<AccountCaller>,
   query: Record<string, string | undefined> | undefined,
   deps: ListTasksDeps,
+  /** Only one key's tasks (the console's filter, functions/core/use-cases/console/list-account-tasks.ts). */
+  keyHash?: string,
 ): Promise<TaskListView> {
   const { accountId } = await caller;
   const { limit, status, model, metadata, cursor } = parseQuery(query ?? {});
@@ -92,6 +94,7 @@ export async function listTasks(
     ...(status ? { status } : {}),
     ...(model ? { model } : {}),
     ...(metadata ? { metadata } : {}),
+    ...(keyHash ? { keyHash } : {}),
     ...(cursor ? { after: decodeCursor(cursor, accountId) } : {}),
   });
   const tasks = await Promise.all(page.tasks.map((task) => withFreshVideoUrl(task, deps)));

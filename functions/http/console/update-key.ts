@@ -1,10 +1,10 @@
 /** PATCH /api/v1/console/keys/{id} */
 import { updateKey } from '../../core/use-cases/console/update-key.js';
-import { consoleKeys } from '../../adapters/wiring/console-dependencies.js';
+import { keyDependencies } from '../../adapters/wiring/console-dependencies.js';
 import { consoleBody, consoleRoute } from './console-route.js';
 
-const keys = consoleKeys();
+const deps = keyDependencies();
 
 export const handler = consoleRoute(async (event, caller) => ({
-  data: await updateKey(caller, event.pathParameters?.['id'], consoleBody(event), keys),
+  data: await updateKey(caller, event.pathParameters?.['id'], consoleBody(event), deps),
 }));

@@ -1,6 +1,7 @@
 /** The document's components: how a caller signs in, the shared parameters and headers, the schemas and error answers. */
 import { CreateUploadBody, CreateUploadResponse } from '../../core/uploads.js';
 import { TransactionsPageSchema } from '../../core/ledger.js';
+import { DeliveriesPageSchema, DeliveryViewSchema } from '../../core/webhook-delivery.js';
 import { TopupListSchema, TopupRequestSchema, TopupViewSchema } from '../../core/topup.js';
 import { CONSOLE_SCHEMAS } from './console-operations.js';
 import { errorResponses, GatewayMessageSchema } from './error-responses.js';
@@ -44,6 +45,8 @@ export function components(): Json {
       TaskList: jsonSchemaOf(TaskListSchema),
       Balance: jsonSchemaOf(BalanceSchema),
       TransactionsPage: jsonSchemaOf(TransactionsPageSchema),
+      WebhookDelivery: jsonSchemaOf(DeliveryViewSchema),
+      WebhookDeliveriesPage: jsonSchemaOf(DeliveriesPageSchema),
       ModelList: jsonSchemaOf(ModelListSchema),
       Upload: jsonSchemaOf(CreateUploadResponse),
       Health: jsonSchemaOf(HealthSchema),

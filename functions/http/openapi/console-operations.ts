@@ -6,11 +6,12 @@ import type * as v from 'valibot';
 import { CreateKeySchema, KeyViewSchema, NewKeyViewSchema, UpdateKeySchema } from '../../core/console-key.js';
 import { ListTransactionsQuerySchema } from '../../core/ledger.js';
 import { ConsoleAccountSchema } from '../../core/use-cases/console/get-account.js';
+import { ConsoleListTasksQuerySchema } from '../../core/use-cases/console/list-account-tasks.js';
 import { RedeemRequestSchema, RedeemResultSchema } from '../../core/use-cases/console/redeem-code.js';
 import { TestWebhookRequestSchema, TestWebhookResultSchema } from '../../core/use-cases/console/send-test-webhook.js';
 import { WebhookSecretViewSchema } from '../../core/use-cases/console/webhook-secret.js';
-import { ListTasksQuerySchema } from '../../core/use-cases/list-tasks.js';
 import { ListTopupsQuerySchema } from '../../core/topup.js';
+import { ListDeliveriesQuerySchema } from '../../core/webhook-delivery.js';
 import { EXAMPLES } from './examples.js';
 import type { Json } from './json-schema.js';
 import type { QuerySchema } from './request-parts.js';
@@ -21,7 +22,7 @@ export interface ConsoleOperation {
   summary: string;
   description: string;
   query?: QuerySchema;
-  pathId?: 'task' | 'key' | 'topup';
+  pathId?: 'task' | 'key' | 'topup' | 'delivery';
   /** The request body's schema component and an example. */
   body?: { component: string; example: Json };
   /** The envelope's `data`: a schema component (defined here or by the public API) and an example. */
@@ -46,13 +47,16 @@ export const CONSOLE_SCHEMAS: Record<string, v.GenericSchema> = {
 
 const KEY_EXAMPLE = {
   key_id: 'key_7d2f0c9a4b1e4c3d',
+  key_hint: 'bc_3q9V…8N4c',
   name: 'production',
   status: 'active',
   quota: 500,
   spent: 12.5,
-  rate_limit_per_second: null,
+  rate_limit_per_second: 10,
+  rate_is_default: true,
   created_at: '2026-11-20T08:00:00.000Z',
   last_used_at: '2026-11-26T07:12:03.000Z',
+  deleted_at: null,
 };
 
 /** A console route that answers as a public one does, for the signed-in account instead of an API key's. */
@@ -89,8 +93,8 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
     data: { component: 'TransactionsPage', example: EXAMPLES.transactions },
     errors: [400, 500],
   }),
-  asPublicRoute('ConsoleListTasks', 'The tasks', 'GET /api/v1/video/tasks', {
-    query: ListTasksQuerySchema,
+  asPublicRoute('ConsoleListTasks', 'The tasks', 'GET /api/v1/video/tasks (and `key_id`: one key’s tasks)', {
+    query: ConsoleListTasksQuerySchema,
     data: { component: 'TaskList', example: EXAMPLES.taskList },
     errors: [400, 500],
   }),
@@ -119,11 +123,20 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
     id: 'ConsoleUpdateKey',
     summary: 'Rename, disable, enable or change the quota of a key',
     description:
-      'A disabled key gets 401 from its next request. `quota: null` removes the cap; a quota below what the key has spent stops it until raised.',
+      'A disabled key gets 401 from its next request. `quota: null` removes the cap; a quota below what the key has spent stops it until raised. A deleted key cannot be changed (400).',
     pathId: 'key',
     body: { component: 'UpdateKeyRequest', example: { status: 'disabled' } },
     data: { component: 'Key', example: { ...KEY_EXAMPLE, status: 'disabled' } },
     errors: [400, 403, 404, 500],
+  },
+  {
+    id: 'ConsoleDeleteKey',
+    summary: 'Delete an API key',
+    description:
+      'Revoked for good: its next request is a 401 and no change brings it back. It stays in the key list as `deleted`, with its spend; its tasks and ledger entries are kept. Deleting it again answers the same.',
+    pathId: 'key',
+    data: { component: 'Key', example: { ...KEY_EXAMPLE, status: 'deleted', deleted_at: '2026-11-27T09:30:00.000Z' } },
+    errors: [404, 500],
   },
   {
     id: 'ConsoleGetWebhookSecret',
@@ -184,6 +197,21 @@ export const CONSOLE_OPERATIONS: ConsoleOperation[] = [
     data: { component: 'Topup', example: EXAMPLES.paidTopup },
     errors: [404, 500],
   }),
+  asPublicRoute('ConsoleListWebhookDeliveries', 'The webhook delivery log', 'GET /api/v1/webhook-deliveries', {
+    query: ListDeliveriesQuerySchema,
+    data: { component: 'WebhookDeliveriesPage', example: EXAMPLES.deliveries },
+    errors: [400, 500],
+  }),
+  asPublicRoute(
+    'ConsoleRedeliverWebhook',
+    'Send a logged webhook again',
+    'POST /api/v1/webhook-deliveries/{id}/redeliver',
+    {
+      pathId: 'delivery',
+      data: { component: 'WebhookDelivery', example: EXAMPLES.redelivered },
+      errors: [400, 404, 500],
+    },
+  ),
   {
     id: 'ConsoleListModels',
     summary: 'The models and their prices',

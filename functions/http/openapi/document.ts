@@ -45,6 +45,7 @@ function buildDocument(): Json {
       { name: 'Uploads', description: 'Reference files for a submit.' },
       { name: 'Account', description: 'Balance and ledger.' },
       { name: 'Models', description: 'The catalog and its prices.' },
+      { name: 'Webhooks', description: 'The log of completion webhooks sent, and sending one again.' },
       { name: 'Service', description: 'Health and this description.' },
       { name: 'Internal', description: 'Called by the upstream generator, not by customers.' },
       {

@@ -68,8 +68,36 @@ const TOPUP = {
   trade_no: null,
 };
 
+const DELIVERY = {
+  id: 'wd_0mhx1c2k0a1b2c3d4e5f6',
+  webhook_id: 'msg_7a0c1a8e1f0b4a519d866b8f5f0c2d11_success',
+  event: 'task.success',
+  task_id: '7a0c1a8e-1f0b-4a51-9d86-6b8f5f0c2d11',
+  url: 'https://example.com/hooks/video',
+  attempted_at: '2026-01-01T08:05:10.000Z',
+  status_code: 503,
+  latency_ms: 182,
+  error: 'HTTP 503',
+  response_excerpt: 'upstream unavailable',
+  outcome: 'retrying',
+  redelivery: false,
+};
+
 export const EXAMPLES = {
   topup: TOPUP,
+  delivery: DELIVERY,
+  deliveries: { items: [DELIVERY], next_cursor: null },
+  redelivered: {
+    ...DELIVERY,
+    id: 'wd_0mhx3f9a2ffe1d2c3b4a596',
+    attempted_at: '2026-01-01T09:00:00.000Z',
+    status_code: 204,
+    latency_ms: 95,
+    error: null,
+    response_excerpt: null,
+    outcome: 'delivered',
+    redelivery: true,
+  },
   paidTopup: {
     ...TOPUP,
     status: 'paid',

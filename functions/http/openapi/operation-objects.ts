@@ -7,6 +7,7 @@ import { ref } from './json-schema.js';
 import type { Json } from './json-schema.js';
 import type { OperationSpec } from './public-operations.js';
 import {
+  DELIVERY_ID_PARAMETER,
   jsonRequestBody,
   KEY_ID_PARAMETER,
   queryParameters,
@@ -88,7 +89,14 @@ export function publicOperation(spec: OperationSpec): Json {
 /** A console operation: the Cognito access token instead of a key; a 401 may be the gateway's own. */
 export function consoleOperation(spec: ConsoleOperation): Json {
   const pathId = spec.pathId
-    ? [{ task: TASK_ID_PARAMETER, key: KEY_ID_PARAMETER, topup: TOPUP_ID_PARAMETER }[spec.pathId]]
+    ? [
+        {
+          task: TASK_ID_PARAMETER,
+          key: KEY_ID_PARAMETER,
+          topup: TOPUP_ID_PARAMETER,
+          delivery: DELIVERY_ID_PARAMETER,
+        }[spec.pathId],
+      ]
     : [];
   const responses: Json = {
     '200': successResponse(REQUEST_ID, spec.data),

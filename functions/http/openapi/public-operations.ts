@@ -9,7 +9,14 @@ import { ListTasksQuerySchema } from '../../core/use-cases/list-tasks.js';
 import { EXAMPLES } from './examples.js';
 import { REQUEST_ID } from './headers.js';
 import type { Json } from './json-schema.js';
-import { jsonRequestBody, queryParameters, TASK_ID_PARAMETER, TOPUP_ID_PARAMETER } from './request-parts.js';
+import {
+  DELIVERY_ID_PARAMETER,
+  jsonRequestBody,
+  queryParameters,
+  TASK_ID_PARAMETER,
+  TOPUP_ID_PARAMETER,
+} from './request-parts.js';
+import { ListDeliveriesQuerySchema } from '../../core/webhook-delivery.js';
 import { ListTopupsQuerySchema } from '../../core/topup.js';
 
 export interface OperationSpec {
@@ -104,6 +111,28 @@ export const PUBLIC_OPERATIONS: OperationSpec[] = [
     parameters: queryParameters(ListTransactionsQuerySchema),
     data: { component: 'TransactionsPage', example: EXAMPLES.transactions },
     errors: AUTHENTICATED_ERRORS,
+  },
+  {
+    id: 'ListWebhookDeliveries',
+    summary: 'The webhook delivery log',
+    description:
+      "Every POST of a completion webhook, newest first, kept 30 days: its event, task, URL, time, HTTP status, latency, and the error or the first 1 KiB of the answer. `outcome` says what followed: `retrying`, `delivered`, `failed` (no more tries) or `dead_lettered` (the last try failed; parked for an operator). With `task_id`, one task's only.",
+    tag: 'Webhooks',
+    authenticated: true,
+    parameters: queryParameters(ListDeliveriesQuerySchema),
+    data: { component: 'WebhookDeliveriesPage', example: EXAMPLES.deliveries },
+    errors: AUTHENTICATED_ERRORS,
+  },
+  {
+    id: 'RedeliverWebhook',
+    summary: 'Send a logged webhook again',
+    description:
+      "One fresh POST of the delivery's event to the task's webhook URL, now, signed with the same `webhook-id` (a receiver that has it drops the copy), at most 15 s. Logged as a redelivery and answered; the task's own webhook state and retries are left as they are.",
+    tag: 'Webhooks',
+    authenticated: true,
+    parameters: [DELIVERY_ID_PARAMETER],
+    data: { component: 'WebhookDelivery', example: EXAMPLES.redelivered },
+    errors: [400, 401, 404, 429, 500],
   },
   {
     id: 'ListModels',

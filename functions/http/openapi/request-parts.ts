@@ -30,6 +30,14 @@ export const TOPUP_ID_PARAMETER = {
   schema: { type: 'string', pattern: '^tp_[0-9a-f]{32}$' },
 };
 
+export const DELIVERY_ID_PARAMETER = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'The delivery id (wd_…), as the delivery log shows it.',
+  schema: { type: 'string', pattern: '^wd_[0-9a-z]{9}[0-9a-f]{12}$' },
+};
+
 export const KEY_ID_PARAMETER = {
   name: 'id',
   in: 'path',

@@ -181,6 +181,8 @@ export class AdminStore {
     const record = await this.findKey(keyOrId);
     const enabled = await this.keyWrite(record.account_id, () => this.keys.update(record, { status: 'active' }));
     if (!enabled) throw new AdminError('no such key');
+    // Deleted by its owner: revoked for good (docs/console.md, "Keys").
+    if (enabled.status === 'deleted') throw new AdminError('this key was deleted by its owner: make a new key');
     return record;
   }
 

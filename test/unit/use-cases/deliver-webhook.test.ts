@@ -8,6 +8,7 @@ import { TASK_ID } from '../../support/task-records.js';
 import {
   CountingSigner,
   HOOK,
+  MemoryWebhookDeliveries,
   MemoryWebhookSecrets,
   MemoryWebhookTasks,
   ScriptedSender,
@@ -35,6 +36,7 @@ function setup(
   const tasks = task ? new MemoryWebhookTasks(task) : new MemoryWebhookTasks();
   const sender = new ScriptedSender(results);
   const signer = new CountingSigner();
+  const deliveries = new MemoryWebhookDeliveries();
   let now = NOW;
   let reads = 0;
   const deps = {
@@ -45,6 +47,7 @@ function setup(
       },
     },
     attempts: tasks,
+    deliveries,
     secrets: new MemoryWebhookSecrets(secrets),
     sender,
     signer,
@@ -52,7 +55,7 @@ function setup(
     claimSeconds: 30,
     now: () => now,
   };
-  return { tasks, sender, signer, deps, at: (time: Date) => (now = time), reads: () => reads };
+  return { tasks, sender, signer, deliveries, deps, at: (time: Date) => (now = time), reads: () => reads };
 }
 
 const ok = { kind: 'response', statusCode: 200 } as const;
@@ -178,8 +181,38 @@ describe('deliverWebhook', () => {
     expect(tasks.tasks.get(TASK_ID)).toMatchObject({ webhook_state: 'delivered', webhook_attempts: 4 });
   });
 
+  it('logs every POST: event, task, URL, status, error, the answer’s first bytes, and what followed', async () => {
+    const answered = { kind: 'response', statusCode: 503, bodyExcerpt: 'down for maintenance' } as const;
+    const { deliveries, deps } = setup(SUCCESS, [answered, { kind: 'error', message: 'ECONNREFUSED' }, ok]);
+    let message: WebhookMessage = MESSAGE;
+    for (;;) {
+      const decision = await deliverWebhook(message, deps);
+      if (decision.action === 'done') break;
+      message = { ...next(decision), due_at: undefined };
+    }
+    expect(deliveries.records.map(({ outcome, status_code, error }) => ({ outcome, status_code, error }))).toEqual([
+      { outcome: 'retrying', status_code: 503, error: 'HTTP 503' },
+      { outcome: 'retrying', status_code: null, error: 'ECONNREFUSED' },
+      { outcome: 'delivered', status_code: 200, error: null },
+    ]);
+    expect(deliveries.records[0]).toMatchObject({
+      account_id: SUCCESS.account_id,
+      task_id: TASK_ID,
+      event: 'task.success',
+      url: HOOK,
+      webhook_id: 'msg_7a0c1a8e1f0b4a519d866b8f5f0c2d11_success',
+      attempted_at: NOW.toISOString(),
+      response_excerpt: 'down for maintenance',
+      redelivery: false,
+      expires_at: NOW.getTime() / 1000 + 30 * 86_400,
+    });
+    expect(deliveries.records.every((record) => /^wd_[0-9a-z]{9}[0-9a-f]{12}$/.test(record.delivery_id))).toBe(true);
+  });
+
   it('after the last try fails: recorded as failed, out of the index, its message to the dead-letter queue', async () => {
-    const { tasks, deps } = setup({ ...SUCCESS, webhook_attempts: 3, webhook_state: 'retrying' }, [serverError]);
+    const { tasks, deliveries, deps } = setup({ ...SUCCESS, webhook_attempts: 3, webhook_state: 'retrying' }, [
+      serverError,
+    ]);
     expect(await deliverWebhook({ ...MESSAGE, attempts: 3 }, deps)).toEqual({
       action: 'dead-letter',
       message: { ...MESSAGE, attempts: 4 },
@@ -188,6 +221,8 @@ describe('deliverWebhook', () => {
     const stored = tasks.tasks.get(TASK_ID);
     expect(stored).toMatchObject({ webhook_state: 'failed', webhook_attempts: 4, status: 'success' });
     expect(stored).not.toHaveProperty('webhook_pending');
+    // The dead-letter path is in the delivery log too.
+    expect(deliveries.records.map((record) => record.outcome)).toEqual(['dead_lettered']);
   });
 
   it('a stale message (the task has recorded another try since) is dropped unsent', async () => {

@@ -8,15 +8,10 @@ import { generateApiKey, newApiKeyRecord } from '../../api-key.js';
 import { CreateKeySchema, MAX_KEYS_PER_ACCOUNT, parseBody, toKeyView } from '../../console-key.js';
 import type { KeyView } from '../../console-key.js';
 import { yuanToUnits } from '../../money.js';
-import type { ConsoleKeyStore } from '../../ports/console.js';
 import type { ConsoleCaller } from './console-caller.js';
+import type { KeyDeps } from './key-deps.js';
 
-export interface CreateKeyDeps {
-  keys: ConsoleKeyStore;
-  /** The service's rate per key: an owner may set a lower one, not a higher. */
-  defaultRatePerSecond: number;
-  now: () => Date;
-}
+export type CreateKeyDeps = KeyDeps;
 
 export async function createKey(
   caller: ConsoleCaller,
@@ -28,7 +23,9 @@ export async function createKey(
   if (rate !== undefined && rate > deps.defaultRatePerSecond) {
     throw new InvalidRequestError(`rate_limit_per_second must be at most ${deps.defaultRatePerSecond}`);
   }
-  if ((await deps.keys.listByAccount(caller.accountId)).length >= MAX_KEYS_PER_ACCOUNT) {
+  // Deleted keys stay stored (their tasks name them) but hold no place.
+  const held = (await deps.keys.listByAccount(caller.accountId)).filter((key) => key.status !== 'deleted');
+  if (held.length >= MAX_KEYS_PER_ACCOUNT) {
     throw new InvalidRequestError(`an account holds at most ${MAX_KEYS_PER_ACCOUNT} keys: delete or reuse one`);
   }
   const key = generateApiKey();
@@ -40,5 +37,5 @@ export async function createKey(
     ...(request.quota !== undefined && request.quota !== null && { quotaUnits: yuanToUnits(request.quota) }),
   });
   await deps.keys.create(record);
-  return { ...toKeyView(record), key };
+  return { ...toKeyView(record, deps.defaultRatePerSecond), key };
 }

@@ -1,9 +1,16 @@
-/** GET /api/v1/console/keys: the signed-in account's keys, oldest first, with spend against quota and last use. */
+/**
+ * GET /api/v1/console/keys: the signed-in account's keys, oldest first, each with its hint (bc_a1b2…9f3c), spend
+ * against quota, rate as a number and last use; deleted keys too, marked, so their tasks still name them.
+ */
 import { toKeyView } from '../../console-key.js';
 import type { KeyView } from '../../console-key.js';
-import type { ConsoleKeyStore } from '../../ports/console.js';
 import type { ConsoleCaller } from './console-caller.js';
+import type { KeyDeps } from './key-deps.js';
 
-export async function listKeys(caller: ConsoleCaller, keys: ConsoleKeyStore): Promise<{ items: KeyView[] }> {
-  return { items: (await keys.listByAccount(caller.accountId)).map(toKeyView) };
+export async function listKeys(
+  caller: ConsoleCaller,
+  deps: Pick<KeyDeps, 'keys' | 'defaultRatePerSecond'>,
+): Promise<{ items: KeyView[] }> {
+  const records = await deps.keys.listByAccount(caller.accountId);
+  return { items: records.map((record) => toKeyView(record, deps.defaultRatePerSecond)) };
 }

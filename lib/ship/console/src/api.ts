@@ -44,13 +44,18 @@ export interface Transaction {
 
 export interface ApiKey {
   key_id: string;
+  /** bc_a1b2…9f3c; the key id for keys made before hints were kept. */
+  key_hint: string;
   name: string;
-  status: 'active' | 'disabled';
+  /** deleted: revoked for good, kept for its spend and tasks. */
+  status: 'active' | 'disabled' | 'deleted';
   quota: number | null;
   spent: number;
-  rate_limit_per_second: number | null;
+  rate_limit_per_second: number;
+  rate_is_default: boolean;
   created_at: string;
   last_used_at: string | null;
+  deleted_at: string | null;
 }
 
 export interface Page<T> {
@@ -68,6 +73,22 @@ export interface WebhookTestResult {
   status_code: number | null;
   error: string | null;
   webhook_id: string;
+}
+
+/** One POST of a webhook, as the delivery log shows it. */
+export interface WebhookDelivery {
+  id: string;
+  webhook_id: string;
+  event: string;
+  task_id: string;
+  url: string;
+  attempted_at: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+  response_excerpt: string | null;
+  outcome: 'delivered' | 'retrying' | 'failed' | 'dead_lettered';
+  redelivery: boolean;
 }
 
 /** An answer other than success: `message` is the envelope's (or the gateway's) words. */
@@ -111,10 +132,10 @@ export class ConsoleApi {
   account = () => this.request<Account>('GET', '/account');
   transactions = (cursor?: string | null, limit = 20) =>
     this.request<Page<Transaction>>('GET', `/transactions${query({ limit, cursor })}`);
-  tasks = (options: { cursor?: string | null; status?: string; limit?: number } = {}) =>
+  tasks = (options: { cursor?: string | null; status?: string; keyId?: string; limit?: number } = {}) =>
     this.request<Page<TaskView>>(
       'GET',
-      `/tasks${query({ limit: options.limit ?? 20, cursor: options.cursor, status: options.status })}`,
+      `/tasks${query({ limit: options.limit ?? 20, cursor: options.cursor, status: options.status, key_id: options.keyId })}`,
     );
   task = (id: string) => this.request<TaskView>('GET', `/tasks/${encodeURIComponent(id)}`);
   keys = () => this.request<{ items: ApiKey[] }>('GET', '/keys');
@@ -122,9 +143,14 @@ export class ConsoleApi {
     this.request<ApiKey & { key: string }>('POST', '/keys', body);
   updateKey = (keyId: string, body: { status?: 'active' | 'disabled'; quota?: number | null; name?: string }) =>
     this.request<ApiKey>('PATCH', `/keys/${encodeURIComponent(keyId)}`, body);
+  deleteKey = (keyId: string) => this.request<ApiKey>('DELETE', `/keys/${encodeURIComponent(keyId)}`);
   webhookSecret = () => this.request<WebhookSecret>('GET', '/webhook-secret');
   rotateWebhookSecret = () => this.request<WebhookSecret>('POST', '/webhook-secret/rotate');
   testWebhook = (url: string) => this.request<WebhookTestResult>('POST', '/webhook-test', { url });
+  webhookDeliveries = (taskId?: string | null, cursor?: string | null) =>
+    this.request<Page<WebhookDelivery>>('GET', `/webhook-deliveries${query({ task_id: taskId, cursor, limit: 50 })}`);
+  redeliverWebhook = (id: string) =>
+    this.request<WebhookDelivery>('POST', `/webhook-deliveries/${encodeURIComponent(id)}/redeliver`);
   redeem = (code: string) => this.request<RedeemResult>('POST', '/redeem', { code });
   models = () => this.request<ModelView[]>('GET', '/models');
   createTopup = (amount: number) => this.request<Topup>('POST', '/topups', { amount });

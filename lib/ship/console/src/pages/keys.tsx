@@ -57,12 +57,40 @@ export function Keys() {
         )}
         {keys.data && keys.data.items.length > 0 && (
           <ul class="keys" data-testid="key-list">
-            {inListOrder(keys.data.items).map((key) => (
-              <KeyRow key={key.key_id} apiKey={key} onChanged={replace} />
-            ))}
+            {inListOrder(keys.data.items)
+              .filter((key) => key.status !== 'deleted')
+              .map((key) => (
+                <KeyRow key={key.key_id} apiKey={key} onChanged={replace} />
+              ))}
           </ul>
         )}
       </Card>
+      {keys.data && keys.data.items.some((key) => key.status === 'deleted') && (
+        <Card title="Deleted keys">
+          <p class="muted">Revoked for good. Their spend, tasks and ledger entries are kept.</p>
+          <ul class="keys" data-testid="deleted-key-list">
+            {inListOrder(keys.data.items)
+              .filter((key) => key.status === 'deleted')
+              .map((key) => (
+                <li class="key" key={key.key_id} data-testid="deleted-key-row" data-key-id={key.key_id}>
+                  <div class="key-head">
+                    <strong class="key-name">{keyLabel(key)}</strong>
+                    <span class="mono" data-testid="key-hint">
+                      {key.key_hint}
+                    </span>
+                  </div>
+                  <div class="key-meta muted">
+                    <span>{yuan(key.spent)} spent</span>
+                    <span>Deleted {key.deleted_at ? dateTime(key.deleted_at) : ''}</span>
+                    <a href={`#/tasks?key=${encodeURIComponent(key.key_id)}`} data-testid="key-tasks-link">
+                      Its tasks
+                    </a>
+                  </div>
+                </li>
+              ))}
+          </ul>
+        </Card>
+      )}
     </>
   );
 }
@@ -186,8 +214,9 @@ function NewKey({ created, onDismiss }: { created: ApiKey & { key: string }; onD
 
 function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey) => void }) {
   const { api } = useServices();
-  const [editing, setEditing] = useState(false);
+  const [editing, setEditing] = useState<'quota' | 'name' | null>(null);
   const [quota, setQuota] = useState(apiKey.quota === null ? '' : String(apiKey.quota));
+  const [name, setName] = useState(apiKey.name);
   const toggle = useAction(async () => {
     // Disabling refuses the key's very next call: asked first. Enabling again is harmless.
     const sure =
@@ -196,11 +225,23 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey
     if (!sure) return;
     onChanged(await api.updateKey(apiKey.key_id, { status: apiKey.status === 'active' ? 'disabled' : 'active' }));
   });
+  const remove = useAction(async () => {
+    const sure = window.confirm(
+      `Delete ${keyLabel(apiKey)} (${apiKey.key_hint})? It is revoked for good: no call with it works again. Its tasks and spend are kept.`,
+    );
+    if (!sure) return;
+    onChanged(await api.deleteKey(apiKey.key_id));
+  });
   const save = useAction(async () => {
-    const parsed = parseQuota(quota);
-    if (parsed instanceof Error) throw parsed;
-    onChanged(await api.updateKey(apiKey.key_id, { quota: parsed }));
-    setEditing(false);
+    if (editing === 'name') {
+      if (name.trim() === '') throw new Error('A key needs a name.');
+      onChanged(await api.updateKey(apiKey.key_id, { name: name.trim() }));
+    } else {
+      const parsed = parseQuota(quota);
+      if (parsed instanceof Error) throw parsed;
+      onChanged(await api.updateKey(apiKey.key_id, { quota: parsed }));
+    }
+    setEditing(null);
   });
   const share = apiKey.quota ? Math.min(1, apiKey.spent / apiKey.quota) : 0;
 
@@ -210,6 +251,9 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey
         <strong class="key-name" data-testid="key-name-label">
           {keyLabel(apiKey)}
         </strong>
+        <span class="mono" data-testid="key-hint" title="The start and end of the key">
+          {apiKey.key_hint}
+        </span>
         <span class={`badge badge-${apiKey.status}`} data-testid="key-status">
           {apiKey.status === 'active' ? 'Active' : 'Disabled'}
         </span>
@@ -239,15 +283,17 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey
       )}
       <div class="key-meta muted">
         <span data-testid="key-rate-label">
-          {apiKey.rate_limit_per_second === null ? 'Default rate' : `${apiKey.rate_limit_per_second} requests/s`}
+          {apiKey.rate_limit_per_second} requests/s{apiKey.rate_is_default ? ' (the default)' : ''}
         </span>
         <span>Created {dateTime(apiKey.created_at)}</span>
         <span data-testid="key-last-used">
           {apiKey.last_used_at ? `Last used ${dateTime(apiKey.last_used_at)}` : 'Never used'}
         </span>
-        <span class="mono">{apiKey.key_id}</span>
+        <a href={`#/tasks?key=${encodeURIComponent(apiKey.key_id)}`} data-testid="key-tasks-link">
+          Its tasks
+        </a>
       </div>
-      {editing ? (
+      {editing === 'quota' && (
         <Form class="form inline" testId="key-quota-form" onSubmit={() => void save.run()}>
           <Field
             label="New quota (CNY)"
@@ -259,11 +305,21 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey
             testId="key-quota-input"
           />
           <SubmitButton busy={save.busy} label="Save quota" testId="key-quota-save" />
-          <button class="button" type="button" onClick={() => setEditing(false)} data-testid="key-quota-cancel">
+          <button class="button" type="button" onClick={() => setEditing(null)} data-testid="key-quota-cancel">
             Cancel
           </button>
         </Form>
-      ) : (
+      )}
+      {editing === 'name' && (
+        <Form class="form inline" testId="key-rename-form" onSubmit={() => void save.run()}>
+          <Field label="New name" type="text" maxLength={64} value={name} onValue={setName} testId="key-rename-input" />
+          <SubmitButton busy={save.busy} label="Save name" testId="key-rename-save" />
+          <button class="button" type="button" onClick={() => setEditing(null)} data-testid="key-rename-cancel">
+            Cancel
+          </button>
+        </Form>
+      )}
+      {editing === null && (
         <div class="row">
           <ActionButton
             action={toggle}
@@ -275,15 +331,31 @@ function KeyRow({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiKey
           <button
             class="button"
             type="button"
-            onClick={() => setEditing(true)}
+            onClick={() => setEditing('quota')}
             aria-label={`Change the quota of key ${apiKey.name}`}
             data-testid="key-quota-edit"
           >
             Change quota
           </button>
+          <button
+            class="button"
+            type="button"
+            onClick={() => setEditing('name')}
+            aria-label={`Rename key ${apiKey.name}`}
+            data-testid="key-rename"
+          >
+            Rename
+          </button>
+          <ActionButton
+            action={remove}
+            class="button danger"
+            label="Delete"
+            ariaLabel={`Delete key ${apiKey.name}`}
+            testId="key-delete"
+          />
         </div>
       )}
-      <ErrorNote error={toggle.error ?? save.error} testId="key-error" />
+      <ErrorNote error={toggle.error ?? save.error ?? remove.error} testId="key-error" />
     </li>
   );
 }

@@ -9,7 +9,7 @@ export function TasksEmpty({ filtered }: { filtered?: boolean }) {
   if (filtered) {
     return (
       <Empty testId="tasks-empty">
-        <p>No tasks with this status.</p>
+        <p>No tasks match these filters.</p>
       </Empty>
     );
   }
@@ -81,6 +81,9 @@ export function TaskRow({ task, withVideo = true }: { task: TaskView; withVideo?
           Created {dateTime(task.created_at)}
           {task.finished_at ? ` · finished ${dateTime(task.finished_at)}` : ''}
         </span>
+        <a href={`#/webhooks?task=${encodeURIComponent(task.task_id)}`} data-testid="task-deliveries-link">
+          Webhook deliveries
+        </a>
       </div>
       {task.error_message && (
         <p class="note note-error" data-testid="task-error">

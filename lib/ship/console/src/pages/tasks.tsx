@@ -14,6 +14,9 @@ const UNFINISHED = new Set(['pending', 'running', 'transferring']);
 export function Tasks() {
   const { api } = useServices();
   const [status, setStatus] = useState('');
+  // `#/tasks?key=<id>`, from the Keys page, opens the list filtered by that key.
+  const [keyId, setKeyId] = useState(() => hashParam('key') ?? '');
+  const keys = useLoad(() => api.keys());
   const [items, setItems] = useState<TaskView[] | null>(null);
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -23,7 +26,7 @@ export function Tasks() {
   const refresh = async (replace: boolean) => {
     const mine = ++generation.current;
     try {
-      const page = await api.tasks({ status: status || undefined, limit: PAGE_SIZE });
+      const page = await api.tasks({ status: status || undefined, keyId: keyId || undefined, limit: PAGE_SIZE });
       if (mine !== generation.current) return;
       setError(null);
       if (replace) {
@@ -45,7 +48,7 @@ export function Tasks() {
     setItems(null);
     setCursor(null);
     void refresh(true);
-  }, [status]);
+  }, [status, keyId]);
 
   // Unfinished tasks are watched: the page refreshes itself until they end.
   const watching = items?.some((task) => UNFINISHED.has(task.status)) ?? false;
@@ -53,11 +56,11 @@ export function Tasks() {
     if (!watching) return;
     const timer = setInterval(() => void refresh(false), POLL_MS);
     return () => clearInterval(timer);
-  }, [watching, status]);
+  }, [watching, status, keyId]);
 
   const more = useAction(async () => {
     if (!cursor) return;
-    const page = await api.tasks({ status: status || undefined, cursor, limit: PAGE_SIZE });
+    const page = await api.tasks({ status: status || undefined, keyId: keyId || undefined, cursor, limit: PAGE_SIZE });
     setItems((current) => {
       const seen = new Set((current ?? []).map((task) => task.task_id));
       return [...(current ?? []), ...page.items.filter((task) => !seen.has(task.task_id))];
@@ -88,6 +91,27 @@ export function Tasks() {
                 ))}
               </select>
             </label>
+            <label class="inline-label">
+              Key
+              <select
+                value={keyId}
+                onChange={(e) => setKeyId(e.currentTarget.value)}
+                data-testid="task-key-filter"
+                name="key"
+              >
+                <option value="">All keys</option>
+                {keys.data?.items.map((key) => (
+                  <option key={key.key_id} value={key.key_id}>
+                    {key.name} · {key.key_hint}
+                    {key.status === 'deleted' ? ' (deleted)' : ''}
+                  </option>
+                ))}
+                {/* A key from the link before the list has loaded: still shown as chosen. */}
+                {keyId && !keys.data?.items.some((key) => key.key_id === keyId) && (
+                  <option value={keyId}>{keyId}</option>
+                )}
+              </select>
+            </label>
             <button class="button" type="button" onClick={() => void refresh(true)} data-testid="tasks-refresh">
               Refresh
             </button>
@@ -96,7 +120,7 @@ export function Tasks() {
       >
         <ErrorNote error={error} />
         {items === null && !error && <Loading />}
-        {items && items.length === 0 && <TasksEmpty filtered={status !== ''} />}
+        {items && items.length === 0 && <TasksEmpty filtered={status !== '' || keyId !== ''} />}
         {items && items.length > 0 && (
           <ul class="tasks" data-testid="task-list">
             {items.map((task) => (
@@ -140,5 +164,9 @@ function LinkedTask() {
 }
 
 function linkedTaskId(): string | null {
-  return new URLSearchParams(location.hash.split('?')[1] ?? '').get('task');
+  return hashParam('task');
+}
+
+function hashParam(name: string): string | null {
+  return new URLSearchParams(location.hash.split('?')[1] ?? '').get(name);
 }

@@ -5,6 +5,7 @@ import { dateTime } from '../format.js';
 import { ActionButton } from '../action-button.js';
 import { Field, Form, SubmitButton } from '../form.js';
 import { Card, CopyButton, ErrorNote, useAction } from '../ui.js';
+import { DeliveryLog } from './delivery-log.js';
 
 export function Webhooks() {
   return (
@@ -20,6 +21,8 @@ export function Webhooks() {
       </p>
       <SecretCard />
       <TestCard />
+      {/* `#/webhooks?task=<id>`, from the Tasks page: that task's deliveries. */}
+      <DeliveryLog taskId={new URLSearchParams(location.hash.split('?')[1] ?? '').get('task')} />
     </>
   );
 }
