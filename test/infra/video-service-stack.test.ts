@@ -280,6 +280,9 @@ describe('functions', () => {
       'PrepareInputs',
       'OpenAiGetVideo',
       'OpenAiGetVideoContent',
+      // A redelivery sends the event again with a fresh video URL (docs/webhooks.md, "Delivery log").
+      'RedeliverWebhook',
+      'ConsoleRedeliverWebhook',
     ];
     for (const id of ALL_FUNCTION_IDS) {
       const signs = signers.includes(id);
