@@ -160,6 +160,7 @@ describe('teardown and redeploy with the same prefix', () => {
   it('the stateless and console stacks keep nothing: destroying and redeploying them is always clean', () => {
     for (const [id, resource] of Object.entries({
       ...switched.statelessJson.Resources,
+      ...switched.rolloutsJson.Resources,
       ...switched.consoleJson.Resources,
     })) {
       expect(resource['DeletionPolicy'] ?? 'Delete', id).toBe('Delete');

@@ -59,6 +59,8 @@ export interface SynthesizedService {
   /** The customer console's stack (`<prefix>-console`). */
   readonly console: Template;
   readonly consoleJson: { Resources: Record<string, CfnResource>; Outputs?: Record<string, { Value: unknown }> };
+  /** The stateless stack's nested stack of versions, `live` aliases and deployment groups (live-rollouts.ts). */
+  readonly rolloutsJson: { Resources: Record<string, CfnResource>; Outputs?: Record<string, { Value: unknown }> };
   readonly stacks: ReturnType<typeof addVideoService>;
   readonly cleanup: () => void;
 }
@@ -81,6 +83,10 @@ export function synthesizeService(options: SynthOptions = {}): SynthesizedServic
   const statefulJson = assembly.getStackByName(stacks.stateful.stackName).template;
   const statelessJson = assembly.getStackByName(stacks.stateless.stackName).template;
   const consoleJson = assembly.getStackByName(stacks.console.stackName).template;
+  const rollouts = stacks.stateless.rollouts;
+  const rolloutsJson = rollouts
+    ? JSON.parse(readFileSync(join(outdir, rollouts.templateFile), 'utf8'))
+    : { Resources: {} };
   return {
     app,
     outdir,
@@ -92,6 +98,7 @@ export function synthesizeService(options: SynthOptions = {}): SynthesizedServic
     stateless: Template.fromJSON(statelessJson),
     consoleJson,
     console: Template.fromJSON(consoleJson),
+    rolloutsJson,
     cleanup: () => rmSync(outdir, { recursive: true, force: true }),
   };
 }
@@ -145,4 +152,23 @@ export function crossStackResource(service: SynthesizedService, value: unknown):
   const resource = logicalId ? service.statefulJson.Resources[logicalId] : undefined;
   if (!logicalId || !resource) throw new Error(`no resource behind ${JSON.stringify(target)}`);
   return [logicalId, resource];
+}
+
+/**
+ * The logical id of the stateless stack's function whose `live` alias a stateless value names: an output of the
+ * rollouts nested stack (live-rollouts.ts) → the alias there → its function, a parameter the parent passes.
+ */
+export function functionBehindAlias(service: SynthesizedService, value: unknown): string {
+  const [nestedId, attribute] = (value as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'] ?? [];
+  const nested = nestedId ? service.statelessJson.Resources[nestedId] : undefined;
+  if (nested?.Type !== 'AWS::CloudFormation::Stack' || !attribute?.startsWith('Outputs.')) {
+    throw new Error(`not an output of the rollouts stack: ${JSON.stringify(value)}`);
+  }
+  const output = service.rolloutsJson.Outputs?.[attribute.slice('Outputs.'.length)]?.Value as { Ref?: string };
+  const alias = output?.Ref ? service.rolloutsJson.Resources[output.Ref] : undefined;
+  if (alias?.Type !== 'AWS::Lambda::Alias') throw new Error(`no alias behind ${attribute}`);
+  const parameter = (alias.Properties['FunctionName'] as { Ref: string }).Ref;
+  const passed = (nested.Properties['Parameters'] as Record<string, { Ref?: string }>)[parameter];
+  if (!passed?.Ref) throw new Error(`the parent passes no function as ${parameter}`);
+  return passed.Ref;
 }

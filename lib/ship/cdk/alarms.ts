@@ -50,6 +50,15 @@ const REFUND_PERIOD = Duration.minutes(15);
 export const WEBHOOK_IN_FLIGHT_ALARM_MESSAGES =
   2 * WEBHOOK_QUEUE.consumer.maxConcurrency * WEBHOOK_QUEUE.consumer.batchSize;
 
+/** An alarm's name (`<prefix>-<id less "Alarm">`): fixed, so the rollouts can name it (live-rollouts.ts). */
+export function alarmName(prefix: string, id: string): string {
+  return `${prefix}-${id.replace(/Alarm$/, '')}`;
+}
+/** The ids of the alarms that roll back a function's rollout: its own errors, and the service's answers. */
+export function rollbackAlarmIds(fnId: string, kind: 'route' | 'workflow'): string[] {
+  return [`${fnId}ErrorsAlarm`, kind === 'route' ? 'Api5xxRateAlarm' : 'ExecutionsFailedAlarm'];
+}
+
 export interface ServiceAlarmsProps {
   readonly prefix: string;
   readonly deadLetterQueues: readonly { readonly name: string; readonly queue: IQueue }[];
@@ -91,6 +100,8 @@ export interface ServiceAlarmsProps {
 export class ServiceAlarms extends Construct {
   readonly topic: ITopic;
   readonly alarms: Alarm[] = [];
+  /** Every alarm by construct id (`ExecutionsFailedAlarm`, `<function id>ErrorsAlarm`, …). */
+  readonly byId = new Map<string, Alarm>();
   private readonly action: IAlarmAction;
 
   constructor(
@@ -327,12 +338,13 @@ export class ServiceAlarms extends Construct {
   ): void {
     const alarm = new Alarm(this, id, {
       ...options,
-      alarmName: `${this.props.prefix}-${id.replace(/Alarm$/, '')}`,
+      alarmName: alarmName(this.props.prefix, id),
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
     alarm.addAlarmAction(this.action);
     alarm.addOkAction(this.action);
     this.alarms.push(alarm);
+    this.byId.set(id, alarm);
   }
 }

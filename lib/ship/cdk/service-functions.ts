@@ -29,6 +29,7 @@ import type { RouteDefinition, WorkflowFunctionDefinition } from '../routes.js';
 import { API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import type { ExternalFfmpegLayer } from './ffmpeg-layer.js';
 import { ffmpegLayer } from './ffmpeg-layer.js';
+import { LIVE_ALIAS } from './live-rollouts.js';
 import { RESERVED_CONCURRENCY } from './concurrency.js';
 import {
   answerTaskTokens,
@@ -109,6 +110,11 @@ export interface ServiceFunctionsProps {
   readonly topupSettings?: Readonly<Record<string, string>>;
   /** The API's base URL, where the upstream reports jobs (CALLBACK_BASE_URL; a token resolved at synthesis). */
   readonly callbackBaseUrl: string;
+  /**
+   * Start executions through the state machine's `live` alias (state-machine-alias.ts): true in AWS; false for
+   * `sam local`, which has no aliases.
+   */
+  readonly liveAliases: boolean;
 }
 
 export class ServiceFunctions extends Construct {
@@ -192,6 +198,7 @@ export class ServiceFunctions extends Construct {
           return taskExecutions(stateMachine, props.stateMachineName, {
             start: access.start,
             executionActions: access.actions,
+            ...(props.liveAliases && { alias: LIVE_ALIAS }),
           });
         case 'webhookQueue':
           return sendWebhookMessages(WEBHOOK_QUEUE.envVar, data.webhookQueue, data.webhookDeadLetterQueue);
