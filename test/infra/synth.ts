@@ -126,21 +126,30 @@ export function resourcesOfType(
 }
 
 /**
- * What a value refers to in another stack of the service: `Fn::GetStackOutput` (weak cross-stack reference)
- * → the output's value there, e.g. `{ Ref: 'DataTasksTable…' }`. The stateful stack unless `from` says.
+ * What a value refers to in another stack of the service: `Fn::GetStackOutput` (weak cross-stack reference) or
+ * `Fn::ImportValue` (strong: tables, buckets and secrets, stateful-stack.ts) → the output's value there, e.g.
+ * `{ Ref: 'DataTasksTable…' }`. The stateful stack unless `from` says.
  */
 export function crossStackTarget(
   service: SynthesizedService,
   value: unknown,
   from: 'stateful' | 'stateless' = 'stateful',
 ): unknown {
+  const producer = from === 'stateful' ? service.statefulJson : service.statelessJson;
+  const outputs = (producer.Outputs ?? {}) as Record<string, { Value: unknown; Export?: { Name: unknown } }>;
+  const imported = (value as { 'Fn::ImportValue'?: unknown })['Fn::ImportValue'];
+  if (typeof imported === 'string') {
+    const output = Object.values(outputs).find((candidate) => candidate.Export?.Name === imported);
+    if (!output || !imported.startsWith(`${service.stacks[from].stackName}:`)) throw new Error(`no export ${imported}`);
+    return output.Value;
+  }
   const reference = (value as { 'Fn::GetStackOutput'?: { StackName: string; OutputName: string } })[
     'Fn::GetStackOutput'
   ];
   if (!reference) throw new Error(`not a cross-stack reference: ${JSON.stringify(value)}`);
   if (reference.StackName !== service.stacks[from].stackName)
     throw new Error(`unexpected stack ${reference.StackName}`);
-  const output = (from === 'stateful' ? service.statefulJson : service.statelessJson).Outputs?.[reference.OutputName];
+  const output = outputs[reference.OutputName];
   if (!output) throw new Error(`no output ${reference.OutputName}`);
   return output.Value;
 }

@@ -22,6 +22,8 @@ import type { ProviderEndpoint } from './service-functions.js';
 import type { VideoStoragePolicy } from './stateful-resources.js';
 import { DEFAULT_VIDEO_STORAGE } from './stateful-resources.js';
 import { SAM_LOCAL_CONTEXT } from './sam-local.js';
+import type { StageName } from './stages.js';
+import { stageFromContext } from './stages.js';
 import type { SigningKeys } from './video-delivery.js';
 import { SIGNING_KEYS_CONTEXT, signingKeysFromContext } from './video-delivery.js';
 
@@ -69,7 +71,9 @@ export interface VideoServiceConfig {
    * default; the app id and Alipay's key have none, and a top-up function then fails to start naming them.
    */
   readonly topupSettings?: Readonly<Record<string, string>>;
-  /** Unset: environment-agnostic stacks (synthesis needs no account, no credentials, no lookups). */
+  /** The stage (stages.ts) whose settings these are; unset: none named. */
+  readonly stage?: StageName;
+  /** The stage's account and Region; unset: environment-agnostic stacks. Synthesis needs no credentials either way. */
   readonly env?: Environment;
 }
 
@@ -81,8 +85,14 @@ export interface VideoServiceConfig {
  * context, which CDK reads on every run: a value given only with `-c` is gone on the next plain deploy.
  */
 export function configFromContext(scope: Construct): VideoServiceConfig {
-  const text = (key: string): string | undefined => {
+  const stage = stageFromContext(scope);
+  // A top-level key (cdk.json or `-c`), even empty, wins over the stage's value (stages.ts).
+  const lookup = (key: string): unknown => {
     const value: unknown = scope.node.tryGetContext(key);
+    return value === undefined ? stage?.settings[key] : value;
+  };
+  const text = (key: string): string | undefined => {
+    const value: unknown = lookup(key);
     if (typeof value === 'number') return String(value);
     return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
   };
@@ -97,7 +107,7 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
   const burst = positive('apiThrottleBurst', DEFAULT_API_THROTTLE.burstLimit);
   const prefix = text('prefix') ?? DEFAULT_PREFIX;
   const quota = positive('lambdaConcurrencyQuota', DEFAULT_LAMBDA_CONCURRENCY_QUOTA);
-  const reserve = text('reserveConcurrency') ?? String(scope.node.tryGetContext('reserveConcurrency') ?? 'true');
+  const reserve = text('reserveConcurrency') ?? String(lookup('reserveConcurrency') ?? 'true');
   if (reserve !== 'true' && reserve !== 'false')
     throw new SetupError('context reserveConcurrency must be true or false');
   if (reserve === 'true' && quota - TOTAL_RESERVED < MIN_UNRESERVED_CONCURRENCY) {
@@ -134,6 +144,7 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
       }),
     ),
     ...(staged !== undefined && { tableIndexes: tableIndexesFromContext(staged) }),
+    ...(stage && { stage: stage.name, env: stage.env }),
   };
 }
 

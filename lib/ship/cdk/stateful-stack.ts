@@ -3,7 +3,7 @@
  * console's user pool). Retained and termination-protected, rarely changed: the other stacks use what it holds.
  */
 import type { StackProps } from 'aws-cdk-lib';
-import { CfnOutput, Stack } from 'aws-cdk-lib';
+import { CfnOutput, CrossStackReferences, ReferenceStrength, Stack } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { ConsoleUsers } from './console-users.js';
 import type { VideoServiceConfig } from './stack-context.js';
@@ -34,6 +34,19 @@ export class StatefulStack extends Stack {
       signingKeys: props.serviceConfig.signingKeys,
     });
     this.consoleUsers = new ConsoleUsers(this, 'ConsoleUsers', { prefix });
+    // Strong references (exports) for what holds data or keys: CloudFormation then refuses to replace or remove a
+    // table, bucket or secret another stack still uses, rather than leave that stack pointing at nothing
+    // (cdk.json's default is weak, Fn::GetStackOutput, for everything else).
+    for (const resource of [
+      ...Object.values(this.data.tables),
+      this.data.videoBucket,
+      this.data.accessLogsBucket,
+      ...Object.values(this.data.providerApiKeys),
+      this.data.alipayAppPrivateKey,
+      ...this.delivery.signingKeys.map((key) => key.privateKey),
+    ]) {
+      CrossStackReferences.of(resource).produce(ReferenceStrength.STRONG);
+    }
     new CfnOutput(this, 'VideoDomain', { value: this.delivery.distribution.distributionDomainName });
     new CfnOutput(this, 'CloudFrontKeyPairId', { value: this.delivery.publicKey.publicKeyId });
     for (const [provider, key] of Object.entries(this.data.providerApiKeys)) {
