@@ -39,9 +39,13 @@ describe('stacks', () => {
 
   it('output the console URL, and the pool id, client id and region (admin CLI, config.json)', () => {
     const [distributionId] = only(service.consoleJson, 'AWS::CloudFront::Distribution');
-    expect(service.consoleJson.Outputs?.['ConsoleUrl']?.Value).toEqual({
-      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/console/']],
-    });
+    // `console.<apex>` with domains (the committed default stage), else the distribution's own name.
+    const domains = service.stacks.edge?.domains;
+    expect(service.consoleJson.Outputs?.['ConsoleUrl']?.Value).toEqual(
+      domains
+        ? `https://${domains.console}/console/`
+        : { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/console/']] },
+    );
     const [poolId] = only(service.statefulJson, 'AWS::Cognito::UserPool');
     const [clientId] = only(service.statefulJson, 'AWS::Cognito::UserPoolClient');
     expect(service.statefulJson.Outputs).toMatchObject({
@@ -256,7 +260,13 @@ describe('console site', () => {
     expect(api).not.toHaveProperty('FunctionAssociations');
     const origin = config.Origins.find((o) => o.Id === api['TargetOriginId']);
     expect(origin).toMatchObject({ CustomOriginConfig: { OriginProtocolPolicy: 'https-only' } });
-    // The host of the stateless stack's API endpoint (`https://<id>.execute-api...`).
+    // With domains (the committed default stage), the API's custom domain, with mutual TLS (test/infra/edge.test.ts);
+    // else the host of the stateless stack's API endpoint (`https://<id>.execute-api...`).
+    const domains = service.stacks.edge?.domains;
+    if (domains) {
+      expect(origin?.DomainName).toBe(domains.apiOrigin);
+      return;
+    }
     const [index, split] = (origin?.DomainName as { 'Fn::Select': [number, { 'Fn::Split': [string, unknown] }] })[
       'Fn::Select'
     ];

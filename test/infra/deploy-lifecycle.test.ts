@@ -173,6 +173,7 @@ describe('teardown and redeploy with the same prefix', () => {
     expect(types).toEqual([
       'AWS::Cognito::UserPool',
       'AWS::DynamoDB::Table',
+      'AWS::KMS::Key',
       'AWS::S3::Bucket',
       'AWS::SQS::Queue',
       'AWS::SecretsManager::Secret',
@@ -185,6 +186,7 @@ describe('teardown and redeploy with the same prefix', () => {
       '"AWS::S3::Bucket":"BucketName"',
       '"AWS::SQS::Queue":"QueueUrl"',
       '"AWS::SecretsManager::Secret":"Id"',
+      '"AWS::KMS::Key":"KeyId"',
     ]) {
       expect(section).toContain(mapping);
     }

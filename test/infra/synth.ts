@@ -59,6 +59,8 @@ export interface SynthesizedService {
   /** The customer console's stack (`<prefix>-console`). */
   readonly console: Template;
   readonly consoleJson: { Resources: Record<string, CfnResource>; Outputs?: Record<string, { Value: unknown }> };
+  /** `<prefix>-edge` (us-east-1: web ACL, certificate), when the stage has domains; else no resources. */
+  readonly edgeJson: { Resources: Record<string, CfnResource>; Outputs?: Record<string, { Value: unknown }> };
   /** The stateless stack's nested stack of versions, `live` aliases and deployment groups (live-rollouts.ts). */
   readonly rolloutsJson: { Resources: Record<string, CfnResource>; Outputs?: Record<string, { Value: unknown }> };
   readonly stacks: ReturnType<typeof addVideoService>;
@@ -83,6 +85,7 @@ export function synthesizeService(options: SynthOptions = {}): SynthesizedServic
   const statefulJson = assembly.getStackByName(stacks.stateful.stackName).template;
   const statelessJson = assembly.getStackByName(stacks.stateless.stackName).template;
   const consoleJson = assembly.getStackByName(stacks.console.stackName).template;
+  const edgeJson = stacks.edge ? assembly.getStackByName(stacks.edge.stackName).template : { Resources: {} };
   const rollouts = stacks.stateless.rollouts;
   const rolloutsJson = rollouts
     ? JSON.parse(readFileSync(join(outdir, rollouts.templateFile), 'utf8'))
@@ -99,6 +102,7 @@ export function synthesizeService(options: SynthOptions = {}): SynthesizedServic
     consoleJson,
     console: Template.fromJSON(consoleJson),
     rolloutsJson,
+    edgeJson,
     cleanup: () => rmSync(outdir, { recursive: true, force: true }),
   };
 }

@@ -214,7 +214,11 @@ describe('functions', () => {
 
   it('StartUpstream gives the upstream a callback URL on the HTTP API, and the completion wait its fallback polls', () => {
     const [apiId] = resourcesOfType(service.statelessJson, 'AWS::ApiGatewayV2::Api')[0] as [string, CfnResource];
-    expect(envOf('StartUpstream')[ENV.callbackBaseUrl.name]).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
+    // The API's custom name when the stage has domains (test/infra/edge.test.ts), else its execute-api endpoint.
+    const domains = service.stacks.edge?.domains;
+    expect(envOf('StartUpstream')[ENV.callbackBaseUrl.name]).toEqual(
+      domains ? `https://${domains.api}` : { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] },
+    );
     // The timeouts of AwaitCompletion's tries (StartUpstream returns the one that applies as `check_seconds`).
     expect(envOf('StartUpstream')).toMatchObject({
       [ENV.completionCheckSeconds.name]: ENV.completionCheckSeconds.default,

@@ -199,9 +199,33 @@ export function sendWebhookMessages(envVar: string, queue: IQueue, deadLetterQue
   };
 }
 
-/** A secret's ARN (never its value) in `envVar`, and permission to read it. */
+/**
+ * A secret's ARN (never its value) in `envVar`, and permission to read it: on the secret, and decrypt with its
+ * key only through Secrets Manager. Both in the function's own policy (grantRead would write the role into the
+ * key's policy, in the stateful stack: a reference back to this one). The secret's own policy names the role
+ * too (secret-readers.ts).
+ */
 export function secret(envVar: string, resource: ISecret): FunctionAccess {
-  return { environment: { [envVar]: resource.secretArn }, grant: (grantee) => resource.grantRead(grantee) };
+  return {
+    environment: { [envVar]: resource.secretArn },
+    grant: (grantee) => {
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+        resourceArns: [resource.secretArn],
+      });
+      if (resource.encryptionKey) {
+        Grant.addToPrincipal({
+          grantee,
+          actions: ['kms:Decrypt'],
+          resourceArns: [resource.encryptionKey.keyArn],
+          conditions: {
+            StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(resource).region}.amazonaws.com` },
+          },
+        });
+      }
+    },
+  };
 }
 
 /**

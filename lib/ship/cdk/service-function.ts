@@ -6,6 +6,7 @@
  */
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import type { ILayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -48,11 +49,15 @@ export interface ServiceFunctionProps {
   /** @default arm64; x86_64 only where a native binary needs it (ffmpeg: lib/ship/build/ffmpeg-binary.ts) */
   readonly architecture?: Architecture;
   readonly layers?: readonly ILayerVersion[];
+  /** The role's name, fixed so the stateful stack's secret policies can name it (secret-readers.ts). */
+  readonly roleName?: string;
 }
 
 export class ServiceFunction extends LambdaFunction {
   /** Where the function logs (created here, so retention is set before the first invocation). */
   readonly logs: LogGroup;
+  /** Its execution role: where its grants, and the findings about them, are. */
+  readonly executionRole: Role;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     // The log group is created as a sibling, before the function, so it can be passed in.
@@ -60,7 +65,14 @@ export class ServiceFunction extends LambdaFunction {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    // A sibling too, so it can have a fixed name: Lambda's own default role cannot be named.
+    const role = new Role(scope, `${id}ServiceRole`, {
+      ...(props.roleName && { roleName: props.roleName }),
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaBasicExecutionRole')],
+    });
     super(scope, id, {
+      role,
       code: bundledCode(props.entry),
       handler: 'index.handler',
       functionName: props.functionName,
@@ -75,8 +87,15 @@ export class ServiceFunction extends LambdaFunction {
       environment: { ...COMMON_ENVIRONMENT },
     });
     this.logs = logs;
+    this.executionRole = role;
     this.uses(...(props.uses ?? []));
-    Validations.of(this).acknowledge(
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 is the runtime the project pins and tests on (package.json engines and its node devDependency); ' +
+        'moving to a newer runtime is a deliberate upgrade, not a deploy-time default.',
+    });
+    Validations.of(role).acknowledge(
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
         reason:
@@ -90,12 +109,6 @@ export class ServiceFunction extends LambdaFunction {
           'has dynamodb:ListStreams, which the task starter’s stream event source adds (its stream reads are on the ' +
           'tasks stream only).',
       },
-      {
-        id: 'AwsSolutions-L1',
-        reason:
-          'Node.js 22 is the runtime the project pins and tests on (package.json engines and its node devDependency); ' +
-          'moving to a newer runtime is a deliberate upgrade, not a deploy-time default.',
-      },
     );
   }
 
@@ -105,7 +118,7 @@ export class ServiceFunction extends LambdaFunction {
       for (const [name, value] of Object.entries(access.environment)) this.addEnvironment(name, value);
       access.grant?.(this);
       for (const { arn, reason } of access.wildcardResources ?? []) {
-        Validations.of(this).acknowledge({ id: wildcardResourceFinding(this, arn), reason });
+        Validations.of(this.executionRole).acknowledge({ id: wildcardResourceFinding(this, arn), reason });
       }
     }
     return this;

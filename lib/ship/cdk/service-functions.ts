@@ -30,6 +30,7 @@ import { API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } fr
 import type { ExternalFfmpegLayer } from './ffmpeg-layer.js';
 import { ffmpegLayer } from './ffmpeg-layer.js';
 import { LIVE_ALIAS } from './live-rollouts.js';
+import { functionRoleName } from './secret-readers.js';
 import { RESERVED_CONCURRENCY } from './concurrency.js';
 import {
   answerTaskTokens,
@@ -155,7 +156,7 @@ export class ServiceFunctions extends Construct {
     const transfer = functionById('TransferVideo');
     /** The deployment's settings; other settings get their variable's default (functions/adapters/runtime/config.ts). */
     const values: Record<string, string> = {
-      [ENV.cloudFrontDomain.name]: delivery.distribution.distributionDomainName,
+      [ENV.cloudFrontDomain.name]: delivery.domainName,
       [ENV.cloudFrontKeyPairId.name]: delivery.publicKey.publicKeyId,
       [ENV.callbackBaseUrl.name]: props.callbackBaseUrl,
       ...props.topupSettings,
@@ -226,6 +227,7 @@ export class ServiceFunctions extends Construct {
       byId[fnId] = new ServiceFunction(scope, `${fnId}Function`, {
         entry,
         functionName: `${prefix}-${fnId}`,
+        roleName: functionRoleName(prefix, fnId),
         description: describe(trigger, fnId),
         uses: accessesOf(declaration).map(resolve),
         ...(timeoutSeconds && { timeout: Duration.seconds(timeoutSeconds) }),

@@ -23,6 +23,10 @@ import type { VideoStoragePolicy } from './stateful-resources.js';
 import { DEFAULT_VIDEO_STORAGE } from './stateful-resources.js';
 import { SAM_LOCAL_CONTEXT } from './sam-local.js';
 import type { StageName } from './stages.js';
+import type { DomainSettings } from './domain-settings.js';
+import { DOMAINS_CONTEXT, domainSettings } from './domain-settings.js';
+import type { EdgeRateLimits } from './edge-web-acl.js';
+import { DEFAULT_EDGE_RATE_LIMITS } from './edge-web-acl.js';
 import { stageFromContext } from './stages.js';
 import type { SigningKeys } from './video-delivery.js';
 import { SIGNING_KEYS_CONTEXT, signingKeysFromContext } from './video-delivery.js';
@@ -71,6 +75,10 @@ export interface VideoServiceConfig {
    * default; the app id and Alipay's key have none, and a top-up function then fails to start naming them.
    */
   readonly topupSettings?: Readonly<Record<string, string>>;
+  /** The stable addresses (context `domains`, domain-settings.ts); unset: CloudFront's and execute-api's names. */
+  readonly domains?: DomainSettings;
+  /** The web ACL's per-IP budgets (context `edgeRateLimits`, edge-web-acl.ts). */
+  readonly edgeRateLimits?: EdgeRateLimits;
   /** The stage (stages.ts) whose settings these are; unset: none named. */
   readonly stage?: StageName;
   /** The stage's account and Region; unset: environment-agnostic stacks. Synthesis needs no credentials either way. */
@@ -117,6 +125,8 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
     );
   }
   const staged: unknown = scope.node.tryGetContext(TABLE_INDEXES_CONTEXT);
+  const domains = domainSettings(lookup(DOMAINS_CONTEXT));
+  const limits = lookup('edgeRateLimits') as Partial<EdgeRateLimits> | undefined;
   const signingKeys = signingKeysFromContext(scope.node.tryGetContext(SIGNING_KEYS_CONTEXT), prefix);
   return {
     prefix,
@@ -145,6 +155,12 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
     ),
     ...(staged !== undefined && { tableIndexes: tableIndexesFromContext(staged) }),
     ...(stage && { stage: stage.name, env: stage.env }),
+    // `sam local` runs on a laptop: no edge, no custom domain (sam-local.ts).
+    ...(domains && String(scope.node.tryGetContext(SAM_LOCAL_CONTEXT)) !== 'true' && { domains }),
+    edgeRateLimits: {
+      unauthenticated: Number(limits?.unauthenticated ?? DEFAULT_EDGE_RATE_LIMITS.unauthenticated),
+      authenticated: Number(limits?.authenticated ?? DEFAULT_EDGE_RATE_LIMITS.authenticated),
+    },
   };
 }
 

@@ -19,6 +19,7 @@ import {
 } from 'aws-cdk-lib/aws-dynamodb';
 import { Bucket, ObjectOwnership, StorageClass } from 'aws-cdk-lib/aws-s3';
 import type { LifecycleRule } from 'aws-cdk-lib/aws-s3';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -71,6 +72,8 @@ export class StatefulResources extends Construct {
   readonly providerApiKeys: Readonly<Record<ProviderName, Secret>>;
   /** Our Alipay app's private key (docs/money-and-ledger.md, "Top-ups"). */
   readonly alipayAppPrivateKey: Secret;
+  /** The customer-managed key every secret of the service is encrypted with (docs/security.md, "Secrets"). */
+  readonly secretsKey: Key;
 
   constructor(scope: Construct, id: string, props: StatefulResourcesProps) {
     super(scope, id);
@@ -173,10 +176,19 @@ export class StatefulResources extends Construct {
     // deploy (see the description). Only their ARNs ever reach a function's environment. No fixed names:
     // a deleted secret's name stays taken for its 7-30 day recovery window, and a retained one's for good,
     // so a redeploy of the prefix could not create it again; CloudFormation generates a unique name instead.
+    // One customer-managed key for the secrets, rotated yearly by KMS: its use is in CloudTrail, and its key
+    // policy (the account's, as CDK writes it) plus each secret's own policy (secret-readers.ts) decide who reads.
+    this.secretsKey = new Key(this, 'SecretsKey', {
+      alias: `${props.prefix}/secrets`,
+      description: `${props.prefix}: encrypts the service's secrets (upstream keys, Alipay and CloudFront private keys)`,
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
     this.providerApiKeys = Object.fromEntries(
       PROVIDER_NAMES.map((provider) => {
         const key = new Secret(this, `${pascal(provider)}ApiKey`, {
           description: `${props.prefix}: API key of the upstream ${PROVIDERS[provider].label}. Set it: aws secretsmanager put-secret-value.`,
+          encryptionKey: this.secretsKey,
           removalPolicy: RemovalPolicy.RETAIN,
         });
         Validations.of(key).acknowledge({
@@ -189,6 +201,7 @@ export class StatefulResources extends Construct {
     ) as Record<ProviderName, Secret>;
     this.alipayAppPrivateKey = new Secret(this, 'AlipayAppPrivateKey', {
       description: `${props.prefix}: our Alipay app's private key (PEM or bare base64). Set it: aws secretsmanager put-secret-value.`,
+      encryptionKey: this.secretsKey,
       removalPolicy: RemovalPolicy.RETAIN,
     });
     Validations.of(this.alipayAppPrivateKey).acknowledge({

@@ -57,7 +57,10 @@ export class StatelessStack extends Stack {
       ...(props.serviceConfig.topupSettings && { topupSettings: props.serviceConfig.topupSettings }),
       // The upstream reports each job's status changes to our API (docs/task-lifecycle.md, "Completion"): StartUpstream
       // puts the URL in each create. The API does not depend on StartUpstream, so this makes no cycle.
-      callbackBaseUrl: Lazy.string({ produce: () => this.api.httpApi.apiEndpoint }),
+      // With domains, `https://api.<apex>`: it outlives this stack, so a job created before a redeploy still reports.
+      callbackBaseUrl: props.serviceConfig.domains
+        ? `https://${props.serviceConfig.domains.api}`
+        : Lazy.string({ produce: () => this.api.httpApi.apiEndpoint }),
       liveAliases: !this.samLocal,
       ...(props.serviceConfig.videoStorage?.expireAfterDays !== undefined && {
         videoRetentionDays: props.serviceConfig.videoStorage.expireAfterDays,
@@ -103,6 +106,7 @@ export class StatelessStack extends Stack {
         scopes: CONSOLE_ROUTE_SCOPES,
       },
       ...(props.serviceConfig.apiThrottle && { throttle: props.serviceConfig.apiThrottle }),
+      ...(props.stateful.domains && { domainName: props.stateful.domains.apiOriginDomain }),
       routeThrottles: routeThrottles(
         apiConcurrency(props.serviceConfig.lambdaConcurrencyQuota ?? DEFAULT_LAMBDA_CONCURRENCY_QUOTA),
       ),
@@ -162,7 +166,9 @@ export class StatelessStack extends Stack {
       stateMachine: this.workflow.stateMachine,
     });
 
-    new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
+    new CfnOutput(this, 'ApiUrl', {
+      value: props.serviceConfig.domains ? `https://${props.serviceConfig.domains.api}` : this.api.httpApi.apiEndpoint,
+    });
     new CfnOutput(this, 'StateMachineArn', { value: this.workflow.stateMachine.stateMachineArn });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
   }
