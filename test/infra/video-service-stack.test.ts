@@ -10,7 +10,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aslTokens, readAslDefinition } from '../../lib/ship/cdk/task-workflow.js';
 import { FFMPEG_BUILD } from '../../lib/ship/build/ffmpeg-binary.js';
-import { WEBHOOK_IN_FLIGHT_ALARM_MESSAGES } from '../../lib/ship/cdk/alarms.js';
+import { pages, WEBHOOK_IN_FLIGHT_ALARM_MESSAGES } from '../../lib/ship/cdk/alarms.js';
 import {
   physicalNames,
   TABLES,
@@ -121,13 +121,13 @@ describe('stacks', () => {
 });
 
 describe('functions', () => {
-  it('are one per route, default route, workflow step, webhook consumer, task starter and schedule: Node.js 22, arm64, traced', () => {
+  it('are one per route, default route, workflow step, webhook consumer, task starter and schedule: Node.js 24, arm64, traced', () => {
     const functions = resourcesOfType(service.statelessJson, 'AWS::Lambda::Function');
     expect(functions).toHaveLength(ALL_FUNCTION_IDS.length);
     for (const id of ALL_FUNCTION_IDS) {
       const [, resource] = fn(id);
       expect(resource.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         // TranscodeUpload runs ffmpeg's x86_64 build (its own test below).
         Architectures: [id === UPLOAD_TRANSCODER.id ? 'x86_64' : 'arm64'],
         Handler: 'index.handler',
@@ -1143,12 +1143,20 @@ describe('alarms', () => {
   const metricsOf = (alarm: Record<string, unknown>) =>
     JSON.stringify(alarm['Metrics'] ?? { MetricName: alarm['MetricName'], Namespace: alarm['Namespace'] });
 
-  it('all notify one SNS topic (TLS only), on alarm and on recovery', () => {
-    const [topicId] = resourcesOfType(service.statelessJson, 'AWS::SNS::Topic')[0] as [string, CfnResource];
+  it('page the alarms topic by severity, open tickets on the tickets topic, and never page a recovery (TLS only)', () => {
+    const topic = (name: string) => ({
+      Ref: resourceWith(service.statelessJson, 'AWS::SNS::Topic', 'TopicName', `${service.prefix}-${name}`)[0],
+    });
     expect(alarms().length).toBeGreaterThan(0);
+    const paging = alarms().filter((alarm) =>
+      pages(`${String(alarm['AlarmName']).slice(service.prefix.length + 1)}Alarm`),
+    );
+    expect(paging.length).toBeGreaterThan(5);
+    expect(paging.length).toBeLessThan(alarms().length / 2);
     for (const alarm of alarms()) {
-      expect(alarm['AlarmActions']).toEqual([{ Ref: topicId }]);
-      expect(alarm['OKActions']).toEqual([{ Ref: topicId }]);
+      const id = `${String(alarm['AlarmName']).slice(service.prefix.length + 1)}Alarm`;
+      expect(alarm['AlarmActions'], id).toEqual([topic(pages(id) ? 'alarms' : 'tickets')]);
+      expect(alarm['OKActions'], id).toEqual([topic('tickets')]);
     }
     service.stateless.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {

@@ -1,5 +1,5 @@
 /**
- * The one way this project makes a Lambda function: the defaults are fixed here (Node.js 22 on arm64,
+ * The one way this project makes a Lambda function: the defaults are fixed here (Node.js 24 on arm64,
  * the ESM bundle the local stack runs (lambda-code.ts), its own log group
  * with retention, X-Ray tracing), and a function's access to a resource (the environment variable that
  * names it and the IAM grant to use it) is given in one call, `uses(...)`.
@@ -77,7 +77,9 @@ export class ServiceFunction extends LambdaFunction {
       handler: 'index.handler',
       functionName: props.functionName,
       description: props.description,
-      runtime: Runtime.NODEJS_22_X,
+      // Node.js 24: Lambda deprecates a runtime when Node.js ends it, Node 22 on 2027-04-30 ("Lambda runtimes",
+      // Lambda guide); the bundles target it too (lib/ship/build/lambda-bundle-options.ts).
+      runtime: Runtime.NODEJS_24_X,
       architecture: props.architecture ?? Architecture.ARM_64,
       ...(props.layers && { layers: [...props.layers] }),
       memorySize: props.memorySize ?? 512,
@@ -89,12 +91,6 @@ export class ServiceFunction extends LambdaFunction {
     this.logs = logs;
     this.executionRole = role;
     this.uses(...(props.uses ?? []));
-    Validations.of(this).acknowledge({
-      id: 'AwsSolutions-L1',
-      reason:
-        'Node.js 22 is the runtime the project pins and tests on (package.json engines and its node devDependency); ' +
-        'moving to a newer runtime is a deliberate upgrade, not a deploy-time default.',
-    });
     Validations.of(role).acknowledge(
       {
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',

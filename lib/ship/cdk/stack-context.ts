@@ -49,7 +49,9 @@ export interface VideoServiceConfig {
    * e.g. `arkPlatform=volcengine`); the endpoint defaults to the platform's.
    */
   readonly providerEndpoints: Readonly<Record<ProviderName, ProviderEndpoint>>;
-  /** Where the alarms go (context `alarmsTo`, alarm-destination.ts); unset: not deployable. */
+  /** Where ticket alarms and recoveries go (context `ticketsTo`, same forms); unset: where `alarmsTo` says. */
+  readonly tickets?: AlarmDestination;
+  /** Where the paging alarms go (context `alarmsTo`, alarm-destination.ts); unset: not deployable. */
   readonly alarms?: AlarmDestination;
   /** An operator's ffmpeg layer (context `ffmpegLayerArn`, `ffmpegLayerArchitecture`); unset: the npm build. */
   readonly ffmpegLayer?: ExternalFfmpegLayer;
@@ -110,6 +112,7 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
     return value;
   };
   const alarms = alarmDestination(text(ALARMS_CONTEXT), text('alarmEmail'));
+  const tickets = alarmDestination(text('ticketsTo'), undefined);
   const ffmpegLayer = externalFfmpegLayer(text('ffmpegLayerArn'), text('ffmpegLayerArchitecture'));
   const rate = positive('apiThrottleRate', DEFAULT_API_THROTTLE.rateLimit);
   const burst = positive('apiThrottleBurst', DEFAULT_API_THROTTLE.burstLimit);
@@ -140,6 +143,7 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
       }),
     ) as Record<ProviderName, ProviderEndpoint>,
     ...(alarms && { alarms }),
+    ...(tickets && { tickets }),
     ...(ffmpegLayer && { ffmpegLayer }),
     reserveConcurrency: reserve === 'true',
     videoStorage: videoStorageFromContext(text('videoInfrequentAccessDays'), text('videoRetentionDays')),

@@ -50,6 +50,13 @@ export interface VideoStoragePolicy {
 }
 export const DEFAULT_VIDEO_STORAGE: VideoStoragePolicy = { infrequentAccessAfterDays: 30 };
 
+/**
+ * The tables every API call or task step touches: the key and rate-limit checks of each request, the tasks, the
+ * balances. CloudWatch Contributor Insights on them names the hot keys when `<Table>TableThrottled` fires
+ * (docs/runbook.md); the others are read rarely, and its rules are billed per table.
+ */
+export const HOT_TABLES: readonly TableId[] = ['apiKeys', 'rateLimits', 'tasks', 'accounts'];
+
 export interface StatefulResourcesProps {
   /** Deployment prefix: every physical name is `<prefix>-<logical name>`. */
   readonly prefix: string;
@@ -90,6 +97,7 @@ export class StatefulResources extends Construct {
         encryption: TableEncryption.AWS_MANAGED,
         deletionProtection: true,
         removalPolicy: RemovalPolicy.RETAIN,
+        ...(HOT_TABLES.includes(tableId) && { contributorInsightsSpecification: { enabled: true } }),
         ...('ttlAttribute' in definition && { timeToLiveAttribute: definition.ttlAttribute }),
         // The tasks table's stream starts each new task's execution (TASK_STARTS).
         ...('stream' in definition && { stream: StreamViewType[definition.stream] }),

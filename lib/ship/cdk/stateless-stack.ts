@@ -137,6 +137,7 @@ export class StatelessStack extends Stack {
         designedErrorsMetric: definition.designedErrorsMetric,
       })),
       destination: props.serviceConfig.alarms,
+      ticketDestination: props.serviceConfig.tickets,
       reservedFunctions: props.serviceConfig.reserveConcurrency === false ? [] : functions.reserved,
       tables: Object.entries(data.tables).map(([tableId, table]) => ({ id: tableId, table })),
     });
@@ -171,6 +172,7 @@ export class StatelessStack extends Stack {
     });
     new CfnOutput(this, 'StateMachineArn', { value: this.workflow.stateMachine.stateMachineArn });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+    new CfnOutput(this, 'TicketTopicArn', { value: this.alarms.ticketTopic.topicArn });
   }
 
   /** The rendered template, where what each function already declares is known (sam-local.ts). */
