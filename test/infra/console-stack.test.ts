@@ -39,15 +39,20 @@ describe('stacks', () => {
 
   it('output the console URL, and the pool id, client id and region (admin CLI, config.json)', () => {
     const [distributionId] = only(service.consoleJson, 'AWS::CloudFront::Distribution');
-    expect(service.consoleJson.Outputs?.['ConsoleUrl']?.Value).toEqual({
-      'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/console/']],
-    });
+    // `console.<apex>` with domains (the committed default stage), else the distribution's own name.
+    const domains = service.stacks.edge?.domains;
+    expect(service.consoleJson.Outputs?.['ConsoleUrl']?.Value).toEqual(
+      domains
+        ? `https://${domains.console}/console/`
+        : { 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/console/']] },
+    );
     const [poolId] = only(service.statefulJson, 'AWS::Cognito::UserPool');
     const [clientId] = only(service.statefulJson, 'AWS::Cognito::UserPoolClient');
     expect(service.statefulJson.Outputs).toMatchObject({
       ConsoleUserPoolId: { Value: { Ref: poolId } },
       ConsoleUserPoolClientId: { Value: { Ref: clientId } },
-      ConsoleRegion: { Value: { Ref: 'AWS::Region' } },
+      // The stage's Region (stages.ts), or the stack's own when it is bound to none.
+      ConsoleRegion: { Value: service.stacks.stateful.resolve(service.stacks.stateful.region) },
     });
   });
 });
@@ -117,8 +122,15 @@ describe('JWT authorizer (stateless)', () => {
       IdentitySource: ['$request.header.Authorization'],
     });
     const { Issuer, Audience } = authorizer.Properties['JwtConfiguration'] as { Issuer: unknown; Audience: unknown[] };
-    const [prefix, region, middle, poolRef] = (Issuer as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
-    expect([prefix, region, middle]).toEqual(['https://cognito-idp.', { Ref: 'AWS::Region' }, '.amazonaws.com/']);
+    const parts = (Issuer as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+    const poolRef = parts.at(-1);
+    // The stage's Region as text (stages.ts), or the stack's own (a pseudo parameter) when it is bound to none.
+    const region: unknown = service.stacks.stateful.resolve(service.stacks.stateful.region);
+    const text = parts
+      .slice(0, -1)
+      .map((part) => (typeof part === 'string' ? part : JSON.stringify(part) === JSON.stringify(region) ? '<r>' : '?'))
+      .join('');
+    expect(text).toBe(`https://cognito-idp.${typeof region === 'string' ? region : '<r>'}.amazonaws.com/`);
     expect(crossStackResource(service, poolRef)[1].Type).toBe('AWS::Cognito::UserPool');
     expect(Audience).toHaveLength(1);
     expect(crossStackResource(service, Audience[0])[1].Type).toBe('AWS::Cognito::UserPoolClient');
@@ -248,7 +260,13 @@ describe('console site', () => {
     expect(api).not.toHaveProperty('FunctionAssociations');
     const origin = config.Origins.find((o) => o.Id === api['TargetOriginId']);
     expect(origin).toMatchObject({ CustomOriginConfig: { OriginProtocolPolicy: 'https-only' } });
-    // The host of the stateless stack's API endpoint (`https://<id>.execute-api...`).
+    // With domains (the committed default stage), the API's custom domain, with mutual TLS (test/infra/edge.test.ts);
+    // else the host of the stateless stack's API endpoint (`https://<id>.execute-api...`).
+    const domains = service.stacks.edge?.domains;
+    if (domains) {
+      expect(origin?.DomainName).toBe(domains.apiOrigin);
+      return;
+    }
     const [index, split] = (origin?.DomainName as { 'Fn::Select': [number, { 'Fn::Split': [string, unknown] }] })[
       'Fn::Select'
     ];

@@ -160,6 +160,7 @@ describe('teardown and redeploy with the same prefix', () => {
   it('the stateless and console stacks keep nothing: destroying and redeploying them is always clean', () => {
     for (const [id, resource] of Object.entries({
       ...switched.statelessJson.Resources,
+      ...switched.rolloutsJson.Resources,
       ...switched.consoleJson.Resources,
     })) {
       expect(resource['DeletionPolicy'] ?? 'Delete', id).toBe('Delete');
@@ -172,6 +173,7 @@ describe('teardown and redeploy with the same prefix', () => {
     expect(types).toEqual([
       'AWS::Cognito::UserPool',
       'AWS::DynamoDB::Table',
+      'AWS::KMS::Key',
       'AWS::S3::Bucket',
       'AWS::SQS::Queue',
       'AWS::SecretsManager::Secret',
@@ -184,6 +186,7 @@ describe('teardown and redeploy with the same prefix', () => {
       '"AWS::S3::Bucket":"BucketName"',
       '"AWS::SQS::Queue":"QueueUrl"',
       '"AWS::SecretsManager::Secret":"Id"',
+      '"AWS::KMS::Key":"KeyId"',
     ]) {
       expect(section).toContain(mapping);
     }

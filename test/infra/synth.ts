@@ -59,6 +59,10 @@ export interface SynthesizedService {
   /** The customer console's stack (`<prefix>-console`). */
   readonly console: Template;
   readonly consoleJson: { Resources: Record<string, CfnResource>; Outputs?: Record<string, { Value: unknown }> };
+  /** `<prefix>-edge` (us-east-1: web ACL, certificate), when the stage has domains; else no resources. */
+  readonly edgeJson: { Resources: Record<string, CfnResource>; Outputs?: Record<string, { Value: unknown }> };
+  /** The stateless stack's nested stack of versions, `live` aliases and deployment groups (live-rollouts.ts). */
+  readonly rolloutsJson: { Resources: Record<string, CfnResource>; Outputs?: Record<string, { Value: unknown }> };
   readonly stacks: ReturnType<typeof addVideoService>;
   readonly cleanup: () => void;
 }
@@ -81,6 +85,11 @@ export function synthesizeService(options: SynthOptions = {}): SynthesizedServic
   const statefulJson = assembly.getStackByName(stacks.stateful.stackName).template;
   const statelessJson = assembly.getStackByName(stacks.stateless.stackName).template;
   const consoleJson = assembly.getStackByName(stacks.console.stackName).template;
+  const edgeJson = stacks.edge ? assembly.getStackByName(stacks.edge.stackName).template : { Resources: {} };
+  const rollouts = stacks.stateless.rollouts;
+  const rolloutsJson = rollouts
+    ? JSON.parse(readFileSync(join(outdir, rollouts.templateFile), 'utf8'))
+    : { Resources: {} };
   return {
     app,
     outdir,
@@ -92,6 +101,8 @@ export function synthesizeService(options: SynthOptions = {}): SynthesizedServic
     stateless: Template.fromJSON(statelessJson),
     consoleJson,
     console: Template.fromJSON(consoleJson),
+    rolloutsJson,
+    edgeJson,
     cleanup: () => rmSync(outdir, { recursive: true, force: true }),
   };
 }
@@ -119,21 +130,30 @@ export function resourcesOfType(
 }
 
 /**
- * What a value refers to in another stack of the service: `Fn::GetStackOutput` (weak cross-stack reference)
- * → the output's value there, e.g. `{ Ref: 'DataTasksTable…' }`. The stateful stack unless `from` says.
+ * What a value refers to in another stack of the service: `Fn::GetStackOutput` (weak cross-stack reference) or
+ * `Fn::ImportValue` (strong: tables, buckets and secrets, stateful-stack.ts) → the output's value there, e.g.
+ * `{ Ref: 'DataTasksTable…' }`. The stateful stack unless `from` says.
  */
 export function crossStackTarget(
   service: SynthesizedService,
   value: unknown,
   from: 'stateful' | 'stateless' = 'stateful',
 ): unknown {
+  const producer = from === 'stateful' ? service.statefulJson : service.statelessJson;
+  const outputs = (producer.Outputs ?? {}) as Record<string, { Value: unknown; Export?: { Name: unknown } }>;
+  const imported = (value as { 'Fn::ImportValue'?: unknown })['Fn::ImportValue'];
+  if (typeof imported === 'string') {
+    const output = Object.values(outputs).find((candidate) => candidate.Export?.Name === imported);
+    if (!output || !imported.startsWith(`${service.stacks[from].stackName}:`)) throw new Error(`no export ${imported}`);
+    return output.Value;
+  }
   const reference = (value as { 'Fn::GetStackOutput'?: { StackName: string; OutputName: string } })[
     'Fn::GetStackOutput'
   ];
   if (!reference) throw new Error(`not a cross-stack reference: ${JSON.stringify(value)}`);
   if (reference.StackName !== service.stacks[from].stackName)
     throw new Error(`unexpected stack ${reference.StackName}`);
-  const output = (from === 'stateful' ? service.statefulJson : service.statelessJson).Outputs?.[reference.OutputName];
+  const output = outputs[reference.OutputName];
   if (!output) throw new Error(`no output ${reference.OutputName}`);
   return output.Value;
 }
@@ -145,4 +165,23 @@ export function crossStackResource(service: SynthesizedService, value: unknown):
   const resource = logicalId ? service.statefulJson.Resources[logicalId] : undefined;
   if (!logicalId || !resource) throw new Error(`no resource behind ${JSON.stringify(target)}`);
   return [logicalId, resource];
+}
+
+/**
+ * The logical id of the stateless stack's function whose `live` alias a stateless value names: an output of the
+ * rollouts nested stack (live-rollouts.ts) → the alias there → its function, a parameter the parent passes.
+ */
+export function functionBehindAlias(service: SynthesizedService, value: unknown): string {
+  const [nestedId, attribute] = (value as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt'] ?? [];
+  const nested = nestedId ? service.statelessJson.Resources[nestedId] : undefined;
+  if (nested?.Type !== 'AWS::CloudFormation::Stack' || !attribute?.startsWith('Outputs.')) {
+    throw new Error(`not an output of the rollouts stack: ${JSON.stringify(value)}`);
+  }
+  const output = service.rolloutsJson.Outputs?.[attribute.slice('Outputs.'.length)]?.Value as { Ref?: string };
+  const alias = output?.Ref ? service.rolloutsJson.Resources[output.Ref] : undefined;
+  if (alias?.Type !== 'AWS::Lambda::Alias') throw new Error(`no alias behind ${attribute}`);
+  const parameter = (alias.Properties['FunctionName'] as { Ref: string }).Ref;
+  const passed = (nested.Properties['Parameters'] as Record<string, { Ref?: string }>)[parameter];
+  if (!passed?.Ref) throw new Error(`the parent passes no function as ${parameter}`);
+  return passed.Ref;
 }

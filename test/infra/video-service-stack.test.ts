@@ -10,7 +10,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aslTokens, readAslDefinition } from '../../lib/ship/cdk/task-workflow.js';
 import { FFMPEG_BUILD } from '../../lib/ship/build/ffmpeg-binary.js';
-import { WEBHOOK_IN_FLIGHT_ALARM_MESSAGES } from '../../lib/ship/cdk/alarms.js';
+import { pages, WEBHOOK_IN_FLIGHT_ALARM_MESSAGES } from '../../lib/ship/cdk/alarms.js';
 import {
   physicalNames,
   TABLES,
@@ -36,6 +36,7 @@ import type { CfnResource, SynthesizedService } from './synth.js';
 import {
   cdkJson,
   crossStackResource,
+  functionBehindAlias,
   resourcesOfType,
   resourceWith,
   synthesizeService,
@@ -120,13 +121,13 @@ describe('stacks', () => {
 });
 
 describe('functions', () => {
-  it('are one per route, default route, workflow step, webhook consumer, task starter and schedule: Node.js 22, arm64, traced', () => {
+  it('are one per route, default route, workflow step, webhook consumer, task starter and schedule: Node.js 24, arm64, traced', () => {
     const functions = resourcesOfType(service.statelessJson, 'AWS::Lambda::Function');
     expect(functions).toHaveLength(ALL_FUNCTION_IDS.length);
     for (const id of ALL_FUNCTION_IDS) {
       const [, resource] = fn(id);
       expect(resource.Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         // TranscodeUpload runs ffmpeg's x86_64 build (its own test below).
         Architectures: [id === UPLOAD_TRANSCODER.id ? 'x86_64' : 'arm64'],
         Handler: 'index.handler',
@@ -216,7 +217,11 @@ describe('functions', () => {
 
   it('StartUpstream gives the upstream a callback URL on the HTTP API, and the completion wait its fallback polls', () => {
     const [apiId] = resourcesOfType(service.statelessJson, 'AWS::ApiGatewayV2::Api')[0] as [string, CfnResource];
-    expect(envOf('StartUpstream')[ENV.callbackBaseUrl.name]).toEqual({ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] });
+    // The API's custom name when the stage has domains (test/infra/edge.test.ts), else its execute-api endpoint.
+    const domains = service.stacks.edge?.domains;
+    expect(envOf('StartUpstream')[ENV.callbackBaseUrl.name]).toEqual(
+      domains ? `https://${domains.api}` : { 'Fn::GetAtt': [apiId, 'ApiEndpoint'] },
+    );
     // The timeouts of AwaitCompletion's tries (StartUpstream returns the one that applies as `check_seconds`).
     expect(envOf('StartUpstream')).toMatchObject({
       [ENV.completionCheckSeconds.name]: ENV.completionCheckSeconds.default,
@@ -594,7 +599,8 @@ describe('HTTP API', () => {
       const integration = service.statelessJson.Resources[integrationId] as CfnResource;
       expect(integration.Properties['IntegrationType']).toBe('AWS_PROXY');
       expect(integration.Properties['PayloadFormatVersion']).toBe('2.0');
-      expect(integration.Properties['IntegrationUri']).toEqual({ 'Fn::GetAtt': [fn(id as string)[0], 'Arn'] });
+      // Its `live` alias (live-rollouts.ts; test/infra/live-rollouts.test.ts).
+      expect(functionBehindAlias(service, integration.Properties['IntegrationUri'])).toBe(fn(id as string)[0]);
     }
   });
 
@@ -819,9 +825,9 @@ function functionTimeoutOf(state: AslState): number | undefined {
   const token = functionToken(state);
   if (!token) return undefined;
   const substitutions = stateMachine().Properties['DefinitionSubstitutions'] as Record<string, unknown>;
-  const target = (substitutions[token] as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt'];
-  if (!target) throw new Error(`no function behind \${${token}}`);
-  return Number(service.statelessJson.Resources[target[0]]?.Properties['Timeout'] ?? 3);
+  if (!substitutions[token]) throw new Error(`no function behind \${${token}}`);
+  const target = functionBehindAlias(service, substitutions[token]);
+  return Number(service.statelessJson.Resources[target]?.Properties['Timeout'] ?? 3);
 }
 /**
  * The timeouts a state's tries may have: its TimeoutSeconds, or for AwaitCompletion (TimeoutSecondsPath) the
@@ -1072,7 +1078,7 @@ describe('Step Functions', () => {
     expect(tokens.length).toBeGreaterThan(0);
     for (const token of tokens) expect(substitutions, token).toHaveProperty(token);
     for (const definition of WORKFLOW_FUNCTIONS) {
-      expect(substitutions[definition.aslToken]).toEqual({ 'Fn::GetAtt': [fn(definition.id)[0], 'Arn'] });
+      expect(functionBehindAlias(service, substitutions[definition.aslToken])).toBe(fn(definition.id)[0]);
     }
     const [, queue] = crossStackResource(service, substitutions[ASL_RESOURCE_TOKENS.webhookQueueUrl]);
     expect(queue.Properties['QueueName']).toBe(physicalNames(service.prefix).webhookQueue);
@@ -1094,9 +1100,9 @@ describe('Step Functions', () => {
     const role = (machine.Properties['RoleArn'] as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0];
     const statements = statementsOf(role);
     const invoke = statements.find((s) => s.Action === 'lambda:InvokeFunction');
-    expect(invoke?.Resource).toEqual(
-      expect.arrayContaining(WORKFLOW_FUNCTIONS.map((f) => ({ 'Fn::GetAtt': [fn(f.id)[0], 'Arn'] }))),
-    );
+    // Each function's `live` alias, and nothing else (live-rollouts.ts).
+    const invoked = ([] as unknown[]).concat(invoke?.Resource).map((arn) => functionBehindAlias(service, arn));
+    expect(invoked.sort()).toEqual(WORKFLOW_FUNCTIONS.map((f) => fn(f.id)[0]).sort());
     // Every task write goes through a function: the machine itself touches no table.
     expect(statements.filter((s) => ([] as string[]).concat(s.Action).some((a) => a.startsWith('dynamodb:')))).toEqual(
       [],
@@ -1157,12 +1163,20 @@ describe('alarms', () => {
   const metricsOf = (alarm: Record<string, unknown>) =>
     JSON.stringify(alarm['Metrics'] ?? { MetricName: alarm['MetricName'], Namespace: alarm['Namespace'] });
 
-  it('all notify one SNS topic (TLS only), on alarm and on recovery', () => {
-    const [topicId] = resourcesOfType(service.statelessJson, 'AWS::SNS::Topic')[0] as [string, CfnResource];
+  it('page the alarms topic by severity, open tickets on the tickets topic, and never page a recovery (TLS only)', () => {
+    const topic = (name: string) => ({
+      Ref: resourceWith(service.statelessJson, 'AWS::SNS::Topic', 'TopicName', `${service.prefix}-${name}`)[0],
+    });
     expect(alarms().length).toBeGreaterThan(0);
+    const paging = alarms().filter((alarm) =>
+      pages(`${String(alarm['AlarmName']).slice(service.prefix.length + 1)}Alarm`),
+    );
+    expect(paging.length).toBeGreaterThan(5);
+    expect(paging.length).toBeLessThan(alarms().length / 2);
     for (const alarm of alarms()) {
-      expect(alarm['AlarmActions']).toEqual([{ Ref: topicId }]);
-      expect(alarm['OKActions']).toEqual([{ Ref: topicId }]);
+      const id = `${String(alarm['AlarmName']).slice(service.prefix.length + 1)}Alarm`;
+      expect(alarm['AlarmActions'], id).toEqual([topic(pages(id) ? 'alarms' : 'tickets')]);
+      expect(alarm['OKActions'], id).toEqual([topic('tickets')]);
     }
     service.stateless.hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {

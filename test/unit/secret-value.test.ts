@@ -1,13 +1,13 @@
 /**
  * The secret cache (functions/adapters/runtime/secret-value.ts, Powertools Parameters): a secret is read from
- * Secrets Manager once and kept well past Parameters' 5 s default; a failed read is not kept, so the next
+ * Secrets Manager once and kept for minutes (not Parameters' 5 s, not for good); a failed read is not kept, so the next
  * call reads again; a secret with no string value is refused. Secrets Manager is the SDK client, stubbed.
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { GetSecretValueCommandOutput } from '@aws-sdk/client-secrets-manager';
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { cachedSecret } from '../../functions/adapters/runtime/secret-value.js';
+import { cachedSecret, SECRET_MAX_AGE_SECONDS } from '../../functions/adapters/runtime/secret-value.js';
 
 let answers: Map<string, () => Partial<GetSecretValueCommandOutput>>;
 let reads: string[];
@@ -43,15 +43,19 @@ describe('cachedSecret', () => {
     expect(reads).toEqual([arn]);
   });
 
-  it('keeps it for the life of the execution environment, not Parameters’ default 5 s', async () => {
+  it('keeps it for minutes, then reads it again: a rotated value reaches warm functions', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const arn = secretArn();
-    answers.set(arn, () => ({ SecretString: 'pem' }));
+    let value = 'key-1';
+    answers.set(arn, () => ({ SecretString: value }));
     const read = cachedSecret(arn);
-    expect(await read()).toBe('pem');
-    vi.setSystemTime(Date.now() + 30 * 24 * 60 * 60 * 1000);
-    expect(await read()).toBe('pem');
-    expect(reads).toEqual([arn]);
+    expect(await read()).toBe('key-1');
+    value = 'key-2';
+    vi.setSystemTime(Date.now() + (SECRET_MAX_AGE_SECONDS - 5) * 1000);
+    expect(await read()).toBe('key-1');
+    vi.setSystemTime(Date.now() + 10 * 1000);
+    expect(await read()).toBe('key-2');
+    expect(reads).toEqual([arn, arn]);
   });
 
   it('a failed read is not kept: the next call reads again', async () => {

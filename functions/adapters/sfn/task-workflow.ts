@@ -53,7 +53,12 @@ export class StepFunctionsTaskWorkflow implements TaskWorkflow {
     }
   }
 
+  /**
+   * Executions started through an alias or a version (`…:stateMachine:<name>:live`) are still named under the
+   * machine (`…:execution:<name>:<execution>`; DescribeExecution reports the alias apart, as stateMachineAliasArn).
+   */
   executionArn(executionName: string): string {
-    return `${this.stateMachineArn.replace(':stateMachine:', ':execution:')}:${executionName}`;
+    const unqualified = this.stateMachineArn.split(':').slice(0, 7).join(':');
+    return `${unqualified.replace(':stateMachine:', ':execution:')}:${executionName}`;
   }
 }

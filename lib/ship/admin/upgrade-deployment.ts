@@ -17,6 +17,11 @@ export interface DeploymentOptions extends WaitOptions {
   log(line: string): void;
   /** The deployment's prefix: every command names it (`-c prefix=…`), so CDK deploys the stacks of these tables. */
   prefix: string;
+  /**
+   * More arguments of every `cdk deploy` (the release's `-c stage=…`, `--require-approval never`: no prompt on a
+   * runner without a terminal; lib/ship/release/release.ts).
+   */
+  cdkArgs?: readonly string[];
   /** Runs one command (`npx cdk deploy …`) in the repository; rejects if it fails. */
   run(command: readonly string[]): Promise<void>;
 }
@@ -47,10 +52,11 @@ export async function upgradeDeployment(
   for (const [n, stage] of stages.entries()) {
     const last = n === stages.length - 1;
     const command = last
-      ? deployAll(options.prefix)
+      ? deployAll(options)
       : [
           ...['npx', 'cdk', 'deploy', `${options.prefix}-stateful`, '--exclusively'],
           ...['-c', `prefix=${options.prefix}`, '-c', `${TABLE_INDEXES_CONTEXT}=${tableIndexesContext(stage)}`],
+          ...(options.cdkArgs ?? []),
         ];
     options.log(`stage ${n + 1} of ${stages.length}: ${stageChanges(tables, before, stage).join('; ')}`);
     options.log(`${verb}: ${command.map(shellQuote).join(' ')}`);
@@ -61,7 +67,7 @@ export async function upgradeDeployment(
     before = stage;
   }
   if (stages.length === 0) {
-    const command = deployAll(options.prefix);
+    const command = deployAll(options);
     options.log(`indexes up to date; ${verb}: ${command.join(' ')}`);
     if (!options.dryRun) await options.run(command);
   }
@@ -69,8 +75,8 @@ export async function upgradeDeployment(
 }
 
 /** The release's plain deploy, as docs/operations.md has it, naming the prefix. */
-function deployAll(prefix: string): string[] {
-  return ['npx', 'cdk', 'deploy', '--all', '-c', `prefix=${prefix}`];
+function deployAll(options: DeploymentOptions): string[] {
+  return ['npx', 'cdk', 'deploy', '--all', '-c', `prefix=${options.prefix}`, ...(options.cdkArgs ?? [])];
 }
 
 /** What one stage does, per table: `vgs-tasks: create index in-flight`. */

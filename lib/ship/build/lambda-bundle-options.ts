@@ -12,7 +12,8 @@ const ESM_REQUIRE_BANNER = "import { createRequire } from 'module'; const requir
 export const LAMBDA_ESBUILD_OPTIONS = {
   platform: 'node',
   format: 'esm',
-  target: 'node22',
+  // Lambda's nodejs24.x (lib/ship/cdk/service-function.ts); the local stack runs the same bundles on the local node.
+  target: 'node24',
   mainFields: ['module', 'main'],
   banner: { js: ESM_REQUIRE_BANNER },
   minify: true,

@@ -50,6 +50,15 @@ const REFUND_PERIOD = Duration.minutes(15);
 export const WEBHOOK_IN_FLIGHT_ALARM_MESSAGES =
   2 * WEBHOOK_QUEUE.consumer.maxConcurrency * WEBHOOK_QUEUE.consumer.batchSize;
 
+/** An alarm's name (`<prefix>-<id less "Alarm">`): fixed, so the rollouts can name it (live-rollouts.ts). */
+export function alarmName(prefix: string, id: string): string {
+  return `${prefix}-${id.replace(/Alarm$/, '')}`;
+}
+/** The ids of the alarms that roll back a function's rollout: its own errors, and the service's answers. */
+export function rollbackAlarmIds(fnId: string, kind: 'route' | 'workflow'): string[] {
+  return [`${fnId}ErrorsAlarm`, kind === 'route' ? 'Api5xxRateAlarm' : 'ExecutionsFailedAlarm'];
+}
+
 export interface ServiceAlarmsProps {
   readonly prefix: string;
   readonly deadLetterQueues: readonly { readonly name: string; readonly queue: IQueue }[];
@@ -84,14 +93,45 @@ export interface ServiceAlarmsProps {
   readonly reservedFunctions: readonly { readonly id: string; readonly handler: IFunction }[];
   /** Every table: read or write throttle events alarm. */
   readonly tables: readonly { readonly id: string; readonly table: ITable }[];
-  /** Where the alarms go; undefined: a parameter no value satisfies stops the deploy. */
+  /** Where the paging alarms go; undefined: a parameter no value satisfies stops the deploy. */
   readonly destination: AlarmDestination | undefined;
+  /**
+   * Where the ticket alarms and every recovery go (context `ticketsTo`): the `<prefix>-tickets` topic; unset:
+   * the paging destination, as before the split.
+   */
+  readonly ticketDestination?: AlarmDestination | undefined;
+}
+
+/**
+ * The alarms that page: a customer is failed or money is at stake now. Every other alarm opens a ticket (a look
+ * within the working day), and no recovery pages (docs/runbook.md, "Severity").
+ */
+export function pages(id: string): boolean {
+  return (
+    [
+      'WebhookDlqDepthAlarm',
+      'TaskStartsDlqDepthAlarm',
+      'ExecutionsFailedAlarm',
+      'ExecutionsTimedOutAlarm',
+      'Api5xxRateAlarm',
+      'UpstreamJobsOrphanedAlarm',
+      'RefundRateAlarm',
+      'LambdaThrottlesAlarm',
+    ].includes(id) ||
+    id.endsWith('UpstreamOperatorAlarm') ||
+    id.endsWith('IteratorAgeAlarm')
+  );
 }
 
 export class ServiceAlarms extends Construct {
   readonly topic: ITopic;
+  /** Ticket alarms and recoveries: `<prefix>-tickets`, or the paging topic when no `ticketsTo` is set. */
+  readonly ticketTopic: ITopic;
   readonly alarms: Alarm[] = [];
+  /** Every alarm by construct id (`ExecutionsFailedAlarm`, `<function id>ErrorsAlarm`, …). */
+  readonly byId = new Map<string, Alarm>();
   private readonly action: IAlarmAction;
+  private readonly ticketAction: IAlarmAction;
 
   constructor(
     scope: Construct,
@@ -125,6 +165,15 @@ export class ServiceAlarms extends Construct {
     // Printed by `cdk deploy` with the other outputs: the opt-out is said on every deploy.
     new CfnOutput(Stack.of(this), 'AlarmsGoTo', { value: describeAlarmDestination(destination) });
     this.action = new SnsAction(this.topic);
+    const tickets = props.ticketDestination;
+    if (tickets === undefined) this.ticketTopic = this.topic;
+    else if (tickets.kind === 'topic') this.ticketTopic = Topic.fromTopicArn(this, 'TicketTopic', tickets.arn);
+    else {
+      const topic = new Topic(this, 'TicketTopic', { topicName: `${props.prefix}-tickets`, enforceSSL: true });
+      if (tickets.kind === 'email') topic.addSubscription(new EmailSubscription(tickets.address));
+      this.ticketTopic = topic;
+    }
+    this.ticketAction = new SnsAction(this.ticketTopic);
 
     for (const { name, queue } of props.deadLetterQueues) {
       this.add(`${name}DepthAlarm`, {
@@ -327,12 +376,13 @@ export class ServiceAlarms extends Construct {
   ): void {
     const alarm = new Alarm(this, id, {
       ...options,
-      alarmName: `${this.props.prefix}-${id.replace(/Alarm$/, '')}`,
+      alarmName: alarmName(this.props.prefix, id),
       evaluationPeriods: 1,
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
-    alarm.addAlarmAction(this.action);
-    alarm.addOkAction(this.action);
+    alarm.addAlarmAction(pages(id) ? this.action : this.ticketAction);
+    alarm.addOkAction(this.ticketAction);
     this.alarms.push(alarm);
+    this.byId.set(id, alarm);
   }
 }

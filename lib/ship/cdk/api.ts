@@ -9,7 +9,8 @@
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import type { CfnStage } from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { ApiMapping, HttpApi, HttpMethod, HttpStage, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { IDomainName } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -49,6 +50,11 @@ export interface ServiceApiProps {
   readonly routeThrottles?: readonly RouteThrottle[];
   /** Who signs the tokens of the `auth: 'jwt'` routes: the console's user pool and its app client. */
   readonly jwt: ConsoleJwt;
+  /**
+   * The custom domain the API is served at (service-domains.ts): the execute-api endpoint is then disabled, so
+   * every caller comes through CloudFront and its web ACL (docs/security.md, "The edge").
+   */
+  readonly domainName?: IDomainName;
 }
 
 export interface ConsoleJwt {
@@ -96,6 +102,7 @@ export class ServiceApi extends Construct {
       description: 'Video generation service API',
       // The stage is made below, to give it access logs and throttling.
       createDefaultStage: false,
+      disableExecuteApiEndpoint: props.domainName !== undefined,
       defaultIntegration: new HttpLambdaIntegration('DefaultIntegration', props.defaultHandler),
     });
     // API Gateway accepts a token whose `aud`, or when it has none (Cognito access tokens) whose `client_id`,
@@ -130,6 +137,9 @@ export class ServiceApi extends Construct {
       throttle: props.throttle ?? DEFAULT_API_THROTTLE,
       accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: ACCESS_LOG_FORMAT },
     });
+    if (props.domainName) {
+      new ApiMapping(this, 'DomainMapping', { api: this.httpApi, domainName: props.domainName, stage: this.stage });
+    }
     if (props.routeThrottles) {
       (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
         props.routeThrottles.map(({ routeKey, rateLimit, burstLimit }) => [

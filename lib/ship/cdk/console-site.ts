@@ -36,6 +36,15 @@ import { REPOSITORY_ROOT } from '../repository-root.js';
 import { assetBucketObjectsFinding, wildcardResourceFinding } from './nag-findings.js';
 import { awaitInChild } from './await-in-child.js';
 import { PRIVATE_BUCKET } from './private-bucket.js';
+import { requireOriginMtls } from './origin-mtls.js';
+import type { EdgeAttachment } from './service-domains.js';
+import {
+  aliasRecords,
+  apiOrigin as serviceApiOrigin,
+  edgeCertificate,
+  hostedZone,
+  MINIMUM_VIEWER_TLS,
+} from './service-domains.js';
 
 /** Where the app lives on the distribution and in the bucket (the local gateway serves it at the same path). */
 export const CONSOLE_PATH = '/console/';
@@ -99,6 +108,8 @@ export interface ConsoleSiteProps {
   readonly client: IUserPoolClient;
   /** Where CloudFront writes its standard logs (the stateful stack's access-log bucket). */
   readonly logBucket: IBucket;
+  /** `console.<apex>`, the web ACL, and the API through its origin domain (service-domains.ts). */
+  readonly edge?: EdgeAttachment;
 }
 
 export class ConsoleSite extends Construct {
@@ -129,10 +140,14 @@ export class ConsoleSite extends Construct {
       code: FunctionCode.fromInline(CONSOLE_VIEWER_REQUEST_CODE),
       runtime: FunctionRuntime.JS_2_0,
     });
-    // `https://<api id>.execute-api.<region>.amazonaws.com` without its scheme.
-    const apiDomain = Fn.select(2, Fn.split('/', props.httpApi.apiEndpoint));
-    // One origin for /api/* and /docs: both are the HTTP API.
-    const apiOrigin = new HttpOrigin(apiDomain, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY });
+    // One origin for /api/* and /docs: both are the HTTP API, through its custom domain when there is one (the
+    // execute-api endpoint is then disabled), else `https://<api id>.execute-api.<region>.amazonaws.com`.
+    const apiDomain = props.edge
+      ? props.edge.domains.apiOrigin
+      : Fn.select(2, Fn.split('/', props.httpApi.apiEndpoint));
+    const apiOrigin = props.edge
+      ? serviceApiOrigin(props.edge.domains)
+      : new HttpOrigin(apiDomain, { protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY });
     this.distribution = new Distribution(this, 'Distribution', {
       comment: `${props.prefix} customer console`,
       defaultBehavior: {
@@ -172,25 +187,43 @@ export class ConsoleSite extends Construct {
       enableLogging: true,
       logBucket: props.logBucket,
       logFilePrefix: 'cloudfront/console/',
+      ...(props.edge && {
+        domainNames: [props.edge.domains.console],
+        certificate: edgeCertificate(this, props.edge),
+        minimumProtocolVersion: MINIMUM_VIEWER_TLS,
+        webAclId: props.edge.webAclArn,
+      }),
     });
-    Validations.of(this.distribution).acknowledge(
-      {
-        id: 'AwsSolutions-CFR1',
-        reason: 'The console serves customers worldwide, as the API does; sign-in guards what it shows, not geography.',
-      },
-      {
-        id: 'AwsSolutions-CFR2',
-        reason:
-          'The site is static and public; /api/* is the same API callers reach directly (its stage throttling, per-key ' +
-          'limits and the JWT authorizer apply). A WAF web ACL can be added if abuse appears.',
-      },
-      {
-        id: 'AwsSolutions-CFR4',
-        reason:
-          'No custom domain yet: on the default *.cloudfront.net certificate CloudFront fixes the viewer TLS policy ' +
-          'itself. With a custom domain and ACM certificate, set minimumProtocolVersion TLSv1.2_2021.',
-      },
-    );
+    if (props.edge) {
+      requireOriginMtls(this.distribution, apiDomain, props.edge.domains.originClientCertificateArn);
+      aliasRecords(
+        this,
+        'Console',
+        hostedZone(this, props.edge.domains),
+        props.edge.domains.console,
+        this.distribution,
+      );
+    }
+    Validations.of(this.distribution).acknowledge({
+      id: 'AwsSolutions-CFR1',
+      reason: 'The console serves customers worldwide, as the API does; sign-in guards what it shows, not geography.',
+    });
+    if (!props.edge) {
+      Validations.of(this.distribution).acknowledge(
+        {
+          id: 'AwsSolutions-CFR2',
+          reason:
+            'No domains (context domains), so no edge stack and no web ACL: /api/* is the same API callers reach ' +
+            'directly (its stage throttling, per-key limits and the JWT authorizer apply).',
+        },
+        {
+          id: 'AwsSolutions-CFR4',
+          reason:
+            'No custom domain (no context domains): on the default *.cloudfront.net certificate CloudFront fixes the ' +
+            'viewer TLS policy itself; with domains it is TLSv1.2_2021.',
+        },
+      );
+    }
 
     const region = Aws.REGION;
     this.deployment = new BucketDeployment(this, 'Deployment', {
@@ -252,6 +285,6 @@ export class ConsoleSite extends Construct {
           'moves with it; it runs only during deploys.',
       },
     );
-    this.url = `https://${this.distribution.distributionDomainName}${CONSOLE_PATH}`;
+    this.url = `https://${props.edge ? props.edge.domains.console : this.distribution.distributionDomainName}${CONSOLE_PATH}`;
   }
 }

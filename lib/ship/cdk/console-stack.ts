@@ -10,12 +10,14 @@ import { ConsoleSite } from './console-site.js';
 import type { VideoServiceConfig } from './stack-context.js';
 import type { StatefulStack } from './stateful-stack.js';
 import type { StatelessStack } from './stateless-stack.js';
+import type { EdgeAttachment } from './service-domains.js';
 
 export interface ConsoleStackProps extends StackProps {
   readonly serviceConfig: VideoServiceConfig;
   readonly stateful: StatefulStack;
   readonly stateless: StatelessStack;
   readonly site: ConsoleSiteProps['site'];
+  readonly edge?: EdgeAttachment;
 }
 
 /** The customer console's hosting: replaceable like the stateless stack (its bucket holds only the build). */
@@ -37,6 +39,7 @@ export class ConsoleStack extends Stack {
       userPool: consoleUsers.userPool,
       client: consoleUsers.client,
       logBucket: data.accessLogsBucket,
+      ...(props.edge && { edge: props.edge }),
     });
     new CfnOutput(this, 'ConsoleUrl', { value: this.site.url });
   }

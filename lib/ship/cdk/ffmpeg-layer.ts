@@ -43,7 +43,7 @@ export function ffmpegLayer(
   const layer = new LayerVersion(scope, 'FfmpegLayer', {
     code: Code.fromAsset(ffmpegPackageDir()),
     compatibleArchitectures: [Architecture.X86_64],
-    compatibleRuntimes: [Runtime.NODEJS_22_X],
+    compatibleRuntimes: [Runtime.NODEJS_24_X],
     description: `ffmpeg ${FFMPEG_BUILD} (static build, npm ${FFMPEG_PACKAGE}) at /opt/ffmpeg`,
   });
   return { layer, architecture: Architecture.X86_64 };

@@ -136,15 +136,17 @@ export function invokeFunction(envVar: string, functionName: string, functionArn
 }
 
 /**
- * The task lifecycle state machine (its ARN), whose executions the function may start and, given
- * `executionActions`, stop or describe. Executions are named by task, so those grants cover
- * `execution:<state machine name>:*`: that machine's executions only.
+ * The task lifecycle state machine (its ARN, or its alias's: executions then start on the version the alias
+ * points at, "How Step Functions associates executions with a version or alias", Step Functions guide), whose
+ * executions the function may start and, given `executionActions`, stop or describe. Executions are named by
+ * task, so those grants cover `execution:<state machine name>:*`: that machine's executions only.
  */
 export function taskExecutions(
   stateMachine: IStateMachine,
   stateMachineName: string,
-  options: { start: boolean; executionActions?: ExecutionAction[] },
+  options: { start: boolean; executionActions?: ExecutionAction[]; alias?: string },
 ): FunctionAccess {
+  const target = options.alias ? `${stateMachine.stateMachineArn}:${options.alias}` : stateMachine.stateMachineArn;
   const executions = Stack.of(stateMachine).formatArn({
     service: 'states',
     resource: 'execution',
@@ -153,9 +155,13 @@ export function taskExecutions(
   });
   const executionActions = options.executionActions ?? [];
   return {
-    environment: { [STATE_MACHINE.envVar]: stateMachine.stateMachineArn },
+    environment: { [STATE_MACHINE.envVar]: target },
     grant: (grantee) => {
-      if (options.start) stateMachine.grantStartExecution(grantee);
+      if (options.start) {
+        stateMachine.grantStartExecution(grantee);
+        if (options.alias)
+          Grant.addToPrincipal({ grantee, actions: ['states:StartExecution'], resourceArns: [target] });
+      }
       if (executionActions.length > 0) {
         Grant.addToPrincipal({
           grantee,
@@ -193,9 +199,33 @@ export function sendWebhookMessages(envVar: string, queue: IQueue, deadLetterQue
   };
 }
 
-/** A secret's ARN (never its value) in `envVar`, and permission to read it. */
+/**
+ * A secret's ARN (never its value) in `envVar`, and permission to read it: on the secret, and decrypt with its
+ * key only through Secrets Manager. Both in the function's own policy (grantRead would write the role into the
+ * key's policy, in the stateful stack: a reference back to this one). The secret's own policy names the role
+ * too (secret-readers.ts).
+ */
 export function secret(envVar: string, resource: ISecret): FunctionAccess {
-  return { environment: { [envVar]: resource.secretArn }, grant: (grantee) => resource.grantRead(grantee) };
+  return {
+    environment: { [envVar]: resource.secretArn },
+    grant: (grantee) => {
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+        resourceArns: [resource.secretArn],
+      });
+      if (resource.encryptionKey) {
+        Grant.addToPrincipal({
+          grantee,
+          actions: ['kms:Decrypt'],
+          resourceArns: [resource.encryptionKey.keyArn],
+          conditions: {
+            StringEquals: { 'kms:ViaService': `secretsmanager.${Stack.of(resource).region}.amazonaws.com` },
+          },
+        });
+      }
+    },
+  };
 }
 
 /**

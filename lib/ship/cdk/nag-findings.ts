@@ -4,7 +4,7 @@
  * built here, so a wildcard grant and its written reason are declared together. Only for ARNs made of
  * strings and pseudo parameters or same-stack attributes: a cross-stack reference is rewritten at synthesis.
  */
-import { Aws, DefaultStackSynthesizer, Stack } from 'aws-cdk-lib';
+import { DefaultStackSynthesizer, Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
 export function wildcardResourceFinding(scope: IConstruct, arn: string): string {
@@ -19,8 +19,12 @@ export function assetBucketObjectsFinding(scope: IConstruct): string {
   const qualifier = String(
     scope.node.tryGetContext('@aws-cdk/core:bootstrapQualifier') ?? DefaultStackSynthesizer.DEFAULT_QUALIFIER,
   );
-  const bucket = DefaultStackSynthesizer.DEFAULT_FILE_ASSETS_BUCKET_NAME.replace('${Qualifier}', qualifier);
-  return wildcardResourceFinding(scope, `arn:${Aws.PARTITION}:s3:::${bucket}/*`);
+  // The stack's partition, account and Region: pseudo parameters, or literals in a stack bound to a stage (stages.ts).
+  const stack = Stack.of(scope);
+  const bucket = DefaultStackSynthesizer.DEFAULT_FILE_ASSETS_BUCKET_NAME.replace('${Qualifier}', qualifier)
+    .replace('${AWS::AccountId}', stack.account)
+    .replace('${AWS::Region}', stack.region);
+  return wildcardResourceFinding(scope, `arn:${stack.partition}:s3:::${bucket}/*`);
 }
 
 function flatten(node: unknown): string {

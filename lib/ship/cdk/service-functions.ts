@@ -29,6 +29,8 @@ import type { RouteDefinition, WorkflowFunctionDefinition } from '../routes.js';
 import { API_ROUTES, DEFAULT_ROUTE, SCHEDULED_FUNCTIONS, WORKFLOW_FUNCTIONS } from '../routes.js';
 import type { ExternalFfmpegLayer } from './ffmpeg-layer.js';
 import { ffmpegLayer } from './ffmpeg-layer.js';
+import { LIVE_ALIAS } from './live-rollouts.js';
+import { functionRoleName } from './secret-readers.js';
 import { RESERVED_CONCURRENCY } from './concurrency.js';
 import {
   answerTaskTokens,
@@ -109,6 +111,11 @@ export interface ServiceFunctionsProps {
   readonly topupSettings?: Readonly<Record<string, string>>;
   /** The API's base URL, where the upstream reports jobs (CALLBACK_BASE_URL; a token resolved at synthesis). */
   readonly callbackBaseUrl: string;
+  /**
+   * Start executions through the state machine's `live` alias (state-machine-alias.ts): true in AWS; false for
+   * `sam local`, which has no aliases.
+   */
+  readonly liveAliases: boolean;
 }
 
 export class ServiceFunctions extends Construct {
@@ -149,7 +156,7 @@ export class ServiceFunctions extends Construct {
     const transfer = functionById('TransferVideo');
     /** The deployment's settings; other settings get their variable's default (functions/adapters/runtime/config.ts). */
     const values: Record<string, string> = {
-      [ENV.cloudFrontDomain.name]: delivery.distribution.distributionDomainName,
+      [ENV.cloudFrontDomain.name]: delivery.domainName,
       [ENV.cloudFrontKeyPairId.name]: delivery.publicKey.publicKeyId,
       [ENV.callbackBaseUrl.name]: props.callbackBaseUrl,
       ...props.topupSettings,
@@ -192,6 +199,7 @@ export class ServiceFunctions extends Construct {
           return taskExecutions(stateMachine, props.stateMachineName, {
             start: access.start,
             executionActions: access.actions,
+            ...(props.liveAliases && { alias: LIVE_ALIAS }),
           });
         case 'webhookQueue':
           return sendWebhookMessages(WEBHOOK_QUEUE.envVar, data.webhookQueue, data.webhookDeadLetterQueue);
@@ -219,6 +227,7 @@ export class ServiceFunctions extends Construct {
       byId[fnId] = new ServiceFunction(scope, `${fnId}Function`, {
         entry,
         functionName: `${prefix}-${fnId}`,
+        roleName: functionRoleName(prefix, fnId),
         description: describe(trigger, fnId),
         uses: accessesOf(declaration).map(resolve),
         ...(timeoutSeconds && { timeout: Duration.seconds(timeoutSeconds) }),

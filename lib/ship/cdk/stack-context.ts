@@ -22,6 +22,12 @@ import type { ProviderEndpoint } from './service-functions.js';
 import type { VideoStoragePolicy } from './stateful-resources.js';
 import { DEFAULT_VIDEO_STORAGE } from './stateful-resources.js';
 import { SAM_LOCAL_CONTEXT } from './sam-local.js';
+import type { StageName } from './stages.js';
+import type { DomainSettings } from './domain-settings.js';
+import { DOMAINS_CONTEXT, domainSettings } from './domain-settings.js';
+import type { EdgeRateLimits } from './edge-web-acl.js';
+import { DEFAULT_EDGE_RATE_LIMITS } from './edge-web-acl.js';
+import { stageFromContext } from './stages.js';
 import type { SigningKeys } from './video-delivery.js';
 import { SIGNING_KEYS_CONTEXT, signingKeysFromContext } from './video-delivery.js';
 
@@ -44,7 +50,9 @@ export interface VideoServiceConfig {
    * e.g. `arkPlatform=volcengine`); the endpoint defaults to the platform's.
    */
   readonly providerEndpoints: Readonly<Record<ProviderName, ProviderEndpoint>>;
-  /** Where the alarms go (context `alarmsTo`, alarm-destination.ts); unset: not deployable. */
+  /** Where ticket alarms and recoveries go (context `ticketsTo`, same forms); unset: where `alarmsTo` says. */
+  readonly tickets?: AlarmDestination;
+  /** Where the paging alarms go (context `alarmsTo`, alarm-destination.ts); unset: not deployable. */
   readonly alarms?: AlarmDestination;
   /** An operator's ffmpeg layer (context `ffmpegLayerArn`, `ffmpegLayerArchitecture`); unset: the npm build. */
   readonly ffmpegLayer?: ExternalFfmpegLayer;
@@ -70,7 +78,13 @@ export interface VideoServiceConfig {
    * default; the app id and Alipay's key have none, and a top-up function then fails to start naming them.
    */
   readonly topupSettings?: Readonly<Record<string, string>>;
-  /** Unset: environment-agnostic stacks (synthesis needs no account, no credentials, no lookups). */
+  /** The stable addresses (context `domains`, domain-settings.ts); unset: CloudFront's and execute-api's names. */
+  readonly domains?: DomainSettings;
+  /** The web ACL's per-IP budgets (context `edgeRateLimits`, edge-web-acl.ts). */
+  readonly edgeRateLimits?: EdgeRateLimits;
+  /** The stage (stages.ts) whose settings these are; unset: none named. */
+  readonly stage?: StageName;
+  /** The stage's account and Region; unset: environment-agnostic stacks. Synthesis needs no credentials either way. */
   readonly env?: Environment;
 }
 
@@ -82,8 +96,14 @@ export interface VideoServiceConfig {
  * context, which CDK reads on every run: a value given only with `-c` is gone on the next plain deploy.
  */
 export function configFromContext(scope: Construct): VideoServiceConfig {
-  const text = (key: string): string | undefined => {
+  const stage = stageFromContext(scope);
+  // A top-level key (cdk.json or `-c`), even empty, wins over the stage's value (stages.ts).
+  const lookup = (key: string): unknown => {
     const value: unknown = scope.node.tryGetContext(key);
+    return value === undefined ? stage?.settings[key] : value;
+  };
+  const text = (key: string): string | undefined => {
+    const value: unknown = lookup(key);
     if (typeof value === 'number') return String(value);
     return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
   };
@@ -93,12 +113,13 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
     return value;
   };
   const alarms = alarmDestination(text(ALARMS_CONTEXT), text('alarmEmail'));
+  const tickets = alarmDestination(text('ticketsTo'), undefined);
   const ffmpegLayer = externalFfmpegLayer(text('ffmpegLayerArn'), text('ffmpegLayerArchitecture'));
   const rate = positive('apiThrottleRate', DEFAULT_API_THROTTLE.rateLimit);
   const burst = positive('apiThrottleBurst', DEFAULT_API_THROTTLE.burstLimit);
   const prefix = text('prefix') ?? DEFAULT_PREFIX;
   const quota = positive('lambdaConcurrencyQuota', DEFAULT_LAMBDA_CONCURRENCY_QUOTA);
-  const reserve = text('reserveConcurrency') ?? String(scope.node.tryGetContext('reserveConcurrency') ?? 'true');
+  const reserve = text('reserveConcurrency') ?? String(lookup('reserveConcurrency') ?? 'true');
   if (reserve !== 'true' && reserve !== 'false')
     throw new SetupError('context reserveConcurrency must be true or false');
   if (reserve === 'true' && quota - TOTAL_RESERVED < MIN_UNRESERVED_CONCURRENCY) {
@@ -108,6 +129,8 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
     );
   }
   const staged: unknown = scope.node.tryGetContext(TABLE_INDEXES_CONTEXT);
+  const domains = domainSettings(lookup(DOMAINS_CONTEXT));
+  const limits = lookup('edgeRateLimits') as Partial<EdgeRateLimits> | undefined;
   const signingKeys = signingKeysFromContext(scope.node.tryGetContext(SIGNING_KEYS_CONTEXT), prefix);
   return {
     prefix,
@@ -121,6 +144,7 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
       }),
     ) as Record<ProviderName, ProviderEndpoint>,
     ...(alarms && { alarms }),
+    ...(tickets && { tickets }),
     ...(ffmpegLayer && { ffmpegLayer }),
     reserveConcurrency: reserve === 'true',
     videoStorage: videoStorageFromContext(text('videoInfrequentAccessDays'), text('videoRetentionDays')),
@@ -135,6 +159,13 @@ export function configFromContext(scope: Construct): VideoServiceConfig {
       }),
     ),
     ...(staged !== undefined && { tableIndexes: tableIndexesFromContext(staged) }),
+    ...(stage && { stage: stage.name, env: stage.env }),
+    // `sam local` runs on a laptop: no edge, no custom domain (sam-local.ts).
+    ...(domains && String(scope.node.tryGetContext(SAM_LOCAL_CONTEXT)) !== 'true' && { domains }),
+    edgeRateLimits: {
+      unauthenticated: Number(limits?.unauthenticated ?? DEFAULT_EDGE_RATE_LIMITS.unauthenticated),
+      authenticated: Number(limits?.authenticated ?? DEFAULT_EDGE_RATE_LIMITS.authenticated),
+    },
   };
 }
 

@@ -19,6 +19,7 @@ import {
 } from 'aws-cdk-lib/aws-dynamodb';
 import { Bucket, ObjectOwnership, StorageClass } from 'aws-cdk-lib/aws-s3';
 import type { LifecycleRule } from 'aws-cdk-lib/aws-s3';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -49,6 +50,13 @@ export interface VideoStoragePolicy {
 }
 export const DEFAULT_VIDEO_STORAGE: VideoStoragePolicy = { infrequentAccessAfterDays: 30 };
 
+/**
+ * The tables every API call or task step touches: the key and rate-limit checks of each request, the tasks, the
+ * balances. CloudWatch Contributor Insights on them names the hot keys when `<Table>TableThrottled` fires
+ * (docs/runbook.md); the others are read rarely, and its rules are billed per table.
+ */
+export const HOT_TABLES: readonly TableId[] = ['apiKeys', 'rateLimits', 'tasks', 'accounts'];
+
 export interface StatefulResourcesProps {
   /** Deployment prefix: every physical name is `<prefix>-<logical name>`. */
   readonly prefix: string;
@@ -71,6 +79,8 @@ export class StatefulResources extends Construct {
   readonly providerApiKeys: Readonly<Record<ProviderName, Secret>>;
   /** Our Alipay app's private key (docs/money-and-ledger.md, "Top-ups"). */
   readonly alipayAppPrivateKey: Secret;
+  /** The customer-managed key every secret of the service is encrypted with (docs/security.md, "Secrets"). */
+  readonly secretsKey: Key;
 
   constructor(scope: Construct, id: string, props: StatefulResourcesProps) {
     super(scope, id);
@@ -87,6 +97,7 @@ export class StatefulResources extends Construct {
         encryption: TableEncryption.AWS_MANAGED,
         deletionProtection: true,
         removalPolicy: RemovalPolicy.RETAIN,
+        ...(HOT_TABLES.includes(tableId) && { contributorInsightsSpecification: { enabled: true } }),
         ...('ttlAttribute' in definition && { timeToLiveAttribute: definition.ttlAttribute }),
         // The tasks table's stream starts each new task's execution (TASK_STARTS).
         ...('stream' in definition && { stream: StreamViewType[definition.stream] }),
@@ -173,10 +184,19 @@ export class StatefulResources extends Construct {
     // deploy (see the description). Only their ARNs ever reach a function's environment. No fixed names:
     // a deleted secret's name stays taken for its 7-30 day recovery window, and a retained one's for good,
     // so a redeploy of the prefix could not create it again; CloudFormation generates a unique name instead.
+    // One customer-managed key for the secrets, rotated yearly by KMS: its use is in CloudTrail, and its key
+    // policy (the account's, as CDK writes it) plus each secret's own policy (secret-readers.ts) decide who reads.
+    this.secretsKey = new Key(this, 'SecretsKey', {
+      alias: `${props.prefix}/secrets`,
+      description: `${props.prefix}: encrypts the service's secrets (upstream keys, Alipay and CloudFront private keys)`,
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
     this.providerApiKeys = Object.fromEntries(
       PROVIDER_NAMES.map((provider) => {
         const key = new Secret(this, `${pascal(provider)}ApiKey`, {
           description: `${props.prefix}: API key of the upstream ${PROVIDERS[provider].label}. Set it: aws secretsmanager put-secret-value.`,
+          encryptionKey: this.secretsKey,
           removalPolicy: RemovalPolicy.RETAIN,
         });
         Validations.of(key).acknowledge({
@@ -189,6 +209,7 @@ export class StatefulResources extends Construct {
     ) as Record<ProviderName, Secret>;
     this.alipayAppPrivateKey = new Secret(this, 'AlipayAppPrivateKey', {
       description: `${props.prefix}: our Alipay app's private key (PEM or bare base64). Set it: aws secretsmanager put-secret-value.`,
+      encryptionKey: this.secretsKey,
       removalPolicy: RemovalPolicy.RETAIN,
     });
     Validations.of(this.alipayAppPrivateKey).acknowledge({

@@ -5,13 +5,16 @@
  */
 import type { StackProps } from 'aws-cdk-lib';
 import { CfnOutput, Lazy, Stack } from 'aws-cdk-lib';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Construct } from 'constructs';
 import { TASK_STARTS, UPLOAD_TRANSCODER, WEBHOOK_QUEUE } from '../../../functions/adapters/runtime/resources.js';
 import { CONSOLE_ROUTE_SCOPES, DEFAULT_ROUTE } from '../routes.js';
 import { ServiceApi } from './api.js';
 import { apiConcurrency, DEFAULT_LAMBDA_CONCURRENCY_QUOTA } from './concurrency.js';
 import { routeThrottles } from './route-throttles.js';
-import { ServiceAlarms } from './alarms.js';
+import { alarmName, rollbackAlarmIds, ServiceAlarms } from './alarms.js';
+import { LiveRollouts } from './live-rollouts.js';
+import { StateMachineLiveAlias } from './state-machine-alias.js';
 import { ServiceDashboard } from './dashboard.js';
 import { ServiceFunctions } from './service-functions.js';
 import { withSamLocalVariables } from './sam-local.js';
@@ -30,6 +33,9 @@ export class StatelessStack extends Stack {
   readonly workflow: TaskWorkflow;
   readonly alarms: ServiceAlarms;
   readonly dashboard: ServiceDashboard;
+  /** The `live` aliases and their CodeDeploy groups (a nested stack); none for `sam local`. */
+  readonly rollouts: LiveRollouts | undefined;
+  readonly stateMachineAlias: StateMachineLiveAlias | undefined;
   private readonly samLocal: boolean;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
@@ -51,26 +57,56 @@ export class StatelessStack extends Stack {
       ...(props.serviceConfig.topupSettings && { topupSettings: props.serviceConfig.topupSettings }),
       // The upstream reports each job's status changes to our API (docs/task-lifecycle.md, "Completion"): StartUpstream
       // puts the URL in each create. The API does not depend on StartUpstream, so this makes no cycle.
-      callbackBaseUrl: Lazy.string({ produce: () => this.api.httpApi.apiEndpoint }),
+      // With domains, `https://api.<apex>`: it outlives this stack, so a job created before a redeploy still reports.
+      callbackBaseUrl: props.serviceConfig.domains
+        ? `https://${props.serviceConfig.domains.api}`
+        : Lazy.string({ produce: () => this.api.httpApi.apiEndpoint }),
+      liveAliases: !this.samLocal,
       ...(props.serviceConfig.videoStorage?.expireAfterDays !== undefined && {
         videoRetentionDays: props.serviceConfig.videoStorage.expireAfterDays,
       }),
     });
+    // In AWS, routes and the state machine call each function's `live` alias (live-rollouts.ts); `sam local`
+    // cannot resolve an alias, and the local stack calls the handlers in-process.
+    const rolled = [
+      ...this.functions.routes.map(({ route, handler }) => ({ id: route.id, handler, kind: 'route' as const })),
+      { id: DEFAULT_ROUTE.id, handler: this.functions.defaultRoute, kind: 'route' as const },
+      ...this.functions.workflow.map(({ definition, handler }) => ({
+        id: definition.id,
+        handler,
+        kind: 'workflow' as const,
+      })),
+    ];
+    this.rollouts = this.samLocal
+      ? undefined
+      : new LiveRollouts(this, 'Rollouts', {
+          prefix,
+          functions: rolled.map(({ id: fnId, handler, kind }) => ({
+            id: fnId,
+            handler,
+            alarms: rollbackAlarmIds(fnId, kind).map((alarmId) => alarmName(prefix, alarmId)),
+          })),
+        });
+    const target = (fnId: string, handler: IFunction): IFunction => this.rollouts?.targets[fnId] ?? handler;
     this.workflow = new TaskWorkflow(this, 'TaskWorkflow', {
       stateMachineName,
-      functions: this.functions.workflow,
+      functions: this.functions.workflow.map(({ definition, handler }) => ({
+        definition,
+        handler: target(definition.id, handler),
+      })),
       webhookQueue: data.webhookQueue,
     });
     this.api = new ServiceApi(this, 'Api', {
       prefix,
-      routes: this.functions.routes,
-      defaultHandler: this.functions.defaultRoute,
+      routes: this.functions.routes.map(({ route, handler }) => ({ route, handler: target(route.id, handler) })),
+      defaultHandler: target(DEFAULT_ROUTE.id, this.functions.defaultRoute),
       jwt: {
         issuer: consoleUsers.issuer,
         audience: [consoleUsers.client.userPoolClientId],
         scopes: CONSOLE_ROUTE_SCOPES,
       },
       ...(props.serviceConfig.apiThrottle && { throttle: props.serviceConfig.apiThrottle }),
+      ...(props.stateful.domains && { domainName: props.stateful.domains.apiOriginDomain }),
       routeThrottles: routeThrottles(
         apiConcurrency(props.serviceConfig.lambdaConcurrencyQuota ?? DEFAULT_LAMBDA_CONCURRENCY_QUOTA),
       ),
@@ -101,9 +137,27 @@ export class StatelessStack extends Stack {
         designedErrorsMetric: definition.designedErrorsMetric,
       })),
       destination: props.serviceConfig.alarms,
+      ticketDestination: props.serviceConfig.tickets,
       reservedFunctions: props.serviceConfig.reserveConcurrency === false ? [] : functions.reserved,
       tables: Object.entries(data.tables).map(([tableId, table]) => ({ id: tableId, table })),
     });
+
+    // Every alarm a rollout names exists (they are named, not referenced, across the nested stack).
+    for (const { id: fnId, kind } of rolled) {
+      for (const alarmId of rollbackAlarmIds(fnId, kind)) {
+        if (!this.alarms.byId.has(alarmId))
+          throw new Error(`${fnId}'s rollout names ${alarmId}, which alarms.ts does not make`);
+      }
+    }
+    if (!this.samLocal) {
+      this.stateMachineAlias = new StateMachineLiveAlias(this, 'TaskLifecycleLive', {
+        stateMachine: this.workflow.stateMachine,
+        alarms: [
+          this.alarms.byId.get('ExecutionsFailedAlarm'),
+          ...this.functions.workflow.map(({ definition }) => this.alarms.byId.get(`${definition.id}ErrorsAlarm`)),
+        ].filter((alarm) => alarm !== undefined),
+      });
+    }
 
     this.dashboard = new ServiceDashboard(this, 'Dashboard', {
       prefix,
@@ -113,9 +167,12 @@ export class StatelessStack extends Stack {
       stateMachine: this.workflow.stateMachine,
     });
 
-    new CfnOutput(this, 'ApiUrl', { value: this.api.httpApi.apiEndpoint });
+    new CfnOutput(this, 'ApiUrl', {
+      value: props.serviceConfig.domains ? `https://${props.serviceConfig.domains.api}` : this.api.httpApi.apiEndpoint,
+    });
     new CfnOutput(this, 'StateMachineArn', { value: this.workflow.stateMachine.stateMachineArn });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+    new CfnOutput(this, 'TicketTopicArn', { value: this.alarms.ticketTopic.topicArn });
   }
 
   /** The rendered template, where what each function already declares is known (sam-local.ts). */

@@ -86,7 +86,7 @@ export class TaskWorkflow extends Construct {
       tracingEnabled: true,
     });
 
-    // The ASL calls each function by its unqualified ARN (no version, no alias): exactly that is granted.
+    // The ASL calls each function by the ARN given (its `live` alias in AWS, live-rollouts.ts): exactly that is granted.
     Grant.addToPrincipal({
       grantee: this.stateMachine,
       actions: ['lambda:InvokeFunction'],

@@ -20,9 +20,12 @@ import {
 } from 'aws-cdk-lib/aws-cloudfront';
 import { S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { REPOSITORY_ROOT } from '../repository-root.js';
+import type { EdgeAttachment } from './service-domains.js';
+import { aliasRecords, edgeCertificate, hostedZone, MINIMUM_VIEWER_TLS } from './service-domains.js';
 import { SetupError } from '../setup-error.js';
 
 /**
@@ -106,6 +109,10 @@ export interface VideoDeliveryProps {
   readonly logBucket: IBucket;
   /** Undefined: none configured; the stack then cannot be deployed (see MISSING_KEYS_PARAMETER). */
   readonly signingKeys: SigningKeys | undefined;
+  /** The customer-managed key of the service's secrets (stateful-resources.ts). */
+  readonly secretsKey?: IKey;
+  /** `videos.<apex>`, its certificate and the web ACL (service-domains.ts); unset: the cloudfront.net name. */
+  readonly edge?: EdgeAttachment;
 }
 
 export interface SigningKey {
@@ -117,6 +124,8 @@ export interface SigningKey {
 
 export class VideoDelivery extends Construct {
   readonly distribution: Distribution;
+  /** The name signed URLs use: `videos.<apex>`, or the distribution's own. */
+  readonly domainName: string;
   /** Every trusted key, in config order. */
   readonly signingKeys: readonly SigningKey[];
   /** The active key: its id is the CloudFront key pair id the functions sign with. */
@@ -134,6 +143,7 @@ export class VideoDelivery extends Construct {
         description: `${props.prefix}: PEM private key of CloudFront signing key ${keyId}. Set it: aws secretsmanager put-secret-value.`,
         // Useless once its public key is gone (the key removed from the config, or the stack deleted).
         removalPolicy: RemovalPolicy.DESTROY,
+        ...(props.secretsKey && { encryptionKey: props.secretsKey }),
       });
       Validations.of(privateKey).acknowledge({
         id: 'AwsSolutions-SMG4',
@@ -175,25 +185,36 @@ export class VideoDelivery extends Construct {
       enableLogging: true,
       logBucket: props.logBucket,
       logFilePrefix: 'cloudfront/',
+      ...(props.edge && {
+        domainNames: [props.edge.domains.videos],
+        certificate: edgeCertificate(this, props.edge),
+        minimumProtocolVersion: MINIMUM_VIEWER_TLS,
+        webAclId: props.edge.webAclArn,
+      }),
     });
-    Validations.of(this.distribution).acknowledge(
-      {
-        id: 'AwsSolutions-CFR4',
-        reason:
-          'No custom domain yet: on the default *.cloudfront.net certificate CloudFront fixes the viewer TLS policy ' +
-          'itself. With a custom domain and ACM certificate, set minimumProtocolVersion TLSv1.2_2021.',
-      },
-      {
-        id: 'AwsSolutions-CFR1',
-        reason: 'Videos are sold worldwide; every URL is signed and short-lived, so no geo restriction.',
-      },
-      {
-        id: 'AwsSolutions-CFR2',
-        reason:
-          'Only signed URLs are served (trusted key group) from a private origin; unsigned requests are refused at ' +
-          'the edge for free. A WAF web ACL can be added if abuse appears.',
-      },
-    );
+    this.domainName = props.edge ? props.edge.domains.videos : this.distribution.distributionDomainName;
+    if (props.edge)
+      aliasRecords(this, 'Videos', hostedZone(this, props.edge.domains), props.edge.domains.videos, this.distribution);
+    Validations.of(this.distribution).acknowledge({
+      id: 'AwsSolutions-CFR1',
+      reason: 'Videos are sold worldwide; every URL is signed and short-lived, so no geo restriction.',
+    });
+    if (!props.edge) {
+      Validations.of(this.distribution).acknowledge(
+        {
+          id: 'AwsSolutions-CFR4',
+          reason:
+            'No custom domain (no context domains): on the default *.cloudfront.net certificate CloudFront fixes the ' +
+            'viewer TLS policy itself; with domains it is TLSv1.2_2021 (service-domains.ts).',
+        },
+        {
+          id: 'AwsSolutions-CFR2',
+          reason:
+            'No domains, so no edge stack and no web ACL: only signed URLs are served (trusted key group) from a ' +
+            'private origin, unsigned requests refused at the edge for free.',
+        },
+      );
+    }
   }
 }
 

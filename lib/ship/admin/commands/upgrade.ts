@@ -12,7 +12,7 @@ export const UPGRADE_COMMANDS: Record<string, Command> = {
       'AWS (TABLE_PREFIX set): one deploy of <prefix>-stateful per index change per table, each waited for',
       'until ACTIVE (an index on a large table builds for a while), then `npx cdk deploy --all`. The local',
       'stack: UpdateTable one index at a time. Safe to run again. --dry-run prints the deploys and changes',
-      'nothing. docs/operations.md, "Upgrades".',
+      'nothing. STAGE names the stage of cdk.json to deploy (its default otherwise). docs/operations.md, "Upgrades".',
     ].join('\n'),
     flags: ['dry-run'],
     async run(args, open, output) {
@@ -37,6 +37,8 @@ export const UPGRADE_COMMANDS: Record<string, Command> = {
         pollMs: 10_000,
         log,
         prefix,
+        // The stage whose account and settings the deploys use (cdk.json `stages`; its default otherwise).
+        ...(process.env['STAGE'] && { cdkArgs: ['-c', `stage=${process.env['STAGE']}`] }),
         run: runInRepository,
       });
     },
