@@ -295,9 +295,8 @@ describe('functions', () => {
         expect(name in envOf(id), `${id} ${name}`).toBe(signs);
       }
     }
-    expect(crossStackResource(service, envOf('GetTask')['CLOUDFRONT_DOMAIN'])[1].Type).toBe(
-      'AWS::CloudFront::Distribution',
-    );
+    // The videos' stable address: the stage's own domain, served by that distribution (docs/operations.md).
+    expect(envOf('GetTask')['CLOUDFRONT_DOMAIN']).toMatch(/^videos\.[a-z0-9.-]+$/);
     expect(crossStackResource(service, envOf('GetTask')['CLOUDFRONT_KEY_PAIR_ID'])[1].Type).toBe(
       'AWS::CloudFront::PublicKey',
     );
