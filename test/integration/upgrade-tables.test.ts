@@ -145,8 +145,8 @@ describe('admin upgrade', () => {
 
     const planned = await upgradeTables(local.client, tables, { ...options, dryRun: true });
     expect(lines).toContain(`would ${tables.tasks}: delete index by-status`);
-    // by-status out; 4 tasks, 1 ledger, 1 key and 2 top-up indexes in.
-    expect(planned).toBe(1 + 4 + 1 + 1 + 2);
+    // by-status out; 5 tasks, 1 ledger, 1 key, 2 top-up and 1 delivery-log indexes in.
+    expect(planned).toBe(1 + 5 + 1 + 1 + 2 + 1);
     expect(await indexesOf(tables.tasks)).toEqual([{ name: 'by-status', status: 'ACTIVE', projection: 'ALL' }]);
 
     lines.length = 0;
@@ -202,7 +202,7 @@ describe('admin upgrade', () => {
       expect(done.out).toContain(
         `${tables.tasks}: create index ${TASKS_IN_FLIGHT_INDEX.name} (in_flight_shard, updated_at; ALL)`,
       );
-      expect(done.out.at(-1)).toBe('made 9 changes');
+      expect(done.out.at(-1)).toBe('made 11 changes');
       expect((await run('upgrade')).out).toEqual(['up to date: nothing to do']);
     } finally {
       if (saved === undefined) delete process.env['DATA_DIR'];
@@ -284,16 +284,16 @@ describe('admin upgrade in AWS', () => {
     const planned = await upgradeDeployment(local.client, tables, { ...options, dryRun: true });
     expect(commands).toEqual([]);
     const stateful = `npx cdk deploy ${prefix}-stateful --exclusively -c prefix=${prefix} -c`;
-    expect(lines.filter((line) => line.startsWith(`would run: ${stateful} 'tableIndexes=`))).toHaveLength(4);
+    expect(lines.filter((line) => line.startsWith(`would run: ${stateful} 'tableIndexes=`))).toHaveLength(5);
     expect(lines).toContain(`would run: npx cdk deploy --all -c prefix=${prefix}`);
-    // Four tasks indexes in, by-status out (the ledger's and keys' indexes ride along): five deploys.
-    expect(planned).toBe(5);
+    // Five tasks indexes in, by-status out (the other tables' indexes ride along): six deploys.
+    expect(planned).toBe(6);
     expect(await indexesOf(tables.tasks)).toEqual([{ name: 'by-status', status: 'ACTIVE', projection: 'ALL' }]);
 
     lines.length = 0;
     expect(await upgradeDeployment(local.client, tables, { ...options, dryRun: false })).toBe(planned);
     expect(commands.map((command) => command.slice(0, 4).join(' '))).toEqual([
-      ...Array(4).fill(`npx cdk deploy ${prefix}-stateful`),
+      ...Array(5).fill(`npx cdk deploy ${prefix}-stateful`),
       'npx cdk deploy --all',
     ]);
     for (const [id, definition] of Object.entries(TABLES) as [TableId, TableDefinition][]) {
