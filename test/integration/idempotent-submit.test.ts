@@ -19,6 +19,7 @@ import { AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { InMemoryCatalog } from '../unit/fakes.js';
 import { catalogRecords, PRO } from '../unit/support.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
+import { storedBalance } from '../support/stored-money.js';
 
 const local = useDynamoDbLocal('idempotent-submit');
 const BODY = { model: PRO, prompt: 'a fox', duration: 5 };
@@ -83,10 +84,7 @@ async function chargeEntries(accountId: string): Promise<string[]> {
 }
 
 async function balanceUnits(accountId: string): Promise<number> {
-  const { Item } = await local.db.send(
-    new GetCommand({ TableName: local.names.tables.accounts, Key: { account_id: accountId }, ConsistentRead: true }),
-  );
-  return Item?.['balance_units'] as number;
+  return (await storedBalance(local.db, local.names.tables.accounts, accountId)) as number;
 }
 
 describe('Idempotency-Key on submit', () => {
