@@ -94,10 +94,7 @@ const authentication: Access[] = [
   table('rateLimits', 'UpdateItem'),
   config(ENV.defaultRateLimitPerSecond.name),
 ];
-/**
- * repository.refund(): one transaction over the task, the account, the key and the ledger entry (the account read
- * when an entry listed later committed first).
- */
+/** repository.refund(): one transaction over the task, a balance shard, a key spend shard and the ledger entry. */
 const refunds = taskRepository(['GetItem', 'UpdateItem'], ['GetItem', 'UpdateItem'], ['UpdateItem'], ['PutItem']);
 /**
  * videoUrlSigner(): CloudFront-signed URLs (the private key read from Secrets Manager once per cold start); no
@@ -138,7 +135,8 @@ const consoleCaller: Access[] = [table('consoleUsers', 'GetItem', 'PutItem'), ta
  */
 const topups: Access[] = [
   table('topups', 'GetItem', 'UpdateItem'),
-  table('accounts', 'GetItem', 'UpdateItem'),
+  // The balance's shards read, and checked in the credit's transaction (balance-credit.ts).
+  table('accounts', 'GetItem', 'UpdateItem', 'ConditionCheckItem'),
   table('ledger', 'PutItem'),
   config(
     ENV.alipayGatewayUrl.name,
@@ -504,7 +502,8 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     'videoUrlSigner',
   ),
   consoleRoute('GetTask', 'GET', '/tasks/{id}', 'get-task.ts', 'taskQuery'),
-  consoleRoute('ListKeys', 'GET', '/keys', 'list-keys.ts', consoleKeys()),
+  // Each key's spend is the sum of its shards (key-spend.ts).
+  consoleRoute('ListKeys', 'GET', '/keys', 'list-keys.ts', consoleKeys('GetItem')),
   consoleRoute(
     'CreateKey',
     'POST',
@@ -522,7 +521,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   // One transaction: the code marked redeemed, the balance raised, the ledger entry written.
   consoleRoute('RedeemCode', 'POST', '/redeem', 'redeem-code.ts', [
     table('redeemCodes', 'GetItem', 'UpdateItem'),
-    table('accounts', 'GetItem', 'UpdateItem'),
+    table('accounts', 'GetItem', 'UpdateItem', 'ConditionCheckItem'),
     table('ledger', 'PutItem'),
   ]),
   consoleRoute('ListModels', 'GET', '/models', 'list-models.ts', ...modelCatalog),

@@ -3,7 +3,7 @@
  * transaction, so 20 concurrent submits with one key make one task, one charge and one ledger entry and 19
  * replays; a submit whose transaction committed before its answer was lost replays on retry.
  */
-import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DynamoDbIdempotencyStore } from '../../functions/adapters/dynamodb/idempotency.js';

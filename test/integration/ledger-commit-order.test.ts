@@ -49,7 +49,7 @@ function runningBalances(newestFirst: LedgerEntry[]): number[] {
 }
 
 async function balanceOf(accountId: string): Promise<number | undefined> {
-  return storedBalance(local.db, local.names.tables.accounts, accountId);
+  return (await storedBalance(local.db, local.names.tables.accounts, accountId)) as number | undefined;
 }
 
 describe('the transactions list', () => {

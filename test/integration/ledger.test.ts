@@ -3,7 +3,7 @@
  * most once per cause (charge, refund, top-up request id, opening); a listing pages newest first by cursor;
  * ledger:verify sees every account balance, and an account from before the ledger until it is backfilled.
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DynamoDbLedger } from '../../functions/adapters/dynamodb/ledger.js';

@@ -2,10 +2,11 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readBalance, readShards, sumOf } from '../../functions/adapters/dynamodb/money-shards.js';
 
-/** An account's balance, the sum of its shards; undefined when there is no account. */
+/** An account's balance, the sum of its shards (a bigint past 2^53); undefined when there is no account. */
 export async function storedBalance(db: DynamoDBDocumentClient, accountsTable: string, accountId: string) {
   const found = await readBalance(db, accountsTable, accountId);
-  return found && Number(found.units);
+  if (!found) return undefined;
+  return found.units <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(found.units) : found.units;
 }
 
 /** A key's spend, the sum of its shards. */

@@ -1,8 +1,8 @@
 /**
  * Money in: a paid top-up order, a redeemed code, an operator's credit (docs/money-and-ledger.md, "Balance
- * shards"). Credits land on shard 0, bounded so the sum of the shards stays within MAX_BALANCE_UNITS: the other
+ * shards"). A credit is spread over every shard, bounded so their sum stays within MAX_BALANCE_UNITS: the other
  * shards are checked not to have grown since read (charges only lower them), so concurrent credits cannot pass
- * the bound together. Items in order: the caller's `before`, shard 0, the caller's `after`, the checks.
+ * the bound together. Items in order: the caller's `before`, shard 0, the caller's `after`, the other shards.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -11,7 +11,7 @@ import type { LedgerEntry } from '../../core/ledger.js';
 import { MAX_BALANCE_UNITS } from '../../core/money.js';
 import type { TransactItem } from './balance-debit.js';
 import { ledgerPut } from './ledger.js';
-import { readShards, shardKey, unitsOf } from './money-shards.js';
+import { readShards, SHARD_OF, shardKey, unitsOf } from './money-shards.js';
 import type { ShardedCounter } from './money-shards.js';
 import { cancellationReasons, conditionFailed } from './transaction-cancellation.js';
 import { isConflict } from './transaction-retry.js';
@@ -39,12 +39,17 @@ export async function sendCredit(
   for (let attempt = 1; ; attempt += 1) {
     const seen = (await readShards(db, counter)).map((item) => unitsOf(item?.['balance_units']));
     const others = seen.slice(1).reduce((sum, units) => sum + units, 0n);
+    const parts = spread(BigInt(amount), seen.length);
+    // Each other shard gets its part if it has not grown since read (charges only lower it), so the sum
+    // before adding is at most `room` whatever commits meanwhile; spread, the next charges find money anywhere.
     const checks: TransactItem[] = seen.slice(1).map((units, index) => ({
-      ConditionCheck: {
+      Update: {
         TableName: accountsTable,
         Key: shardKey(counter, index + 1),
+        UpdateExpression: 'SET #of = :of ADD balance_units :part',
         ConditionExpression: 'attribute_not_exists(balance_units) OR balance_units <= :seen',
-        ExpressionAttributeValues: { ':seen': units },
+        ExpressionAttributeNames: { '#of': SHARD_OF },
+        ExpressionAttributeValues: { ':seen': units, ':part': parts[index + 1], ':of': accountId },
       },
     }));
     const shardZero: TransactItem = {
@@ -53,7 +58,7 @@ export async function sendCredit(
         Key: shardKey(counter, 0),
         UpdateExpression: 'ADD balance_units :amount',
         ConditionExpression: 'attribute_exists(account_id) AND balance_units <= :room',
-        ExpressionAttributeValues: { ':amount': amount, ':room': room - others },
+        ExpressionAttributeValues: { ':amount': parts[0], ':room': room - others },
       },
     };
     try {
@@ -73,6 +78,13 @@ export async function sendCredit(
       if (isConflict(error)) await sleep(Math.random() * Math.min(200, 5 * 2 ** attempt));
     }
   }
+}
+
+/** `amount` in `count` parts as even as whole units allow (the odd units on the first). */
+export function spread(amount: bigint, count: number): number[] {
+  const each = amount / BigInt(count);
+  const odd = amount % BigInt(count);
+  return Array.from({ length: count }, (_, index) => Number(each + (BigInt(index) < odd ? 1n : 0n)));
 }
 
 /** Credits `entry.amount_units` to `entry.account_id` together with `source`: 0 source, 1 balance, 2 entry. */

@@ -23,8 +23,8 @@ export interface DebitRetries {
 export interface DebitOptions {
   /** Epoch ms after which no try may start (the caller must answer before its own time ends). */
   settleBy: number;
-  /** Thrown when no try may start any more (`tried`: after some did): nothing was taken. */
-  outOfTime: (tried: boolean) => Error;
+  /** Thrown when no try may start any more (`conflicted`: other writers kept winning): nothing was taken. */
+  outOfTime: (conflicted: boolean) => Error;
   /** Thrown when the shards together are short (a snapshot's sum). */
   short: (balanceUnits: bigint) => Error;
   /** Between tries after a conflict; may end them by throwing (a refusal read meanwhile). */
@@ -55,7 +55,7 @@ export async function sendDebit<T>(
   const retries: DebitRetries = { conflict: 0, shard_short: 0 };
   let deltas = new Map([[randomShard(), -cost]]);
   for (let attempt = 1; ; attempt += 1) {
-    if (Date.now() + TRY_BUDGET_MS > options.settleBy) throw options.outOfTime(attempt > 1);
+    if (Date.now() + TRY_BUDGET_MS > options.settleBy) throw options.outOfTime(retries.conflict > 0);
     try {
       return await send(balanceItems(counter, deltas), retries);
     } catch (error) {

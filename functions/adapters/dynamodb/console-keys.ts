@@ -100,9 +100,9 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
     if (change.quotaUnits === null) removes.push('quota_units', 'quota_remaining_units');
     else if (change.quotaUnits !== undefined) {
       // The spend of every shard counts against the quota (money-shards.ts).
-      sets.push('quota_units = :quota', 'quota_remaining_units = :quota - spent_units - :others');
+      sets.push('quota_units = :quota', 'quota_remaining_units = :quota_less_others - spent_units');
       values[':quota'] = change.quotaUnits;
-      values[':others'] = Number(others);
+      values[':quota_less_others'] = change.quotaUnits - Number(others);
     }
     const update: TransactItem = {
       Update: {

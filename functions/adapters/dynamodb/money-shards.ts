@@ -5,6 +5,8 @@
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BatchGetCommand, TransactGetCommand } from '@aws-sdk/lib-dynamodb';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isConflict } from './transaction-retry.js';
 
 export const MONEY_SHARDS = 16;
 
@@ -56,18 +58,30 @@ export async function readShards(
   return shardList().map((shard) => found.get(shardKey(counter, shard)[counter.keyName] as string));
 }
 
-/** Every shard item at one instant (TransactGetItems: serializable with the transactions that write them). */
+/**
+ * Every shard item at one instant (TransactGetItems: serializable with the transactions that write them). It is
+ * refused while one of them is in a transaction (TransactionConflict): read again after a random wait.
+ */
 export async function snapshotShards(
   db: DynamoDBDocumentClient,
   counter: ShardedCounter,
 ): Promise<(Record<string, unknown> | undefined)[]> {
-  const { Responses = [] } = await db.send(
-    new TransactGetCommand({
-      TransactItems: shardList().map((shard) => ({ Get: { TableName: counter.table, Key: shardKey(counter, shard) } })),
-    }),
-  );
-  return shardList().map((shard) => Responses[shard]?.Item);
+  const command = new TransactGetCommand({
+    TransactItems: shardList().map((shard) => ({ Get: { TableName: counter.table, Key: shardKey(counter, shard) } })),
+  });
+  const deadline = Date.now() + SNAPSHOT_FOR_MS;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      const { Responses = [] } = await db.send(command);
+      return shardList().map((shard) => Responses[shard]?.Item);
+    } catch (error) {
+      if (!isConflict(error) || Date.now() >= deadline) throw error;
+      await sleep(Math.random() * Math.min(100, 5 * 2 ** attempt));
+    }
+  }
 }
+
+const SNAPSHOT_FOR_MS = 3_000;
 
 /** The sum of `attribute` over the shards read. */
 export function sumOf(items: readonly (Record<string, unknown> | undefined)[], attribute: string): bigint {

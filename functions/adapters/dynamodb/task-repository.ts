@@ -112,7 +112,7 @@ export class DynamoDbTaskRepository implements TaskRepository {
       // a retry after a commit whose answer was lost succeeds without charging twice.
       await sendDebit(this.db, this.tables.accounts, charge.accountId, cost, charge.idempotency ? 4 : 3, send, {
         settleBy: charge.settleBy ?? Date.now() + RETRY_FOR_MS + TRY_BUDGET_MS,
-        outOfTime: (tried) => (tried ? busyLedgerError() : outOfTimeError()),
+        outOfTime: (conflicted) => (conflicted ? busyLedgerError() : outOfTimeError()),
         short: (balance) => insufficientBalance(cost, Number(balance)),
         // Between tries: once the balance or quota no longer covers it, the answer is that, not another try.
         beforeRetry: async () => {
@@ -425,9 +425,12 @@ function busyLedgerError(): Error {
   return new RateLimitedError(1, 'too many submits at once on this account: nothing was charged; retry after 1 s');
 }
 
-/** The function's time could not cover a charge: refused before it started (docs/api-contract.md, "Idempotency-Key"). */
+/** The function's time could not cover another try of the charge: nothing was charged (docs/money-and-ledger.md). */
 function outOfTimeError(): Error {
-  return new RateLimitedError(1, 'no time left to charge this submit safely: nothing was charged; retry after 1 s');
+  return new RateLimitedError(
+    1,
+    "the charge could not be made in this request's time: nothing was charged; retry after 1 s",
+  );
 }
 
 /**

@@ -11,9 +11,9 @@ import type { AccountRecord, ApiKeyRecord } from '../../core/ports/accounts.js';
 import { getItem } from '../dynamodb/consistent-read.js';
 import { conditionalUpdate } from '../dynamodb/conditional-write.js';
 import { ledgerPut } from '../dynamodb/ledger.js';
-import { sendCredit } from '../dynamodb/balance-credit.js';
+import { sendCredit, spread } from '../dynamodb/balance-credit.js';
 import { sendDebit } from '../dynamodb/balance-debit.js';
-import { readBalance } from '../dynamodb/money-shards.js';
+import { MONEY_SHARDS, readBalance, SHARD_OF, shardKey } from '../dynamodb/money-shards.js';
 import { withSpend } from '../dynamodb/key-spend.js';
 import { allItems, scanPages } from '../dynamodb/paged-query.js';
 import { failedConditions } from '../dynamodb/transaction-cancellation.js';
@@ -55,6 +55,8 @@ export class DynamoDbOperatorAccounts {
     account: { account_id: string; balance_units: number; created_at: string },
     opening: LedgerEntry | undefined,
   ): Promise<'created' | 'exists' | 'ledger-taken'> {
+    const counter = { table: this.tables.accounts, keyName: 'account_id' as const, id: account.account_id };
+    const parts = spread(BigInt(account.balance_units), MONEY_SHARDS);
     try {
       await this.db.send(
         new TransactWriteCommand({
@@ -62,11 +64,18 @@ export class DynamoDbOperatorAccounts {
             {
               Put: {
                 TableName: this.tables.accounts,
-                Item: account,
+                Item: { ...account, balance_units: parts[0] },
                 ConditionExpression: 'attribute_not_exists(account_id)',
               },
             },
             ...(opening ? [ledgerPut(this.tables.ledger, opening)] : []),
+            // The opening balance over every shard (a deleted account's shards are replaced, never inherited).
+            ...parts.slice(1).map((units, index) => ({
+              Put: {
+                TableName: this.tables.accounts,
+                Item: { ...shardKey(counter, index + 1), [SHARD_OF]: account.account_id, balance_units: units },
+              },
+            })),
           ],
         }),
       );
