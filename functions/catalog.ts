@@ -256,7 +256,14 @@ export const CATALOG: readonly FunctionDeclaration[] = [
       ...modelCatalog,
       // One transaction (with the ledger entry and the Idempotency-Key record, read first when a key is
       // sent); the task's execution starts from the table's stream (StartExecutions).
-      taskRepository(['PutItem'], ['GetItem', 'UpdateItem'], ['UpdateItem'], ['PutItem'], ['GetItem', 'PutItem']),
+      // A charge late at its deadline is voided in the idempotency table, then its task read (charge-void.ts).
+      taskRepository(
+        ['PutItem', 'GetItem'],
+        ['GetItem', 'UpdateItem'],
+        ['GetItem', 'UpdateItem'],
+        ['PutItem'],
+        ['GetItem', 'PutItem', 'ConditionCheckItem'],
+      ),
       // The uploads a submit names: their records, and a ranged GET of each stored object (its real type and size).
       uploads('GetItem'),
       { kind: 'uploads', actions: ['GetObject'] },

@@ -3,7 +3,10 @@
  * many charges of one account and key at once make exactly the tasks answered, and a model of charges,
  * refunds, top-ups and operator debits keeps every invariant after each step.
  */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb/task-repository.js';
@@ -141,4 +144,54 @@ describe('a model of the money', () => {
       { numRuns: 8 },
     );
   }, 300_000);
+});
+
+describe('a charge against its deadline', () => {
+  /** The repository on a client that holds every charge transaction `delayMs` before sending it. */
+  const slow = (delayMs: number) => {
+    const sent: Promise<unknown>[] = [];
+    const db = {
+      send: async (command: unknown) => {
+        if (command instanceof TransactWriteCommand) {
+          const late = sleep(delayMs).then(() => local.db.send(command));
+          sent.push(late.catch(() => undefined));
+          return late;
+        }
+        return local.db.send(command as GetCommand);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    return { repository: new DynamoDbTaskRepository(db, local.names.tables), sent };
+  };
+
+  it('no time left to start: 429 in its own words, nothing charged', async () => {
+    const { accountId, keyHash, repository, newTask } = await newAccount('10');
+    const task = newTask();
+    const charge = { accountId, keyHash, keyHasQuota: false, costUnits: COST, settleBy: Date.now() + 500 };
+    await expect(repository.createCharged(task, charge)).rejects.toMatchObject({ code: 429 });
+    expect(await money(accountId, keyHash)).toMatchObject({ balance: 100_000, spend: 0 });
+  });
+
+  it('a try still in flight at the deadline is voided: 429, and it can never commit after', async () => {
+    const { accountId, keyHash, newTask } = await newAccount('10');
+    const { repository, sent } = slow(3_000);
+    const task = newTask();
+    const charge = { accountId, keyHash, keyHasQuota: false, costUnits: COST, settleBy: Date.now() + 2_500 };
+    await expect(repository.createCharged(task, charge)).rejects.toMatchObject({ code: 429 });
+    await Promise.all(sent);
+    expect(await money(accountId, keyHash)).toMatchObject({ balance: 100_000, spend: 0 });
+    const { Item } = await local.db.send(
+      new GetCommand({ TableName: local.names.tables.tasks, Key: { task_id: task.task_id }, ConsistentRead: true }),
+    );
+    expect(Item).toBeUndefined();
+  }, 30_000);
+
+  it('a try that committed just before the deadline answers as charged', async () => {
+    const { accountId, keyHash, newTask } = await newAccount('100');
+    // 6.25 CNY a shard: the first try's shard covers it.
+    const { repository } = slow(2_400);
+    const task = newTask();
+    const charge = { accountId, keyHash, keyHasQuota: false, costUnits: COST, settleBy: Date.now() + 2_600 };
+    await repository.createCharged(task, charge);
+    expect(await money(accountId, keyHash)).toMatchObject({ balance: 1_000_000 - COST, spend: COST });
+  }, 30_000);
 });

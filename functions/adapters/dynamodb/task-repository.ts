@@ -25,6 +25,8 @@ import { ledgerEntry, ledgerEntryId } from '../../core/ledger.js';
 import { DISABLED_API_KEY_MESSAGE, INVALID_API_KEY_MESSAGE } from '../../core/api-key.js';
 import { ledgerPut } from './ledger.js';
 import { sendDebit, TRY_BUDGET_MS } from './balance-debit.js';
+import { notVoided, voidUnlessCharged } from './charge-void.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { DebitRetries, TransactItem } from './balance-debit.js';
 import { randomShard, readShards, SHARD_OF, shardKey, snapshotShards, sumOf } from './money-shards.js';
 import { idempotencyKeyTaken, idempotencyPut } from './idempotency.js';
@@ -54,7 +56,10 @@ export interface TaskTables {
   idempotency: string;
 }
 
-/** The submit transaction's items: the key's, the task, the ledger entry, the idempotency record, then the balance's. */
+/**
+ * The submit transaction's items: the key's, the task, the ledger entry, the idempotency record (when sent), the
+ * void mark's check (charge-void.ts), then the balance's.
+ */
 const KEY_ITEM = 0;
 const IDEMPOTENCY_ITEM = 3;
 /** How long conflicts are tried again when the caller gives no deadline of its own. */
@@ -102,16 +107,24 @@ export class DynamoDbTaskRepository implements TaskRepository {
             },
             ledgerPut(this.tables.ledger, entry),
             ...(charge.idempotency ? [idempotencyPut(this.tables.idempotency, charge.idempotency)] : []),
+            notVoided(this.tables.idempotency, task.task_id),
             ...balanceItems,
           ],
         }),
       );
     };
-    try {
-      // The SDK gives each transaction an idempotency token (ClientRequestToken) once, before its own retries:
-      // a retry after a commit whose answer was lost succeeds without charging twice.
-      await sendDebit(this.db, this.tables.accounts, charge.accountId, cost, charge.idempotency ? 4 : 3, send, {
-        settleBy: charge.settleBy ?? Date.now() + RETRY_FOR_MS + TRY_BUDGET_MS,
+    const settleBy = charge.settleBy ?? Date.now() + RETRY_FOR_MS + TRY_BUDGET_MS;
+    // The SDK gives each transaction an idempotency token (ClientRequestToken) once, before its own retries:
+    // a retry after a commit whose answer was lost succeeds without charging twice.
+    const charging = sendDebit(
+      this.db,
+      this.tables.accounts,
+      charge.accountId,
+      cost,
+      charge.idempotency ? 5 : 4,
+      send,
+      {
+        settleBy,
         outOfTime: (conflicted) => (conflicted ? busyLedgerError() : outOfTimeError()),
         short: (balance) => insufficientBalance(cost, Number(balance)),
         // Between tries: once the balance or quota no longer covers it, the answer is that, not another try.
@@ -119,11 +132,22 @@ export class DynamoDbTaskRepository implements TaskRepository {
           const refusal = await this.chargeRefusal(charge);
           if (refusal) throw refusal;
         },
-      });
+      },
+    );
+    charging.catch(() => undefined);
+    const stopWaiting = new AbortController();
+    const late = sleep(Math.max(0, settleBy - Date.now()), 'late' as const, { signal: stopWaiting.signal });
+    late.catch(() => undefined);
+    try {
+      const outcome = await Promise.race([charging.then(() => 'charged' as const), late]);
+      // A try still in flight at the deadline (a slow store): settled now, one way or the other.
+      if (outcome === 'late' && !(await voidUnlessCharged(this.db, this.tables, task.task_id))) throw outOfTimeError();
     } catch (error) {
       if (idempotencyKeyTaken(error, IDEMPOTENCY_ITEM)) throw idempotencyKeyTaken(error, IDEMPOTENCY_ITEM);
       if (conditionFailedAt(error, KEY_ITEM)) throw (await this.keyRefusalNow(charge)) ?? new KeyChangedError();
       throw busyError(error) ?? error;
+    } finally {
+      stopWaiting.abort();
     }
   }
 

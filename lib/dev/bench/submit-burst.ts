@@ -78,6 +78,17 @@ async function paced(stack: StackProcess, key: string, rate: number, seconds: nu
   return Promise.all(sent);
 }
 
+/** Until the account's tasks stop changing in number for 3 s (at most 60 s). */
+async function quiet(stack: StackProcess, accountId: string): Promise<void> {
+  const until = Date.now() + 60_000;
+  let [count, since] = [-1, Date.now()];
+  while (Date.now() < until && Date.now() - since < 3_000) {
+    const now = (await stack.tasks(accountId)).length;
+    if (now !== count) [count, since] = [now, Date.now()];
+    await sleep(500);
+  }
+}
+
 async function balanceUnits(stack: StackProcess, key: string): Promise<number> {
   const { data } = (await (await stack.api(key, '/api/v1/account/balance')).json()) as { data: { balance: number } };
   return Math.round(data.balance * 10_000);
@@ -93,6 +104,14 @@ async function report(
   loneP50: number,
 ) {
   const outcomes = countBy(answers, (a) => (a.outcome === 'ok' ? '200' : a.outcome.slice(0, 60)));
+  // A handler the gateway stopped waiting for may still commit (a 500 that charged): read once all is quiet.
+  await quiet(stack, account.accountId);
+  const errors = stack.child
+    .recentOutput()
+    .split('\n')
+    .filter((line) => /error/i.test(line))
+    .slice(-3);
+  if (errors.length > 0) log(`the stack's last errors:\n${errors.map((line) => line.slice(0, 400)).join('\n')}`);
   const ms = answers.map((a) => a.ms);
   const [p50, p99] = [percentile(ms, 0.5), percentile(ms, 0.99)];
   const tasks: TaskRecord[] = await stack.tasks(account.accountId);
@@ -101,14 +120,17 @@ async function report(
   );
   const conflict = retries.reduce((n, r) => n + (r?.conflict ?? 0), 0);
   const shardShort = retries.reduce((n, r) => n + (r?.shard_short ?? 0), 0);
-  const charged = tasks.reduce((n, t) => n + t.cost_units, 0);
+  // A task that failed upstream meanwhile was refunded: it is charged nothing in the end.
+  const refunded = tasks.filter((t) => t.status === 'failed' || t.status === 'refunded');
+  const charged = tasks.filter((t) => !refunded.includes(t)).reduce((n, t) => n + t.cost_units, 0);
   const balance = await balanceUnits(stack, account.key);
   const spent = Number((await stack.admin.listKeys(account.accountId))[0]?.spent_units ?? 0);
   const ok = answers.filter((a) => a.outcome === 'ok').length;
   const busy = answers.filter((a) => a.outcome.startsWith('429')).length;
   log(
     `${name}: ${JSON.stringify(outcomes)}; p50 ${fixed(p50, 0)} ms, p99 ${fixed(p99, 0)} ms; ` +
-      `retried: ${conflict} conflicts, ${shardShort} short shards; tasks ${tasks.length}; ` +
+      `retried: ${conflict} conflicts, ${shardShort} short shards; tasks ${tasks.length} ` +
+      `(${refunded.length} refunded since: ${JSON.stringify(countBy(refunded, (t) => (t.error_message ?? '').slice(0, 80)))}); ` +
       `balance ${balance} (expected ${account.openingUnits - charged}), key spend ${spent} (expected ${charged})`,
   );
   return [
