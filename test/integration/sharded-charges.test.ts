@@ -194,4 +194,24 @@ describe('a charge against its deadline', () => {
     await repository.createCharged(task, charge);
     expect(await money(accountId, keyHash)).toMatchObject({ balance: 1_000_000 - COST, spend: COST });
   }, 30_000);
+
+  it('a try whose answer was lost (the connection dropped after it committed) answers as charged', async () => {
+    const { accountId, keyHash, newTask } = await newAccount('100');
+    const db = {
+      send: async (command: unknown) => {
+        const result = await local.db.send(command as GetCommand);
+        if (command instanceof TransactWriteCommand)
+          throw Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+        return result;
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const task = newTask();
+    await new DynamoDbTaskRepository(db, local.names.tables).createCharged(task, {
+      accountId,
+      keyHash,
+      keyHasQuota: false,
+      costUnits: COST,
+    });
+    expect(await money(accountId, keyHash)).toMatchObject({ balance: 1_000_000 - COST, spend: COST });
+  });
 });

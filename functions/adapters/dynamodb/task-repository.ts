@@ -8,6 +8,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TASKS_IN_FLIGHT_INDEX } from '../runtime/resources.js';
 import {
+  ApiError,
   AuthenticationError,
   insufficientBalance,
   KeyQuotaExceededError,
@@ -31,7 +32,7 @@ import type { DebitRetries, TransactItem } from './balance-debit.js';
 import { randomShard, readShards, SHARD_OF, shardKey, snapshotShards, sumOf } from './money-shards.js';
 import { idempotencyKeyTaken, idempotencyPut } from './idempotency.js';
 import { conditionalUpdate, isConditionFailed } from './conditional-write.js';
-import { conditionFailedAt } from './transaction-cancellation.js';
+import { cancellationReasons, conditionFailedAt } from './transaction-cancellation.js';
 
 const SHARD = TASKS_IN_FLIGHT_INDEX.partitionKey;
 const IN_FLIGHT_VALUES = { ':pending': 'pending', ':running': 'running', ':transferring': 'transferring' };
@@ -145,6 +146,9 @@ export class DynamoDbTaskRepository implements TaskRepository {
     } catch (error) {
       if (idempotencyKeyTaken(error, IDEMPOTENCY_ITEM)) throw idempotencyKeyTaken(error, IDEMPOTENCY_ITEM);
       if (conditionFailedAt(error, KEY_ITEM)) throw (await this.keyRefusalNow(charge)) ?? new KeyChangedError();
+      // No answer from the store (a dropped connection, a timeout): the try may have committed. Settled as at
+      // the deadline, so the answer tells the truth either way.
+      if (outcomeUnknown(error) && (await voidUnlessCharged(this.db, this.tables, task.task_id))) return;
       throw busyError(error) ?? error;
     } finally {
       stopWaiting.abort();
@@ -447,6 +451,13 @@ function busyError(error: unknown): Error | undefined {
 
 function busyLedgerError(): Error {
   return new RateLimitedError(1, 'too many submits at once on this account: nothing was charged; retry after 1 s');
+}
+
+/** An error after which a sent transaction may or may not have committed: not a refusal, not one of ours. */
+function outcomeUnknown(error: unknown): boolean {
+  return (
+    !(error instanceof ApiError) && !(error instanceof KeyChangedError) && cancellationReasons(error) === undefined
+  );
 }
 
 /** The function's time could not cover another try of the charge: nothing was charged (docs/money-and-ledger.md). */
