@@ -21,6 +21,7 @@ const SECTIONS: Record<SectionName, Run> = {
   cost: async (log) => (await import('../lib/dev/bench/lifecycle-cost.js')).runLifecycleCost(log),
   tasks: async (log) => (await import('../lib/dev/bench/task-throughput.js')).runTaskThroughput(log),
   capacity: async (log) => (await import('../lib/dev/bench/capacity.js')).runCapacity(log),
+  submits: async (log) => (await import('../lib/dev/bench/submit-burst.js')).runSubmitBurst(log),
   refusal: async (log) => (await import('../lib/dev/bench/refusal.js')).runRefusal(log),
   completion: async (log) => (await import('../lib/dev/bench/completion.js')).runCompletion(log),
 };

@@ -96,10 +96,7 @@ const authentication: Access[] = [
   table('rateLimits', 'UpdateItem'),
   config(ENV.defaultRateLimitPerSecond.name),
 ];
-/**
- * repository.refund(): one transaction over the task, the account, the key and the ledger entry (the account read
- * when an entry listed later committed first).
- */
+/** repository.refund(): one transaction over the task, a balance shard, a key spend shard and the ledger entry. */
 const refunds = taskRepository(['GetItem', 'UpdateItem'], ['GetItem', 'UpdateItem'], ['UpdateItem'], ['PutItem']);
 /**
  * videoUrlSigner(): CloudFront-signed URLs (the private key read from Secrets Manager once per cold start); no
@@ -140,7 +137,8 @@ const consoleCaller: Access[] = [table('consoleUsers', 'GetItem', 'PutItem'), ta
  */
 const topups: Access[] = [
   table('topups', 'GetItem', 'UpdateItem'),
-  table('accounts', 'GetItem', 'UpdateItem'),
+  // The balance's shards read, and checked in the credit's transaction (balance-credit.ts).
+  table('accounts', 'GetItem', 'UpdateItem', 'ConditionCheckItem'),
   table('ledger', 'PutItem'),
   config(
     ENV.alipayGatewayUrl.name,
@@ -288,7 +286,14 @@ export const CATALOG: readonly FunctionDeclaration[] = [
       ...modelCatalog,
       // One transaction (with the ledger entry and the Idempotency-Key record, read first when a key is
       // sent); the task's execution starts from the table's stream (StartExecutions).
-      taskRepository(['PutItem'], ['GetItem', 'UpdateItem'], ['UpdateItem'], ['PutItem'], ['GetItem', 'PutItem']),
+      // A charge late at its deadline is voided in the idempotency table, then its task read (charge-void.ts).
+      taskRepository(
+        ['PutItem', 'GetItem'],
+        ['GetItem', 'UpdateItem'],
+        ['GetItem', 'UpdateItem'],
+        ['PutItem'],
+        ['GetItem', 'PutItem', 'ConditionCheckItem'],
+      ),
       // The uploads a submit names: their records, and a ranged GET of each stored object (its real type and size).
       uploads('GetItem'),
       { kind: 'uploads', actions: ['GetObject'] },
@@ -560,8 +565,8 @@ export const CATALOG: readonly FunctionDeclaration[] = [
     'videoUrlSigner',
   ),
   consoleRoute('GetTask', 'GET', '/tasks/{id}', 'get-task.ts', 'taskQuery'),
-  // Each key's view says its rate as a number: the service default when it has none (docs/console.md, "Keys").
-  consoleRoute('ListKeys', 'GET', '/keys', 'list-keys.ts', consoleKeys(), keyRate),
+  // Each key's spend is the sum of its shards (key-spend.ts); its view says its rate as a number: the service default when it has none (docs/console.md, "Keys").
+  consoleRoute('ListKeys', 'GET', '/keys', 'list-keys.ts', consoleKeys('GetItem'), keyRate),
   consoleRoute('CreateKey', 'POST', '/keys', 'create-key.ts', consoleKeys('PutItem'), keyRate),
   consoleRoute('UpdateKey', 'PATCH', '/keys/{id}', 'update-key.ts', consoleKeys('UpdateItem', 'GetItem'), keyRate),
   // Revoked for good, the record kept: its tasks and ledger entries still name it.
@@ -574,7 +579,7 @@ export const CATALOG: readonly FunctionDeclaration[] = [
   // One transaction: the code marked redeemed, the balance raised, the ledger entry written.
   consoleRoute('RedeemCode', 'POST', '/redeem', 'redeem-code.ts', [
     table('redeemCodes', 'GetItem', 'UpdateItem'),
-    table('accounts', 'GetItem', 'UpdateItem'),
+    table('accounts', 'GetItem', 'UpdateItem', 'ConditionCheckItem'),
     table('ledger', 'PutItem'),
   ]),
   consoleRoute(

@@ -11,9 +11,9 @@ export const LEDGER_ENTRY_TYPES = ['charge', 'refund', 'topup', 'adjustment'] as
 export type LedgerEntryType = (typeof LEDGER_ENTRY_TYPES)[number];
 
 /**
- * As stored: `amount_units` is signed (a charge is negative); `listed_at` orders the listing. It is taken before
- * the entry's transaction commits, so each movement's transaction also requires it to come after the account's
- * last one (`ledger_listed_at` on the account item) and moves that on: the listing's order is commit order.
+ * As stored: `amount_units` is signed (a charge is negative); `listed_at` (the cause's time, then the entry id)
+ * orders the listing. No single item orders commits any more (docs/money-and-ledger.md, "Listing order"): entries
+ * of movements that overlapped in time may be listed in another order than they committed.
  */
 export interface LedgerEntry {
   account_id: string;
@@ -55,16 +55,6 @@ export function ledgerEntry(
     created_at: createdAt,
     listed_at: `${createdAt}#${entryId}`,
   };
-}
-
-/**
- * The entry listed after `lastListedAt` (the account's last listed entry), for a movement that was refused for
- * coming before it: at `now`, or a millisecond after that entry if its time is later (another host's clock).
- */
-export function listedAfter(entry: LedgerEntry, lastListedAt: string, now: Date): LedgerEntry {
-  const last = Date.parse(lastListedAt.slice(0, lastListedAt.indexOf('#')));
-  const time = new Date(Math.max(now.getTime(), last + 1)).toISOString();
-  return { ...entry, listed_at: `${time}#${entry.entry_id}` };
 }
 
 // ------------------------------------------------------------------ GET /api/v1/account/transactions

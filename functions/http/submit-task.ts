@@ -23,8 +23,15 @@ const deps = {
   newTaskId: randomUUID,
 };
 
-export const handler = authenticatedRoute(async (event, caller) => {
-  const outcome = await submitTaskIdempotently(caller, await bodyOf(event, caller), deps, idempotencyKeyOf(event));
+/** What the handler keeps to answer after the charge settles (the gateway's answer, a log line). */
+const ANSWER_MARGIN_MS = 1_000;
+
+export const handler = authenticatedRoute(async (event, caller, context) => {
+  // A charge is never started, nor tried again, when the function's time could not see it through:
+  // a submit either answers 200 with its task or charged nothing (docs/money-and-ledger.md).
+  const settleBy = () => Date.now() + context.getRemainingTimeInMillis() - ANSWER_MARGIN_MS;
+  const body = await bodyOf(event, caller);
+  const outcome = await submitTaskIdempotently(caller, body, { ...deps, settleBy }, idempotencyKeyOf(event));
   if (!outcome.replayed) countMetric(METRIC.tasksSubmitted);
   const result = idempotentResult(outcome);
   return { ...result, headers: { ...result.headers, ...outcome.headers } };

@@ -3,7 +3,7 @@
  * race; keys made, listed, renamed, disabled and re-quota'd keep the charge's invariants; a top-up code adds
  * once, to one account, with its ledger entry; this month's spend is the ledger's.
  */
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DynamoDbApiKeyRepository } from '../../functions/adapters/dynamodb/accounts.js';
@@ -36,6 +36,7 @@ import { updateKey } from '../../functions/core/use-cases/console/update-key.js'
 import { AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { verifyLedger } from '../../lib/ship/admin/ledger-check.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
+import { storedBalance as storedBalanceOf } from '../support/stored-money.js';
 import { taskRecordFor } from '../support/task-records.js';
 
 const local = useDynamoDbLocal('console');
@@ -60,10 +61,7 @@ async function signIn(sub = randomUUID()) {
 }
 
 async function balanceUnits(accountId: string): Promise<number> {
-  const { Item } = await local.db.send(
-    new GetCommand({ TableName: local.names.tables.accounts, Key: { account_id: accountId }, ConsistentRead: true }),
-  );
-  return Item?.['balance_units'] as number;
+  return (await storedBalanceOf(local.db, local.names.tables.accounts, accountId)) as number;
 }
 
 describe('console sign-in', () => {

@@ -3,7 +3,7 @@
  * transaction, so 20 concurrent submits with one key make one task, one charge and one ledger entry and 19
  * replays; a submit whose transaction committed before its answer was lost replays on retry.
  */
-import { GetCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DynamoDbIdempotencyStore } from '../../functions/adapters/dynamodb/idempotency.js';
@@ -19,6 +19,7 @@ import { AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { InMemoryCatalog } from '../unit/fakes.js';
 import { catalogRecords, PRO } from '../unit/support.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
+import { storedBalance } from '../support/stored-money.js';
 
 const local = useDynamoDbLocal('idempotent-submit');
 const BODY = { model: PRO, prompt: 'a fox', duration: 5 };
@@ -83,10 +84,7 @@ async function chargeEntries(accountId: string): Promise<string[]> {
 }
 
 async function balanceUnits(accountId: string): Promise<number> {
-  const { Item } = await local.db.send(
-    new GetCommand({ TableName: local.names.tables.accounts, Key: { account_id: accountId }, ConsistentRead: true }),
-  );
-  return Item?.['balance_units'] as number;
+  return (await storedBalance(local.db, local.names.tables.accounts, accountId)) as number;
 }
 
 describe('Idempotency-Key on submit', () => {

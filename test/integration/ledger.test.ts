@@ -3,7 +3,7 @@
  * most once per cause (charge, refund, top-up request id, opening); a listing pages newest first by cursor;
  * ledger:verify sees every account balance, and an account from before the ledger until it is backfilled.
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DynamoDbLedger } from '../../functions/adapters/dynamodb/ledger.js';
@@ -13,6 +13,7 @@ import { hashApiKey } from '../../functions/core/api-key.js';
 import type { LedgerEntry } from '../../functions/core/ledger.js';
 import { AdminError, AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
+import { storedBalance } from '../support/stored-money.js';
 import { taskRecordFor } from '../support/task-records.js';
 
 const local = useDynamoDbLocal('ledger');
@@ -30,10 +31,7 @@ async function entries(accountId: string): Promise<LedgerEntry[]> {
 }
 
 async function balance(accountId: string): Promise<number> {
-  const { Item } = await local.db.send(
-    new GetCommand({ TableName: local.names.tables.accounts, Key: { account_id: accountId }, ConsistentRead: true }),
-  );
-  return Item?.['balance_units'] as number;
+  return (await storedBalance(local.db, local.names.tables.accounts, accountId)) as number;
 }
 
 async function newAccount(balanceYuan = '10') {

@@ -4,7 +4,6 @@
  * still reads (as the bound), never as an error. On DynamoDB Local, with the real account repository.
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbAccountRepository } from '../../functions/adapters/dynamodb/accounts.js';
@@ -12,6 +11,7 @@ import { balanceToYuan, InvalidAmountError, MAX_BALANCE_UNITS, MAX_BALANCE_YUAN 
 import { getBalance } from '../../functions/core/use-cases/get-balance.js';
 import { AdminError, AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
+import { storedBalance as storedBalanceOf } from '../support/stored-money.js';
 
 const local = useDynamoDbLocal('money-bounds');
 let admin: AdminStore;
@@ -22,10 +22,7 @@ beforeAll(() => {
 const newId = () => `acct-${randomUUID().slice(0, 8)}`;
 
 async function storedBalance(accountId: string): Promise<unknown> {
-  const { Item } = await local.db.send(
-    new GetCommand({ TableName: local.names.tables.accounts, Key: { account_id: accountId }, ConsistentRead: true }),
-  );
-  return Item?.['balance_units'];
+  return (await storedBalanceOf(local.db, local.names.tables.accounts, accountId)) as unknown;
 }
 
 describe('the bound', () => {

@@ -14,6 +14,7 @@ import { DynamoDbUpstreamCapacity } from '../../functions/adapters/dynamodb/upst
 import { RecordingWaker } from '../unit/fakes.js';
 import { AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
+import { storedBalance } from '../support/stored-money.js';
 import { taskRecordFor } from '../support/task-records.js';
 
 const local = useDynamoDbLocal('refund');
@@ -63,12 +64,12 @@ async function read(table: string, key: Record<string, string>) {
 describe('fail and refund', () => {
   it('refunds once when the step runs twice in a row', async () => {
     const { accountId, task, repository } = await chargedTask();
-    expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
+    expect(await storedBalance(local.db, local.names.tables.accounts, accountId)).toBe(58_000);
     const deps = refundDeps(repository);
     const error = { Error: 'UpstreamJobFailedError', Cause: 'content rejected' };
     expect(await failAndRefund(task.task_id, error, deps)).toEqual({ status: 'failed', refunded: true });
     expect(await failAndRefund(task.task_id, error, deps)).toMatchObject({ refunded: false });
-    expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(100_000);
+    expect(await storedBalance(local.db, local.names.tables.accounts, accountId)).toBe(100_000);
     expect(await read(local.names.tables.tasks, { task_id: task.task_id })).toMatchObject({
       status: 'failed',
       error_message: 'generation failed: content rejected',
@@ -89,7 +90,7 @@ describe('fail and refund', () => {
     );
     expect(results.filter((result) => result.refunded)).toHaveLength(1);
     expect(upstream.cancelled).toEqual(['job-20']);
-    expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(100_000);
+    expect(await storedBalance(local.db, local.names.tables.accounts, accountId)).toBe(100_000);
     expect(await read(local.names.tables.apiKeys, { key_hash: keyHash })).toMatchObject({
       spent_units: 0,
       quota_remaining_units: 200_000,
@@ -107,10 +108,10 @@ describe('fail and refund', () => {
     );
     const result = await failAndRefund(task.task_id, { Error: 'States.Timeout' }, refundDeps(repository));
     expect(result.refunded).toBe(false);
-    expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
+    expect(await storedBalance(local.db, local.names.tables.accounts, accountId)).toBe(58_000);
     // Even the raw repository call, bypassing the use case's check, is refused by the transaction's condition.
     const again = await repository.refund({ ...task, status: 'running' }, 'failed', 'x', new Date().toISOString());
     expect(again).toBe(false);
-    expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(58_000);
+    expect(await storedBalance(local.db, local.names.tables.accounts, accountId)).toBe(58_000);
   });
 });

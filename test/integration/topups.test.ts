@@ -4,7 +4,6 @@
  * interleaved at every step credit once; the sweep makes good a notification lost for good.
  */
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlipayGateway } from '../../functions/adapters/alipay/alipay-gateway.js';
 import { DynamoDbTopups } from '../../functions/adapters/dynamodb/topups.js';
@@ -18,6 +17,7 @@ import { AdminStore } from '../../lib/ship/admin/admin-store.js';
 import { startAlipaySimulator } from '../../lib/dev/simulators/alipay/simulator.js';
 import type { RunningAlipaySimulator } from '../../lib/dev/simulators/alipay/simulator.js';
 import { useDynamoDbLocal } from '../support/dynamodb-local.js';
+import { storedBalance as storedBalanceOf } from '../support/stored-money.js';
 
 const local = useDynamoDbLocal('topups');
 const APP_ID = '2021000000000042';
@@ -81,10 +81,7 @@ async function account() {
 }
 
 async function balanceUnits(accountId: string): Promise<number> {
-  const { Item } = await local.db.send(
-    new GetCommand({ TableName: local.names.tables.accounts, Key: { account_id: accountId }, ConsistentRead: true }),
-  );
-  return Item?.['balance_units'] as number;
+  return (await storedBalanceOf(local.db, local.names.tables.accounts, accountId)) as number;
 }
 
 describe('top-ups with the official SDK against the Alipay simulator', () => {

@@ -3,7 +3,7 @@
  * run; at every stable moment balance = opening − Σ cost of tasks in flight or succeeded, and the key's
  * spend equals that sum. Scenarios come from fast-check, so a failure prints the seed that replays it.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
@@ -12,6 +12,7 @@ import { askedAgainWhileBusy, callApi, newAccount, pollUntil, tasksOfAccount } f
 import { sharedStack } from '../support/shared-stack.js';
 import { FINAL, sumUnits, toUnits } from './support/money.js';
 import { mediaUrl } from '../support/media-server.js';
+import { storedSpend } from '../support/stored-money.js';
 
 /** A real image the simulator downloads (it fetches every reference, as the upstream does). */
 const REFERENCE_IMAGE = await mediaUrl('png');
@@ -106,17 +107,12 @@ it('the balance equals the opening balance minus the cost of tasks in flight or 
 
       const records = () => tasksOfAccount(stack, accountId);
       const ledger = async () => {
-        const [balance, keyItem] = await Promise.all([
+        // The key's spend is the sum of its shards (docs/money-and-ledger.md, "Balance shards").
+        const [balance, spent] = await Promise.all([
           callApi<{ balance: number }>(stack, 'GET', '/api/v1/account/balance', { key }),
-          stack.db.send(
-            new GetCommand({
-              TableName: stack.names.tables.apiKeys,
-              Key: { key_hash: hashApiKey(key) },
-              ConsistentRead: true,
-            }),
-          ),
+          storedSpend(stack.db, stack.names.tables.apiKeys, hashApiKey(key)),
         ]);
-        return { balance: toUnits(balance.body.data.balance), spent: keyItem.Item?.['spent_units'] as number };
+        return { balance: toUnits(balance.body.data.balance), spent };
       };
       const expectExact = (tasks: TaskRecord[], money: { balance: number; spent: number }) => {
         const charged = sumUnits(tasks.filter((task) => CHARGED.has(task.status)).map((task) => task.cost_units));

@@ -2,6 +2,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AccountRecord, AccountRepository, ApiKeyRecord, ApiKeyRepository } from '../../core/ports/accounts.js';
 import { getItem } from './consistent-read.js';
+import { readBalance } from './money-shards.js';
 
 export class DynamoDbAccountRepository implements AccountRepository {
   constructor(
@@ -9,8 +10,11 @@ export class DynamoDbAccountRepository implements AccountRepository {
     private readonly table: string,
   ) {}
 
-  get(accountId: string): Promise<AccountRecord | undefined> {
-    return getItem(this.db, this.table, { account_id: accountId });
+  /** The account, its balance the sum of its shards (money-shards.ts). */
+  async get(accountId: string): Promise<AccountRecord | undefined> {
+    const found = await readBalance(this.db, this.table, accountId);
+    if (!found) return undefined;
+    return { ...(found.item as unknown as AccountRecord), balance_units: Number(found.units) };
   }
 }
 

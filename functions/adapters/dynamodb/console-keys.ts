@@ -2,7 +2,7 @@
  * API keys as their owner manages them (docs/console.md): listed through API_KEYS_BY_ACCOUNT_INDEX (consistent
  * reads are not possible on a GSI, so a key made a moment ago may show on the next read), created and
  * enabled together with a check that the account is not disabled, changed by conditional updates. A quota
- * keeps `quota_remaining_units = quota_units - spent_units`, the invariant the charge's condition relies on. A
+ * keeps `quota_remaining_units = quota_units - Σ spent_units` (over the spend shards, key-spend.ts). A
  * deleted key is never changed again: every update is conditional on it not being deleted.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -15,7 +15,13 @@ import { API_KEYS_BY_ACCOUNT_INDEX } from '../runtime/resources.js';
 import { isConditionFailed } from './conditional-write.js';
 import { getItem } from './consistent-read.js';
 import { allItems, queryPages } from './paged-query.js';
-import { conditionFailedAt, failedConditions } from './transaction-cancellation.js';
+import { quotaShardWrites, withSpend } from './key-spend.js';
+import {
+  cancellationReasons,
+  conditionFailed,
+  conditionFailedAt,
+  failedConditions,
+} from './transaction-cancellation.js';
 
 type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
@@ -38,8 +44,8 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
     private readonly tables: { apiKeys: string; accounts: string },
   ) {}
 
-  listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
-    return allItems(
+  async listByAccount(accountId: string): Promise<ApiKeyRecord[]> {
+    const keys = await allItems<ApiKeyRecord>(
       queryPages(this.db, {
         TableName: this.tables.apiKeys,
         IndexName: API_KEYS_BY_ACCOUNT_INDEX.name,
@@ -47,6 +53,7 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
         ExpressionAttributeValues: { ':account': accountId },
       }),
     );
+    return Promise.all(keys.map((key) => withSpend(this.db, this.tables.apiKeys, key)));
   }
 
   async create(record: ApiKeyRecord): Promise<void> {
@@ -61,6 +68,23 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
   }
 
   async update(record: ApiKeyRecord, change: KeyChange): Promise<ApiKeyRecord | undefined> {
+    // A quota set while a shard's spend moved is refused by that shard's condition: read and try again.
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.updateOnce(record, change);
+      } catch (error) {
+        const refused = cancellationReasons(error)?.slice(1).some(conditionFailed);
+        if (!refused || attempt >= 10) throw error;
+      }
+    }
+  }
+
+  private async updateOnce(record: ApiKeyRecord, change: KeyChange): Promise<ApiKeyRecord | undefined> {
+    const shards =
+      change.quotaUnits === undefined
+        ? []
+        : await quotaShardWrites(this.db, this.tables.apiKeys, record.key_hash, change.quotaUnits);
+    const others = shards.reduce((sum, shard) => sum + shard.spent, 0n);
     const sets: string[] = [];
     const removes: string[] = [];
     const names: Record<string, string> = { '#status': 'status' };
@@ -76,8 +100,10 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
     }
     if (change.quotaUnits === null) removes.push('quota_units', 'quota_remaining_units');
     else if (change.quotaUnits !== undefined) {
-      sets.push('quota_units = :quota', 'quota_remaining_units = :quota - spent_units');
+      // The spend of every shard counts against the quota (money-shards.ts).
+      sets.push('quota_units = :quota', 'quota_remaining_units = :quota_less_others - spent_units');
       values[':quota'] = change.quotaUnits;
+      values[':quota_less_others'] = change.quotaUnits - Number(others);
     }
     const update: TransactItem = {
       Update: {
@@ -93,8 +119,9 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
       },
     };
     try {
-      if (change.status === 'active') await this.withUsableAccount(record.account_id, update);
-      else await this.db.send(new TransactWriteCommand({ TransactItems: [update] }));
+      const shardItems = shards.map((shard) => shard.item);
+      if (change.status === 'active') await this.withUsableAccount(record.account_id, update, shardItems);
+      else await this.db.send(new TransactWriteCommand({ TransactItems: [update, ...shardItems] }));
     } catch (error) {
       // Gone, or deleted meanwhile: the stored record tells which.
       if (!conditionFailedAt(error, 0)) throw error;
@@ -127,18 +154,19 @@ export class DynamoDbConsoleKeys implements ConsoleKeyStore {
   /** The key as stored now, when it is still this account's. */
   private async stored(record: ApiKeyRecord): Promise<ApiKeyRecord | undefined> {
     const stored = await getItem<ApiKeyRecord>(this.db, this.tables.apiKeys, { key_hash: record.key_hash });
-    return stored?.account_id === record.account_id ? stored : undefined;
+    // Its spend is the sum of its shards (key-spend.ts).
+    return stored?.account_id === record.account_id ? withSpend(this.db, this.tables.apiKeys, stored) : undefined;
   }
 
   /**
    * One key write together with a check that its account exists and is not disabled by an operator. A
    * failed key condition is rethrown as it is, before the account's: the caller knows what it means.
    */
-  private async withUsableAccount(accountId: string, keyWrite: TransactItem): Promise<void> {
+  private async withUsableAccount(accountId: string, keyWrite: TransactItem, more: TransactItem[] = []): Promise<void> {
     try {
       await this.db.send(
         new TransactWriteCommand({
-          TransactItems: [keyWrite, usableAccountCheck(this.tables.accounts, accountId)],
+          TransactItems: [keyWrite, usableAccountCheck(this.tables.accounts, accountId), ...more],
         }),
       );
     } catch (error) {

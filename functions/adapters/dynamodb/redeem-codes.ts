@@ -9,6 +9,7 @@ import { ledgerEntry, ledgerEntryId } from '../../core/ledger.js';
 import type { RedeemCodeStore, RedeemOutcome } from '../../core/ports/console.js';
 import { sendBalanceCredit } from './balance-credit.js';
 import { getItem } from './consistent-read.js';
+import { readBalance } from './money-shards.js';
 import { failedConditions } from './transaction-cancellation.js';
 
 export interface RedeemCodeRecord {
@@ -76,12 +77,6 @@ export class DynamoDbRedeemCodes implements RedeemCodeStore {
   }
 
   private async balance(accountId: string): Promise<number> {
-    const item = await getItem<{ balance_units?: number }>(
-      this.db,
-      this.tables.accounts,
-      { account_id: accountId },
-      'balance_units',
-    );
-    return item?.balance_units ?? 0;
+    return Number((await readBalance(this.db, this.tables.accounts, accountId))?.units ?? 0n);
   }
 }

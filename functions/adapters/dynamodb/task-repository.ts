@@ -8,6 +8,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TASKS_IN_FLIGHT_INDEX } from '../runtime/resources.js';
 import {
+  ApiError,
   AuthenticationError,
   insufficientBalance,
   KeyQuotaExceededError,
@@ -18,16 +19,20 @@ import type { Charge, StaleTask, TaskRepository, UpstreamClaim } from '../../cor
 import type { TaskRecord } from '../../core/task.js';
 import { isFinal, statesBefore } from '../../core/task-status.js';
 import type { TaskStatus } from '../../core/task-status.js';
-import { isConflict } from './transaction-retry.js';
+import { isConflict, withTransactionConflictRetry } from './transaction-retry.js';
 import { getItem } from './consistent-read.js';
-import type { AccountRecord, ApiKeyRecord } from '../../core/ports/accounts.js';
+import type { ApiKeyRecord } from '../../core/ports/accounts.js';
 import { ledgerEntry, ledgerEntryId } from '../../core/ledger.js';
-import type { LedgerEntry } from '../../core/ledger.js';
 import { DISABLED_API_KEY_MESSAGE, INVALID_API_KEY_MESSAGE } from '../../core/api-key.js';
-import { inLedgerOrder, ledgerPut, listedAfterLast } from './ledger.js';
+import { ledgerPut } from './ledger.js';
+import { sendDebit, TRY_BUDGET_MS } from './balance-debit.js';
+import { notVoided, voidUnlessCharged } from './charge-void.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DebitRetries, TransactItem } from './balance-debit.js';
+import { randomShard, readShards, SHARD_OF, shardKey, snapshotShards, sumOf } from './money-shards.js';
 import { idempotencyKeyTaken, idempotencyPut } from './idempotency.js';
 import { conditionalUpdate, isConditionFailed } from './conditional-write.js';
-import { cancellationReasons, conditionFailed, conditionFailedAt } from './transaction-cancellation.js';
+import { cancellationReasons, conditionFailedAt } from './transaction-cancellation.js';
 
 const SHARD = TASKS_IN_FLIGHT_INDEX.partitionKey;
 const IN_FLIGHT_VALUES = { ':pending': 'pending', ':running': 'running', ':transferring': 'transferring' };
@@ -52,8 +57,14 @@ export interface TaskTables {
   idempotency: string;
 }
 
-/** Where the submit transaction's idempotency record is (after account, key, task and ledger entry). */
-const IDEMPOTENCY_ITEM = 4;
+/**
+ * The submit transaction's items: the key's, the task, the ledger entry, the idempotency record (when sent), the
+ * void mark's check (charge-void.ts), then the balance's.
+ */
+const KEY_ITEM = 0;
+const IDEMPOTENCY_ITEM = 3;
+/** How long conflicts are tried again when the caller gives no deadline of its own. */
+const RETRY_FOR_MS = 6_000;
 
 export class DynamoDbTaskRepository implements TaskRepository {
   constructor(
@@ -69,22 +80,10 @@ export class DynamoDbTaskRepository implements TaskRepository {
 
   async createCharged(task: TaskRecord, charge: Charge): Promise<void> {
     const cost = charge.costUnits;
-    const keyUpdate = charge.keyHasQuota
-      ? {
-          UpdateExpression: 'SET last_used_at = :used ADD spent_units :cost, quota_remaining_units :negative_cost',
-          ConditionExpression: '#status = :active AND quota_remaining_units >= :cost',
-          ExpressionAttributeValues: {
-            ':cost': cost,
-            ':negative_cost': -cost,
-            ':active': 'active',
-            ':used': task.created_at,
-          },
-        }
-      : {
-          UpdateExpression: 'SET last_used_at = :used ADD spent_units :cost',
-          ConditionExpression: '#status = :active AND attribute_not_exists(quota_remaining_units)',
-          ExpressionAttributeValues: { ':cost': cost, ':active': 'active', ':used': task.created_at },
-        };
+    // The key as stored now: a disabled key or a changed quota is refused before anything is sent (the key's
+    // spend shards cannot all carry its status).
+    const before = await this.keyRefusalNow(charge);
+    if (before) throw before;
     const entry = ledgerEntry(
       charge.accountId,
       ledgerEntryId.charge(task.task_id),
@@ -93,74 +92,86 @@ export class DynamoDbTaskRepository implements TaskRepository {
       task.created_at,
       task.task_id,
     );
-    const commandFor = (listed: LedgerEntry) => {
-      const order = listedAfterLast(listed);
-      return new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: this.tables.accounts,
-              Key: { account_id: charge.accountId },
-              UpdateExpression: `SET balance_units = balance_units - :cost, ${order.set}`,
-              ConditionExpression: `attribute_exists(account_id) AND balance_units >= :cost AND ${order.condition}`,
-              ExpressionAttributeValues: { ':cost': cost, ...order.values },
-              // The stored balance tells a short balance from an entry listed before the account's last one.
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    const send = (balanceItems: TransactItem[], retries: DebitRetries) => {
+      const tried = retries.conflict + retries.shard_short > 0 ? { charge_retries: { ...retries } } : {};
+      const stored = { ...task, ...tried };
+      return this.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: keySpendUpdate(this.tables.apiKeys, charge, task.created_at) },
+            {
+              Put: {
+                TableName: this.tables.tasks,
+                Item: isFinal(task.status) ? stored : { ...stored, [SHARD]: inFlightShard(task.task_id) },
+                ConditionExpression: 'attribute_not_exists(task_id)',
+              },
             },
-          },
-          {
-            Update: {
-              TableName: this.tables.apiKeys,
-              Key: { key_hash: charge.keyHash },
-              ExpressionAttributeNames: { '#status': 'status' },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-              ...keyUpdate,
-            },
-          },
-          {
-            Put: {
-              TableName: this.tables.tasks,
-              Item: isFinal(task.status) ? task : { ...task, [SHARD]: inFlightShard(task.task_id) },
-              ConditionExpression: 'attribute_not_exists(task_id)',
-            },
-          },
-          ledgerPut(this.tables.ledger, listed),
-          ...(charge.idempotency ? [idempotencyPut(this.tables.idempotency, charge.idempotency)] : []),
-        ],
-      });
+            ledgerPut(this.tables.ledger, entry),
+            ...(charge.idempotency ? [idempotencyPut(this.tables.idempotency, charge.idempotency)] : []),
+            notVoided(this.tables.idempotency, task.task_id),
+            ...balanceItems,
+          ],
+        }),
+      );
     };
-    try {
-      // The SDK gives each transaction an idempotency token (ClientRequestToken) once, before its own retries:
-      // a retry after a commit whose answer was lost succeeds without charging twice.
-      await inLedgerOrder(
-        this.db,
-        this.tables.accounts,
-        entry,
-        0,
-        (listed) => this.db.send(commandFor(listed)),
+    const settleBy = charge.settleBy ?? Date.now() + RETRY_FOR_MS + TRY_BUDGET_MS;
+    // The SDK gives each transaction an idempotency token (ClientRequestToken) once, before its own retries:
+    // a retry after a commit whose answer was lost succeeds without charging twice.
+    const charging = sendDebit(
+      this.db,
+      this.tables.accounts,
+      charge.accountId,
+      cost,
+      charge.idempotency ? 5 : 4,
+      send,
+      {
+        settleBy,
+        outOfTime: (conflicted) => (conflicted ? busyLedgerError() : outOfTimeError()),
+        short: (balance) => insufficientBalance(cost, Number(balance)),
         // Between tries: once the balance or quota no longer covers it, the answer is that, not another try.
-        async () => {
+        beforeRetry: async () => {
           const refusal = await this.chargeRefusal(charge);
           if (refusal) throw refusal;
         },
-      );
+      },
+    );
+    charging.catch(() => undefined);
+    const stopWaiting = new AbortController();
+    const late = sleep(Math.max(0, settleBy - Date.now()), 'late' as const, { signal: stopWaiting.signal });
+    late.catch(() => undefined);
+    try {
+      const outcome = await Promise.race([charging.then(() => 'charged' as const), late]);
+      // A try still in flight at the deadline (a slow store): settled now, one way or the other.
+      if (outcome === 'late' && !(await voidUnlessCharged(this.db, this.tables, task.task_id))) throw outOfTimeError();
     } catch (error) {
-      throw idempotencyKeyTaken(error, IDEMPOTENCY_ITEM) ?? chargeError(error, charge) ?? busyError(error) ?? error;
+      if (idempotencyKeyTaken(error, IDEMPOTENCY_ITEM)) throw idempotencyKeyTaken(error, IDEMPOTENCY_ITEM);
+      if (conditionFailedAt(error, KEY_ITEM)) throw (await this.keyRefusalNow(charge)) ?? new KeyChangedError();
+      // No answer from the store (a dropped connection, a timeout): the try may have committed. Settled as at
+      // the deadline, so the answer tells the truth either way.
+      if (outcomeUnknown(error) && (await voidUnlessCharged(this.db, this.tables, task.task_id))) return;
+      throw busyError(error) ?? error;
+    } finally {
+      stopWaiting.abort();
     }
   }
 
-  /** The refusal the charge's transaction would meet now (consistent reads), or undefined. */
-  private async chargeRefusal(charge: Charge): Promise<Error | undefined> {
-    const [account, key] = await Promise.all([
-      getItem<AccountRecord>(this.db, this.tables.accounts, { account_id: charge.accountId }),
-      getItem<ApiKeyRecord>(this.db, this.tables.apiKeys, { key_hash: charge.keyHash }),
-    ]);
+  /** Why the stored key refuses the charge now (a consistent read), or undefined. */
+  private async keyRefusalNow(charge: Charge): Promise<Error | undefined> {
+    const key = await getItem<ApiKeyRecord>(this.db, this.tables.apiKeys, { key_hash: charge.keyHash });
     const quota = key?.quota_remaining_units;
     const stored = key && { status: key.status, hasQuota: quota !== undefined };
-    const refusal = keyRefusal(stored, charge, quota !== undefined && quota < charge.costUnits);
+    return keyRefusal(stored, charge, quota !== undefined && quota < charge.costUnits);
+  }
+
+  /** The refusal the charge would meet now: the key's, else a balance short at one instant; or undefined. */
+  private async chargeRefusal(charge: Charge): Promise<Error | undefined> {
+    const refusal = await this.keyRefusalNow(charge);
     if (refusal) return refusal;
-    const balance = account ? Number(account.balance_units) : 0;
-    return balance < charge.costUnits ? insufficientBalance(charge.costUnits, balance) : undefined;
+    const counter = { table: this.tables.accounts, keyName: 'account_id' as const, id: charge.accountId };
+    const read = sumOf(await readShards(this.db, counter), 'balance_units');
+    if (read >= BigInt(charge.costUnits)) return undefined;
+    const balance = sumOf(await snapshotShards(this.db, counter), 'balance_units');
+    return balance < BigInt(charge.costUnits) ? insufficientBalance(charge.costUnits, Number(balance)) : undefined;
   }
 
   async recordUpstreamJob(taskId: string, jobId: string, now: string, expiresAt?: string): Promise<TaskRecord> {
@@ -261,38 +272,47 @@ export class DynamoDbTaskRepository implements TaskRepository {
       ? 'ADD spent_units :negative_cost, quota_remaining_units :cost'
       : 'ADD spent_units :negative_cost';
     const entry = ledgerEntry(task.account_id, ledgerEntryId.refund(task.task_id), 'refund', cost, now, task.task_id);
-    const commandFor = (listed: LedgerEntry) => {
-      const order = listedAfterLast(listed);
-      return new TransactWriteCommand({
-        TransactItems: [
-          { Update: { TableName: this.tables.tasks, Key: { task_id: task.task_id }, ...taskMove } },
-          {
-            Update: {
-              TableName: this.tables.accounts,
-              Key: { account_id: task.account_id },
-              UpdateExpression: `SET ${order.set} ADD balance_units :cost`,
-              ConditionExpression: `attribute_exists(account_id) AND ${order.condition}`,
-              ExpressionAttributeValues: { ':cost': cost, ...order.values },
+    const keyShard = task.key_quota_charged ? 0 : randomShard();
+    const balanceShard = randomShard();
+    const account = { table: this.tables.accounts, keyName: 'account_id' as const, id: task.account_id };
+    const key = { table: this.tables.apiKeys, keyName: 'key_hash' as const, id: task.key_hash };
+    const command = new TransactWriteCommand({
+      TransactItems: [
+        { Update: { TableName: this.tables.tasks, Key: { task_id: task.task_id }, ...taskMove } },
+        // Back to any shard: a credit needs no condition but the account's (the bound is the credits' own).
+        {
+          Update: {
+            TableName: this.tables.accounts,
+            Key: shardKey(account, balanceShard),
+            ...(balanceShard === 0
+              ? { UpdateExpression: 'ADD balance_units :cost', ConditionExpression: 'attribute_exists(account_id)' }
+              : {
+                  UpdateExpression: 'SET #of = :of ADD balance_units :cost',
+                  ExpressionAttributeNames: { '#of': SHARD_OF },
+                }),
+            ExpressionAttributeValues: { ':cost': cost, ...(balanceShard !== 0 && { ':of': task.account_id }) },
+          },
+        },
+        {
+          Update: {
+            TableName: this.tables.apiKeys,
+            Key: shardKey(key, keyShard),
+            ...(keyShard === 0
+              ? { UpdateExpression: keyRefund, ConditionExpression: 'attribute_exists(key_hash)' }
+              : { UpdateExpression: `SET #of = :of ${keyRefund}`, ExpressionAttributeNames: { '#of': SHARD_OF } }),
+            ExpressionAttributeValues: {
+              ':negative_cost': -cost,
+              ...(task.key_quota_charged && { ':cost': cost }),
+              ...(keyShard !== 0 && { ':of': task.key_hash }),
             },
           },
-          {
-            Update: {
-              TableName: this.tables.apiKeys,
-              Key: { key_hash: task.key_hash },
-              UpdateExpression: keyRefund,
-              ConditionExpression: 'attribute_exists(key_hash)',
-              ExpressionAttributeValues: task.key_quota_charged
-                ? { ':cost': cost, ':negative_cost': -cost }
-                : { ':negative_cost': -cost },
-            },
-          },
-          // Its condition can fail only with the task's own (refunded_at is set in the same transaction).
-          ledgerPut(this.tables.ledger, listed),
-        ],
-      });
-    };
+        },
+        // Its condition can fail only with the task's own (refunded_at is set in the same transaction).
+        ledgerPut(this.tables.ledger, entry),
+      ],
+    });
     try {
-      await inLedgerOrder(this.db, this.tables.accounts, entry, 1, (listed) => this.db.send(commandFor(listed)));
+      await withTransactionConflictRetry(() => this.db.send(command));
       return true;
     } catch (error) {
       // The task's own condition decides: it was refunded (or moved) already.
@@ -409,28 +429,6 @@ function conditionalMove(taskId: string, to: TaskStatus, fields: Record<string, 
   };
 }
 
-/** Which condition of the submit transaction failed, as the error the client should see. */
-function chargeError(error: unknown, charge: Charge): Error | undefined {
-  const reasons = cancellationReasons(error);
-  if (!reasons) return undefined;
-  const [balance, key] = reasons;
-  // The key's conditions first: a disabled key is a 401, and a quota refusal must name the quota
-  // (docs/money-and-ledger.md, "Key quotas") even when the balance is short too.
-  if (conditionFailed(key)) {
-    // The key's stored image (ReturnValuesOnConditionCheckFailure) tells which of its conditions failed.
-    const stored = key.Item;
-    const image = stored && { status: stored['status']?.S, hasQuota: stored['quota_remaining_units'] !== undefined };
-    return keyRefusal(image, charge, true);
-  }
-  if (conditionFailed(balance)) {
-    const stored = balance.Item?.['balance_units']?.N;
-    // Covered, yet refused: the account's ledger kept moving under it (busyError's case).
-    if (stored !== undefined && Number(stored) >= charge.costUnits) return busyLedgerError();
-    return insufficientBalance(charge.costUnits, Number(stored ?? 0));
-  }
-  return undefined;
-}
-
 /** Why the key refuses a charge: unknown or disabled (401), its quota changed kind (submit reads it again), or short. */
 function keyRefusal(
   key: { status: string | undefined; hasQuota: boolean } | undefined,
@@ -453,4 +451,59 @@ function busyError(error: unknown): Error | undefined {
 
 function busyLedgerError(): Error {
   return new RateLimitedError(1, 'too many submits at once on this account: nothing was charged; retry after 1 s');
+}
+
+/** An error after which a sent transaction may or may not have committed: not a refusal, not one of ours. */
+function outcomeUnknown(error: unknown): boolean {
+  return (
+    !(error instanceof ApiError) && !(error instanceof KeyChangedError) && cancellationReasons(error) === undefined
+  );
+}
+
+/** The function's time could not cover another try of the charge: nothing was charged (docs/money-and-ledger.md). */
+function outOfTimeError(): Error {
+  return new RateLimitedError(
+    1,
+    "the charge could not be made in this request's time: nothing was charged; retry after 1 s",
+  );
+}
+
+/**
+ * The key's part of a charge. A key with a quota: its own item, which holds the quota (conditions: active,
+ * within quota). Without: a random spend shard (conditions: still no quota; shard 0 also active).
+ */
+function keySpendUpdate(table: string, charge: Charge, usedAt: string): NonNullable<TransactItem['Update']> {
+  const cost = charge.costUnits;
+  const base = { TableName: table, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const };
+  if (charge.keyHasQuota) {
+    return {
+      ...base,
+      Key: { key_hash: charge.keyHash },
+      UpdateExpression: 'SET last_used_at = :used ADD spent_units :cost, quota_remaining_units :negative_cost',
+      ConditionExpression: '#status = :active AND quota_remaining_units >= :cost',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':cost': cost, ':negative_cost': -cost, ':active': 'active', ':used': usedAt },
+    };
+  }
+  const shard = randomShard();
+  const key = shardKey({ table, keyName: 'key_hash', id: charge.keyHash }, shard);
+  if (shard === 0) {
+    return {
+      ...base,
+      Key: key,
+      UpdateExpression: 'SET last_used_at = :used ADD spent_units :cost',
+      ConditionExpression: '#status = :active AND attribute_not_exists(quota_remaining_units)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':cost': cost, ':active': 'active', ':used': usedAt },
+    };
+  }
+  // A quota set since marks every shard (console-keys.ts), so a charge here cannot pass it.
+  return {
+    ...base,
+    Key: key,
+    UpdateExpression: 'SET last_used_at = :used, #of = :of ADD spent_units :cost',
+    ConditionExpression: 'attribute_not_exists(quota_units)',
+    ExpressionAttributeNames: { '#of': SHARD_OF },
+    ExpressionAttributeValues: { ':cost': cost, ':used': usedAt, ':of': charge.keyHash },
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * The operator's side of accounts, keys and balances (the admin CLI, docs/operations.md): an account made with its
- * `opening` entry, marked disabled or active, a balance moved with its ledger entry in one transaction (listed in
- * commit order by inLedgerOrder), and keys found by hash, id or account with consistent reads (scans: few keys,
+ * `opening` entry, marked disabled or active, a balance moved over its shards with its ledger entry in one
+ * transaction (docs/money-and-ledger.md, "Balance shards"), and keys found by hash, id or account with consistent reads (scans: few keys,
  * rare admin actions). Refusals come back as values; the caller words them (docs/money-and-ledger.md, "Ledger").
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -10,7 +10,11 @@ import type { LedgerEntry } from '../../core/ledger.js';
 import type { AccountRecord, ApiKeyRecord } from '../../core/ports/accounts.js';
 import { getItem } from '../dynamodb/consistent-read.js';
 import { conditionalUpdate } from '../dynamodb/conditional-write.js';
-import { inLedgerOrder, ledgerPut, listedAfterLast } from '../dynamodb/ledger.js';
+import { ledgerPut } from '../dynamodb/ledger.js';
+import { sendCredit, spread } from '../dynamodb/balance-credit.js';
+import { sendDebit } from '../dynamodb/balance-debit.js';
+import { MONEY_SHARDS, readBalance, SHARD_OF, shardKey } from '../dynamodb/money-shards.js';
+import { withSpend } from '../dynamodb/key-spend.js';
 import { allItems, scanPages } from '../dynamodb/paged-query.js';
 import { failedConditions } from '../dynamodb/transaction-cancellation.js';
 
@@ -37,8 +41,13 @@ export class DynamoDbOperatorAccounts {
     private readonly tables: { accounts: string; ledger: string; apiKeys: string },
   ) {}
 
-  account(accountId: string): Promise<OperatorAccount | undefined> {
-    return getItem<OperatorAccount>(this.db, this.tables.accounts, { account_id: accountId });
+  /** The account, its balance the sum of its shards. */
+  async account(accountId: string): Promise<OperatorAccount | undefined> {
+    const found = await readBalance(this.db, this.tables.accounts, accountId);
+    if (!found) return undefined;
+    const units = found.units;
+    const balance = units <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(units) : units;
+    return { ...(found.item as unknown as OperatorAccount), balance_units: balance };
   }
 
   /** A new account, with its `opening` entry when it starts with money; never over an existing one. */
@@ -46,6 +55,8 @@ export class DynamoDbOperatorAccounts {
     account: { account_id: string; balance_units: number; created_at: string },
     opening: LedgerEntry | undefined,
   ): Promise<'created' | 'exists' | 'ledger-taken'> {
+    const counter = { table: this.tables.accounts, keyName: 'account_id' as const, id: account.account_id };
+    const parts = spread(BigInt(account.balance_units), MONEY_SHARDS);
     try {
       await this.db.send(
         new TransactWriteCommand({
@@ -53,12 +64,18 @@ export class DynamoDbOperatorAccounts {
             {
               Put: {
                 TableName: this.tables.accounts,
-                // The first entry is the account's last listed one (listedAfterLast).
-                Item: { ...account, ...(opening && { ledger_listed_at: opening.listed_at }) },
+                Item: { ...account, balance_units: parts[0] },
                 ConditionExpression: 'attribute_not_exists(account_id)',
               },
             },
             ...(opening ? [ledgerPut(this.tables.ledger, opening)] : []),
+            // The opening balance over every shard (a deleted account's shards are replaced, never inherited).
+            ...parts.slice(1).map((units, index) => ({
+              Put: {
+                TableName: this.tables.accounts,
+                Item: { ...shardKey(counter, index + 1), [SHARD_OF]: account.account_id, balance_units: units },
+              },
+            })),
           ],
         }),
       );
@@ -90,33 +107,39 @@ export class DynamoDbOperatorAccounts {
    * entries kept committing first for the whole retry time.
    */
   async move(entry: LedgerEntry, bound: BalanceBound): Promise<'moved' | 'duplicate' | 'refused'> {
-    const write = (listed: LedgerEntry) => {
-      const order = listedAfterLast(listed);
-      return this.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: this.tables.accounts,
-                Key: { account_id: entry.account_id },
-                UpdateExpression: `SET ${order.set} ADD balance_units :amount`,
-                ConditionExpression: `attribute_exists(account_id) AND balance_units ${bound.comparison} :room AND ${order.condition}`,
-                ExpressionAttributeValues: { ':amount': entry.amount_units, ':room': bound.room, ...order.values },
-              },
-            },
-            ledgerPut(this.tables.ledger, listed),
-          ],
-        }),
-      );
-    };
+    const ledger = ledgerPut(this.tables.ledger, entry);
     try {
-      // Concurrent movements of one account collide, or one listed later commits first: each is tried again.
-      await inLedgerOrder(this.db, this.tables.accounts, entry, 0, write);
+      if (bound.comparison === '<=') {
+        // A credit: shard 0, the sum at most `room` before (balance-credit.ts); items: shard 0, the entry.
+        await sendCredit(
+          this.db,
+          this.tables.accounts,
+          entry.account_id,
+          entry.amount_units,
+          BigInt(bound.room),
+          [],
+          [ledger],
+        );
+        return 'moved';
+      }
+      // A debit: drawn from the shards as a charge is, never below `room` (0) in sum; items: the entry, shards.
+      const taken = -entry.amount_units;
+      await sendDebit(
+        this.db,
+        this.tables.accounts,
+        entry.account_id,
+        taken,
+        1,
+        (items) => this.db.send(new TransactWriteCommand({ TransactItems: [ledger, ...items] })),
+        { settleBy: Date.now() + 8_000, outOfTime: () => new Error('refused'), short: () => new Error('refused') },
+      );
       return 'moved';
     } catch (error) {
-      const [accountRefused, entryExists] = failedConditions(error);
+      if (error instanceof Error && error.message === 'refused') return 'refused';
+      const [first, second] = failedConditions(error);
+      const entryExists = bound.comparison === '<=' ? second : first;
       if (entryExists) return 'duplicate';
-      if (accountRefused) return 'refused';
+      if (bound.comparison === '<=' && first) return 'refused';
       throw error;
     }
   }
@@ -125,13 +148,14 @@ export class DynamoDbOperatorAccounts {
     return getItem<LedgerEntry>(this.db, this.tables.ledger, { account_id: accountId, entry_id: entryId });
   }
 
-  keyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    return getItem<ApiKeyRecord>(this.db, this.tables.apiKeys, { key_hash: keyHash });
+  async keyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const key = await getItem<ApiKeyRecord>(this.db, this.tables.apiKeys, { key_hash: keyHash });
+    return key && withSpend(this.db, this.tables.apiKeys, key);
   }
 
   /** Keys whose `field` is `value` (`account_id` or `key_id`), from a consistent scan. */
-  keysWhere(field: 'account_id' | 'key_id', value: string): Promise<ApiKeyRecord[]> {
-    return allItems(
+  async keysWhere(field: 'account_id' | 'key_id', value: string): Promise<ApiKeyRecord[]> {
+    const keys = await allItems<ApiKeyRecord>(
       scanPages(this.db, {
         TableName: this.tables.apiKeys,
         FilterExpression: `${field} = :value`,
@@ -139,5 +163,6 @@ export class DynamoDbOperatorAccounts {
         ConsistentRead: true,
       }),
     );
+    return Promise.all(keys.map((key) => withSpend(this.db, this.tables.apiKeys, key)));
   }
 }

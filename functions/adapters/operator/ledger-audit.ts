@@ -8,7 +8,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ledgerEntryId } from '../../core/ledger.js';
 import type { LedgerEntry } from '../../core/ledger.js';
-import { getItem } from '../dynamodb/consistent-read.js';
+import { SHARD_OF, shardKey, snapshotShards, sumOf, unitsOf } from '../dynamodb/money-shards.js';
+import type { ShardedCounter } from '../dynamodb/money-shards.js';
 import { ledgerPut } from '../dynamodb/ledger.js';
 import { queryPages, scanPages } from '../dynamodb/paged-query.js';
 
@@ -27,6 +28,9 @@ export class DynamoDbLedgerAudit {
   async *accountIds(): AsyncGenerator<string> {
     const pages = scanPages(this.db, {
       TableName: this.tables.accounts,
+      // Balance shards are items of the table too (money-shards.ts): not accounts.
+      FilterExpression: 'attribute_not_exists(#of)',
+      ExpressionAttributeNames: { '#of': SHARD_OF },
       ProjectionExpression: 'account_id',
       ConsistentRead: true,
     });
@@ -35,16 +39,14 @@ export class DynamoDbLedgerAudit {
     }
   }
 
-  /** The account's balance; undefined when it does not exist. */
+  /** The account's balance, the sum of its shards at one instant; undefined when it does not exist. */
   async balance(accountId: string): Promise<bigint | undefined> {
-    const item = await getItem<{ balance_units?: number | bigint }>(
-      this.db,
-      this.tables.accounts,
-      { account_id: accountId },
-      'balance_units',
-    );
-    if (!item) return undefined;
-    return BigInt(item.balance_units ?? 0);
+    const shards = await snapshotShards(this.db, this.counter(accountId));
+    return shards[0] ? sumOf(shards, 'balance_units') : undefined;
+  }
+
+  private counter(accountId: string): ShardedCounter {
+    return { table: this.tables.accounts, keyName: 'account_id', id: accountId };
   }
 
   /** The sum of the account's entries, how many, and whether one is its `opening`. */
@@ -71,18 +73,25 @@ export class DynamoDbLedgerAudit {
 
   /** Writes the entry if the balance is still `seen` and there is no such entry; false when either changed. */
   async writeOpening(entry: LedgerEntry, seen: bigint): Promise<boolean> {
+    const shards = await snapshotShards(this.db, this.counter(entry.account_id));
+    if (sumOf(shards, 'balance_units') !== seen) return false;
     try {
       await this.db.send(
         new TransactWriteCommand({
           TransactItems: [
-            {
+            // Every shard as just read: the sum is still `seen`.
+            ...shards.map((item, shard) => ({
               ConditionCheck: {
                 TableName: this.tables.accounts,
-                Key: { account_id: entry.account_id },
-                ConditionExpression: 'balance_units = :seen',
-                ExpressionAttributeValues: { ':seen': seen },
+                Key: shardKey(this.counter(entry.account_id), shard),
+                ...(item?.['balance_units'] === undefined
+                  ? { ConditionExpression: 'attribute_not_exists(balance_units)' }
+                  : {
+                      ConditionExpression: 'balance_units = :seen',
+                      ExpressionAttributeValues: { ':seen': unitsOf(item['balance_units']) },
+                    }),
               },
-            },
+            })),
             ledgerPut(this.tables.ledger, entry),
           ],
         }),

@@ -9,6 +9,11 @@ export interface Charge {
   costUnits: number;
   /** The request's Idempotency-Key record, written in the same transaction (docs/api-contract.md, "Idempotency-Key"). */
   idempotency?: IdempotencyRecord;
+  /**
+   * Epoch ms by which the charge must be settled, so the caller can still answer: no try starts later
+   * (docs/money-and-ledger.md, "Charge and refund transactions"). Absent: the repository's own bound.
+   */
+  settleBy?: number;
 }
 
 /**

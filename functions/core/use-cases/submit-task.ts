@@ -44,6 +44,8 @@ export interface SubmitTaskDeps {
   idempotency: IdempotencyStore;
   now: () => Date;
   newTaskId: () => string;
+  /** Epoch ms by which a charge must be settled (the function's time left less its answer's margin). */
+  settleBy?: () => number;
 }
 
 export interface SubmitTaskResult {
@@ -137,12 +139,13 @@ async function createTask(
   };
   const idempotency = record(taskId, answer);
   try {
-    await charge(task, caller, deps.tasks, idempotency);
+    await charge(task, caller, deps.tasks, idempotency, deps.settleBy?.());
   } catch (error) {
     if (!(error instanceof KeyChangedError)) throw error;
     // The key's quota was set or lifted since authentication read it: once more, from the stored key.
     const current = await reauthenticate(caller, deps.keys);
-    await charge({ ...task, key_quota_charged: current.keyHasQuota }, current, deps.tasks, idempotency);
+    const retask = { ...task, key_quota_charged: current.keyHasQuota };
+    await charge(retask, current, deps.tasks, idempotency, deps.settleBy?.());
   }
   return answer;
 }
@@ -152,8 +155,10 @@ function charge(
   caller: Caller,
   tasks: TaskRepository,
   idempotency: IdempotencyRecord | undefined,
+  settleBy: number | undefined,
 ): Promise<void> {
   return tasks.createCharged(task, {
+    ...(settleBy !== undefined && { settleBy }),
     accountId: caller.accountId,
     keyHash: caller.keyHash,
     keyHasQuota: caller.keyHasQuota,

@@ -22,6 +22,7 @@ const TITLES = {
   tasks: '4. Whole tasks: 1,000 at once',
   capacity: '5. Upstream capacity',
   refusal: '6. Sustained refusal: every create refused, then recovery',
+  submits: '8. Submits of one account at once: no busy refusals, money exact',
   completion: '7. Completion latency: job succeeded → task success',
 };
 export type SectionName = keyof typeof TITLES;
