@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../functions/core/api-key.js';
 import { DynamoDbTaskRepository } from '../../functions/adapters/dynamodb/task-repository.js';
 import { AdminStore } from '../../lib/ship/admin/admin-store.js';
+import { storedBalance } from '../support/stored-money.js';
 import { CHILD_EXEC_ARGV } from '../../lib/dev/local/forked-process.js';
 import { everyProviderAt, localHandlerEnvironment } from '../../lib/ship/sam-local/handler-environment.js';
 import { lambdaBundles } from '../../lib/ship/build/lambda-bundles.js';
@@ -124,7 +125,8 @@ describe('the FailAndRefund bundle', () => {
       status: 'failed',
       error_message: expected,
     });
-    expect((await read(local.names.tables.accounts, { account_id: accountId }))['balance_units']).toBe(100_000);
+    // The balance is the sum of the account's shards (docs/money-and-ledger.md, "Balance shards").
+    expect(await storedBalance(local.db, local.names.tables.accounts, accountId)).toBe(100_000);
   });
 
   it('loaded as the local stack loads it (under tsx), throws with stack traces in our TypeScript', async () => {
