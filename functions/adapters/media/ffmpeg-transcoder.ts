@@ -21,11 +21,13 @@ export class FfmpegTranscoder {
 
   toH264(input: string, output: string): Promise<void> {
     // yuv420p: what every H.264 decoder takes (a 10-bit HEVC source would stay 10-bit otherwise); faststart puts
-    // the index first, so the upstream can read the file as it downloads.
+    // the index first, so the upstream can read the file as it downloads. The file's metadata is kept, its keys
+    // as they were (use_metadata_tags): an AI-content label (`AIGC`) survives the copy (docs/compliance.md).
     const args = [
-      ...['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', '-i', input],
+      ...['-hide_banner', '-nostdin', '-loglevel', 'error', '-y', '-i', input, '-map_metadata', '0'],
       ...['-map', '0:v:0', '-map', '0:a:0?', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '20'],
-      ...['-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', '-movflags', '+faststart', '-f', 'mp4', output],
+      ...['-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k'],
+      ...['-movflags', '+faststart+use_metadata_tags', '-f', 'mp4', output],
     ];
     return new Promise((resolve, reject) => {
       // An empty environment: the function's AWS credentials (AWS_ACCESS_KEY_ID, AWS_SESSION_TOKEN, …) never
