@@ -21,8 +21,9 @@ export const MAX_LIST_LIMIT = 100;
 const MAX_CURSOR_LENGTH = 512;
 
 /** The query string, one schema per parameter (API Gateway joins a repeated parameter with commas). */
-export const ListTasksQuerySchema = v.object({
-  limit: v.optional(
+/** A list's `limit` from its query string: 1 to MAX_LIST_LIMIT, DEFAULT_LIST_LIMIT when absent (`what` it counts). */
+export function listLimitSchema(what: string) {
+  return v.optional(
     v.pipe(
       v.string(),
       v.regex(/^\d{1,3}$/, `must be an integer from 1 to ${MAX_LIST_LIMIT}`),
@@ -32,9 +33,13 @@ export const ListTasksQuerySchema = v.object({
       v.minValue(1, `must be an integer from 1 to ${MAX_LIST_LIMIT}`),
       v.maxValue(MAX_LIST_LIMIT, `must be an integer from 1 to ${MAX_LIST_LIMIT}`),
       v.metadata({ default: DEFAULT_LIST_LIMIT }),
-      v.description('How many tasks the page holds at most.'),
+      v.description(`How many ${what} the page holds at most.`),
     ),
-  ),
+  );
+}
+
+export const ListTasksQuerySchema = v.object({
+  limit: listLimitSchema('tasks'),
   status: v.optional(
     v.pipe(
       v.picklist(TASK_STATUSES, `must be one of ${TASK_STATUSES.join(', ')}`),

@@ -12,22 +12,11 @@ import type { TaskList } from '../../ports/task-list.js';
 import type { TaskRepository } from '../../ports/task-repository.js';
 import type { AccountCaller } from '../authenticate.js';
 import { findOwnTask } from '../get-task.js';
-import { DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT } from '../list-tasks.js';
+import { DEFAULT_LIST_LIMIT, listLimitSchema } from '../list-tasks.js';
 
 export const ListVideosQuerySchema = v.object({
   after: v.optional(v.pipe(v.string(), v.description('The `last_id` of the previous page; absent for the first.'))),
-  limit: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d{1,3}$/, `must be an integer from 1 to ${MAX_LIST_LIMIT}`),
-      v.transform(Number),
-      v.number(),
-      v.minValue(1, `must be an integer from 1 to ${MAX_LIST_LIMIT}`),
-      v.maxValue(MAX_LIST_LIMIT, `must be an integer from 1 to ${MAX_LIST_LIMIT}`),
-      v.metadata({ default: DEFAULT_LIST_LIMIT }),
-      v.description('How many videos the page holds at most.'),
-    ),
-  ),
+  limit: listLimitSchema('videos'),
   order: v.optional(
     v.pipe(
       v.picklist(['asc', 'desc'], 'must be asc or desc'),
